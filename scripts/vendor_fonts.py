@@ -1,0 +1,113 @@
+"""Rebuild ``src/templatekit/fonts/`` from Debian's font packages.
+
+Run on a Debian machine: ``python scripts/vendor_fonts.py``. It downloads the
+packages with ``apt-get download``, unpacks them with ``dpkg -x``, converts
+CFF-outline OpenType faces to TrueType outlines (the PDF writer embeds only
+TrueType outlines) and copies each face with its package's licence file.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from fontTools.pens.cu2quPen import Cu2QuPen
+from fontTools.pens.ttGlyphPen import TTGlyphPen
+from fontTools.ttLib import TTFont, newTable
+
+DEST = Path(__file__).resolve().parent.parent / "src" / "templatekit" / "fonts"
+
+# package -> (path inside the package, file name in DEST)
+FACES: dict[str, list[tuple[str, str]]] = {
+    "fonts-inter": [
+        (f"usr/share/fonts/opentype/inter/Inter-{style}.otf", f"Inter-{style}.ttf")
+        for style in (
+            "Light", "LightItalic", "Regular", "Italic", "Medium", "MediumItalic",
+            "SemiBold", "SemiBoldItalic", "Bold", "BoldItalic", "ExtraBold",
+            "ExtraBoldItalic", "Black", "BlackItalic",
+        )
+    ],
+    "fonts-dancingscript": [
+        (f"usr/share/fonts/opentype/dancingscript/DancingScript-{s}.otf", f"DancingScript-{s}.ttf")
+        for s in ("Regular", "Bold")
+    ],
+    "fonts-noto-core": [
+        (f"usr/share/fonts/truetype/noto/{name}", name)
+        for name in (
+            "NotoSansArabic-Regular.ttf", "NotoSansArabic-Bold.ttf",
+            "NotoSansHebrew-Regular.ttf", "NotoSansHebrew-Bold.ttf",
+            "NotoSansDevanagari-Regular.ttf", "NotoSansDevanagari-Bold.ttf",
+            "NotoSansThai-Regular.ttf", "NotoSansThai-Bold.ttf",
+            "NotoSansSymbols-Regular.ttf", "NotoSansSymbols2-Regular.ttf",
+            "NotoSansMath-Regular.ttf",
+        )
+    ],
+    "fonts-droid-fallback": [
+        ("usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf", "DroidSansFallbackFull.ttf")
+    ],
+    "fonts-noto-color-emoji": [
+        ("usr/share/fonts/truetype/noto/NotoColorEmoji.ttf", "NotoColorEmoji.ttf")
+    ],
+}
+
+
+def cff_to_truetype(src: Path, dest: Path, max_err: float = 1.0) -> None:
+    """Convert cubic CFF outlines to quadratic glyf outlines (fontTools' otf2ttf recipe)."""
+    font = TTFont(src)
+    glyph_order = font.getGlyphOrder()
+    glyph_set = font.getGlyphSet()
+    glyf = newTable("glyf")
+    glyf.glyphOrder = glyph_order
+    glyf.glyphs = {}
+    for name in glyph_order:
+        pen = TTGlyphPen(glyph_set)
+        glyph_set[name].draw(Cu2QuPen(pen, max_err, reverse_direction=True))
+        glyf[name] = pen.glyph()
+    font["glyf"] = glyf
+    font["loca"] = newTable("loca")
+    font["maxp"].tableVersion = 0x00010000
+    for attr in ("maxZones", "maxTwilightPoints", "maxStorage", "maxFunctionDefs",
+                 "maxInstructionDefs", "maxStackElements", "maxSizeOfInstructions",
+                 "maxComponentElements"):
+        setattr(font["maxp"], attr, 0)
+    font["maxp"].maxZones = 1
+    font["head"].glyphDataFormat = 0
+    post = font["post"]
+    post.formatType = 2.0
+    post.extraNames = []
+    post.mapping = {}
+    post.glyphOrder = glyph_order
+    del font["CFF "]
+    if "VORG" in font:
+        del font["VORG"]
+    font.sfntVersion = "\x00\x01\x00\x00"
+    font.save(dest)
+
+
+def main() -> int:
+    DEST.mkdir(parents=True, exist_ok=True)
+    licences = DEST / "licences"
+    licences.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        for package, faces in FACES.items():
+            subprocess.run(["apt-get", "download", "-qq", package], cwd=work, check=True)
+            deb = next(work.glob(f"{package}_*.deb"))
+            root = work / package
+            subprocess.run(["dpkg", "-x", str(deb), str(root)], check=True)
+            for inner, name in faces:
+                src = root / inner
+                if src.suffix == ".otf":
+                    cff_to_truetype(src, DEST / name)
+                else:
+                    shutil.copyfile(src, DEST / name)
+            shutil.copyfile(root / f"usr/share/doc/{package}/copyright", licences / f"{package}.txt")
+            print(f"{package}: {len(faces)} faces")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

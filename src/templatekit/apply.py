@@ -1,0 +1,138 @@
+"""Modifications: normalise the four accepted forms, then apply them to a template.
+
+Applying is a pure function: the template given is never changed, a new one is
+returned. Unknown layer names and fields a layer does not have are ignored and
+reported as warnings; a value that does not fit its field is a ``ModificationError``.
+"""
+
+from __future__ import annotations
+
+import json
+import typing
+from collections.abc import Iterable
+from functools import cache
+from typing import Any
+
+import attrs
+from cattrs.errors import ClassValidationError, IterableValidationError
+
+from templatekit.errors import ModificationError
+from templatekit.model.convert import converter, error_lines, json_name, model_problems
+from templatekit.model.layers import Layer
+from templatekit.model.modification import Modification
+from templatekit.model.template import Template
+
+MAX_MODIFICATIONS = 500
+_FIXED_FIELDS = frozenset({"type", "name", "id"})
+
+Modifications = list[Any] | dict[str, Any] | str | None
+
+
+@attrs.frozen
+class Applied:
+    template: Template
+    warnings: tuple[str, ...]
+
+
+def normalize(modifications: Modifications, template: Template) -> list[Modification]:
+    """Turn any accepted form into a list of ``Modification``.
+
+    Forms: a list of ``{"name": layer, field: value, …}``; an object keyed by layer
+    name whose values are either field objects or a plain value for the layer's main
+    field; the JSON text of either; or null.
+    """
+    if modifications is None:
+        return []
+    if isinstance(modifications, str):
+        if not modifications.strip():
+            return []
+        try:
+            modifications = json.loads(modifications)
+        except json.JSONDecodeError as exc:
+            raise ModificationError(f"modifications: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        return normalize(modifications, template)
+    if isinstance(modifications, dict):
+        result = [_from_object_entry(name, value, template) for name, value in modifications.items()]
+    elif isinstance(modifications, list):
+        result = [_from_list_item(index, item) for index, item in enumerate(modifications)]
+    else:
+        raise ModificationError(
+            f"modifications: must be a list, an object, JSON text or null (got {type(modifications).__name__})"
+        )
+    if len(result) > MAX_MODIFICATIONS:
+        raise ModificationError(f"modifications: at most {MAX_MODIFICATIONS} allowed (got {len(result)})")
+    return result
+
+
+def _from_list_item(index: int, item: Any) -> Modification:
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+        raise ModificationError(f"modifications[{index}]: must be an object with a string 'name' (got {item!r:.80})")
+    return Modification(item["name"], {k: v for k, v in item.items() if k != "name"})
+
+
+def _from_object_entry(name: str, value: Any, template: Template) -> Modification:
+    if isinstance(value, dict):
+        return Modification(name, dict(value))
+    layer = template.layer(name)
+    main = layer.MAIN_FIELD if layer is not None else None
+    return Modification(name, {main or "": value})
+
+
+def apply(template: Template, modifications: Modifications) -> Applied:
+    """Return the template with the modifications applied, and the warnings."""
+    warnings: list[str] = []
+    layers = list(template.layers)
+    index_of = {layer.name: i for i, layer in enumerate(layers)}
+    for number, mod in enumerate(normalize(modifications, template)):
+        where = f"modifications[{number}]"
+        position = index_of.get(mod.name)
+        if position is None:
+            warnings.append(f"{where}: no layer named {mod.name!r}; ignored")
+            continue
+        layers[position] = _apply_one(layers[position], mod, where, warnings)
+    return Applied(attrs.evolve(template, layers=tuple(layers)), tuple(warnings))
+
+
+def _apply_one(layer: Layer, mod: Modification, where: str, warnings: list[str]) -> Layer:
+    fields = _modifiable_fields(type(layer))
+    changes: dict[str, Any] = {}
+    for key, value in mod.fields.items():
+        attribute = fields.get(key)
+        if attribute is None:
+            shown = key or "(plain value)"
+            warnings.append(f"{where}.{shown}: layer {mod.name!r} ({layer.TYPE}) has no such field; ignored")
+            continue
+        if layer.TYPE == "star" and key == "star" and value in (0, "0"):
+            warnings.append(f"{where}.star: a rating of 0 is ignored")
+            continue
+        name, field_type = attribute
+        try:
+            changes[name] = converter.structure(value, field_type)
+        except (ClassValidationError, IterableValidationError) as exc:
+            raise ModificationError(_message(where, key, mod.name, "; ".join(error_lines(exc)))) from None
+        except (ValueError, TypeError, KeyError) as exc:
+            raise ModificationError(_message(where, key, mod.name, str(exc) or repr(exc))) from None
+    if not changes:
+        return layer
+    updated = attrs.evolve(layer, **changes)
+    problems = list(model_problems(updated))
+    if problems:
+        raise ModificationError(f"{where} (layer {mod.name!r}): " + "; ".join(problems))
+    return updated
+
+
+def _message(where: str, key: str, layer: str, detail: str) -> str:
+    return f"{where}.{key} (layer {layer!r}): {detail}"
+
+
+@cache
+def _modifiable_fields(cls: type[Layer]) -> dict[str, tuple[str, Any]]:
+    """JSON name -> (attribute name, resolved type) for the fields a modification may set."""
+    hints = typing.get_type_hints(cls)
+    return {
+        json_name(a.name): (a.name, hints[a.name])
+        for a in attrs.fields(cls)
+        if json_name(a.name) not in _FIXED_FIELDS
+    }
+
+

@@ -1,0 +1,53 @@
+"""The exceptions templatekit raises.
+
+::
+
+    TemplatekitError
+    ├── TemplateError        the template JSON is invalid (lists every problem)
+    ├── ModificationError    a modification value does not fit its field
+    ├── AssetError           an image, font or clip could not be fetched or decoded
+    ├── RenderError          a valid input could not be rendered (e.g. no Chrome for charts)
+    └── StorageError         a store could not write or read a file
+
+Every message names the place of the problem (a JSON path, a layer name, a URL) and
+the offending value, so that a user can fix the input without reading a stack trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class TemplatekitError(Exception):
+    """Base class of all templatekit errors."""
+
+
+class TemplateError(TemplatekitError):
+    """The template is invalid. ``problems`` holds one message per problem found."""
+
+    def __init__(self, problems: Sequence[str], source: str = "template") -> None:
+        self.problems = list(problems)
+        self.source = source
+        detail = "\n".join(f"  {p}" for p in self.problems)
+        super().__init__(f"{source} is invalid ({len(self.problems)} problem(s)):\n{detail}")
+
+
+class ModificationError(TemplatekitError):
+    """A modification could not be applied: its value does not fit the layer's field."""
+
+
+class AssetError(TemplatekitError):
+    """An asset (image, font, clip) could not be fetched or decoded."""
+
+    def __init__(self, message: str, *, layer: str | None = None, url: str | None = None) -> None:
+        self.layer = layer
+        self.url = url
+        super().__init__(message)
+
+
+class RenderError(TemplatekitError):
+    """A valid template could not be rendered."""
+
+
+class StorageError(TemplatekitError):
+    """A file could not be stored or read back."""

@@ -1,0 +1,144 @@
+"""The Scene: an ordered display list of primitives, in canvas pixels.
+
+Layout produces it; painters consume it. Paint order is list order. Painters know
+these primitives and nothing about layer kinds. Everything here is resolved: fonts
+are files, images are decoded, colours are RGBA; a painter cannot fail on a Scene.
+"""
+
+from __future__ import annotations
+
+from typing import Union
+
+from attrs import field, frozen
+from PIL import Image as PILImage
+
+from templatekit.model.values import Color, Gradient
+
+Paint = Union[Color, Gradient]
+Point = tuple[float, float]
+
+
+@frozen
+class FontFile:
+    """A font file by path, or by content for fonts supplied with a template."""
+
+    path: str
+    data: bytes | None = field(default=None, eq=False, repr=False)  # path names the content
+    index: int = 0
+    color_bitmap: bool = False  # an emoji font drawn from its colour bitmaps
+
+
+@frozen
+class Rect:
+    x: float
+    y: float
+    width: float
+    height: float
+    fill: Paint | None = None
+    stroke: Color | None = None
+    stroke_width: float = 0.0
+    radius: float = 0.0
+
+
+@frozen
+class Ellipse:
+    x: float
+    y: float
+    width: float
+    height: float
+    fill: Paint | None = None
+    stroke: Color | None = None
+    stroke_width: float = 0.0
+
+
+@frozen
+class Line:
+    start: Point
+    end: Point
+    color: Color
+    width: float = 1.0
+
+
+@frozen
+class Polygon:
+    """One or more closed polygons filled with the non-zero rule."""
+
+    contours: tuple[tuple[Point, ...], ...]
+    fill: Paint
+
+
+@frozen
+class Bars:
+    """Axis-aligned filled rectangles of one colour (QR modules, barcode bars).
+
+    Kept apart from ``Rect`` so that painters can draw hundreds of them in one pass
+    and snap them to whole pixels, which keeps codes crisp and scannable."""
+
+    rects: tuple[tuple[float, float, float, float], ...]  # x, y, width, height
+    color: Color
+
+
+@frozen
+class TextRun:
+    """A run of text in one font, one direction, one colour, starting at ``x`` on
+    the baseline ``y``. ``width`` is its advance as laid out."""
+
+    x: float
+    y: float
+    text: str
+    font: FontFile
+    size: float
+    color: Color
+    width: float
+    rtl: bool = False
+    language: str | None = None
+
+
+@frozen
+class Image:
+    """A decoded image drawn into a box. ``key`` identifies its content for caches;
+    ``smooth`` False keeps hard pixel edges when scaling."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+    image: PILImage.Image = field(eq=False)  # compared through key
+    key: str = ""
+    smooth: bool = True
+
+
+@frozen
+class Clip:
+    """A clip region: a (rounded) rectangle, or an ellipse."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+    radius: float = 0.0
+    ellipse: bool = False
+
+
+@frozen
+class Group:
+    """Items drawn together, then rotated by ``rotation`` degrees (clockwise) about
+    ``origin``, clipped, and composited with ``opacity``."""
+
+    items: tuple[Item, ...]
+    opacity: float = 1.0
+    rotation: float = 0.0
+    origin: Point = (0.0, 0.0)
+    clip: Clip | None = None
+    label: str | None = None  # the layer name, for debug drawing
+
+
+Item = Union[Rect, Ellipse, Line, Polygon, Bars, TextRun, Image, Group]
+
+
+@frozen
+class Scene:
+    width: int
+    height: int
+    background: Color | None
+    items: tuple[Item, ...]

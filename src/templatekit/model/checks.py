@@ -1,0 +1,70 @@
+"""Declarative field checks.
+
+A check is a function ``value -> message | None`` attached to an attrs field through
+``metadata={"check": ...}``. Keeping checks as data (instead of attrs validators, which
+stop at the first failure) lets ``validate`` report every problem of a template at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+Check = Callable[[Any], "str | None"]
+
+
+def field(default: Any = attrs.NOTHING, *, check: Check | None = None, **kwargs: Any) -> Any:
+    """An attrs field with an optional check."""
+    metadata = {"check": check} if check else {}
+    return attrs.field(default=default, metadata=metadata, **kwargs)
+
+
+def positive(value: float | None) -> str | None:
+    if value is not None and not value > 0:
+        return f"must be a positive number (got {value!r})"
+    return None
+
+
+def non_negative(value: float | None) -> str | None:
+    if value is not None and value < 0:
+        return f"must be zero or more (got {value!r})"
+    return None
+
+
+def between(low: float, high: float) -> Check:
+    def check(value: float | None) -> str | None:
+        if value is not None and not low <= value <= high:
+            return f"must be between {low:g} and {high:g} (got {value!r})"
+        return None
+
+    return check
+
+
+def non_empty(value: str | None) -> str | None:
+    if value is not None and not value.strip():
+        return "must not be empty"
+    return None
+
+
+def max_length(limit: int) -> Check:
+    def check(value: str | None) -> str | None:
+        if value is not None and len(value) > limit:
+            return f"must be at most {limit} characters (got {len(value)})"
+        return None
+
+    return check
+
+
+def all_of(*checks: Check) -> Check:
+    """Run checks in order and keep the first message."""
+
+    def check(value: Any) -> str | None:
+        for one in checks:
+            message = one(value)
+            if message:
+                return message
+        return None
+
+    return check

@@ -1,0 +1,328 @@
+"""The one cattrs converter between JSON data and the model classes.
+
+JSON keys are camelCase, attribute names snake_case; the converter renames them for
+every attrs class. Errors come out as ``path: message`` lines, e.g.
+``layers[3].size: must be a positive number (got -4)``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import typing
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal, Union
+
+import attrs
+from cattrs import Converter
+from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
+from templatekit.errors import TemplateError
+from templatekit.model.layers import (
+    LAYER_KINDS,
+    AnyLayer,
+    CellValue,
+    Layer,
+    ChartPoint,
+    ChartSeries,
+    Column,
+)
+from templatekit.model.template import BackgroundImage, Template
+from templatekit.model.values import Color, Gradient, Insets, Length
+
+Path_ = tuple[str | int, ...]
+
+
+def json_name(attribute: str) -> str:
+    """``line_height`` -> ``lineHeight``; ``from_`` -> ``from``."""
+    head, *rest = attribute.rstrip("_").split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+class FieldError(ValueError):
+    """A value error that belongs to a sub-field of the value being structured."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(message)
+
+
+def _number(value: Any, kind: type) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValueError(f"must be a number (got {value!r})")
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"must be a number (got {value!r})") from None
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ValueError(f"must be a finite number (got {value!r})")
+    if kind is int:
+        if number != int(number):
+            raise ValueError(f"must be a whole number (got {value!r})")
+        return int(number)
+    return number
+
+
+def _bool(value: Any, _: type) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    if value in (0, 1) and not isinstance(value, float):
+        return bool(value)
+    raise ValueError(f"must be true or false (got {value!r})")
+
+
+def _str(value: Any, _: type) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return format(value, "g") if isinstance(value, float) else str(value)
+    raise ValueError(f"must be a string (got {value!r})")
+
+
+def _color(value: Any, _: type) -> Color:
+    if not isinstance(value, str):
+        raise ValueError(f"must be a colour string (got {value!r})")
+    return Color.parse(value)
+
+
+def _is_literal(tp: Any) -> bool:
+    return typing.get_origin(tp) is Literal
+
+
+def _literal(value: Any, tp: Any) -> Any:
+    choices = typing.get_args(tp)
+    if value not in choices:
+        raise ValueError(f"must be one of {', '.join(map(str, choices))} (got {value!r})")
+    return value
+
+
+def _paint(value: Any, _: Any) -> Color | Gradient:
+    if isinstance(value, dict):
+        return converter.structure(value, Gradient)
+    return _color(value, Color)
+
+
+def _cell(value: Any, _: Any) -> CellValue:
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    raise ValueError(f"a cell must be a string, number, boolean or null (got {value!r})")
+
+
+def _chart_rows(value: Any, _: Any) -> tuple[ChartPoint, ...] | tuple[ChartSeries, ...]:
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"must be a list (got {value!r})")
+    is_series = bool(value) and isinstance(value[0], dict) and "data" in value[0]
+    return converter.structure(value, tuple[ChartSeries, ...] if is_series else tuple[ChartPoint, ...])
+
+
+def _column(value: Any, _: Any) -> Column:
+    if isinstance(value, str):
+        return Column(key=value, header=value)
+    return _column_object(value, Column)
+
+
+def _layer(value: Any, _: Any) -> AnyLayer:
+    if not isinstance(value, dict):
+        raise ValueError(f"a layer must be an object (got {value!r})")
+    kind = value.get("type")
+    cls = LAYER_KINDS.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise FieldError("type", f"must be one of {', '.join(LAYER_KINDS)} (got {kind!r})")
+    return converter.structure({k: v for k, v in value.items() if k != "type"}, cls)
+
+
+def _make_converter() -> Converter:
+    conv = Converter(forbid_extra_keys=True, detailed_validation=True)
+    for kind in (int, float):
+        conv.register_structure_hook(kind, _number)
+    conv.register_structure_hook(bool, _bool)
+    conv.register_structure_hook(str, _str)
+    conv.register_structure_hook(Color, _color)
+    conv.register_unstructure_hook(Color, lambda c: c.hex)
+    conv.register_structure_hook(Insets, lambda v, _: Insets.parse(_insets_input(v)))
+    conv.register_unstructure_hook(Insets, lambda i: [i.top, i.right, i.bottom, i.left])
+    conv.register_structure_hook(Length, lambda v, _: Length.parse(_length_input(v)))
+    conv.register_unstructure_hook(Length, lambda n: f"{n.value:g}%" if n.percent else n.value)
+    conv.register_structure_hook_func(_is_literal, _literal)
+    conv.register_structure_hook(Union[Color, Gradient], _paint)
+    conv.register_structure_hook(Union[Color, Gradient, None], lambda v, _: None if v is None else _paint(v, _))
+    conv.register_structure_hook(CellValue, _cell)
+    conv.register_structure_hook(Union[tuple[ChartPoint, ...], tuple[ChartSeries, ...]], _chart_rows)
+    conv.register_structure_hook(Column, _column)
+    conv.register_structure_hook(AnyLayer, _layer)
+    conv.register_structure_hook(
+        Union[Color, BackgroundImage, None],
+        lambda v, _: None if v is None else conv.structure(v, BackgroundImage) if isinstance(v, dict) else _color(v, Color),
+    )
+
+    def structure_factory(cls: type) -> Any:
+        renames = {a.name: override(rename=json_name(a.name)) for a in attrs.fields(cls)}
+        renames["base_dir"] = override(omit=True) if cls is Template else renames.get("base_dir")
+        return make_dict_structure_fn(cls, conv, **{k: v for k, v in renames.items() if v is not None})
+
+    def unstructure_factory(cls: type) -> Any:
+        renames = {a.name: override(rename=json_name(a.name)) for a in attrs.fields(cls)}
+        if cls is Template:
+            renames["base_dir"] = override(omit=True)
+        unstructure = make_dict_unstructure_fn(cls, conv, _cattrs_omit_if_default=True, **renames)
+        if not issubclass(cls, Layer):
+            return unstructure
+        return lambda layer: {"type": layer.TYPE, **unstructure(layer)}
+
+    conv.register_structure_hook_factory(attrs.has, structure_factory)
+    conv.register_unstructure_hook_factory(attrs.has, unstructure_factory)
+    return conv
+
+
+def _insets_input(value: Any) -> float | list[float]:
+    if isinstance(value, list):
+        return [_number(v, float) for v in value]
+    return _number(value, float)
+
+
+def _length_input(value: Any) -> float | str:
+    if isinstance(value, str):
+        return value
+    return _number(value, float)
+
+
+converter = _make_converter()
+_column_object = make_dict_structure_fn(
+    Column, converter, **{a.name: override(rename=json_name(a.name)) for a in attrs.fields(Column)}
+)
+
+
+# ---------------------------------------------------------------- error reporting
+
+
+def iter_errors(exc: BaseException, path: Path_ = ()) -> Iterator[tuple[Path_, BaseException]]:
+    """Flatten cattrs' nested exception groups into (path, leaf exception) pairs."""
+    if isinstance(exc, (ClassValidationError, IterableValidationError)):
+        with_notes, without_notes = exc.group_exceptions()
+        for inner, note in with_notes:
+            step = note.name if hasattr(note, "name") else note.index
+            if isinstance(step, str):
+                step = json_name(step)
+            yield from iter_errors(inner, (*path, step))
+        for inner in without_notes:
+            yield from iter_errors(inner, path)
+    elif isinstance(exc, FieldError):
+        yield (*path, exc.field), exc
+    else:
+        yield path, exc
+
+
+def format_path(path: Path_) -> str:
+    text = ""
+    for step in path:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else step)
+    return text or "(template)"
+
+
+def describe_error(exc: BaseException) -> str:
+    if isinstance(exc, ForbiddenExtraKeysError):
+        return f"unknown field(s): {', '.join(sorted(exc.extra_fields))}"
+    if isinstance(exc, KeyError):
+        return "is required"
+    if isinstance(exc, (ValueError, TypeError)):
+        text = str(exc)
+        if "object is not iterable" in text or "must be a mapping" in text:
+            return "has the wrong type"
+        return text
+    return f"is invalid ({exc.__class__.__name__}: {exc})"
+
+
+def error_lines(exc: BaseException, prefix: Path_ = ()) -> list[str]:
+    return [f"{format_path((*prefix, *p))}: {describe_error(e)}" for p, e in iter_errors(exc)]
+
+
+def model_problems(obj: Any, path: Path_ = ()) -> Iterator[str]:
+    """Every failed field check and cross-field check of a structured object tree."""
+    if attrs.has(type(obj)):
+        for attribute in attrs.fields(type(obj)):
+            value = getattr(obj, attribute.name)
+            sub = (*path, json_name(attribute.name))
+            check = attribute.metadata.get("check")
+            message = check(value) if check else None
+            if message:
+                yield f"{format_path(sub)}: {message}"
+            yield from model_problems(value, sub)
+        if hasattr(obj, "problems"):
+            for field_name, message in obj.problems():
+                yield f"{format_path((*path, field_name))}: {message}"
+    elif isinstance(obj, tuple):
+        for index, item in enumerate(obj):
+            yield from model_problems(item, (*path, index))
+
+
+# ---------------------------------------------------------------- loading
+
+
+@attrs.frozen
+class Loaded:
+    template: Template
+    warnings: tuple[str, ...]
+
+
+def _strip_unknown(data: Any, exc: BaseException) -> list[str] | None:
+    """Remove unknown keys named by the errors from ``data``; None if other errors remain."""
+    errors = list(iter_errors(exc))
+    if not all(isinstance(e, ForbiddenExtraKeysError) for _, e in errors):
+        return None
+    warnings = []
+    for path, error in errors:
+        node = data
+        for step in path:
+            node = node[step]
+        for key in sorted(error.extra_fields):  # type: ignore[attr-defined]
+            node.pop(key, None)
+            warnings.append(f"{format_path((*path, key))}: unknown field ignored")
+    return warnings
+
+
+def structure_template(data: Any, *, strict: bool, source: str = "template") -> Loaded:
+    """Structure and check template data; raise ``TemplateError`` listing every problem.
+
+    ``strict`` makes unknown fields errors (``templatekit validate``); otherwise they
+    are dropped with a warning, so that older renderers can read newer files.
+    """
+    if not isinstance(data, dict):
+        raise TemplateError([f"(template): must be a JSON object (got {type(data).__name__})"], source)
+    data = json.loads(json.dumps(data))  # a private copy: lenient loading edits it
+    warnings: list[str] = []
+    for _ in range(2):
+        try:
+            template = converter.structure(data, Template)
+            break
+        except (ClassValidationError, IterableValidationError) as exc:
+            stripped = None if strict else _strip_unknown(data, exc)
+            if stripped is None:
+                raise TemplateError(error_lines(exc), source) from None
+            warnings.extend(stripped)
+    problems = list(model_problems(template))
+    if problems:
+        raise TemplateError(problems, source)
+    return Loaded(template, tuple(warnings))
+
+
+def parse_json(text: str, source: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TemplateError([f"(json): {exc.msg} at line {exc.lineno}, column {exc.colno}"], source) from None
+
+
+def read_template_file(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TemplateError([f"(file): cannot read {path}: {exc.strerror}"], str(path)) from None
+    return parse_json(text, str(path))
+
+
+def looks_like_json(text: str) -> bool:
+    return bool(re.match(r"\s*[{\[]", text))

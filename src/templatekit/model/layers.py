@@ -1,0 +1,348 @@
+"""One attrs class per layer kind of the template format (v1).
+
+Field names are snake_case here and camelCase in JSON (the converter renames them).
+``MAIN_FIELD`` is the field that a plain value in an object-form modification sets.
+``problems()`` holds the checks that involve more than one field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, ClassVar, Literal, Union
+
+from attrs import frozen
+
+from templatekit.model.checks import (
+    all_of,
+    between,
+    field,
+    max_length,
+    non_empty,
+    non_negative,
+    positive,
+)
+from templatekit.model.values import Color, Gradient, Insets, Length
+
+MAX_TEXT = 20_000
+
+Easing = str
+Direction = Literal["left", "right", "top", "bottom"]
+Fit = Literal["cover", "contain", "fill", "none"]
+CellValue = Union[str, int, float, bool, None]
+
+EASINGS = ("linear", "ease-in", "ease-out", "ease-in-out")
+PRESETS = ("fade-in", "fade-out", "slide-in", "slide-out", "zoom-in", "ken-burns", "typewriter")
+
+
+def _text(default: str = "") -> Any:
+    return field(default, check=max_length(MAX_TEXT))
+
+
+def _easing(value: str) -> str | None:
+    if value in EASINGS or (value.startswith("cubic-bezier(") and value.endswith(")")):
+        return None
+    return f"must be one of {', '.join(EASINGS)} or cubic-bezier(a,b,c,d) (got {value!r})"
+
+
+@frozen(kw_only=True)
+class Keyframe:
+    time: float = field(check=non_negative)
+    value: float
+
+
+@frozen(kw_only=True)
+class Animation:
+    """A preset (``fade-in``…) or keyframes of one property."""
+
+    preset: Literal[PRESETS] | None = None  # type: ignore[valid-type]
+    property: Literal["opacity", "x", "y", "scale", "rotation"] | None = None
+    keyframes: tuple[Keyframe, ...] = ()
+    from_: Direction | None = None
+    duration: float | None = field(None, check=positive)
+    delay: float = field(0.0, check=non_negative)
+    easing: Easing = field("ease-out", check=_easing)
+
+    def problems(self) -> Iterator[tuple[str, str]]:
+        if (self.preset is None) == (self.property is None):
+            yield "preset", "give either a preset or a property with keyframes"
+        if self.property is not None and not self.keyframes:
+            yield "keyframes", "a property animation needs at least one keyframe"
+
+
+@frozen(kw_only=True)
+class Layer:
+    """Fields common to every layer kind."""
+
+    TYPE: ClassVar[str]
+    MAIN_FIELD: ClassVar[str | None] = None
+
+    name: str = field(check=non_empty)
+    x: float
+    y: float
+    width: float = field(check=positive)
+    height: float = field(check=positive)
+    id: str | None = None
+    rotation: float = 0.0
+    opacity: float = field(1.0, check=between(0, 1))
+    visible: bool = True
+    suggest_input: str | None = None
+    start: float | None = field(None, check=non_negative)
+    duration: float | None = field(None, check=positive)
+    animations: tuple[Animation, ...] = ()
+
+    def problems(self) -> Iterator[tuple[str, str]]:
+        return iter(())
+
+
+@frozen(kw_only=True)
+class TextLayer(Layer):
+    TYPE = "text"
+    MAIN_FIELD = "text"
+
+    text: str = _text()
+    color: Color = Color(0, 0, 0)
+    font: str = "Inter"
+    weight: int = field(400, check=between(100, 900))
+    italic: bool = False
+    size: float = field(32.0, check=positive)
+    line_height: float = field(1.2, check=positive)
+    letter_spacing: float = 0.0
+    align: Literal["left", "center", "right", "justify"] = "left"
+    vertical_align: Literal["top", "middle", "bottom"] = "top"
+    max_lines: int | None = field(None, check=positive)
+    auto_fit: Literal["none", "shrink"] = "none"
+    min_size: float = field(8.0, check=positive)
+    ellipsis: bool = True
+    transform: Literal["none", "uppercase", "lowercase"] = "none"
+    padding: Insets = Insets()
+    background: Color | Gradient | None = None
+    radius: float = field(0.0, check=non_negative)
+
+    def problems(self) -> Iterator[tuple[str, str]]:
+        if self.auto_fit == "shrink" and self.min_size > self.size:
+            yield "minSize", f"must not be larger than size ({self.min_size:g} > {self.size:g})"
+
+
+@frozen(kw_only=True)
+class Focus:
+    x: float = field(0.5, check=between(0, 1))
+    y: float = field(0.5, check=between(0, 1))
+
+
+@frozen(kw_only=True)
+class Border:
+    width: float = field(1.0, check=non_negative)
+    color: Color = Color(0, 0, 0)
+
+
+@frozen(kw_only=True)
+class ImageLayer(Layer):
+    TYPE = "image"
+    MAIN_FIELD = "src"
+
+    src: str = field(check=non_empty)
+    fit: Fit = "cover"
+    focus: Focus = Focus()
+    radius: Length = Length(0)
+    border: Border | None = None
+    grayscale: bool = False
+
+
+@frozen(kw_only=True)
+class ShapeLayer(Layer):
+    TYPE = "shape"
+    MAIN_FIELD = "fill"
+
+    shape: Literal["rect", "ellipse", "line"] = "rect"
+    fill: Color | Gradient | None = Color(0, 0, 0)
+    stroke: Color | None = None
+    stroke_width: float = field(1.0, check=non_negative)
+    radius: float = field(0.0, check=non_negative)
+
+
+@frozen(kw_only=True)
+class AlertLayer(Layer):
+    TYPE = "alert"
+    MAIN_FIELD = "text"
+
+    title: str = _text()
+    text: str = _text()
+    variant: Literal["info", "success", "warning", "error"] = "info"
+    font: str = "Inter"
+    size: float = field(16.0, check=positive)
+
+
+@frozen(kw_only=True)
+class SignatureLayer(Layer):
+    TYPE = "signature"
+    MAIN_FIELD = "text"
+
+    text: str = _text()
+    title: str = _text()
+    date: str = _text()
+    font: str = "Dancing Script"
+    color: Color = Color(15, 23, 42)
+    line_color: Color = Color(100, 116, 139)
+
+
+Symbology = Literal["code128", "code39", "ean13", "ean8", "upca", "isbn13", "issn", "itf", "gs1_128"]
+
+
+@frozen(kw_only=True)
+class BarcodeLayer(Layer):
+    TYPE = "barcode"
+    MAIN_FIELD = "barcode"
+
+    barcode: str = field(check=all_of(non_empty, max_length(MAX_TEXT)))
+    symbology: Symbology = "code128"
+    show_text: bool = True
+    color: Color = Color(0, 0, 0)
+    background: Color = Color(255, 255, 255)
+
+
+@frozen(kw_only=True)
+class QRCodeLayer(Layer):
+    TYPE = "qrcode"
+    MAIN_FIELD = "qrcode"
+
+    qrcode: str = field(check=all_of(non_empty, max_length(MAX_TEXT)))
+    error_correction: Literal["L", "M", "Q", "H"] = "M"
+    color: Color = Color(0, 0, 0)
+    background: Color = Color(255, 255, 255)
+    margin: int = field(2, check=between(0, 20))
+
+
+@frozen(kw_only=True)
+class StarLayer(Layer):
+    TYPE = "star"
+    MAIN_FIELD = "star"
+
+    star: float = field(0.0, check=non_negative)
+    max: int = field(5, check=between(1, 20))
+    color: Color = Color(250, 204, 21)
+    empty_color: Color = Color(226, 232, 240)
+
+    def problems(self) -> Iterator[tuple[str, str]]:
+        if self.star > self.max:
+            yield "star", f"must not be more than max ({self.star:g} > {self.max})"
+
+
+@frozen(kw_only=True)
+class Column:
+    key: str = field(check=non_empty)
+    header: str | None = None
+    align: Literal["left", "center", "right"] | None = None
+    width: Length | None = None
+
+
+@frozen(kw_only=True)
+class TableLayer(Layer):
+    TYPE = "table"
+    MAIN_FIELD = "rows"
+
+    rows: tuple[dict[str, CellValue], ...] = ()
+    columns: tuple[Column, ...] = ()
+    theme: Literal["none", "default", "bright", "simplify", "arco"] = "default"
+    header_background: Color | None = None
+    header_color: Color | None = None
+    stripe: Color | None = None
+    border: Color | None = None
+    font: str = "Inter"
+    size: float = field(14.0, check=positive)
+    width_mode: Literal["standard", "adaptive"] = "standard"
+    height_mode: Literal["standard", "adaptive"] = "standard"
+
+
+@frozen(kw_only=True)
+class ChartPoint:
+    label: str
+    value: float
+    color: Color | None = None
+
+
+@frozen(kw_only=True)
+class ChartSeries:
+    name: str
+    data: tuple[ChartPoint, ...]
+    color: Color | None = None
+
+
+@frozen(kw_only=True)
+class ChartLayer(Layer):
+    TYPE = "chart"
+    MAIN_FIELD = "rows"
+
+    rows: tuple[ChartPoint, ...] | tuple[ChartSeries, ...] = ()
+    chart_type: Literal["bar", "horizontalBar", "line", "area", "pie", "doughnut", "scatter"] = "bar"
+    title: str | None = None
+    legend: bool = True
+    colors: tuple[Color, ...] = ()
+    stacked: bool = False
+    font: str = "Inter"
+    plotly: dict[str, Any] | None = None
+
+
+@frozen(kw_only=True)
+class TextStyle:
+    color: Color | None = None
+    weight: int | None = field(None, check=between(100, 900))
+    italic: bool | None = None
+    size: float | None = field(None, check=positive)
+
+
+@frozen(kw_only=True)
+class KeyValueRow:
+    key: str = _text()
+    value: str = _text()
+    value_color: Color | None = None
+    value_style: TextStyle | None = None
+    key_style: TextStyle | None = None
+
+
+@frozen(kw_only=True)
+class KeyValueLayer(Layer):
+    TYPE = "keyvalue"
+    MAIN_FIELD = "rows"
+
+    rows: tuple[KeyValueRow, ...] = ()
+    font: str = "Inter"
+    size: float = field(16.0, check=positive)
+    key_color: Color = Color(100, 116, 139)
+    value_color: Color = Color(15, 23, 42)
+    divider: Color | None = Color(226, 232, 240)
+
+
+@frozen(kw_only=True)
+class Trim:
+    start: float = field(0.0, check=non_negative)
+    end: float | None = field(None, check=positive)
+
+    def problems(self) -> Iterator[tuple[str, str]]:
+        if self.end is not None and self.end <= self.start:
+            yield "end", f"must be after start ({self.end:g} <= {self.start:g})"
+
+
+@frozen(kw_only=True)
+class VideoLayer(Layer):
+    TYPE = "video"
+    MAIN_FIELD = "src"
+
+    src: str = field(check=non_empty)
+    fit: Fit = "cover"
+    loop: bool = False
+    trim: Trim | None = None
+    muted: bool = False
+
+
+LAYER_KINDS: dict[str, type[Layer]] = {
+    cls.TYPE: cls
+    for cls in (
+        TextLayer, ImageLayer, ShapeLayer, AlertLayer, SignatureLayer, BarcodeLayer,
+        QRCodeLayer, StarLayer, TableLayer, ChartLayer, KeyValueLayer, VideoLayer,
+    )
+}
+
+AnyLayer = Union[
+    TextLayer, ImageLayer, ShapeLayer, AlertLayer, SignatureLayer, BarcodeLayer,
+    QRCodeLayer, StarLayer, TableLayer, ChartLayer, KeyValueLayer, VideoLayer,
+]

@@ -1,0 +1,80 @@
+"""The template: canvas, fonts, optional video settings and the layer stack."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Literal
+
+from attrs import frozen
+
+from templatekit.model.checks import between, field, non_empty, positive
+from templatekit.model.layers import AnyLayer, Fit
+from templatekit.model.values import Color
+
+MAX_SIDE = 10_000
+MAX_PIXELS = 50_000_000
+MAX_LAYERS = 500
+
+
+@frozen(kw_only=True)
+class FontSource:
+    """An extra font face; ``src`` is a path relative to the template, a URL or a data URI."""
+
+    family: str = field(check=non_empty)
+    src: str = field(check=non_empty)
+    weight: int = field(400, check=between(100, 900))
+    style: Literal["normal", "italic"] = "normal"
+
+
+@frozen(kw_only=True)
+class BackgroundImage:
+    src: str = field(check=non_empty)
+    fit: Fit = "cover"
+
+
+@frozen(kw_only=True)
+class VideoSettings:
+    duration: float = field(check=between(0.1, 300))
+    fps: int = field(30, check=between(1, 60))
+    poster: float | None = field(None, check=between(0, 300))
+
+    def problems(self) -> Iterator[tuple[str, str]]:
+        if self.poster is not None and self.poster > self.duration:
+            yield "poster", f"must be within the video ({self.poster:g} > {self.duration:g})"
+
+
+@frozen(kw_only=True)
+class Template:
+    """A reusable design. ``base_dir`` resolves relative paths of images and fonts;
+    it is not part of the JSON."""
+
+    name: str = field(check=non_empty)
+    width: int = field(check=between(1, MAX_SIDE))
+    height: int = field(check=between(1, MAX_SIDE))
+    id: str | None = None
+    background: Color | BackgroundImage | None = None
+    fonts: tuple[FontSource, ...] = ()
+    video: VideoSettings | None = None
+    layers: tuple[AnyLayer, ...] = ()
+    base_dir: Path | None = field(None, eq=False, repr=False)
+
+    def problems(self) -> Iterator[tuple[str, str]]:
+        if self.width * self.height > MAX_PIXELS:
+            yield "width", f"canvas is {self.width}x{self.height}, more than {MAX_PIXELS // 1_000_000} MP"
+        if len(self.layers) > MAX_LAYERS:
+            yield "layers", f"at most {MAX_LAYERS} layers (got {len(self.layers)})"
+        seen: set[str] = set()
+        for index, layer in enumerate(self.layers):
+            if layer.name in seen:
+                yield f"layers[{index}].name", f"{layer.name!r} is used by an earlier layer; names must be unique"
+            seen.add(layer.name)
+            if layer.TYPE == "video" and self.video is None:
+                yield f"layers[{index}].type", "video layers need a video template (add a 'video' field)"
+
+    @property
+    def is_video(self) -> bool:
+        return self.video is not None
+
+    def layer(self, name: str) -> AnyLayer | None:
+        return next((layer for layer in self.layers if layer.name == name), None)

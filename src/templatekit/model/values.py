@@ -1,0 +1,148 @@
+"""Value types shared by template and layers: colours, gradients, insets.
+
+They are parsed once, when the template is loaded, so that layout and painting never
+see a colour string.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from attrs import frozen
+from PIL import ImageColor
+
+_HEX = re.compile(r"#([0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
+
+
+@frozen
+class Color:
+    """An sRGB colour with alpha, each channel 0..255."""
+
+    r: int
+    g: int
+    b: int
+    a: int = 255
+
+    TRANSPARENT: ClassVar[Color]
+
+    @classmethod
+    def parse(cls, text: str) -> Color:
+        """Parse ``#rgb``, ``#rgba``, ``#rrggbb``, ``#rrggbbaa``, ``rgb()``, ``rgba()``,
+        ``hsl()``, CSS named colours and ``transparent``. Raises ``ValueError``."""
+        value = text.strip()
+        if value.lower() == "transparent":
+            return cls.TRANSPARENT
+        if value.startswith("#") and not _HEX.fullmatch(value):
+            raise ValueError(f"not a colour: {text!r}")
+        rgba = _parse_css_function(value)
+        if rgba is None:
+            try:
+                rgba = ImageColor.getrgb(value)
+            except ValueError:
+                raise ValueError(f"not a colour: {text!r}") from None
+        if len(rgba) == 3:
+            rgba = (*rgba, 255)
+        return cls(*rgba)
+
+    @property
+    def rgba(self) -> tuple[int, int, int, int]:
+        return (self.r, self.g, self.b, self.a)
+
+    @property
+    def hex(self) -> str:
+        """``#rrggbb``, or ``#rrggbbaa`` when not opaque."""
+        text = f"#{self.r:02x}{self.g:02x}{self.b:02x}"
+        return text if self.a == 255 else f"{text}{self.a:02x}"
+
+    def with_alpha(self, factor: float) -> Color:
+        return Color(self.r, self.g, self.b, round(self.a * factor))
+
+
+Color.TRANSPARENT = Color(0, 0, 0, 0)
+
+_RGBA_FUNC = re.compile(r"rgba?\(\s*([^)]*)\)", re.IGNORECASE)
+
+
+def _parse_css_function(value: str) -> tuple[int, int, int, int] | None:
+    """``rgba(r, g, b, a)`` with a fractional alpha, which Pillow reads wrongly."""
+    match = _RGBA_FUNC.fullmatch(value)
+    if not match:
+        return None
+    parts = [p for p in re.split(r"[\s,/]+", match.group(1).strip()) if p]
+    if len(parts) not in (3, 4):
+        raise ValueError(f"not a colour: {value!r}")
+    try:
+        rgb = [_channel(p) for p in parts[:3]]
+        alpha = _alpha(parts[3]) if len(parts) == 4 else 255
+    except ValueError:
+        raise ValueError(f"not a colour: {value!r}") from None
+    return (rgb[0], rgb[1], rgb[2], alpha)
+
+
+def _channel(part: str) -> int:
+    number = float(part[:-1]) * 2.55 if part.endswith("%") else float(part)
+    if not 0 <= number <= 255:
+        raise ValueError(part)
+    return round(number)
+
+
+def _alpha(part: str) -> int:
+    number = float(part[:-1]) / 100 if part.endswith("%") else float(part)
+    if not 0 <= number <= 1:
+        raise ValueError(part)
+    return round(number * 255)
+
+
+@frozen
+class Gradient:
+    """A linear gradient from one colour to another; ``angle`` in degrees as in CSS
+    (0 = bottom to top, 90 = left to right)."""
+
+    from_: Color
+    to: Color
+    angle: float = 180
+
+
+@frozen
+class Insets:
+    """Space inside a box, in px, CSS order."""
+
+    top: float = 0
+    right: float = 0
+    bottom: float = 0
+    left: float = 0
+
+    @classmethod
+    def parse(cls, value: float | list[float]) -> Insets:
+        """A number, or a list of 1, 2 or 4 numbers as in CSS ``padding``."""
+        values = value if isinstance(value, list) else [value]
+        if len(values) == 1:
+            return cls(values[0], values[0], values[0], values[0])
+        if len(values) == 2:
+            return cls(values[0], values[1], values[0], values[1])
+        if len(values) == 4:
+            return cls(*values)
+        raise ValueError(f"needs 1, 2 or 4 numbers, got {len(values)}")
+
+
+@frozen
+class Length:
+    """A length in px, or a percentage of a reference length (``"50%"``)."""
+
+    value: float
+    percent: bool = False
+
+    @classmethod
+    def parse(cls, value: float | str) -> Length:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.endswith("%"):
+                return cls(float(text[:-1]), percent=True)
+            if text.endswith("px"):
+                text = text[:-2]
+            return cls(float(text))
+        return cls(float(value))
+
+    def resolve(self, reference: float) -> float:
+        return self.value * reference / 100 if self.percent else self.value
