@@ -387,26 +387,56 @@ def fit(
 # ------------------------------------------------------------------ placing
 
 
-def _resolve_directions(pieces: tuple[Piece, ...], base_rtl: bool) -> list[bool]:
-    """Give neutral pieces the direction of their neighbours when both agree."""
-    strong = [p.rtl for p in pieces]
-    resolved = []
-    for index, value in enumerate(strong):
-        if value is not None:
-            resolved.append(value)
-            continue
-        before = next((v for v in reversed(strong[:index]) if v is not None), base_rtl)
-        after = next((v for v in strong[index + 1 :] if v is not None), base_rtl)
-        resolved.append(before if before == after else base_rtl)
-    return resolved
+def _kind(piece: Piece) -> str:
+    """'R', 'L', 'EN' (a number) or 'N' (neutral), by the first strong character."""
+    for char in piece.text:
+        kind = unicodedata.bidirectional(char)
+        if kind in ("R", "AL"):
+            return "R"
+        if kind == "L":
+            return "L"
+        if kind in ("EN", "AN"):
+            return "EN"
+    return "N"
+
+
+def _levels(pieces: tuple[Piece, ...], base_rtl: bool) -> list[tuple[bool, int]]:
+    """(draw right-to-left, bidi level) for each piece; a simplified UAX #9 that works
+    on whole pieces: numbers after Latin are Latin (W7), numbers after RTL text keep
+    left-to-right order inside it, and neutrals take the direction of their
+    neighbours when both agree, else the paragraph's (N1, N2)."""
+    ltr_level = 2 if base_rtl else 0
+    kinds: list[str] = []
+    previous = "R" if base_rtl else "L"
+    for piece in pieces:
+        kind = _kind(piece)
+        if kind == "EN" and previous == "L":
+            kind = "L"
+        if kind in ("R", "L"):
+            previous = kind
+        kinds.append(kind)
+    strong = ["R" if k == "EN" else k for k in kinds]  # numbers act as R for neutrals
+    result = []
+    for index, kind in enumerate(kinds):
+        if kind == "R":
+            result.append((True, 1))
+        elif kind == "L":
+            result.append((False, ltr_level))
+        elif kind == "EN":
+            result.append((False, 2))
+        else:
+            base = "R" if base_rtl else "L"
+            before = next((k for k in reversed(strong[:index]) if k != "N"), base)
+            after = next((k for k in strong[index + 1 :] if k != "N"), base)
+            rtl = (before if before == after else base) == "R"
+            result.append((rtl, 1 if rtl else ltr_level))
+    return result
 
 
 def _runs(line: LineBox, style: TextStyle, split_spaces: bool) -> list[tuple[Piece, int]]:
     """Merge pieces into runs (logical order) and give each its bidi level."""
-    directions = _resolve_directions(line.pieces, line.rtl_paragraph)
     runs: list[tuple[Piece, int]] = []
-    for piece, rtl in zip(line.pieces, directions):
-        level = (1 if rtl else 2) if line.rtl_paragraph else (1 if rtl else 0)
+    for piece, (rtl, level) in zip(line.pieces, _levels(line.pieces, line.rtl_paragraph)):
         piece = evolve(piece, rtl=rtl)
         if runs and _mergeable(runs[-1][0], piece, style, split_spaces) and runs[-1][1] == level:
             previous = runs[-1][0]

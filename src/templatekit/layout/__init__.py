@@ -1,0 +1,1 @@
+"""Layout: a resolved template becomes a Scene (see ``compose``)."""

@@ -1,0 +1,61 @@
+"""Layout: a resolved template becomes a Scene.
+
+Each layer kind has one module with a ``layout(layer, ctx) -> list[Item]`` function,
+registered in ``LAYOUTS``. This module wraps each layer's items in a group that
+carries the layer's rotation and opacity, and paints the template background.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from templatekit.layout import barcode, image, qrcode, shape, star, text
+from templatekit.layout.context import LayoutContext
+from templatekit.layout.scene import Group, Item, Scene
+from templatekit.model.layers import Layer
+from templatekit.model.template import BackgroundImage, Template
+from templatekit.model.values import Color
+
+LayoutFn = Callable[[Any, LayoutContext], list[Item]]
+
+LAYOUTS: dict[str, LayoutFn] = {
+    "text": text.layout,
+    "image": image.layout,
+    "shape": shape.layout,
+    "qrcode": qrcode.layout,
+    "barcode": barcode.layout,
+    "star": star.layout,
+}
+
+
+def layout_template(template: Template, ctx: LayoutContext) -> Scene:
+    """The Scene of a resolved template: every visible layer, bottom first."""
+    items: list[Item] = []
+    background: Color | None = None
+    if isinstance(template.background, Color):
+        background = template.background
+    elif isinstance(template.background, BackgroundImage):
+        items.append(_background_image(template, template.background, ctx))
+    for layer in template.layers:
+        if not layer.visible:
+            continue
+        layout_fn = LAYOUTS.get(layer.TYPE)
+        if layout_fn is None:
+            ctx.warn(layer.name, f"{layer.TYPE} layers are not drawn by this renderer yet")
+            continue
+        items.append(layer_group(layer, layout_fn(layer, ctx)))
+    return Scene(template.width, template.height, background, tuple(items))
+
+
+def layer_group(layer: Layer, items: list[Item]) -> Group:
+    centre = (layer.x + layer.width / 2, layer.y + layer.height / 2)
+    return Group(tuple(items), opacity=layer.opacity, rotation=layer.rotation, origin=centre, label=layer.name)
+
+
+def _background_image(template: Template, background: BackgroundImage, ctx: LayoutContext) -> Item:
+    return image.fitted_image(
+        background.src, background.fit, 0, 0, template.width, template.height, ctx, owner="background"
+    )
+
+

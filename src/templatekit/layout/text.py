@@ -1,0 +1,39 @@
+"""Text layers: a box (optional background), and the text typeset inside its padding."""
+
+from __future__ import annotations
+
+from templatekit.layout.context import LayoutContext
+from templatekit.layout.scene import Item, Rect
+from templatekit.layout.typeset import TextStyle, fit, place, typeset
+from templatekit.model.layers import TextLayer
+
+
+def layout(layer: TextLayer, ctx: LayoutContext) -> list[Item]:
+    ctx.face_warning(layer.name, layer.font)
+    items: list[Item] = []
+    if layer.background is not None:
+        items.append(Rect(layer.x, layer.y, layer.width, layer.height, fill=layer.background, radius=layer.radius))
+    pad = layer.padding
+    x, y = layer.x + pad.left, layer.y + pad.top
+    width = max(1.0, layer.width - pad.left - pad.right)
+    height = max(1.0, layer.height - pad.top - pad.bottom)
+    style = TextStyle(
+        family=layer.font,
+        weight=layer.weight,
+        italic=layer.italic,
+        size=layer.size,
+        color=layer.color,
+        line_height=layer.line_height,
+        letter_spacing=layer.letter_spacing,
+        transform=layer.transform,
+    )
+    if layer.auto_fit == "shrink":
+        block = fit(layer.text, style, ctx.fonts, width, height, min_size=layer.min_size,
+                    max_lines=layer.max_lines, ellipsis=layer.ellipsis)
+    else:
+        block = typeset(layer.text, style, ctx.fonts, width, max_lines=layer.max_lines,
+                        max_height=height, ellipsis=layer.ellipsis)
+    if block.truncated:
+        ctx.warn(layer.name, f"text cut to {len(block.lines)} line(s) to fit the box")
+    items.extend(place(block, x, y, width, height, layer.align, layer.vertical_align))
+    return items
