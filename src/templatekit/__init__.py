@@ -1,0 +1,43 @@
+"""templatekit: render design templates into images, PDFs and videos.
+
+>>> import templatekit as tk
+>>> tpl = tk.load_template("examples/templates/social-card.json")
+>>> tk.render_image(tpl, {"title": "Hello"}).save("card.png")
+"""
+
+from templatekit.apply import apply, normalize
+from templatekit.assets import AssetLoader, MemoryAssetLoader
+from templatekit.errors import (
+    AssetError,
+    ModificationError,
+    RenderError,
+    StorageError,
+    TemplateError,
+    TemplatekitError,
+)
+from templatekit.loading import load_template
+from templatekit.model.modification import Modification
+from templatekit.model.template import Template
+from templatekit.render import prepare, render_image
+from templatekit.result import RenderResult
+
+__all__ = [
+    "AssetError",
+    "AssetLoader",
+    "MemoryAssetLoader",
+    "Modification",
+    "ModificationError",
+    "RenderError",
+    "RenderResult",
+    "StorageError",
+    "Template",
+    "TemplateError",
+    "TemplatekitError",
+    "apply",
+    "load_template",
+    "normalize",
+    "prepare",
+    "render_image",
+]
+
+__version__ = "0.1.0"

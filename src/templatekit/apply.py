@@ -37,7 +37,8 @@ class Applied:
 def normalize(modifications: Modifications, template: Template) -> list[Modification]:
     """Turn any accepted form into a list of ``Modification``.
 
-    Forms: a list of ``{"name": layer, field: value, …}``; an object keyed by layer
+    Forms: a list of ``{"name": layer, field: value, …}`` (or of ``Modification``
+    objects); an object keyed by layer
     name whose values are either field objects or a plain value for the layer's main
     field; the JSON text of either; or null.
     """
@@ -65,6 +66,8 @@ def normalize(modifications: Modifications, template: Template) -> list[Modifica
 
 
 def _from_list_item(index: int, item: Any) -> Modification:
+    if isinstance(item, Modification):
+        return item
     if not isinstance(item, dict) or not isinstance(item.get("name"), str):
         raise ModificationError(f"modifications[{index}]: must be an object with a string 'name' (got {item!r:.80})")
     return Modification(item["name"], {k: v for k, v in item.items() if k != "name"})

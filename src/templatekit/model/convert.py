@@ -161,8 +161,9 @@ def _make_converter() -> Converter:
 
     def structure_factory(cls: type) -> Any:
         renames = {a.name: override(rename=json_name(a.name)) for a in attrs.fields(cls)}
-        renames["base_dir"] = override(omit=True) if cls is Template else renames.get("base_dir")
-        return make_dict_structure_fn(cls, conv, **{k: v for k, v in renames.items() if v is not None})
+        if cls is Template:
+            renames.update(base_dir=override(omit=True), load_warnings=override(omit=True))
+        return make_dict_structure_fn(cls, conv, **renames)
 
     def unstructure_factory(cls: type) -> Any:
         renames = {a.name: override(rename=json_name(a.name)) for a in attrs.fields(cls)}

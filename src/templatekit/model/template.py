@@ -46,8 +46,9 @@ class VideoSettings:
 
 @frozen(kw_only=True)
 class Template:
-    """A reusable design. ``base_dir`` resolves relative paths of images and fonts;
-    it is not part of the JSON."""
+    """A reusable design. ``base_dir`` (where relative paths of images and fonts
+    resolve) and ``load_warnings`` (unknown fields dropped when loading) are not part
+    of the JSON."""
 
     name: str = field(check=non_empty)
     width: int = field(check=between(1, MAX_SIDE))
@@ -58,6 +59,7 @@ class Template:
     video: VideoSettings | None = None
     layers: tuple[AnyLayer, ...] = ()
     base_dir: Path | None = field(None, eq=False, repr=False)
+    load_warnings: tuple[str, ...] = field((), eq=False, repr=False)
 
     def problems(self) -> Iterator[tuple[str, str]]:
         if self.width * self.height > MAX_PIXELS:

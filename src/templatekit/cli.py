@@ -1,0 +1,121 @@
+"""The ``templatekit`` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from templatekit.apply import normalize
+from templatekit.errors import TemplateError, TemplatekitError
+from templatekit.loading import load_template
+from templatekit.model.modification import Modification
+from templatekit.model.template import Template
+from templatekit.render import render_image
+
+IMAGE_SUFFIXES = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".webp": "webp"}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except TemplatekitError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="templatekit", description="Render design templates.")
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    render = commands.add_parser("render", help="render a template to an image file")
+    render.add_argument("template", type=Path, help="template JSON file")
+    render.add_argument("-m", "--modifications", help="modifications: a JSON file, or JSON text")
+    render.add_argument("--set", action="append", default=[], metavar="LAYER.FIELD=VALUE",
+                        help="one modification; VALUE is JSON or plain text; LAYER=VALUE sets the main field")
+    render.add_argument("-o", "--output", type=Path, required=True, help="output file (.png, .jpg, .webp)")
+    render.add_argument("--thumbnail", action="store_true", help="a small preview (longest side 320 px)")
+    render.add_argument("--debug", action="store_true", help="draw every layer's box and name")
+    render.set_defaults(run=_render)
+
+    validate = commands.add_parser("validate", help="check template files and list every problem")
+    validate.add_argument("templates", type=Path, nargs="+")
+    validate.set_defaults(run=_validate)
+    return parser
+
+
+def _render(args: argparse.Namespace) -> int:
+    suffix = args.output.suffix.lower()
+    if suffix not in IMAGE_SUFFIXES:
+        choices = ", ".join(IMAGE_SUFFIXES)
+        print(f"error: -o {args.output}: the output must end in one of {choices}", file=sys.stderr)
+        return 2
+    template = load_template(args.template)
+    modifications = _modifications(template, args.modifications, args.set)
+    result = render_image(template, modifications, format=IMAGE_SUFFIXES[suffix],
+                          thumbnail=args.thumbnail, debug=args.debug)
+    result.save(args.output)
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"{args.output} ({result.width}x{result.height}, {len(result.data):,} bytes)")
+    return 0
+
+
+def _modifications(template: Template, source: str | None, settings: list[str]) -> list[Modification]:
+    """The -m modifications followed by each --set, in that order."""
+    result = normalize(_read_json_argument(source), template) if source else []
+    for setting in settings:
+        key, sep, raw = setting.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"error: --set {setting!r}: expected LAYER.FIELD=VALUE or LAYER=VALUE")
+        if template.layer(key) is not None or "." not in key:
+            result.extend(normalize({key: _value(raw)}, template))
+        else:
+            layer, _, field = key.rpartition(".")
+            result.append(Modification(layer, {field: _value(raw)}))
+    return result
+
+
+def _read_json_argument(source: str) -> Any:
+    """JSON text, or the path of a JSON file."""
+    text = source
+    if not source.lstrip().startswith(("[", "{")):
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise SystemExit(f"error: -m {source}: cannot read ({exc.strerror})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SystemExit(f"error: -m: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+
+
+def _value(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def _validate(args: argparse.Namespace) -> int:
+    failed = 0
+    for path in args.templates:
+        try:
+            template = load_template(path, strict=True)
+        except TemplateError as exc:
+            failed += 1
+            print(f"{path}: {len(exc.problems)} problem(s)")
+            for problem in exc.problems:
+                print(f"  {problem}")
+            continue
+        print(f"{path}: ok ({template.width}x{template.height}, {len(template.layers)} layers)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""Image encoders: a registry of output format name -> encoder of an RGBA image."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+from attrs import frozen
+from PIL import Image
+
+
+@frozen
+class Encoded:
+    data: bytes
+    media_type: str
+
+
+def _opaque(image: Image.Image) -> bool:
+    return image.getchannel("A").getextrema()[0] == 255
+
+
+def _flatten(image: Image.Image, background: tuple[int, int, int] = (255, 255, 255)) -> Image.Image:
+    """RGB on white, for formats without transparency."""
+    if _opaque(image):
+        return image.convert("RGB")
+    base = Image.new("RGB", image.size, background)
+    base.paste(image, mask=image.getchannel("A"))
+    return base
+
+
+def encode_png(image: Image.Image, draft: bool) -> Encoded:
+    """Opaque images are written as RGB (a quarter smaller). compress_level 3 is
+    several times faster than Pillow's default 6 for a few percent more bytes."""
+    out = io.BytesIO()
+    source = image.convert("RGB") if _opaque(image) else image
+    source.save(out, "PNG", compress_level=1 if draft else 3)
+    return Encoded(out.getvalue(), "image/png")
+
+
+def encode_jpeg(image: Image.Image, draft: bool) -> Encoded:
+    out = io.BytesIO()
+    _flatten(image).save(out, "JPEG", quality=75 if draft else 90, optimize=not draft, progressive=not draft)
+    return Encoded(out.getvalue(), "image/jpeg")
+
+
+def encode_webp(image: Image.Image, draft: bool) -> Encoded:
+    out = io.BytesIO()
+    source = image.convert("RGB") if _opaque(image) else image
+    source.save(out, "WEBP", quality=75 if draft else 90, method=2 if draft else 4)
+    return Encoded(out.getvalue(), "image/webp")
+
+
+ENCODERS: dict[str, Callable[[Image.Image, bool], Encoded]] = {
+    "png": encode_png,
+    "jpeg": encode_jpeg,
+    "webp": encode_webp,
+}
+_ALIASES = {"jpg": "jpeg"}
+
+
+def image_format(name: str) -> str:
+    """The canonical format name; ``ValueError`` naming the choices if unknown."""
+    canonical = _ALIASES.get(name.lower(), name.lower())
+    if canonical not in ENCODERS:
+        raise ValueError(f"format: must be one of {', '.join(ENCODERS)} (got {name!r})")
+    return canonical
+
+
+def encode(image: Image.Image, name: str, *, draft: bool = False) -> Encoded:
+    return ENCODERS[image_format(name)](image, draft)

@@ -1,0 +1,1 @@
+"""Painters: a Scene becomes pixels (``raster``) or a PDF page (``pdf``)."""
