@@ -495,7 +495,7 @@ def place(
         line_width = sum(p.width for p in pieces)
         gaps = sum(1 for p in pieces if p.space)
         extra = (width - line_width) / gaps if justify and gaps else 0.0
-        if justify or align == "left":
+        if align in ("left", "justify"):
             pen = x
         else:
             pen = x + (width - line_width) / (2 if align == "center" else 1)

@@ -1,0 +1,29 @@
+"""Shared fixtures: small templates built in code, and a helper to decode renders."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+from PIL import Image
+
+
+def layer(kind: str, name: str, **fields: Any) -> dict[str, Any]:
+    base = {"type": kind, "name": name, "x": 0, "y": 0, "width": 100, "height": 100}
+    return {**base, **fields}
+
+
+def template(*layers: dict[str, Any], width: int = 400, height: int = 200, **fields: Any) -> dict[str, Any]:
+    return {"name": "test", "width": width, "height": height, "layers": list(layers), **fields}
+
+
+def decode(data: bytes) -> Image.Image:
+    image = Image.open(io.BytesIO(data))
+    image.load()
+    return image
+
+
+@pytest.fixture
+def make_template():
+    return template

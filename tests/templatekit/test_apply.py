@@ -1,0 +1,123 @@
+"""Modifications: four equivalent forms, a pure apply, warnings for what does not fit."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import templatekit as tk
+from tests.conftest import layer, template
+
+BASE = tk.load_template(template(
+    layer("text", "title", text="Hello"),
+    layer("text", "Title", text="Case"),
+    layer("image", "photo", src="a.png"),
+    layer("qrcode", "qr", qrcode="abc"),
+    layer("barcode", "code", barcode="123"),
+    layer("star", "rating", star=2),
+    layer("table", "grid", rows=[{"a": 1}]),
+))
+
+MAIN_VALUES = {
+    "title": st.text(max_size=40),
+    "photo": st.sampled_from(["b.png", "https://example.com/x.jpg"]),
+    "qr": st.text(min_size=1, max_size=30).filter(str.strip),
+    "code": st.from_regex(r"[0-9]{1,12}", fullmatch=True),
+    "rating": st.sampled_from([0.5, 1, 2.5, 5]),
+    "grid": st.lists(st.fixed_dictionaries({"a": st.integers(0, 99)}), max_size=3),
+}
+MAIN_FIELD = {"title": "text", "photo": "src", "qr": "qrcode", "code": "barcode", "rating": "star", "grid": "rows"}
+
+
+@st.composite
+def plain_modifications(draw):
+    names = draw(st.lists(st.sampled_from(sorted(MAIN_VALUES)), unique=True, max_size=6))
+    return {name: draw(MAIN_VALUES[name]) for name in names}
+
+
+@settings(max_examples=60, deadline=None)
+@given(plain_modifications())
+def test_the_four_forms_are_equivalent(values):
+    as_object = values
+    as_list = [{"name": name, MAIN_FIELD[name]: value} for name, value in values.items()]
+    as_fields = {name: {MAIN_FIELD[name]: value} for name, value in values.items()}
+    results = [tk.apply(BASE, form) for form in (as_object, as_list, as_fields, json.dumps(as_list), json.dumps(as_object))]
+    assert all(r.template == results[0].template for r in results)
+    if not values:
+        assert tk.apply(BASE, None).template == results[0].template == BASE
+
+
+@settings(max_examples=60, deadline=None)
+@given(plain_modifications())
+def test_apply_never_mutates_the_template(values):
+    before = copy.deepcopy(BASE)
+    tk.apply(BASE, values)
+    assert BASE == before
+    assert [layer.text for layer in BASE.layers[:2]] == ["Hello", "Case"]
+
+
+def test_names_match_exactly_and_case_sensitively():
+    result = tk.apply(BASE, {"title": "new", "TITLE": "ignored", " title": "ignored too"})
+    assert result.template.layer("title").text == "new"
+    assert result.template.layer("Title").text == "Case"
+    assert result.warnings == (
+        "modifications[1]: no layer named 'TITLE'; ignored",
+        "modifications[2]: no layer named ' title'; ignored",
+    )
+
+
+def test_fields_that_do_not_fit_and_star_zero_are_warnings():
+    result = tk.apply(BASE, [
+        {"name": "title", "src": "x.png", "color": "#f00"},
+        {"name": "rating", "star": 0},
+        {"name": "photo", "type": "text"},
+    ])
+    assert result.template.layer("title").color.hex == "#ff0000"
+    assert result.template.layer("rating").star == 2
+    assert result.warnings == (
+        "modifications[0].src: layer 'title' (text) has no such field; ignored",
+        "modifications[1].star: a rating of 0 is ignored",
+        "modifications[2].type: layer 'photo' (image) has no such field; ignored",
+    )
+
+
+def test_visible_works_on_every_layer():
+    hidden = {name: {"visible": False} for name in ("title", "Title", "photo", "qr", "code", "rating", "grid")}
+    result = tk.apply(BASE, hidden)
+    assert not any(layer.visible for layer in result.template.layers)
+    assert result.warnings == ()
+
+
+@pytest.mark.parametrize(("mods", "message"), [
+    ([{"name": "title", "size": -1}], "modifications[0] (layer 'title'): size: must be a positive number (got -1.0)"),
+    ([{"name": "title", "color": "blurple"}], "modifications[0].color (layer 'title'): not a colour: 'blurple'"),
+    ({"rating": 9}, "modifications[0] (layer 'rating'): star: must not be more than max (9 > 5)"),
+    ([{"name": "title", "italic": "maybe"}], "modifications[0].italic (layer 'title'): must be true or false (got 'maybe')"),
+    ([{"text": "no name"}], "modifications[0]: must be an object with a string 'name'"),
+    ("{not json", "modifications: not valid JSON"),
+    (42, "modifications: must be a list, an object, JSON text or null (got int)"),
+    ([{"name": "title", "text": "x" * 20_001}], "must be at most 20000 characters (got 20001)"),
+])
+def test_bad_values_are_modification_errors(mods, message):
+    with pytest.raises(tk.ModificationError) as caught:
+        tk.apply(BASE, mods)
+    assert message in str(caught.value)
+
+
+def test_later_modifications_win_and_numbers_become_text():
+    result = tk.apply(BASE, [{"name": "title", "text": "a"}, {"name": "title", "text": 42}])
+    assert result.template.layer("title").text == "42"
+
+
+def test_modification_objects_are_accepted():
+    result = tk.apply(BASE, [tk.Modification("title", {"text": "obj"})])
+    assert result.template.layer("title").text == "obj"
+
+
+def test_too_many_modifications():
+    with pytest.raises(tk.ModificationError, match="at most 500"):
+        tk.apply(BASE, [{"name": "title", "text": str(i)} for i in range(501)])

@@ -1,0 +1,116 @@
+"""Loading and validating templates: every problem is reported, with its path."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import templatekit as tk
+from templatekit.model.convert import converter
+from templatekit.model.layers import LAYER_KINDS
+from tests.conftest import layer, template
+
+EVERY_KIND = [
+    layer("text", "t", text="Hi", color="#fff", padding=[4, 8], background={"from": "red", "to": "blue", "angle": 45}),
+    layer("image", "i", src="logo.png", fit="contain", focus={"x": 0.2, "y": 0.8}, radius="50%",
+          border={"width": 2, "color": "rgba(0,0,0,0.5)"}, grayscale=True),
+    layer("shape", "s", shape="ellipse", fill="tomato", stroke="#000", strokeWidth=2),
+    layer("alert", "a", title="Heads up", text="Body", variant="warning"),
+    layer("signature", "sig", text="Jane Doe", title="CEO", date="2026-11-22", lineColor="#999"),
+    layer("barcode", "b", barcode="590123412345", symbology="ean13", showText=False),
+    layer("qrcode", "q", qrcode="https://example.com", errorCorrection="H", margin=4),
+    layer("star", "st", star=3.5, max=5, emptyColor="#eee"),
+    layer("table", "tb", rows=[{"a": 1, "b": "x", "c": None, "d": True}],
+          columns=["a", {"key": "b", "header": "B", "align": "right", "width": "30%"}], theme="arco"),
+    layer("chart", "c", rows=[{"name": "2025", "data": [{"label": "Q1", "value": 3}]}], chartType="line",
+          plotly={"showlegend": False}),
+    layer("keyvalue", "kv", rows=[{"key": "Total", "value": "$10", "valueStyle": {"weight": 700}}]),
+    layer("video", "v", src="clip.mp4", loop=True, trim={"start": 1, "end": 3}),
+]
+
+
+def test_every_layer_kind_loads_and_round_trips():
+    data = template(*EVERY_KIND, video={"duration": 5, "fps": 30})
+    loaded = tk.load_template(data, strict=True)
+    assert [type(layer).TYPE for layer in loaded.layers] == [d["type"] for d in EVERY_KIND]
+    assert set(LAYER_KINDS) == {d["type"] for d in EVERY_KIND}
+    again = tk.load_template(converter.unstructure(loaded), strict=True)
+    assert again == loaded
+
+
+def test_problems_name_their_path_and_value():
+    data = template(
+        layer("text", "title", size=-4, color="nope", align="middle"),
+        layer("txt", "x"),
+        layer("image", "img"),
+        width="wide",
+    )
+    with pytest.raises(tk.TemplateError) as caught:
+        tk.load_template(data, strict=True)
+    problems = caught.value.problems
+    assert "width: must be a number (got 'wide')" in problems
+    assert "layers[0].color: not a colour: 'nope'" in problems
+    assert "layers[0].align: must be one of left, center, right, justify (got 'middle')" in problems
+    assert any(p.startswith("layers[1].type: must be one of text, image") for p in problems)
+    assert "layers[2].src: is required" in problems
+
+
+def test_checks_report_all_problems_at_once():
+    data = template(
+        layer("text", "a", size=-4, width=0, opacity=2),
+        layer("star", "a", star=7),
+        width=0,
+    )
+    with pytest.raises(tk.TemplateError) as caught:
+        tk.load_template(data, strict=True)
+    assert caught.value.problems == [
+        "width: must be between 1 and 10000 (got 0)",
+        "layers[0].width: must be a positive number (got 0.0)",
+        "layers[0].opacity: must be between 0 and 1 (got 2.0)",
+        "layers[0].size: must be a positive number (got -4.0)",
+        "layers[1].star: must not be more than max (7 > 5)",
+        "layers[1].name: 'a' is used by an earlier layer; names must be unique",
+    ]
+
+
+def test_canvas_limit_and_video_layer_needs_video_template():
+    with pytest.raises(tk.TemplateError) as caught:
+        tk.load_template(template(layer("video", "v", src="a.mp4"), width=10000, height=6000))
+    assert caught.value.problems == [
+        "width: canvas is 10000x6000, more than 50 MP",
+        "layers[0].type: video layers need a video template (add a 'video' field)",
+    ]
+
+
+def test_unknown_fields_are_errors_when_strict_and_warnings_otherwise():
+    data = template(layer("text", "t", text="x", shadow=True), future=1)
+    with pytest.raises(tk.TemplateError) as caught:
+        tk.load_template(data, strict=True)
+    assert caught.value.problems == ["layers[0]: unknown field(s): shadow", "(template): unknown field(s): future"]
+    lenient = tk.load_template(data)
+    assert lenient.load_warnings == ("layers[0].shadow: unknown field ignored", "future: unknown field ignored")
+    assert data["layers"][0]["shadow"] is True  # the caller's data is not changed
+
+
+def test_colours():
+    loaded = tk.load_template(template(
+        layer("shape", "a", fill="#abc"), layer("shape", "b", fill="#11223380"),
+        layer("shape", "c", fill="rgba(10, 20, 30, 0.5)"), layer("shape", "d", fill="transparent"),
+        layer("shape", "e", fill="rebeccapurple"),
+    ))
+    assert [s.fill.rgba for s in loaded.layers] == [
+        (0xAA, 0xBB, 0xCC, 255), (0x11, 0x22, 0x33, 0x80), (10, 20, 30, 128), (0, 0, 0, 0), (102, 51, 153, 255),
+    ]
+
+
+def test_json_text_path_and_bad_json(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(template(layer("text", "t"))))
+    assert tk.load_template(path).base_dir == tmp_path
+    assert tk.load_template(path.read_text()).name == "test"
+    path.write_text('{"name": "x",')
+    with pytest.raises(tk.TemplateError, match=r"\(json\): Expecting"):
+        tk.load_template(path)
+    with pytest.raises(tk.TemplateError, match="cannot read"):
+        tk.load_template(tmp_path / "missing.json")
