@@ -1,0 +1,172 @@
+"""Barcode layout: whole-pixel bars with quiet zones, the human-readable line, clear
+errors for values a symbology cannot encode, and codes that a scanner reads back."""
+
+from __future__ import annotations
+
+import pytest
+import zxingcpp
+
+import templatekit as tk
+from templatekit.layout import barcode
+from templatekit.layout.compose import layout_template
+from templatekit.layout.context import LayoutContext
+from templatekit.layout.fonts import FontBook
+from templatekit.layout.scene import Bars, Rect, TextRun
+from templatekit.model.layers import BarcodeLayer
+from templatekit.model.values import Color
+from templatekit.paint.raster import paint
+from tests.conftest import layer, template
+
+CTX = LayoutContext(fonts=FontBook.bundled(), assets=None)
+
+# symbology -> (value, the full code that is printed and scanned)
+VALUES = {
+    "code128": ("Order #42-b/7", "Order #42-b/7"),
+    "code39": ("CODE-39 $/+%.", "CODE-39 $/+%."),
+    "ean13": ("400638133393", "4006381333931"),
+    "ean8": ("9638507", "96385074"),
+    "upca": ("03600029145", "036000291452"),
+    "isbn13": ("978-3-16-148410-0", "9783161484100"),
+    "issn": ("0317-8471", "9770317847001"),
+    "itf": ("12345678", "12345678"),
+    "gs1_128": ("(01)09501101530003(17)250101(10)AB-12(21)XYZ",) * 2,
+}
+
+
+def code(**fields) -> BarcodeLayer:
+    base = {"name": "code", "x": 0, "y": 0, "width": 600, "height": 150, "barcode": "12345678"}
+    return BarcodeLayer(**{**base, **fields})
+
+
+def parts(layer: BarcodeLayer) -> tuple[Rect, Bars, list[TextRun]]:
+    background, bars, *text = barcode.layout(layer, CTX)
+    assert isinstance(background, Rect) and isinstance(bars, Bars)
+    assert all(isinstance(run, TextRun) for run in text)
+    return background, bars, text
+
+
+@pytest.mark.parametrize("symbology", sorted(VALUES))
+def test_bars_are_whole_modules_centred_with_quiet_zones(symbology):
+    value, full = VALUES[symbology]
+    layer = code(symbology=symbology, barcode=value, x=3.3, width=577)
+    modules = barcode.barcode_pattern(symbology, value).modules
+    module = 577 // (len(modules) + 2 * barcode.QUIET_ZONE)
+    assert module >= 1 and (len(modules) + 20) * (module + 1) > 577  # the largest that fits
+    _, bars, _ = parts(layer)
+    rects = bars.rects
+    assert all(isinstance(v, int) for rect in rects for v in rect)
+    assert sum(w for _, _, w, _ in rects) == modules.count("1") * module
+    assert all(w % module == 0 for _, _, w, _ in rects)
+    left, right = rects[0][0], rects[-1][0] + rects[-1][2]
+    assert right - left == len(modules) * module
+    assert abs((left - 3.3) - (3.3 + 577 - right)) <= 1
+    assert left - 3.3 >= barcode.QUIET_ZONE * module
+    assert not {x + w for x, _, w, _ in rects} & {x for x, _, _, _ in rects}  # adjacent bars merged
+
+
+def test_box_background_and_colours():
+    background, bars, text = parts(code(color=Color(20, 40, 60), background=Color(250, 250, 240), x=4, y=5))
+    assert background == Rect(4, 5, 600, 150, fill=Color(250, 250, 240))
+    assert bars.color == Color(20, 40, 60)
+    assert {run.color for run in text} == {Color(20, 40, 60)}
+
+
+def test_human_readable_line_shows_the_full_code_under_the_bars():
+    _, bars, text = parts(code(symbology="ean13", barcode="400638133393", y=10, height=200))
+    assert "".join(run.text for run in text) == "4006381333931"
+    band = round(200 * barcode.TEXT_SIZE * 1.2)
+    assert {(y, h) for _, y, _, h in bars.rects} == {(10, 200 - band)}
+    assert text[0].size == pytest.approx(200 * barcode.TEXT_SIZE)
+    assert all(10 + 200 - band < run.y <= 210 for run in text)
+    assert all(run.font.path.endswith("Inter-Regular.ttf") for run in text)
+
+
+def test_without_text_the_bars_take_the_whole_height():
+    _, bars, text = parts(code(show_text=False, y=10, height=120))
+    assert text == []
+    assert {(y, h) for _, y, _, h in bars.rects} == {(10, 120)}
+
+
+def test_text_wider_than_the_box_is_made_smaller():
+    value = "0123456789" * 3
+    layer = code(barcode=value, width=len(barcode.barcode_pattern("code128", value).modules) + 20, height=300)
+    _, _, text = parts(layer)
+    assert "".join(run.text for run in text) == value
+    assert sum(run.width for run in text) <= layer.width
+    assert text[0].size < 300 * barcode.TEXT_SIZE
+
+
+@pytest.mark.parametrize(
+    ("symbology", "value", "detail"),
+    [
+        ("ean13", "40063813339A", None),
+        ("ean13", "12345", None),
+        ("ean13", "4006381333932", "the check digit of 400638133393 is 1, not 2"),
+        ("ean8", "963850", None),
+        ("upca", "0360002914X", None),
+        ("upca", "036000291453", "the check digit of 03600029145 is 2, not 3"),
+        ("isbn13", "977-3-16-148410-0", None),
+        ("isbn13", "9783161484101", "the check digit of 978316148410 is 0, not 1"),
+        ("issn", "0317-8472", "the check digit of 0317847 is 1, not 2"),
+        ("issn", "0317-84", None),
+        ("itf", "12345", None),
+        ("itf", "1234A6", None),
+        ("code39", "Résumé", None),
+        ("code39", "lower", None),
+        ("code128", "Grüße", None),
+        ("gs1_128", "0109501101530003", None),
+        ("gs1_128", "(01)0950110153000", "(01) must be followed by 14 characters, not 13"),
+    ],
+)
+def test_invalid_values_name_the_layer_and_the_rule(symbology, value, detail):
+    with pytest.raises(tk.ModificationError) as raised:
+        barcode.layout(code(symbology=symbology, barcode=value), CTX)
+    expected = f"layer 'code': {value!r} is not a valid {symbology} value: {barcode.RULES[symbology]}"
+    if detail:
+        expected += f"; {detail}"
+    assert str(raised.value) == expected
+
+
+def test_a_correct_check_digit_is_accepted():
+    full = parts(code(symbology="ean13", barcode="4006381333931"))[1]
+    computed = parts(code(symbology="ean13", barcode="400638133393"))[1]
+    assert full == computed
+
+
+def test_too_narrow_a_box_says_the_minimum_width():
+    total = len(barcode.barcode_pattern("code128", "12345678").modules) + 2 * barcode.QUIET_ZONE
+    with pytest.raises(tk.ModificationError, match=f"layer 'code': .* make it at least {total} px wide"):
+        barcode.layout(code(width=total - 1), CTX)
+    assert parts(code(width=total))[1].rects[0][2] >= 1
+
+
+def test_patterns_are_cached_by_symbology_and_value():
+    barcode.layout(code(barcode="cached"), CTX)
+    hits = barcode.barcode_pattern.cache_info().hits
+    barcode.layout(code(barcode="cached", width=700), CTX)
+    assert barcode.barcode_pattern.cache_info().hits == hits + 1
+
+
+# ------------------------------------------------------------------ scanning
+
+
+@pytest.mark.parametrize("symbology", sorted(VALUES))
+def test_rendered_barcode_scans_back_to_its_value(symbology):
+    value, full = VALUES[symbology]
+    box = {"x": 10, "y": 10, "width": 600, "height": 140}
+    spec = template(layer("barcode", "code", **box, barcode=value, symbology=symbology),
+                    width=620, height=160, background="#ffffff")
+    image = paint(layout_template(tk.load_template(spec), CTX))
+    (found,) = zxingcpp.read_barcodes(image)
+    expected = "0" + full if symbology == "upca" else full  # zxing reports UPC-A as its EAN-13
+    assert found.text == expected
+
+
+@pytest.mark.parametrize("symbology", ["code128", "ean13", "itf"])
+def test_one_pixel_modules_still_scan(symbology):
+    value, full = VALUES[symbology]
+    width = len(barcode.barcode_pattern(symbology, value).modules) + 2 * barcode.QUIET_ZONE
+    spec = template(layer("barcode", "code", width=width, height=60, barcode=value, symbology=symbology),
+                    width=width, height=60, background="#ffffff")
+    image = paint(layout_template(tk.load_template(spec), CTX))
+    assert [found.text for found in zxingcpp.read_barcodes(image)] == [full]
