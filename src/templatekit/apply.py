@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import typing
-from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
@@ -133,9 +132,5 @@ def _modifiable_fields(cls: type[Layer]) -> dict[str, tuple[str, Any]]:
     """JSON name -> (attribute name, resolved type) for the fields a modification may set."""
     hints = typing.get_type_hints(cls)
     return {
-        json_name(a.name): (a.name, hints[a.name])
-        for a in attrs.fields(cls)
-        if json_name(a.name) not in _FIXED_FIELDS
+        json_name(a.name): (a.name, hints[a.name]) for a in attrs.fields(cls) if json_name(a.name) not in _FIXED_FIELDS
     }
-
-

@@ -36,8 +36,13 @@ def _parser() -> argparse.ArgumentParser:
     render = commands.add_parser("render", help="render a template to an image file")
     render.add_argument("template", type=Path, help="template JSON file")
     render.add_argument("-m", "--modifications", help="modifications: a JSON file, or JSON text")
-    render.add_argument("--set", action="append", default=[], metavar="LAYER.FIELD=VALUE",
-                        help="one modification; VALUE is JSON or plain text; LAYER=VALUE sets the main field")
+    render.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="LAYER.FIELD=VALUE",
+        help="one modification; VALUE is JSON or plain text; LAYER=VALUE sets the main field",
+    )
     render.add_argument("-o", "--output", type=Path, required=True, help="output file (.png, .jpg, .webp)")
     render.add_argument("--thumbnail", action="store_true", help="a small preview (longest side 320 px)")
     render.add_argument("--debug", action="store_true", help="draw every layer's box and name")
@@ -57,8 +62,9 @@ def _render(args: argparse.Namespace) -> int:
         return 2
     template = load_template(args.template)
     modifications = _modifications(template, args.modifications, args.set)
-    result = render_image(template, modifications, format=IMAGE_SUFFIXES[suffix],
-                          thumbnail=args.thumbnail, debug=args.debug)
+    result = render_image(
+        template, modifications, format=IMAGE_SUFFIXES[suffix], thumbnail=args.thumbnail, debug=args.debug
+    )
     result.save(args.output)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)

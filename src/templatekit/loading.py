@@ -14,7 +14,9 @@ from templatekit.model.template import Template
 TemplateSource = Template | dict[str, Any] | str | os.PathLike[str]
 
 
-def load_template(source: TemplateSource, *, strict: bool = False, base_dir: str | os.PathLike[str] | None = None) -> Template:
+def load_template(
+    source: TemplateSource, *, strict: bool = False, base_dir: str | os.PathLike[str] | None = None
+) -> Template:
     """A Template from a file path, JSON text, a dict, or a Template (returned as is).
 
     Relative ``src`` paths resolve against the template file's folder (or ``base_dir``).

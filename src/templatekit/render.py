@@ -52,8 +52,9 @@ def prepare(
     ctx = LayoutContext(fonts=fonts, assets=loader, base_dir=resolved.base_dir, time=time)
     scene = layout_template(resolved, ctx)
     if debug:
-        scene = Scene(scene.width, scene.height, scene.background,
-                      (*scene.items, *debug_overlay.overlay(resolved, fonts)))
+        scene = Scene(
+            scene.width, scene.height, scene.background, (*scene.items, *debug_overlay.overlay(resolved, fonts))
+        )
     warnings = (*loaded.load_warnings, *applied.warnings, *ctx.warnings)
     return Prepared(resolved, scene, warnings)
 
@@ -102,8 +103,9 @@ def template_fonts(template: Template, assets: AssetLoader) -> FontBook:
         except AssetError as exc:
             raise AssetError(f"fonts[{index}] ({source.family!r}): {exc}", url=source.src) from None
         except OSError as exc:
-            raise AssetError(f"fonts[{index}] ({source.family!r}): {source.src} is not a font file ({exc})",
-                             url=source.src) from None
+            raise AssetError(
+                f"fonts[{index}] ({source.family!r}): {source.src} is not a font file ({exc})", url=source.src
+            ) from None
     return book.with_faces(faces)
 
 

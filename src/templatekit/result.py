@@ -21,8 +21,13 @@ class RenderResult:
 
     @property
     def extension(self) -> str:
-        return {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "application/pdf": "pdf",
-                "video/mp4": "mp4"}[self.media_type]
+        return {
+            "image/png": "png",
+            "image/jpeg": "jpg",
+            "image/webp": "webp",
+            "application/pdf": "pdf",
+            "video/mp4": "mp4",
+        }[self.media_type]
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the bytes to ``path`` and return it."""
@@ -43,5 +48,7 @@ class RenderResult:
         return f'<img src="data:image/webp;base64,{encoded}" width="{self.width}" height="{self.height}">'
 
     def __repr__(self) -> str:
-        return (f"RenderResult({self.media_type}, {self.width}x{self.height}, {len(self.data)} bytes, "
-                f"{len(self.warnings)} warning(s))")
+        return (
+            f"RenderResult({self.media_type}, {self.width}x{self.height}, {len(self.data)} bytes, "
+            f"{len(self.warnings)} warning(s))"
+        )

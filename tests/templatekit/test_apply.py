@@ -12,15 +12,17 @@ from hypothesis import strategies as st
 import templatekit as tk
 from tests.conftest import layer, template
 
-BASE = tk.load_template(template(
-    layer("text", "title", text="Hello"),
-    layer("text", "Title", text="Case"),
-    layer("image", "photo", src="a.png"),
-    layer("qrcode", "qr", qrcode="abc"),
-    layer("barcode", "code", barcode="123"),
-    layer("star", "rating", star=2),
-    layer("table", "grid", rows=[{"a": 1}]),
-))
+BASE = tk.load_template(
+    template(
+        layer("text", "title", text="Hello"),
+        layer("text", "Title", text="Case"),
+        layer("image", "photo", src="a.png"),
+        layer("qrcode", "qr", qrcode="abc"),
+        layer("barcode", "code", barcode="123"),
+        layer("star", "rating", star=2),
+        layer("table", "grid", rows=[{"a": 1}]),
+    )
+)
 
 MAIN_VALUES = {
     "title": st.text(max_size=40),
@@ -45,7 +47,9 @@ def test_the_four_forms_are_equivalent(values):
     as_object = values
     as_list = [{"name": name, MAIN_FIELD[name]: value} for name, value in values.items()]
     as_fields = {name: {MAIN_FIELD[name]: value} for name, value in values.items()}
-    results = [tk.apply(BASE, form) for form in (as_object, as_list, as_fields, json.dumps(as_list), json.dumps(as_object))]
+    results = [
+        tk.apply(BASE, form) for form in (as_object, as_list, as_fields, json.dumps(as_list), json.dumps(as_object))
+    ]
     assert all(r.template == results[0].template for r in results)
     if not values:
         assert tk.apply(BASE, None).template == results[0].template == BASE
@@ -56,7 +60,7 @@ def test_the_four_forms_are_equivalent(values):
 def test_apply_never_mutates_the_template(values):
     before = copy.deepcopy(BASE)
     tk.apply(BASE, values)
-    assert BASE == before
+    assert before == BASE
     assert [layer.text for layer in BASE.layers[:2]] == ["Hello", "Case"]
 
 
@@ -71,11 +75,14 @@ def test_names_match_exactly_and_case_sensitively():
 
 
 def test_fields_that_do_not_fit_and_star_zero_are_warnings():
-    result = tk.apply(BASE, [
-        {"name": "title", "src": "x.png", "color": "#f00"},
-        {"name": "rating", "star": 0},
-        {"name": "photo", "type": "text"},
-    ])
+    result = tk.apply(
+        BASE,
+        [
+            {"name": "title", "src": "x.png", "color": "#f00"},
+            {"name": "rating", "star": 0},
+            {"name": "photo", "type": "text"},
+        ],
+    )
     assert result.template.layer("title").color.hex == "#ff0000"
     assert result.template.layer("rating").star == 2
     assert result.warnings == (
@@ -92,16 +99,25 @@ def test_visible_works_on_every_layer():
     assert result.warnings == ()
 
 
-@pytest.mark.parametrize(("mods", "message"), [
-    ([{"name": "title", "size": -1}], "modifications[0] (layer 'title'): size: must be a positive number (got -1.0)"),
-    ([{"name": "title", "color": "blurple"}], "modifications[0].color (layer 'title'): not a colour: 'blurple'"),
-    ({"rating": 9}, "modifications[0] (layer 'rating'): star: must not be more than max (9 > 5)"),
-    ([{"name": "title", "italic": "maybe"}], "modifications[0].italic (layer 'title'): must be true or false (got 'maybe')"),
-    ([{"text": "no name"}], "modifications[0]: must be an object with a string 'name'"),
-    ("{not json", "modifications: not valid JSON"),
-    (42, "modifications: must be a list, an object, JSON text or null (got int)"),
-    ([{"name": "title", "text": "x" * 20_001}], "must be at most 20000 characters (got 20001)"),
-])
+@pytest.mark.parametrize(
+    ("mods", "message"),
+    [
+        (
+            [{"name": "title", "size": -1}],
+            "modifications[0] (layer 'title'): size: must be a positive number (got -1.0)",
+        ),
+        ([{"name": "title", "color": "blurple"}], "modifications[0].color (layer 'title'): not a colour: 'blurple'"),
+        ({"rating": 9}, "modifications[0] (layer 'rating'): star: must not be more than max (9 > 5)"),
+        (
+            [{"name": "title", "italic": "maybe"}],
+            "modifications[0].italic (layer 'title'): must be true or false (got 'maybe')",
+        ),
+        ([{"text": "no name"}], "modifications[0]: must be an object with a string 'name'"),
+        ("{not json", "modifications: not valid JSON"),
+        (42, "modifications: must be a list, an object, JSON text or null (got int)"),
+        ([{"name": "title", "text": "x" * 20_001}], "must be at most 20000 characters (got 20001)"),
+    ],
+)
 def test_bad_values_are_modification_errors(mods, message):
     with pytest.raises(tk.ModificationError) as caught:
         tk.apply(BASE, mods)

@@ -154,8 +154,9 @@ def test_patterns_are_cached_by_symbology_and_value():
 def test_rendered_barcode_scans_back_to_its_value(symbology):
     value, full = VALUES[symbology]
     box = {"x": 10, "y": 10, "width": 600, "height": 140}
-    spec = template(layer("barcode", "code", **box, barcode=value, symbology=symbology),
-                    width=620, height=160, background="#ffffff")
+    spec = template(
+        layer("barcode", "code", **box, barcode=value, symbology=symbology), width=620, height=160, background="#ffffff"
+    )
     image = paint(layout_template(tk.load_template(spec), CTX))
     (found,) = zxingcpp.read_barcodes(image)
     expected = "0" + full if symbology == "upca" else full  # zxing reports UPC-A as its EAN-13
@@ -166,7 +167,11 @@ def test_rendered_barcode_scans_back_to_its_value(symbology):
 def test_one_pixel_modules_still_scan(symbology):
     value, full = VALUES[symbology]
     width = len(barcode.barcode_pattern(symbology, value).modules) + 2 * barcode.QUIET_ZONE
-    spec = template(layer("barcode", "code", width=width, height=60, barcode=value, symbology=symbology),
-                    width=width, height=60, background="#ffffff")
+    spec = template(
+        layer("barcode", "code", width=width, height=60, barcode=value, symbology=symbology),
+        width=width,
+        height=60,
+        background="#ffffff",
+    )
     image = paint(layout_template(tk.load_template(spec), CTX))
     assert [found.text for found in zxingcpp.read_barcodes(image)] == [full]

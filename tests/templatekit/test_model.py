@@ -13,18 +13,36 @@ from tests.conftest import layer, template
 
 EVERY_KIND = [
     layer("text", "t", text="Hi", color="#fff", padding=[4, 8], background={"from": "red", "to": "blue", "angle": 45}),
-    layer("image", "i", src="logo.png", fit="contain", focus={"x": 0.2, "y": 0.8}, radius="50%",
-          border={"width": 2, "color": "rgba(0,0,0,0.5)"}, grayscale=True),
+    layer(
+        "image",
+        "i",
+        src="logo.png",
+        fit="contain",
+        focus={"x": 0.2, "y": 0.8},
+        radius="50%",
+        border={"width": 2, "color": "rgba(0,0,0,0.5)"},
+        grayscale=True,
+    ),
     layer("shape", "s", shape="ellipse", fill="tomato", stroke="#000", strokeWidth=2),
     layer("alert", "a", title="Heads up", text="Body", variant="warning"),
     layer("signature", "sig", text="Jane Doe", title="CEO", date="2026-11-22", lineColor="#999"),
     layer("barcode", "b", barcode="590123412345", symbology="ean13", showText=False),
     layer("qrcode", "q", qrcode="https://example.com", errorCorrection="H", margin=4),
     layer("star", "st", star=3.5, max=5, emptyColor="#eee"),
-    layer("table", "tb", rows=[{"a": 1, "b": "x", "c": None, "d": True}],
-          columns=["a", {"key": "b", "header": "B", "align": "right", "width": "30%"}], theme="arco"),
-    layer("chart", "c", rows=[{"name": "2025", "data": [{"label": "Q1", "value": 3}]}], chartType="line",
-          plotly={"showlegend": False}),
+    layer(
+        "table",
+        "tb",
+        rows=[{"a": 1, "b": "x", "c": None, "d": True}],
+        columns=["a", {"key": "b", "header": "B", "align": "right", "width": "30%"}],
+        theme="arco",
+    ),
+    layer(
+        "chart",
+        "c",
+        rows=[{"name": "2025", "data": [{"label": "Q1", "value": 3}]}],
+        chartType="line",
+        plotly={"showlegend": False},
+    ),
     layer("keyvalue", "kv", rows=[{"key": "Total", "value": "$10", "valueStyle": {"weight": 700}}]),
     layer("video", "v", src="clip.mp4", loop=True, trim={"start": 1, "end": 3}),
 ]
@@ -94,13 +112,21 @@ def test_unknown_fields_are_errors_when_strict_and_warnings_otherwise():
 
 
 def test_colours():
-    loaded = tk.load_template(template(
-        layer("shape", "a", fill="#abc"), layer("shape", "b", fill="#11223380"),
-        layer("shape", "c", fill="rgba(10, 20, 30, 0.5)"), layer("shape", "d", fill="transparent"),
-        layer("shape", "e", fill="rebeccapurple"),
-    ))
+    loaded = tk.load_template(
+        template(
+            layer("shape", "a", fill="#abc"),
+            layer("shape", "b", fill="#11223380"),
+            layer("shape", "c", fill="rgba(10, 20, 30, 0.5)"),
+            layer("shape", "d", fill="transparent"),
+            layer("shape", "e", fill="rebeccapurple"),
+        )
+    )
     assert [s.fill.rgba for s in loaded.layers] == [
-        (0xAA, 0xBB, 0xCC, 255), (0x11, 0x22, 0x33, 0x80), (10, 20, 30, 128), (0, 0, 0, 0), (102, 51, 153, 255),
+        (0xAA, 0xBB, 0xCC, 255),
+        (0x11, 0x22, 0x33, 0x80),
+        (10, 20, 30, 128),
+        (0, 0, 0, 0),
+        (102, 51, 153, 255),
     ]
 
 

@@ -118,8 +118,12 @@ def test_repeated_layouts_reuse_the_cached_geometry():
 
 
 def scan(size: int, **fields) -> list[zxingcpp.Barcode]:
-    spec = template(layer("qrcode", "qr", x=7, y=9, width=size, height=size, **fields),
-                    width=size + 20, height=size + 20, background="#ffffff")
+    spec = template(
+        layer("qrcode", "qr", x=7, y=9, width=size, height=size, **fields),
+        width=size + 20,
+        height=size + 20,
+        background="#ffffff",
+    )
     image = paint(layout_template(tk.load_template(spec), CTX))
     return zxingcpp.read_barcodes(image, formats=zxingcpp.BarcodeFormat.QRCode)
 

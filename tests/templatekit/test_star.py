@@ -48,8 +48,17 @@ def bounds(pts) -> tuple[float, float, float, float]:
 
 @pytest.mark.parametrize(
     ("rating", "expected"),
-    [(0, "EEEEE"), (1, "FEEEE"), (3.24, "FFFEE"), (3.25, "FFFHE"), (3.5, "FFFHE"), (3.74, "FFFHE"),
-     (3.75, "FFFFE"), (0.5, "HEEEE"), (5, "FFFFF")],
+    [
+        (0, "EEEEE"),
+        (1, "FEEEE"),
+        (3.24, "FFFEE"),
+        (3.25, "FFFHE"),
+        (3.5, "FFFHE"),
+        (3.74, "FFFHE"),
+        (3.75, "FFFFE"),
+        (0.5, "HEEEE"),
+        (5, "FFFFF"),
+    ],
 )
 def test_rating_is_shown_to_the_nearest_half_star(rating, expected):
     assert kinds(stars(star=rating)) == expected
@@ -116,8 +125,9 @@ def test_colours_come_from_the_layer():
 
 
 def test_painted_half_star_is_gold_on_the_left_and_grey_on_the_right():
-    spec = template(layer("star", "rating", x=0, y=0, width=300, height=60, star=2.5),
-                    width=300, height=60, background="#ffffff")
+    spec = template(
+        layer("star", "rating", x=0, y=0, width=300, height=60, star=2.5), width=300, height=60, background="#ffffff"
+    )
     image = paint(layout_template(tk.load_template(spec), CTX)).convert("RGB")
     shapes = points(stars(star=2.5))
     left, top, right, bottom = bounds(shapes[2])

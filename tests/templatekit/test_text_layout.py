@@ -52,17 +52,18 @@ def test_auto_fit_shrinks_until_the_text_fits():
     block = fit("A headline that is much too long for the box", style, BOOK, 300, 120, min_size=10)
     assert block.style.size < 80
     assert not block.truncated and not block.broke_words and block.height <= 120
-    bigger = typeset("A headline that is much too long for the box", TextStyle(size=block.style.size + 1), BOOK, 300,
-                     max_height=120)
+    bigger = typeset(
+        "A headline that is much too long for the box", TextStyle(size=block.style.size + 1), BOOK, 300, max_height=120
+    )
     assert bigger.truncated or bigger.broke_words or bigger.height > 120
 
 
 def test_alignment_and_vertical_alignment():
     block = typeset("Hi", STYLE, BOOK, 200)
     width = block.lines[0].width
-    left, = runs(place(block, 10, 0, 200, 100, "left", "top"))
-    centre, = runs(place(block, 10, 0, 200, 100, "center", "middle"))
-    right, = runs(place(block, 10, 0, 200, 100, "right", "bottom"))
+    (left,) = runs(place(block, 10, 0, 200, 100, "left", "top"))
+    (centre,) = runs(place(block, 10, 0, 200, 100, "center", "middle"))
+    (right,) = runs(place(block, 10, 0, 200, 100, "right", "bottom"))
     assert left.x == 10
     assert centre.x == pytest.approx(10 + (200 - width) / 2)
     assert right.x == pytest.approx(210 - width)
@@ -81,7 +82,10 @@ def test_justify_stretches_all_but_the_last_line():
 
 def test_weight_and_italic_pick_the_closest_face():
     assert font_name(runs(place(typeset("x", TextStyle(weight=700), BOOK, 100), 0, 0, 100, 50))[0]) == "Inter-Bold.ttf"
-    assert font_name(runs(place(typeset("x", TextStyle(weight=650, italic=True), BOOK, 100), 0, 0, 100, 50))[0]) == "Inter-BoldItalic.ttf"
+    assert (
+        font_name(runs(place(typeset("x", TextStyle(weight=650, italic=True), BOOK, 100), 0, 0, 100, 50))[0])
+        == "Inter-BoldItalic.ttf"
+    )
 
 
 def test_fallback_picks_a_font_per_script_and_emoji_become_images():
@@ -105,14 +109,17 @@ def test_emoji_sequences_stay_whole():
 def test_right_to_left_runs_are_in_visual_order():
     items = runs(place(typeset("abc שלום 42 עולם", STYLE, BOOK, 1000), 0, 0, 1000, 50))
     assert [(r.text.strip(), r.rtl) for r in sorted(items, key=lambda r: r.x)] == [
-        ("abc", False), ("עולם", True), ("42", False), ("שלום", True),
+        ("abc", False),
+        ("עולם", True),
+        ("42", False),
+        ("שלום", True),
     ]
     rtl_paragraph = runs(place(typeset("שלום עולם! hello 42", STYLE, BOOK, 1000), 0, 0, 1000, 50))
     assert [r.text.strip() for r in sorted(rtl_paragraph, key=lambda r: r.x)] == ["hello 42", "!", "שלום עולם"]
 
 
 def test_arabic_is_one_shaped_run_measured_as_a_whole():
-    item, = runs(place(typeset("مرحبا بالعالم", STYLE, BOOK, 1000), 0, 0, 1000, 50))
+    (item,) = runs(place(typeset("مرحبا بالعالم", STYLE, BOOK, 1000), 0, 0, 1000, 50))
     assert item.rtl and item.text == "مرحبا بالعالم"
     assert item.width == pytest.approx(measure("مرحبا بالعالم", item.font, 20, True))
 

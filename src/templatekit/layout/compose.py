@@ -57,5 +57,3 @@ def _background_image(template: Template, background: BackgroundImage, ctx: Layo
     return image.fitted_image(
         background.src, background.fit, 0, 0, template.width, template.height, ctx, owner="background"
     )
-
-

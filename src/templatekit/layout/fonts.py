@@ -24,7 +24,15 @@ EMOJI_SIZE = 109  # the only strike size of the bundled colour-bitmap emoji font
 
 _ALIASES = {"sans-serif": "Inter", "sans": "Inter", "cursive": "Dancing Script", "script": "Dancing Script"}
 
-_INTER_WEIGHTS = {300: "Light", 400: "Regular", 500: "Medium", 600: "SemiBold", 700: "Bold", 800: "ExtraBold", 900: "Black"}
+_INTER_WEIGHTS = {
+    300: "Light",
+    400: "Regular",
+    500: "Medium",
+    600: "SemiBold",
+    700: "Bold",
+    800: "ExtraBold",
+    900: "Black",
+}
 
 
 @frozen
@@ -67,8 +75,15 @@ def _bundled_faces() -> list[Face]:
 
 # Families tried, in order, for a character the chosen face does not have.
 FALLBACK_FAMILIES = (
-    "Inter", "Noto Sans Arabic", "Noto Sans Hebrew", "Noto Sans Devanagari", "Noto Sans Thai",
-    "Noto Sans Symbols", "Noto Sans Symbols 2", "Noto Sans Math", "Droid Sans Fallback",
+    "Inter",
+    "Noto Sans Arabic",
+    "Noto Sans Hebrew",
+    "Noto Sans Devanagari",
+    "Noto Sans Thai",
+    "Noto Sans Symbols",
+    "Noto Sans Symbols 2",
+    "Noto Sans Math",
+    "Droid Sans Fallback",
 )
 
 

@@ -28,11 +28,20 @@ def layout(layer: TextLayer, ctx: LayoutContext) -> list[Item]:
         transform=layer.transform,
     )
     if layer.auto_fit == "shrink":
-        block = fit(layer.text, style, ctx.fonts, width, height, min_size=layer.min_size,
-                    max_lines=layer.max_lines, ellipsis=layer.ellipsis)
+        block = fit(
+            layer.text,
+            style,
+            ctx.fonts,
+            width,
+            height,
+            min_size=layer.min_size,
+            max_lines=layer.max_lines,
+            ellipsis=layer.ellipsis,
+        )
     else:
-        block = typeset(layer.text, style, ctx.fonts, width, max_lines=layer.max_lines,
-                        max_height=height, ellipsis=layer.ellipsis)
+        block = typeset(
+            layer.text, style, ctx.fonts, width, max_lines=layer.max_lines, max_height=height, ellipsis=layer.ellipsis
+        )
     if block.truncated:
         ctx.warn(layer.name, f"text cut to {len(block.lines)} line(s) to fit the box")
     items.extend(place(block, x, y, width, height, layer.align, layer.vertical_align))

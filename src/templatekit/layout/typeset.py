@@ -167,7 +167,9 @@ def _is_emoji(cluster: str, emoji: frozenset[int], primary: frozenset[int]) -> b
     return code > 0x7F and code not in primary
 
 
-def itemize(paragraph: str, primary: FontFile, book: FontBook, weight: int, italic: bool) -> list[tuple[str, FontFile, bool]]:
+def itemize(
+    paragraph: str, primary: FontFile, book: FontBook, weight: int, italic: bool
+) -> list[tuple[str, FontFile, bool]]:
     """Split a paragraph into (text, font, is_emoji) segments by font coverage."""
     chain = (primary, *book.fallbacks(weight, italic))
     emoji_file = book.emoji
@@ -362,7 +364,9 @@ def fit(
     without cutting or breaking words (searched to a quarter pixel)."""
 
     def attempt(size: float) -> TextBlock:
-        return typeset(text, evolve(style, size=size), book, width, max_lines=max_lines, max_height=height, ellipsis=ellipsis)
+        return typeset(
+            text, evolve(style, size=size), book, width, max_lines=max_lines, max_height=height, ellipsis=ellipsis
+        )
 
     def fits(block: TextBlock) -> bool:
         return not block.truncated and not block.broke_words and block.height <= height + _EPSILON
@@ -436,7 +440,7 @@ def _levels(pieces: tuple[Piece, ...], base_rtl: bool) -> list[tuple[bool, int]]
 def _runs(line: LineBox, style: TextStyle, split_spaces: bool) -> list[tuple[Piece, int]]:
     """Merge pieces into runs (logical order) and give each its bidi level."""
     runs: list[tuple[Piece, int]] = []
-    for piece, (rtl, level) in zip(line.pieces, _levels(line.pieces, line.rtl_paragraph)):
+    for piece, (rtl, level) in zip(line.pieces, _levels(line.pieces, line.rtl_paragraph), strict=True):
         piece = evolve(piece, rtl=rtl)
         if runs and _mergeable(runs[-1][0], piece, style, split_spaces) and runs[-1][1] == level:
             previous = runs[-1][0]
@@ -504,7 +508,11 @@ def place(
             if piece.emoji:
                 items.append(_emoji_item(piece, pen, baseline, style.size))
             elif not piece.space:
-                items.append(TextRun(pen, baseline, piece.text, piece.file, style.size, style.color, piece.width, bool(piece.rtl)))
+                items.append(
+                    TextRun(
+                        pen, baseline, piece.text, piece.file, style.size, style.color, piece.width, bool(piece.rtl)
+                    )
+                )
             pen += piece.width + (extra if piece.space else 0.0)
     return items
 

@@ -24,10 +24,10 @@ from templatekit.model.layers import (
     LAYER_KINDS,
     AnyLayer,
     CellValue,
-    Layer,
     ChartPoint,
     ChartSeries,
     Column,
+    Layer,
 )
 from templatekit.model.template import BackgroundImage, Template
 from templatekit.model.values import Color, Gradient, Insets, Length
@@ -156,7 +156,9 @@ def _make_converter() -> Converter:
     conv.register_structure_hook(AnyLayer, _layer)
     conv.register_structure_hook(
         Union[Color, BackgroundImage, None],
-        lambda v, _: None if v is None else conv.structure(v, BackgroundImage) if isinstance(v, dict) else _color(v, Color),
+        lambda v, _: (
+            None if v is None else conv.structure(v, BackgroundImage) if isinstance(v, dict) else _color(v, Color)
+        ),
     )
 
     def structure_factory(cls: type) -> Any:

@@ -337,12 +337,32 @@ class VideoLayer(Layer):
 LAYER_KINDS: dict[str, type[Layer]] = {
     cls.TYPE: cls
     for cls in (
-        TextLayer, ImageLayer, ShapeLayer, AlertLayer, SignatureLayer, BarcodeLayer,
-        QRCodeLayer, StarLayer, TableLayer, ChartLayer, KeyValueLayer, VideoLayer,
+        TextLayer,
+        ImageLayer,
+        ShapeLayer,
+        AlertLayer,
+        SignatureLayer,
+        BarcodeLayer,
+        QRCodeLayer,
+        StarLayer,
+        TableLayer,
+        ChartLayer,
+        KeyValueLayer,
+        VideoLayer,
     )
 }
 
 AnyLayer = Union[
-    TextLayer, ImageLayer, ShapeLayer, AlertLayer, SignatureLayer, BarcodeLayer,
-    QRCodeLayer, StarLayer, TableLayer, ChartLayer, KeyValueLayer, VideoLayer,
+    TextLayer,
+    ImageLayer,
+    ShapeLayer,
+    AlertLayer,
+    SignatureLayer,
+    BarcodeLayer,
+    QRCodeLayer,
+    StarLayer,
+    TableLayer,
+    ChartLayer,
+    KeyValueLayer,
+    VideoLayer,
 ]

@@ -8,7 +8,7 @@ from typing import Literal
 
 from attrs import frozen
 
-from templatekit.model.checks import between, field, non_empty, positive
+from templatekit.model.checks import between, field, non_empty
 from templatekit.model.layers import AnyLayer, Fit
 from templatekit.model.values import Color
 

@@ -10,7 +10,6 @@ rotation or a clip.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from PIL import Image as PILImage
 from PIL import ImageChops, ImageDraw, ImageMath
 
+from templatekit.cache import BoundedCache
 from templatekit.layout.fonts import pil_font
 from templatekit.layout.scene import (
     Bars,
@@ -87,8 +87,10 @@ def _gradient(gradient: Gradient, size: tuple[int, int]) -> PILImage.Image:
     span = abs(width * dx) + abs(height * dy) or 1.0
     # Ramps whose pixel values are 255 * x / width and 255 * y / height.
     ys = PILImage.linear_gradient("L").resize((width, height), PILImage.Resampling.BILINEAR)
-    xs = PILImage.linear_gradient("L").transpose(PILImage.Transpose.TRANSPOSE).resize(
-        (width, height), PILImage.Resampling.BILINEAR
+    xs = (
+        PILImage.linear_gradient("L")
+        .transpose(PILImage.Transpose.TRANSPOSE)
+        .resize((width, height), PILImage.Resampling.BILINEAR)
     )
     # t = 1/2 + ((x - w/2) dx + (y - h/2) dy) / span, scaled to 0..255.
     a, b = width * dx / span, height * dy / span
@@ -122,7 +124,9 @@ def _blend(target: PILImage.Image, patch: PILImage.Image, left: int, top: int) -
     target.alpha_composite(patch, (x0, y0))
 
 
-def _pixel_box(surface: Surface, x: float, y: float, width: float, height: float) -> tuple[int, int, int, int, float, float]:
+def _pixel_box(
+    surface: Surface, x: float, y: float, width: float, height: float
+) -> tuple[int, int, int, int, float, float]:
     """Whole-pixel bounds of a box and the fractional offset of its origin in them."""
     left, top = surface.px(x, y)
     right, bottom = surface.px(x + width, y + height)
@@ -147,7 +151,7 @@ def _box_mask(size: tuple[int, int], box: Box, radius: float, ellipse: bool, ins
     of that thickness (strokes are drawn inside the box)."""
 
     def shape(d: ImageDraw.ImageDraw, k: float, grow: float, fill: int) -> None:
-        x0, y0, x1, y1 = ((v + s * grow) * k for v, s in zip(box, (1, 1, -1, -1)))
+        x0, y0, x1, y1 = ((v + s * grow) * k for v, s in zip(box, (1, 1, -1, -1), strict=True))
         if x1 <= x0 or y1 <= y0:
             return
         if ellipse:
@@ -172,8 +176,18 @@ def _is_pixel_aligned(values: Sequence[float]) -> bool:
 # ------------------------------------------------------------------ primitives
 
 
-def _paint_box(surface: Surface, x: float, y: float, w: float, h: float, fill: Paint | None,
-               stroke: Color | None, stroke_width: float, radius: float, ellipse: bool) -> None:
+def _paint_box(
+    surface: Surface,
+    x: float,
+    y: float,
+    w: float,
+    h: float,
+    fill: Paint | None,
+    stroke: Color | None,
+    stroke_width: float,
+    radius: float,
+    ellipse: bool,
+) -> None:
     x0, y0, pw, ph, fx, fy = _pixel_box(surface, x, y, w, h)
     box = (fx, fy, fx + w * surface.scale, fy + h * surface.scale)
     r = radius * surface.scale
@@ -190,13 +204,24 @@ def _paint_box(surface: Surface, x: float, y: float, w: float, h: float, fill: P
 
 
 def _paint_rect(surface: Surface, item: Rect) -> None:
-    _paint_box(surface, item.x, item.y, item.width, item.height, item.fill, item.stroke,
-               item.stroke_width, item.radius, ellipse=False)
+    _paint_box(
+        surface,
+        item.x,
+        item.y,
+        item.width,
+        item.height,
+        item.fill,
+        item.stroke,
+        item.stroke_width,
+        item.radius,
+        ellipse=False,
+    )
 
 
 def _paint_ellipse(surface: Surface, item: Ellipse) -> None:
-    _paint_box(surface, item.x, item.y, item.width, item.height, item.fill, item.stroke,
-               item.stroke_width, 0.0, ellipse=True)
+    _paint_box(
+        surface, item.x, item.y, item.width, item.height, item.fill, item.stroke, item.stroke_width, 0.0, ellipse=True
+    )
 
 
 def _paint_polygon(surface: Surface, item: Polygon) -> None:
@@ -208,8 +233,13 @@ def _paint_polygon(surface: Surface, item: Polygon) -> None:
 
     def draw(d: ImageDraw.ImageDraw, k: float) -> None:
         for contour in item.contours:
-            d.polygon([((px - origin[0]) * surface.scale * k + fx * k,
-                        (py - origin[1]) * surface.scale * k + fy * k) for px, py in contour], fill=255)
+            d.polygon(
+                [
+                    ((px - origin[0]) * surface.scale * k + fx * k, (py - origin[1]) * surface.scale * k + fy * k)
+                    for px, py in contour
+                ],
+                fill=255,
+            )
 
     _composite(surface, _fill_patch(item.fill, (pw, ph)), _mask((pw, ph), draw), x0, y0)
 
@@ -225,17 +255,17 @@ def _paint_line(surface: Surface, item: Line) -> None:
 def _paint_bars(surface: Surface, item: Bars) -> None:
     """Bars snap to whole pixels: crisp edges matter more than sub-pixel position."""
     if item.color.a == 255:
-        target, draw, offset = surface.image, surface.draw, (0, 0)
+        target, draw = surface.image, surface.draw
     else:
         target = PILImage.new("L", surface.image.size, 0)
-        draw, offset = ImageDraw.Draw(target), (0, 0)
+        draw = ImageDraw.Draw(target)
     fill = item.color.rgba if target is surface.image else 255
     for x, y, w, h in item.rects:
         left, top = surface.px(x, y)
         right, bottom = surface.px(x + w, y + h)
-        l, t, r, b = round(left), round(top), round(right), round(bottom)
-        if r > l and b > t:
-            draw.rectangle((l - offset[0], t - offset[1], r - 1, b - 1), fill=fill)
+        x0, y0, x1, y1 = round(left), round(top), round(right), round(bottom)
+        if x1 > x0 and y1 > y0:
+            draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=fill)
     if target is not surface.image:
         _composite(surface, _fill_patch(item.color, target.size), target, 0, 0)
 
@@ -252,24 +282,18 @@ def _paint_text(surface: Surface, item: TextRun) -> None:
     )
 
 
-_RESIZED: OrderedDict[tuple[str, tuple[int, int], bool], PILImage.Image] = OrderedDict()
-_RESIZED_ENTRIES = 128
+_RESIZED: BoundedCache[tuple[str, tuple[int, int], bool], PILImage.Image] = BoundedCache(128, 256_000_000)
 
 
 def _resized(key: str, image: PILImage.Image, size: tuple[int, int], smooth: bool) -> PILImage.Image:
     """Images scaled to their drawn size, kept by content key (logos repeat across renders)."""
     if image.size == size:
         return image
-    cache_key = (key, size, smooth)
-    cached = _RESIZED.get(cache_key)
+    cached = _RESIZED.get((key, size, smooth))
     if cached is None:
         resample = PILImage.Resampling.LANCZOS if smooth else PILImage.Resampling.NEAREST
         cached = image.resize(size, resample, reducing_gap=3.0 if smooth else None)
-        _RESIZED[cache_key] = cached
-        if len(_RESIZED) > _RESIZED_ENTRIES:
-            _RESIZED.popitem(last=False)
-    else:
-        _RESIZED.move_to_end(cache_key)
+        _RESIZED.put((key, size, smooth), cached, size[0] * size[1] * 4)
     return cached
 
 
@@ -345,19 +369,33 @@ def _bounds(item: Item) -> Box | None:
     if isinstance(item, (Rect, Ellipse, Image)):
         return (item.x, item.y, item.x + item.width, item.y + item.height)
     if isinstance(item, TextRun):
-        return (item.x - item.size * 0.5, item.y - item.size * 1.3, item.x + item.width + item.size * 0.5, item.y + item.size * 0.6)
+        return (
+            item.x - item.size * 0.5,
+            item.y - item.size * 1.3,
+            item.x + item.width + item.size * 0.5,
+            item.y + item.size * 0.6,
+        )
     if isinstance(item, Line):
         pad = item.width
         xs, ys = (item.start[0], item.end[0]), (item.start[1], item.end[1])
         return (min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad)
     if isinstance(item, Polygon):
         points = [p for contour in item.contours for p in contour]
-        return (min(p[0] for p in points), min(p[1] for p in points), max(p[0] for p in points), max(p[1] for p in points))
+        return (
+            min(p[0] for p in points),
+            min(p[1] for p in points),
+            max(p[0] for p in points),
+            max(p[1] for p in points),
+        )
     if isinstance(item, Bars):
         if not item.rects:
             return None
-        return (min(r[0] for r in item.rects), min(r[1] for r in item.rects),
-                max(r[0] + r[2] for r in item.rects), max(r[1] + r[3] for r in item.rects))
+        return (
+            min(r[0] for r in item.rects),
+            min(r[1] for r in item.rects),
+            max(r[0] + r[2] for r in item.rects),
+            max(r[1] + r[3] for r in item.rects),
+        )
     if isinstance(item, Group):
         inner = _group_bounds(item)
         if inner is None or not item.rotation:

@@ -1,0 +1,195 @@
+"""Image layers and the template background image.
+
+Fitting is done here, in source pixels: a cover crop or the visible part of an
+unscaled image is cut out at layout, so that painters only scale an image into its box
+and the PDF writer embeds just the pixels that show, at source resolution.
+"""
+
+from __future__ import annotations
+
+import math
+
+from attrs import frozen
+from PIL import Image as PILImage
+
+from templatekit.assets import LoadedImage
+from templatekit.cache import BoundedCache
+from templatekit.errors import AssetError
+from templatekit.layout.context import LayoutContext
+from templatekit.layout.scene import Clip, Ellipse, Group, Image, Item, Rect
+from templatekit.model.layers import Border, Fit, Focus, ImageLayer
+from templatekit.model.values import Length
+
+Crop = tuple[int, int, int, int]  # left, top, right, bottom in source pixels
+
+_CENTRE = Focus()
+_NO_RADIUS = Length(0)
+
+_PREPARED: BoundedCache[str, PILImage.Image] = BoundedCache(max_entries=64, max_weight=256_000_000)
+
+
+@frozen
+class _Placement:
+    """Where the image lands on the canvas, and the part of the source that is drawn
+    there (None: all of it)."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+    crop: Crop | None = None
+
+
+def layout(layer: ImageLayer, ctx: LayoutContext) -> list[Item]:
+    box = (layer.x, layer.y, layer.width, layer.height)
+    items = [
+        fitted_image(
+            layer.src,
+            layer.fit,
+            *box,
+            ctx,
+            owner=layer.name,
+            focus=layer.focus,
+            grayscale=layer.grayscale,
+            radius=layer.radius,
+        )
+    ]
+    if layer.border is not None and layer.border.width > 0:
+        items.append(_border(layer.border, *box, layer.radius))
+    return items
+
+
+def fitted_image(
+    src: str,
+    fit: Fit,
+    x: float,
+    y: float,
+    width: float,
+    height: float,
+    ctx: LayoutContext,
+    *,
+    owner: str,
+    focus: Focus = _CENTRE,
+    grayscale: bool = False,
+    radius: Length = _NO_RADIUS,
+) -> Item:
+    """``src`` fitted into the box, clipped to its rounded corners or ellipse.
+    ``owner`` (a layer name, or "background") names the image in errors."""
+    loaded = _load(src, fit, width, height, ctx, owner)
+    placed = _place(loaded.image.size, fit, x, y, width, height, focus)
+    key = _key(loaded.key, placed.crop, grayscale)
+    pixels = _prepared(loaded, placed.crop, grayscale, key)
+    item = Image(placed.x, placed.y, placed.width, placed.height, pixels, key)
+    ellipse, corner = _corners(radius, width, height)
+    if not ellipse and corner == 0:
+        return item
+    return Group((item,), clip=Clip(x, y, width, height, radius=corner, ellipse=ellipse))
+
+
+def _load(src: str, fit: Fit, width: float, height: float, ctx: LayoutContext, owner: str) -> LoadedImage:
+    size_hint = None if fit == "none" else (max(1, math.ceil(width)), max(1, math.ceil(height)))
+    try:
+        return ctx.assets.load_image(src, ctx.base_dir, size_hint=size_hint)
+    except AssetError as exc:
+        raise AssetError(f"layer {owner!r}: {exc}", layer=owner, url=src) from exc
+
+
+def _place(
+    size: tuple[int, int], fit: Fit, x: float, y: float, width: float, height: float, focus: Focus
+) -> _Placement:
+    if fit == "cover":
+        return _Placement(x, y, width, height, _whole_or(size, _cover_crop(size, width, height, focus)))
+    if fit == "contain":
+        scale = min(width / size[0], height / size[1])
+        drawn_width, drawn_height = size[0] * scale, size[1] * scale
+        left, top = x + (width - drawn_width) / 2, y + (height - drawn_height) / 2
+        return _Placement(left, top, drawn_width, drawn_height)
+    if fit == "fill":
+        return _Placement(x, y, width, height)
+    return _natural(size, x, y, width, height)
+
+
+def _cover_crop(size: tuple[int, int], width: float, height: float, focus: Focus) -> Crop:
+    """The largest part of the source with the box's aspect ratio, centred on the focus
+    point as far as the source's edges allow."""
+    source_width, source_height = size
+    if source_width * height > source_height * width:
+        cut = max(1, min(source_width, round(source_height * width / height)))
+        left = _start(focus.x * source_width, cut, source_width)
+        return (left, 0, left + cut, source_height)
+    cut = max(1, min(source_height, round(source_width * height / width)))
+    top = _start(focus.y * source_height, cut, source_height)
+    return (0, top, source_width, top + cut)
+
+
+def _start(centre: float, length: int, total: int) -> int:
+    return min(max(round(centre - length / 2), 0), total - length)
+
+
+def _natural(size: tuple[int, int], x: float, y: float, width: float, height: float) -> _Placement:
+    """The image at one canvas px per source pixel, centred, cut to the box."""
+    left, right, drawn_x, drawn_width = _axis(size[0], x, width)
+    top, bottom, drawn_y, drawn_height = _axis(size[1], y, height)
+    crop = _whole_or(size, (left, top, right, bottom))
+    return _Placement(drawn_x, drawn_y, drawn_width, drawn_height, crop)
+
+
+def _axis(source: int, start: float, box: float) -> tuple[int, int, float, float]:
+    """Along one axis: the source range kept, and where it is drawn (start, length)."""
+    if source <= box:
+        return 0, source, start + (box - source) / 2, float(source)
+    kept = max(1, round(box))
+    first = (source - kept) // 2
+    return first, first + kept, start, box
+
+
+def _whole_or(size: tuple[int, int], crop: Crop) -> Crop | None:
+    return None if crop == (0, 0, *size) else crop
+
+
+def _key(content: str, crop: Crop | None, grayscale: bool) -> str:
+    parts = [content]
+    if crop is not None:
+        parts.append("crop={},{},{},{}".format(*crop))
+    if grayscale:
+        parts.append("gray")
+    return "/".join(parts)
+
+
+def _prepared(loaded: LoadedImage, crop: Crop | None, grayscale: bool, key: str) -> PILImage.Image:
+    """The pixels to draw: cropped, then made gray, kept by key across renders."""
+    if crop is None and not grayscale:
+        return loaded.image
+    image = _PREPARED.get(key)
+    if image is None:
+        image = loaded.image if crop is None else loaded.image.crop(crop)
+        if grayscale:
+            image = _grayscale(image)
+        _PREPARED.put(key, image, image.width * image.height * len(image.mode))
+    return image
+
+
+def _grayscale(image: PILImage.Image) -> PILImage.Image:
+    """Gray in the same mode, so that painters still see only RGB or RGBA."""
+    gray = image.convert("L")
+    if image.mode == "RGBA":
+        return PILImage.merge("RGBA", (gray, gray, gray, image.getchannel("A")))
+    return gray.convert("RGB")
+
+
+def _corners(radius: Length, width: float, height: float) -> tuple[bool, float]:
+    """(ellipse?, corner radius in px): 50% or more makes an ellipse, a circle in a
+    square box; any other radius is resolved against the shorter side."""
+    if radius.percent and radius.value >= 50:
+        return True, 0.0
+    side = min(width, height)
+    return False, max(0.0, min(radius.resolve(side), side / 2))
+
+
+def _border(border: Border, x: float, y: float, width: float, height: float, radius: Length) -> Item:
+    """The border follows the clip's outline; its stroke lies inside the box."""
+    stroke_width = min(border.width, min(width, height) / 2)
+    ellipse, corner = _corners(radius, width, height)
+    if ellipse:
+        return Ellipse(x, y, width, height, stroke=border.color, stroke_width=stroke_width)
+    return Rect(x, y, width, height, stroke=border.color, stroke_width=stroke_width, radius=corner)
