@@ -8,6 +8,8 @@ from collections.abc import Callable
 from attrs import frozen
 from PIL import Image
 
+from templatekit.png import write_png
+
 
 @frozen
 class Encoded:
@@ -29,12 +31,9 @@ def _flatten(image: Image.Image, background: tuple[int, int, int] = (255, 255, 2
 
 
 def encode_png(image: Image.Image, draft: bool) -> Encoded:
-    """Opaque images are written as RGB (a quarter smaller). compress_level 3 is
-    several times faster than Pillow's default 6 for a few percent more bytes."""
-    out = io.BytesIO()
+    """Opaque images are written as RGB (a quarter fewer bytes to compress)."""
     source = image.convert("RGB") if _opaque(image) else image
-    source.save(out, "PNG", compress_level=1 if draft else 3)
-    return Encoded(out.getvalue(), "image/png")
+    return Encoded(write_png(source, level=2 if draft else 3), "image/png")
 
 
 def encode_jpeg(image: Image.Image, draft: bool) -> Encoded:

@@ -96,15 +96,16 @@ class TextRun:
 
 @frozen
 class Image:
-    """A decoded image drawn into a box. ``key`` identifies its content for caches;
-    ``smooth`` False keeps hard pixel edges when scaling."""
+    """A decoded image drawn into a box. ``key`` identifies its content (and crop):
+    images compare by key, and the painters cache by it. ``smooth`` False keeps hard
+    pixel edges when scaling."""
 
     x: float
     y: float
     width: float
     height: float
     image: PILImage.Image = field(eq=False)  # compared through key
-    key: str = ""
+    key: str
     smooth: bool = True
 
 

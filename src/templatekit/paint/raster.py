@@ -55,12 +55,49 @@ class Surface:
 
 
 def paint(scene: Scene, scale: float = 1.0) -> PILImage.Image:
-    """Paint a Scene at ``scale`` (1 = one image pixel per scene px)."""
+    """Paint a Scene at ``scale`` (1 = one image pixel per scene px).
+
+    Renders of one template usually differ in a few layers only. The canvas painted
+    up to the first layer that changed between two renders is kept, and a later
+    render whose layers start the same way starts from it. Scene items compare by
+    value, so the result is the same pixels as painting everything."""
     size = (max(1, round(scene.width * scale)), max(1, round(scene.height * scale)))
-    background = scene.background.rgba if scene.background else (0, 0, 0, 0)
-    surface = Surface(PILImage.new("RGBA", size, background), 0, 0, scale)
-    _paint_items(surface, scene.items)
+    canvas = (size, scene.background, scale)
+    items = scene.items
+    start, image = _snapshot_for(canvas, items)
+    if image is None:
+        background = scene.background.rgba if scene.background else (0, 0, 0, 0)
+        image = PILImage.new("RGBA", size, background)
+    surface = Surface(image, 0, 0, scale)
+    keep_at = _shared_prefix(_LAST_ITEMS.get(canvas) or (), items)
+    _LAST_ITEMS.put(canvas, items, 1)
+    for index in range(start, len(items)):
+        if index == keep_at and index > start:
+            _SNAPSHOTS.put((canvas, items[:index]), surface.image.copy(), size[0] * size[1] * 4)
+        PAINTERS[type(items[index])](surface, items[index])
     return surface.image
+
+
+_SNAPSHOTS: BoundedCache[tuple[Any, tuple[Item, ...]], PILImage.Image] = BoundedCache(32, 512_000_000)
+_LAST_ITEMS: BoundedCache[Any, tuple[Item, ...]] = BoundedCache(64, 64)
+
+
+def _snapshot_for(canvas: Any, items: tuple[Item, ...]) -> tuple[int, PILImage.Image | None]:
+    """The longest kept prefix of ``items`` (its length and a copy of its canvas)."""
+    for length in range(len(items) - 1, 0, -1):
+        snapshot = _SNAPSHOTS.get((canvas, items[:length]))
+        if snapshot is not None:
+            return length, snapshot.copy()
+    return 0, None
+
+
+def _shared_prefix(previous: tuple[Item, ...], items: tuple[Item, ...]) -> int:
+    count = 0
+    for old, new in zip(previous, items, strict=False):
+        if old != new:
+            break
+        count += 1
+    return count
 
 
 def _paint_items(surface: Surface, items: Sequence[Item]) -> None:
@@ -69,6 +106,10 @@ def _paint_items(surface: Surface, items: Sequence[Item]) -> None:
 
 
 # ------------------------------------------------------------------ fills and masks
+
+
+def _opaque_paint(paint: Paint) -> bool:
+    return paint.a == 255 if isinstance(paint, Color) else paint.from_.a == 255 and paint.to.a == 255
 
 
 def _fill_patch(paint: Paint, size: tuple[int, int]) -> PILImage.Image:
@@ -192,11 +233,13 @@ def _paint_box(
     box = (fx, fy, fx + w * surface.scale, fy + h * surface.scale)
     r = radius * surface.scale
     if fill is not None:
-        simple = not ellipse and r == 0 and isinstance(fill, Color) and _is_pixel_aligned(box)
-        if simple and fill.a == 255:
+        plain = not ellipse and r == 0 and _is_pixel_aligned(box)
+        if plain and isinstance(fill, Color) and fill.a == 255:
             surface.draw.rectangle((x0, y0, x0 + pw - 1, y0 + ph - 1), fill=fill.rgba)
+        elif plain and _opaque_paint(fill):
+            surface.image.paste(_fill_patch(fill, (pw, ph)), (x0, y0))
         else:
-            mask = None if simple else _box_mask((pw, ph), box, r, ellipse, 0.0)
+            mask = None if plain else _box_mask((pw, ph), box, r, ellipse, 0.0)
             _composite(surface, _fill_patch(fill, (pw, ph)), mask, x0, y0)
     if stroke is not None and stroke_width > 0:
         mask = _box_mask((pw, ph), box, r, ellipse, stroke_width * surface.scale)
@@ -302,7 +345,7 @@ def _paint_image(surface: Surface, item: Image) -> None:
     right, bottom = surface.px(item.x + item.width, item.y + item.height)
     x0, y0 = round(left), round(top)
     size = (max(1, round(right) - x0), max(1, round(bottom) - y0))
-    resized = _resized(item.key or str(id(item.image)), item.image, size, item.smooth)
+    resized = _resized(item.key, item.image, size, item.smooth)
     if resized.mode == "RGBA":
         _blend(surface.image, resized, x0, y0)
     else:

@@ -1,0 +1,191 @@
+"""The raster painter, checked on real pixels."""
+
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+from PIL import Image as PILImage
+
+from templatekit.layout.fonts import FontBook
+from templatekit.layout.scene import Bars, Clip, Ellipse, Group, Line, Polygon, Rect, Scene, TextRun
+from templatekit.layout.typeset import TextStyle, place, typeset
+from templatekit.model.values import Color, Gradient
+from templatekit.paint import raster
+from templatekit.png import write_png
+
+RED, BLUE, WHITE, BLACK = Color(255, 0, 0), Color(0, 0, 255), Color(255, 255, 255), Color(0, 0, 0)
+BOOK = FontBook.bundled()
+
+
+def draw(*items, width=100, height=100, background=WHITE, scale=1.0) -> PILImage.Image:
+    return raster.paint(Scene(width, height, background, tuple(items)), scale)
+
+
+def grid(image: PILImage.Image) -> list[str]:
+    """Rows of '#' (dark) and '.' (light): small drawings compared as ASCII art."""
+    grey = image.convert("L")
+    return ["".join("#" if grey.getpixel((x, y)) < 128 else "." for x in range(grey.width)) for y in range(grey.height)]
+
+
+def test_pixel_aligned_rect_is_exact():
+    assert grid(draw(Rect(1, 1, 2, 3, BLACK), width=5, height=5)) == [
+        ".....",
+        ".##..",
+        ".##..",
+        ".##..",
+        ".....",
+    ]
+
+
+def test_rounded_corners_and_ellipses_are_antialiased_and_clear_outside():
+    image = draw(Rect(10, 10, 80, 80, RED, radius=30))
+    assert image.getpixel((50, 50)) == (255, 0, 0, 255)
+    assert image.getpixel((11, 11)) == (255, 255, 255, 255)  # cut corner
+    diagonal = [image.getpixel((i, i)) for i in range(15, 22)]
+    assert any(p not in ((255, 0, 0, 255), (255, 255, 255, 255)) for p in diagonal)  # anti-aliased, not jagged
+    ellipse = draw(Ellipse(0, 0, 100, 50, BLUE))
+    assert ellipse.getpixel((50, 25))[:3] == (0, 0, 255)
+    assert ellipse.getpixel((2, 2))[:3] == (255, 255, 255)
+
+
+def test_stroke_is_drawn_inside_the_box():
+    image = draw(Rect(10, 10, 50, 50, None, stroke=BLACK, stroke_width=4))
+    assert image.getpixel((10, 30))[:3] == (0, 0, 0)
+    assert image.getpixel((13, 30))[:3] == (0, 0, 0)
+    assert image.getpixel((9, 30))[:3] == (255, 255, 255)
+    assert image.getpixel((14, 30))[:3] == (255, 255, 255)
+
+
+@pytest.mark.parametrize(
+    ("angle", "first", "last"), [(90, (0, 50), (99, 50)), (180, (50, 0), (50, 99)), (0, (50, 99), (50, 0))]
+)
+def test_gradient_runs_along_its_angle(angle, first, last):
+    image = draw(Rect(0, 0, 100, 100, Gradient(RED, BLUE, angle)))
+    start, end = image.getpixel(first), image.getpixel(last)
+    assert start[0] > 240 and start[2] < 15
+    assert end[2] > 240 and end[0] < 15
+    middle = image.getpixel((50, 50))
+    assert 100 < middle[0] < 155 and 100 < middle[2] < 155
+
+
+def test_opacity_blends_and_rotation_turns_about_the_origin():
+    half = draw(Group((Rect(0, 0, 100, 100, BLACK),), opacity=0.5))
+    assert half.getpixel((50, 50))[0] == pytest.approx(128, abs=2)
+    bar = Rect(10, 45, 80, 10, BLACK)
+    turned = draw(Group((bar,), rotation=90, origin=(50, 50)))
+    assert turned.getpixel((50, 15))[:3] == (0, 0, 0)  # now vertical
+    assert turned.getpixel((15, 50))[:3] == (255, 255, 255)
+
+
+def test_clips_cut_children():
+    image = draw(Group((Rect(0, 0, 100, 100, RED),), clip=Clip(0, 0, 100, 100, ellipse=True)))
+    assert image.getpixel((50, 50))[:3] == (255, 0, 0)
+    assert image.getpixel((3, 3))[:3] == (255, 255, 255)
+
+
+def test_bars_snap_to_whole_pixels_with_two_colours_only():
+    image = draw(Bars(((10.4, 10, 3, 50), (20.6, 10, 2, 50)), BLACK), width=40, height=70)
+    colours = {image.getpixel((x, 30))[:3] for x in range(40)}
+    assert colours == {(0, 0, 0), (255, 255, 255)}
+    assert [image.getpixel((x, 30))[0] for x in range(9, 24)] == [
+        255,
+        0,
+        0,
+        0,
+        255,
+        255,
+        255,
+        255,
+        255,
+        255,
+        255,
+        255,
+        0,
+        0,
+        255,
+    ]
+
+
+def test_lines_and_polygons_fill_their_shape():
+    image = draw(Line((0, 50), (100, 50), BLACK, 4), Polygon((((50, 0), (60, 20), (40, 20)),), RED))
+    assert image.getpixel((30, 50))[:3] == (0, 0, 0)
+    assert image.getpixel((30, 55))[:3] == (255, 255, 255)
+    assert image.getpixel((50, 15))[:3] == (255, 0, 0)
+    assert image.getpixel((42, 2))[:3] == (255, 255, 255)
+
+
+def ink_box(image: PILImage.Image, threshold: int = 128) -> tuple[int, int, int, int] | None:
+    dark = image.convert("L").point(lambda v: 255 if v < threshold else 0)
+    return dark.getbbox()
+
+
+def test_text_is_drawn_where_the_layout_put_it():
+    block = typeset("Hello", TextStyle(size=40), BOOK, 300)
+    items = place(block, 20, 10, 300, 60)
+    box = ink_box(draw(*items, width=340, height=80))
+    run = items[0]
+    assert box is not None
+    assert abs(box[0] - run.x) <= 4 and abs(box[2] - (run.x + run.width)) <= 4
+    assert box[3] <= run.y + 1 < box[3] + 2  # no descenders in "Hello": ink ends on the baseline
+
+
+def test_arabic_is_shaped_and_emoji_are_in_colour():
+    arabic = place(typeset("مرحبا", TextStyle(size=40), BOOK, 300), 10, 10, 300, 60)
+    shaped = draw(*arabic, width=320, height=80)
+    box = ink_box(shaped)
+    run = arabic[0]
+    assert isinstance(run, TextRun) and box is not None
+    # joined letters: the ink is about as wide as the shaped advance (isolated forms are far wider)
+    assert abs((box[2] - box[0]) - run.width) < run.width * 0.15
+    emoji = place(typeset("😀", TextStyle(size=60), BOOK, 300), 0, 0, 100, 100)
+    image = draw(*emoji)
+    saturated = [p for p in image.get_flattened_data() if p[0] > 200 and p[1] > 150 and p[2] < 90]  # the yellow face
+    assert len(saturated) > 300
+
+
+def test_scale_multiplies_the_pixel_size():
+    image = draw(Rect(10, 10, 20, 20, BLACK), scale=2)
+    assert image.size == (200, 200)
+    assert image.getpixel((21, 21))[:3] == (0, 0, 0)
+    assert image.getpixel((61, 61))[:3] == (255, 255, 255)
+
+
+def test_snapshots_of_unchanged_layers_give_the_same_pixels():
+    def scene(title: str) -> Scene:
+        text = place(typeset(title, TextStyle(size=30), BOOK, 380), 10, 100, 380, 80)
+        return Scene(
+            400,
+            200,
+            WHITE,
+            (
+                Group((Rect(0, 0, 400, 200, Gradient(RED, BLUE, 45)),), label="bg"),
+                Group((Ellipse(300, -50, 200, 200, Color(0, 255, 0, 80)),), label="glow"),
+                Group(tuple(text), label="title"),
+            ),
+        )
+
+    titles = ["First title", "Second title", "First title", "Third one"]
+    painted = [raster.paint(scene(t)).tobytes() for t in titles]
+    raster._SNAPSHOTS = raster.BoundedCache(32, 512_000_000)
+    raster._LAST_ITEMS = raster.BoundedCache(64, 64)
+    fresh = [raster.paint(scene(t)).tobytes() for t in titles]
+    assert painted == fresh
+    assert painted[0] == painted[2] != painted[1]
+
+
+@pytest.mark.parametrize("mode", ["RGB", "RGBA"])
+@pytest.mark.parametrize("size", [(1, 1), (7, 1), (1, 9), (123, 45)])
+def test_png_writer_round_trips_exactly(mode, size):
+    rng = random.Random(size[0] * 1000 + size[1])
+    image = PILImage.new(mode, size)
+    image.putdata([tuple(rng.randrange(256) for _ in mode) for _ in range(size[0] * size[1])])
+    decoded = PILImage.open(io.BytesIO(write_png(image)))
+    assert decoded.mode == mode and decoded.size == size
+    assert decoded.tobytes() == image.tobytes()
+
+
+def test_png_writer_refuses_other_modes():
+    with pytest.raises(ValueError, match="RGB or RGBA"):
+        write_png(PILImage.new("L", (2, 2)))
