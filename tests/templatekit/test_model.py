@@ -92,6 +92,19 @@ def test_checks_report_all_problems_at_once():
     ]
 
 
+def test_type_errors_and_unknown_fields_do_not_hide_value_problems():
+    data = template(layer("text", "t", size="big", opacity=3, glow=1), width=0, height="tall")
+    with pytest.raises(tk.TemplateError) as caught:
+        tk.load_template(data, strict=True)
+    assert caught.value.problems == [
+        "height: must be a number (got 'tall')",
+        "layers[0].size: must be a number (got 'big')",
+        "layers[0]: unknown field(s): glow",
+        "width: must be between 1 and 10000 (got 0)",
+        "layers[0].opacity: must be between 0 and 1 (got 3.0)",
+    ]
+
+
 def test_canvas_limit_and_video_layer_needs_video_template():
     with pytest.raises(tk.TemplateError) as caught:
         tk.load_template(template(layer("video", "v", src="a.mp4"), width=10000, height=6000))

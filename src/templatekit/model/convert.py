@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import typing
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal, Union
 
@@ -271,45 +271,88 @@ class Loaded:
     warnings: tuple[str, ...]
 
 
-def _strip_unknown(data: Any, exc: BaseException) -> list[str] | None:
-    """Remove unknown keys named by the errors from ``data``; None if other errors remain."""
-    errors = list(iter_errors(exc))
-    if not all(isinstance(e, ForbiddenExtraKeysError) for _, e in errors):
-        return None
-    warnings = []
-    for path, error in errors:
-        node = data
-        for step in path:
-            node = node[step]
-        for key in sorted(error.extra_fields):  # type: ignore[attr-defined]
-            node.pop(key, None)
-            warnings.append(f"{format_path((*path, key))}: unknown field ignored")
-    return warnings
+def _node(data: Any, path: Path_) -> Any:
+    for step in path:
+        data = data[step]
+    return data
+
+
+def _remove(data: Any, path: Path_, keys: Iterable[str]) -> bool:
+    """Delete keys of the object at ``path``; False if there is nothing to delete."""
+    try:
+        node = _node(data, path)
+    except (KeyError, IndexError, TypeError):
+        return False
+    if not isinstance(node, dict):
+        return False
+    present = [key for key in keys if key in node]
+    for key in present:
+        del node[key]
+    return bool(present)
+
+
+def _stand_in(data: Any, path: Path_) -> bool:
+    try:
+        node = _node(data, path[:-1])
+    except (KeyError, IndexError, TypeError):
+        return False
+    if not isinstance(node, dict) or path[-1] in node:
+        return False
+    node[path[-1]] = 1
+    return True
 
 
 def structure_template(data: Any, *, strict: bool, source: str = "template") -> Loaded:
     """Structure and check template data; raise ``TemplateError`` listing every problem.
 
     ``strict`` makes unknown fields errors (``templatekit validate``); otherwise they
-    are dropped with a warning, so that older renderers can read newer files.
+    are dropped with a warning, so that older renderers can read newer files. A field
+    that cannot be read is reported and removed, and the rest is read again, so that
+    one run lists the problems of the whole file.
     """
     if not isinstance(data, dict):
         raise TemplateError([f"(template): must be a JSON object (got {type(data).__name__})"], source)
-    data = json.loads(json.dumps(data))  # a private copy: lenient loading edits it
+    data = json.loads(json.dumps(data))  # a private copy: reading edits it
+    problems: dict[str, str] = {}
     warnings: list[str] = []
-    for _ in range(2):
+    template: Template | None = None
+    while template is None:
         try:
             template = converter.structure(data, Template)
-            break
         except (ClassValidationError, IterableValidationError) as exc:
-            stripped = None if strict else _strip_unknown(data, exc)
-            if stripped is None:
-                raise TemplateError(error_lines(exc), source) from None
-            warnings.extend(stripped)
-    problems = list(model_problems(template))
+            if not _set_aside(data, exc, strict, problems, warnings):
+                raise TemplateError(list(problems.values()), source) from None
+    for problem in model_problems(template):
+        problems.setdefault(problem.split(": ", 1)[0], problem)
     if problems:
-        raise TemplateError(problems, source)
+        raise TemplateError(list(problems.values()), source)
     return Loaded(template, tuple(warnings))
+
+
+def _set_aside(data: Any, exc: BaseException, strict: bool, problems: dict[str, str], warnings: list[str]) -> bool:
+    """Record the errors of one reading and remove what caused them; False when
+    nothing could be removed (the same errors would come back)."""
+    progressed = False
+    for path, error in iter_errors(exc):
+        if isinstance(error, ForbiddenExtraKeysError):
+            extra = sorted(error.extra_fields)
+            if strict:
+                problems.setdefault(f"{format_path(path)}:extra", f"{format_path(path)}: {describe_error(error)}")
+            else:
+                warnings.extend(f"{format_path((*path, key))}: unknown field ignored" for key in extra)
+            progressed |= _remove(data, path, extra)
+            continue
+        where = format_path(path)
+        if where in problems:
+            # A required field whose bad value was removed comes back missing: a
+            # stand-in lets the rest of the file be read (its problem is listed).
+            if isinstance(error, KeyError) and path and isinstance(path[-1], str):
+                progressed |= _stand_in(data, path)
+            continue
+        problems[where] = f"{where}: {describe_error(error)}"
+        if path and isinstance(path[-1], str):
+            progressed |= _remove(data, path[:-1], [path[-1]])
+    return progressed
 
 
 def parse_json(text: str, source: str) -> Any:

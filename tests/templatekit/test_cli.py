@@ -1,0 +1,69 @@
+"""The command line, run as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import decode, layer, template
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "templates"
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "templatekit.cli", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_render_with_modifications_and_sets(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text(
+        json.dumps(
+            template(
+                layer("text", "title", width=380, text="old"),
+                layer("shape", "box", x=0, y=150, width=400, height=50, fill="#000000"),
+                background="#ffffff",
+            )
+        )
+    )
+    mods = tmp_path / "mods.json"
+    mods.write_text(json.dumps({"title": "from file"}))
+    out = tmp_path / "out.png"
+    done = run("render", str(path), "-m", str(mods), "--set", "box.fill=#ff0000", "--set", "title=New", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "out.png (400x200" in done.stdout
+    image = decode(out.read_bytes()).convert("RGB")
+    assert image.getpixel((200, 175)) == (255, 0, 0)
+
+
+def test_render_formats_and_thumbnail(tmp_path):
+    for suffix, fmt in ((".jpg", "JPEG"), (".webp", "WEBP")):
+        out = tmp_path / f"card{suffix}"
+        assert run("render", str(EXAMPLES / "social-card.json"), "-o", str(out), "--thumbnail").returncode == 0
+        image = decode(out.read_bytes())
+        assert image.format == fmt and image.size == (320, 168)
+
+
+def test_render_reports_warnings_and_errors(tmp_path):
+    out = tmp_path / "x.png"
+    warned = run("render", str(EXAMPLES / "social-card.json"), "--set", "nope=1", "-o", str(out))
+    assert warned.returncode == 0 and "warning: modifications[0]: no layer named 'nope'" in warned.stderr
+    bad = run("render", str(EXAMPLES / "social-card.json"), "--set", "title.size=-3", "-o", str(out))
+    assert bad.returncode == 1 and "size: must be a positive number (got -3.0)" in bad.stderr
+    assert "Traceback" not in bad.stderr
+    wrong = run("render", str(EXAMPLES / "social-card.json"), "-o", str(tmp_path / "x.gif"))
+    assert wrong.returncode == 2 and "must end in one of .png, .jpg, .jpeg, .webp" in wrong.stderr
+
+
+def test_validate_lists_every_problem(tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps(template(layer("text", "t", size=0, colour="red"), width=0)))
+    done = run("validate", str(broken), str(EXAMPLES / "social-card.json"))
+    assert done.returncode == 1
+    assert f"{broken}: 3 problem(s)" in done.stdout
+    assert "  layers[0]: unknown field(s): colour" in done.stdout
+    assert "  width: must be between 1 and 10000 (got 0)" in done.stdout
+    assert "  layers[0].size: must be a positive number (got 0.0)" in done.stdout
+    assert "social-card.json: ok (1200x630, 9 layers)" in done.stdout
+    assert run("validate", str(EXAMPLES / "quote-card.json")).returncode == 0

@@ -1,0 +1,31 @@
+"""The public names are few and deliberate: this test pins them."""
+
+import templatekit as tk
+
+
+def test_exported_names():
+    assert tk.__all__ == sorted(tk.__all__)
+    assert tk.__all__ == [
+        "AssetError",
+        "AssetLoader",
+        "MemoryAssetLoader",
+        "Modification",
+        "ModificationError",
+        "RenderError",
+        "RenderResult",
+        "StorageError",
+        "Template",
+        "TemplateError",
+        "TemplatekitError",
+        "apply",
+        "load_template",
+        "normalize",
+        "prepare",
+        "render_image",
+    ]
+    assert all(hasattr(tk, name) for name in tk.__all__)
+
+
+def test_error_hierarchy():
+    for error in (tk.TemplateError, tk.ModificationError, tk.AssetError, tk.RenderError, tk.StorageError):
+        assert issubclass(error, tk.TemplatekitError)

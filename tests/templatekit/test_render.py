@@ -1,0 +1,138 @@
+"""The public render API, end to end: bytes out, decoded and inspected."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import templatekit as tk
+from tests.conftest import decode, layer, template
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "templates"
+SIMPLE = template(
+    layer("shape", "box", x=0, y=0, width=400, height=200, fill="#2563eb"),
+    layer("text", "title", x=20, y=20, width=360, height=60, text="Hello", color="#ffffff", size=40),
+    background="#ffffff",
+)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "media_type", "pil_format"),
+    [
+        ("png", "image/png", "PNG"),
+        ("jpeg", "image/jpeg", "JPEG"),
+        ("jpg", "image/jpeg", "JPEG"),
+        ("webp", "image/webp", "WEBP"),
+    ],
+)
+def test_formats(fmt, media_type, pil_format):
+    result = tk.render_image(SIMPLE, format=fmt)
+    image = decode(result.data)
+    assert result.media_type == media_type and image.format == pil_format
+    assert (result.width, result.height) == image.size == (400, 200)
+    red, green, blue = image.convert("RGB").getpixel((300, 150))
+    assert abs(red - 0x25) < 8 and abs(green - 0x63) < 8 and abs(blue - 0xEB) < 8
+
+
+def test_transparent_canvas_stays_transparent_in_png_and_turns_white_in_jpeg():
+    data = template(layer("shape", "dot", x=0, y=0, width=10, height=10, fill="#000"), width=50, height=50)
+    png = decode(tk.render_image(data).data)
+    assert png.mode == "RGBA" and png.getpixel((40, 40))[3] == 0
+    jpeg = decode(tk.render_image(data, format="jpeg").data)
+    assert all(channel > 245 for channel in jpeg.getpixel((40, 40)))
+
+
+def test_unknown_format_names_the_choices():
+    with pytest.raises(ValueError, match=r"format: must be one of png, jpeg, webp \(got 'gif'\)"):
+        tk.render_image(SIMPLE, format="gif")
+
+
+def test_thumbnail_longest_side_is_320():
+    wide = tk.render_image(template(width=1200, height=630), thumbnail=True)
+    assert (wide.width, wide.height) == (320, 168) == decode(wide.data).size
+    small = tk.render_image(template(width=200, height=100), thumbnail=True)
+    assert (small.width, small.height) == (200, 100)
+
+
+def test_debug_draws_each_layer_box_and_name():
+    plain = decode(tk.render_image(SIMPLE).data).convert("RGB")
+    debug = decode(tk.render_image(SIMPLE, debug=True).data).convert("RGB")
+    assert plain.getpixel((20, 70)) != debug.getpixel((20, 70))
+    r, g, b = debug.getpixel((200, 79))  # bottom edge of the title box
+    assert r > 200 and g < 120 and b > 110
+
+
+def test_warnings_collect_from_loading_modifying_and_layout():
+    data = template(layer("text", "title", text="x", font="No Such Font"), extra=True)
+    result = tk.render_image(data, {"title": "y", "missing": "z"})
+    assert result.warnings == (
+        "extra: unknown field ignored",
+        "modifications[1]: no layer named 'missing'; ignored",
+        "layer 'title': font 'No Such Font' is not available; using Inter",
+    )
+
+
+def test_hidden_layers_are_not_drawn():
+    hidden = decode(tk.render_image(SIMPLE, {"box": {"visible": False}}).data)
+    assert hidden.getpixel((300, 150))[:3] == (255, 255, 255)
+
+
+def test_missing_image_names_the_layer_and_the_file(tmp_path):
+    data = template(layer("image", "photo", src="nope.png"))
+    with pytest.raises(tk.AssetError) as caught:
+        tk.render_image(tk.load_template(data, base_dir=tmp_path))
+    assert "layer 'photo'" in str(caught.value) and "nope.png" in str(caught.value)
+
+
+def test_template_fonts_are_loaded_and_used(tmp_path):
+    font = Path(tk.__file__).parent / "fonts" / "DancingScript-Bold.ttf"
+    (tmp_path / "brand.ttf").write_bytes(font.read_bytes())
+    data = template(
+        layer("text", "t", text="Brand", font="Brand", width=300), fonts=[{"family": "Brand", "src": "brand.ttf"}]
+    )
+    prepared = tk.prepare(tk.load_template(data, base_dir=tmp_path))
+    run = prepared.scene.items[0].items[0]
+    assert run.font.path.startswith("template-font:") and run.font.data == font.read_bytes()
+    assert prepared.warnings == ()
+    bad = template(fonts=[{"family": "Brand", "src": "data:font/ttf;base64,AAAA"}])
+    with pytest.raises(tk.AssetError, match=r"fonts\[0\] \('Brand'\): .* is not a font file"):
+        tk.render_image(bad)
+
+
+def test_results_save_and_show_in_jupyter(tmp_path):
+    png = tk.render_image(SIMPLE)
+    assert png.save(tmp_path / "a.png").read_bytes() == png.data
+    assert png._repr_png_() == png.data and png._repr_jpeg_() is None
+    assert tk.render_image(SIMPLE, format="jpeg")._repr_jpeg_() is not None
+    assert tk.render_image(SIMPLE, format="webp")._repr_html_().startswith('<img src="data:image/webp;base64,')
+    assert "image/png, 400x200" in repr(png)
+
+
+def test_video_templates_render_their_poster_frame():
+    data = template(layer("text", "t", text="frame"), video={"duration": 4, "fps": 30, "poster": 2})
+    assert tk.prepare(data).template.video.poster == 2
+    assert decode(tk.render_image(data).data).size == (400, 200)
+
+
+@pytest.mark.parametrize("name", ["social-card", "product-card", "event-ticket", "quote-card"])
+def test_examples_render_without_warnings(name):
+    result = tk.render_image(EXAMPLES / f"{name}.json")
+    assert result.warnings == ()
+    image = decode(result.data)
+    assert image.size == (result.width, result.height)
+    assert len(image.convert("RGB").getcolors(1 << 24)) > 500  # a real design, not a blank canvas
+
+
+def test_quote_card_draws_arabic_hebrew_and_emoji():
+    prepared = tk.prepare(EXAMPLES / "quote-card.json")
+    runs = {item.text.strip(): item for group in prepared.scene.items for item in group.items if hasattr(item, "rtl")}
+    assert runs["البساطة هي روح الكفاءة"].rtl and runs["הפשטות היא נשמת היעילות"].rtl
+    image = decode(tk.render_image(EXAMPLES / "quote-card.json").data).convert("RGB")
+    arabic = runs["البساطة هي روح الكفاءة"]
+    region = image.crop((int(arabic.x), int(arabic.y - 40), int(arabic.x + arabic.width), int(arabic.y + 15)))
+    assert sum(1 for p in region.get_flattened_data() if max(p) < 160) > 500  # dark glyph ink
+    emoji = [
+        item for group in prepared.scene.items for item in group.items if getattr(item, "key", "").startswith("emoji:")
+    ]
+    assert {e.key for e in emoji} == {"emoji:✨", "emoji:🚀", "emoji:🌿"}
