@@ -3,11 +3,13 @@
 Run on a Debian machine: ``python scripts/vendor_fonts.py``. It downloads the
 packages with ``apt-get download``, unpacks them with ``dpkg -x``, converts
 CFF-outline OpenType faces to TrueType outlines (the PDF writer embeds only
-TrueType outlines) and copies each face with its package's licence file.
+TrueType outlines), copies each face with its package's licence file, and writes
+the code point ranges of every face to ``coverage.json``.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -25,9 +27,20 @@ FACES: dict[str, list[tuple[str, str]]] = {
     "fonts-inter": [
         (f"usr/share/fonts/opentype/inter/Inter-{style}.otf", f"Inter-{style}.ttf")
         for style in (
-            "Light", "LightItalic", "Regular", "Italic", "Medium", "MediumItalic",
-            "SemiBold", "SemiBoldItalic", "Bold", "BoldItalic", "ExtraBold",
-            "ExtraBoldItalic", "Black", "BlackItalic",
+            "Light",
+            "LightItalic",
+            "Regular",
+            "Italic",
+            "Medium",
+            "MediumItalic",
+            "SemiBold",
+            "SemiBoldItalic",
+            "Bold",
+            "BoldItalic",
+            "ExtraBold",
+            "ExtraBoldItalic",
+            "Black",
+            "BlackItalic",
         )
     ],
     "fonts-dancingscript": [
@@ -37,20 +50,21 @@ FACES: dict[str, list[tuple[str, str]]] = {
     "fonts-noto-core": [
         (f"usr/share/fonts/truetype/noto/{name}", name)
         for name in (
-            "NotoSansArabic-Regular.ttf", "NotoSansArabic-Bold.ttf",
-            "NotoSansHebrew-Regular.ttf", "NotoSansHebrew-Bold.ttf",
-            "NotoSansDevanagari-Regular.ttf", "NotoSansDevanagari-Bold.ttf",
-            "NotoSansThai-Regular.ttf", "NotoSansThai-Bold.ttf",
-            "NotoSansSymbols-Regular.ttf", "NotoSansSymbols2-Regular.ttf",
+            "NotoSansArabic-Regular.ttf",
+            "NotoSansArabic-Bold.ttf",
+            "NotoSansHebrew-Regular.ttf",
+            "NotoSansHebrew-Bold.ttf",
+            "NotoSansDevanagari-Regular.ttf",
+            "NotoSansDevanagari-Bold.ttf",
+            "NotoSansThai-Regular.ttf",
+            "NotoSansThai-Bold.ttf",
+            "NotoSansSymbols-Regular.ttf",
+            "NotoSansSymbols2-Regular.ttf",
             "NotoSansMath-Regular.ttf",
         )
     ],
-    "fonts-droid-fallback": [
-        ("usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf", "DroidSansFallbackFull.ttf")
-    ],
-    "fonts-noto-color-emoji": [
-        ("usr/share/fonts/truetype/noto/NotoColorEmoji.ttf", "NotoColorEmoji.ttf")
-    ],
+    "fonts-droid-fallback": [("usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf", "DroidSansFallbackFull.ttf")],
+    "fonts-noto-color-emoji": [("usr/share/fonts/truetype/noto/NotoColorEmoji.ttf", "NotoColorEmoji.ttf")],
 }
 
 
@@ -69,9 +83,16 @@ def cff_to_truetype(src: Path, dest: Path, max_err: float = 1.0) -> None:
     font["glyf"] = glyf
     font["loca"] = newTable("loca")
     font["maxp"].tableVersion = 0x00010000
-    for attr in ("maxZones", "maxTwilightPoints", "maxStorage", "maxFunctionDefs",
-                 "maxInstructionDefs", "maxStackElements", "maxSizeOfInstructions",
-                 "maxComponentElements"):
+    for attr in (
+        "maxZones",
+        "maxTwilightPoints",
+        "maxStorage",
+        "maxFunctionDefs",
+        "maxInstructionDefs",
+        "maxStackElements",
+        "maxSizeOfInstructions",
+        "maxComponentElements",
+    ):
         setattr(font["maxp"], attr, 0)
     font["maxp"].maxZones = 1
     font["head"].glyphDataFormat = 0
@@ -106,7 +127,16 @@ def main() -> int:
                     shutil.copyfile(src, DEST / name)
             shutil.copyfile(root / f"usr/share/doc/{package}/copyright", licences / f"{package}.txt")
             print(f"{package}: {len(faces)} faces")
+    write_coverage()
     return 0
+
+
+def write_coverage() -> None:
+    """Code point ranges of every face, so that rendering never decodes a cmap."""
+    from templatekit.layout.fonts import COVERAGE_FILE, read_coverage
+
+    ranges = {font.name: read_coverage(str(font)).ranges for font in sorted(DEST.glob("*.ttf"))}
+    (DEST / COVERAGE_FILE).write_text(json.dumps(ranges, separators=(",", ":")) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

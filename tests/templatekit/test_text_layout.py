@@ -135,3 +135,10 @@ def test_letter_spacing_and_transform():
 def test_cjk_breaks_between_ideographs():
     block = typeset("中文字符测试中文字符测试", STYLE, BOOK, 125)
     assert len(block.lines) == 2 and all(len(t) == 6 for t in block.text)
+
+
+@pytest.mark.parametrize("name", ["Inter-Regular.ttf", "NotoSansArabic-Bold.ttf", "NotoColorEmoji.ttf"])
+def test_shipped_coverage_matches_the_font_files(name):
+    from templatekit.layout.fonts import FONT_DIR, _bundled_coverage, read_coverage
+
+    assert _bundled_coverage()[name].ranges == read_coverage(str(FONT_DIR / name)).ranges

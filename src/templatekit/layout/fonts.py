@@ -8,6 +8,8 @@ the chosen face lacks (the fallback chain: other scripts, symbols, CJK, emoji).
 from __future__ import annotations
 
 import io
+import json
+from bisect import bisect_right
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -19,6 +21,7 @@ from PIL import ImageFont
 from templatekit.layout.scene import FontFile
 
 FONT_DIR = Path(__file__).resolve().parent.parent / "fonts"
+COVERAGE_FILE = "coverage.json"
 DEFAULT_FAMILY = "Inter"
 EMOJI_SIZE = 109  # the only strike size of the bundled colour-bitmap emoji font
 
@@ -131,12 +134,56 @@ def _weight_distance(have: int, want: int) -> float:
     return distance + (0.5 if (have < want) == (want > 500) else 0)
 
 
+class Coverage:
+    """The code points a font maps to glyphs, as sorted ranges (fast to load and test)."""
+
+    def __init__(self, ranges: Iterable[tuple[int, int]]) -> None:
+        pairs = sorted(ranges)
+        self._starts = [start for start, _ in pairs]
+        self._ends = [end for _, end in pairs]
+
+    @classmethod
+    def of(cls, codes: Iterable[int]) -> Coverage:
+        ranges: list[list[int]] = []
+        for code in sorted(codes):
+            if ranges and code == ranges[-1][1] + 1:
+                ranges[-1][1] = code
+            else:
+                ranges.append([code, code])
+        return cls((start, end) for start, end in ranges)
+
+    @property
+    def ranges(self) -> list[tuple[int, int]]:
+        return list(zip(self._starts, self._ends, strict=True))
+
+    def __contains__(self, code: object) -> bool:
+        if not isinstance(code, int):
+            return False
+        index = bisect_right(self._starts, code) - 1
+        return index >= 0 and code <= self._ends[index]
+
+
+@lru_cache(maxsize=1)
+def _bundled_coverage() -> dict[str, Coverage]:
+    """Ranges of the bundled fonts, written by scripts/vendor_fonts.py: decoding the
+    cmap of every fallback font at start-up would cost more than a whole render."""
+    data = json.loads((FONT_DIR / COVERAGE_FILE).read_text(encoding="utf-8"))
+    return {name: Coverage(map(tuple, ranges)) for name, ranges in data.items()}
+
+
+def read_coverage(source: str | io.BytesIO, index: int = 0) -> Coverage:
+    font = TTFont(source, fontNumber=index, lazy=True)
+    return Coverage.of(font.getBestCmap() or ())
+
+
 @lru_cache(maxsize=64)
-def coverage(file: FontFile) -> frozenset[int]:
+def coverage(file: FontFile) -> Coverage:
     """The code points a font maps to glyphs."""
-    source = io.BytesIO(file.data) if file.data is not None else file.path
-    font = TTFont(source, fontNumber=file.index, lazy=True)
-    return frozenset(font.getBestCmap() or ())
+    if file.data is None:
+        path = Path(file.path)
+        bundled = _bundled_coverage().get(path.name) if path.parent == FONT_DIR else None
+        return bundled or read_coverage(file.path, file.index)
+    return read_coverage(io.BytesIO(file.data), file.index)
 
 
 @lru_cache(maxsize=256)

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from PIL import Image as PILImage
-from PIL import ImageChops, ImageDraw, ImageMath
+from PIL import ImageChops, ImageDraw
 
 from templatekit.cache import BoundedCache
 from templatekit.layout.fonts import pil_font
@@ -121,26 +121,29 @@ def _fill_patch(paint: Paint, size: tuple[int, int]) -> PILImage.Image:
 @lru_cache(maxsize=32)
 def _gradient(gradient: Gradient, size: tuple[int, int]) -> PILImage.Image:
     """A CSS linear-gradient: angle 180 runs top to bottom, 90 left to right, and the
-    gradient line is long enough that the corners get the end colours."""
+    gradient line is just long enough that the corners get the end colours.
+
+    Along the line, t = 1/2 + ((x - w/2) dx + (y - h/2) dy) / span with
+    span = |w dx| + |h dy|; measured from the corner where t = 0, that is a sum of
+    a ramp in x and a ramp in y whose ranges add up to at most 1, so two 8-bit
+    ramps added together give the mask exactly, in C, without float images."""
     width, height = size
     angle = math.radians(gradient.angle)
     dx, dy = math.sin(angle), -math.cos(angle)
     span = abs(width * dx) + abs(height * dy) or 1.0
-    # Ramps whose pixel values are 255 * x / width and 255 * y / height.
-    ys = PILImage.linear_gradient("L").resize((width, height), PILImage.Resampling.BILINEAR)
-    xs = (
-        PILImage.linear_gradient("L")
-        .transpose(PILImage.Transpose.TRANSPOSE)
-        .resize((width, height), PILImage.Resampling.BILINEAR)
-    )
-    # t = 1/2 + ((x - w/2) dx + (y - h/2) dy) / span, scaled to 0..255.
-    a, b = width * dx / span, height * dy / span
-    c = 127.5 - 127.5 * (a + b)
-    mask = ImageMath.lambda_eval(lambda v: v["xs"] * a + v["ys"] * b + c, xs=xs, ys=ys)
-    mask = mask.convert("L")  # clamps to 0..255
+    across = _ramp(width, abs(width * dx) / span, reverse=dx < 0).resize(size, PILImage.Resampling.NEAREST)
+    down = _ramp(height, abs(height * dy) / span, reverse=dy < 0).transpose(PILImage.Transpose.TRANSPOSE)
+    mask = ImageChops.add(across, down.resize(size, PILImage.Resampling.NEAREST))
     start = PILImage.new("RGBA", size, gradient.from_.rgba)
     end = PILImage.new("RGBA", size, gradient.to.rgba)
     return PILImage.composite(end, start, mask)
+
+
+def _ramp(length: int, share: float, reverse: bool) -> PILImage.Image:
+    """One row rising from 0 to 255 * share over ``length`` pixels (at pixel centres)."""
+    line = PILImage.new("L", (length, 1))
+    line.putdata([round(255 * share * (i + 0.5) / length) for i in range(length)])
+    return line.transpose(PILImage.Transpose.FLIP_LEFT_RIGHT) if reverse else line
 
 
 def _composite(surface: Surface, patch: PILImage.Image, mask: PILImage.Image | None, left: int, top: int) -> None:
