@@ -136,3 +136,22 @@ def test_quote_card_draws_arabic_hebrew_and_emoji():
         item for group in prepared.scene.items for item in group.items if getattr(item, "key", "").startswith("emoji:")
     ]
     assert {e.key for e in emoji} == {"emoji:✨", "emoji:🚀", "emoji:🌿"}
+
+
+def test_layer_rotation_and_opacity_apply_to_the_whole_layer():
+    bar = layer("shape", "bar", x=100, y=90, width=200, height=20, fill="#000000")
+    straight = decode(tk.render_image(template(bar, background="#ffffff")).data).convert("RGB")
+    turned = decode(tk.render_image(template({**bar, "rotation": 90}, background="#ffffff")).data).convert("RGB")
+    faded = decode(tk.render_image(template({**bar, "opacity": 0.25}, background="#ffffff")).data).convert("RGB")
+    assert straight.getpixel((120, 100)) == (0, 0, 0) and straight.getpixel((200, 30)) == (255, 255, 255)
+    assert turned.getpixel((120, 100)) == (255, 255, 255) and turned.getpixel((200, 30)) == (0, 0, 0)
+    assert faded.getpixel((120, 100))[0] == pytest.approx(191, abs=2)
+
+
+def test_background_image_fills_the_canvas(tmp_path):
+    from PIL import Image
+
+    Image.new("RGB", (40, 20), (200, 30, 30)).save(tmp_path / "bg.png")
+    data = template(background={"src": "bg.png", "fit": "cover"}, width=300, height=300)
+    image = decode(tk.render_image(tk.load_template(data, base_dir=tmp_path)).data).convert("RGB")
+    assert image.getpixel((5, 5)) == image.getpixel((295, 295)) == (200, 30, 30)
