@@ -17,7 +17,7 @@ from cattrs.errors import ClassValidationError, IterableValidationError
 
 from templatekit.errors import ModificationError
 from templatekit.model.convert import converter, error_lines, json_name, model_problems
-from templatekit.model.layers import Layer
+from templatekit.model.layers import Layer, UnknownLayer
 from templatekit.model.modification import Modification
 from templatekit.model.template import Template
 
@@ -96,13 +96,16 @@ def apply(template: Template, modifications: Modifications) -> Applied:
 
 
 def _apply_one(layer: Layer, mod: Modification, where: str, warnings: list[str]) -> Layer:
+    if isinstance(layer, UnknownLayer):
+        warnings.append(f"{where}: layer {mod.name!r} is of a kind this version does not know; ignored")
+        return layer
     fields = _modifiable_fields(type(layer))
     changes: dict[str, Any] = {}
     for key, value in mod.fields.items():
         attribute = fields.get(key)
         if attribute is None:
             shown = key or "(plain value)"
-            warnings.append(f"{where}.{shown}: layer {mod.name!r} ({layer.TYPE}) has no such field; ignored")
+            warnings.append(f"{where}.{shown}: layer {mod.name!r} ({layer.kind}) has no such field; ignored")
             continue
         if layer.TYPE == "star" and key == "star" and value in (0, "0"):
             warnings.append(f"{where}.star: a rating of 0 is ignored")

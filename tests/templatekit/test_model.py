@@ -153,3 +153,21 @@ def test_json_text_path_and_bad_json(tmp_path):
         tk.load_template(path)
     with pytest.raises(tk.TemplateError, match="cannot read"):
         tk.load_template(tmp_path / "missing.json")
+
+
+def test_layers_of_unknown_kinds_are_kept_when_lenient_and_errors_when_strict():
+    newer = {"type": "sticker", "name": "s", "x": 1, "y": 2, "width": 3, "height": 4, "emoji": "🎉"}
+    data = template(layer("text", "t", text="x"), newer)
+    with pytest.raises(tk.TemplateError, match=r"layers\[1\]\.type: must be one of"):
+        tk.load_template(data, strict=True)
+    loaded = tk.load_template(data)
+    assert loaded.load_warnings == ("layers[1]: unknown layer type 'sticker'; kept but not drawn",)
+    assert converter.unstructure(loaded)["layers"][1] == newer  # written back as it came
+    result = tk.render_image(loaded, {"s": {"emoji": "x"}})
+    assert "modifications[0]: layer 's' is of a kind this version does not know; ignored" in result.warnings
+
+
+def test_unstructured_templates_carry_no_loading_details():
+    loaded = tk.load_template(template(layer("text", "t"), future=1))
+    assert loaded.load_warnings
+    assert set(converter.unstructure(loaded)) == {"name", "width", "height", "layers"}

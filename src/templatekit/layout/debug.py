@@ -20,7 +20,7 @@ def overlay(template: Template, fonts: FontBook) -> list[Item]:
         if not layer.visible:
             continue
         items.append(Rect(layer.x, layer.y, layer.width, layer.height, stroke=_LINE, stroke_width=1.5))
-        label = f"{layer.name} ({layer.TYPE})"
+        label = f"{layer.name} ({layer.kind})"
         block = typeset(label, style, fonts, max(layer.width, 60), max_lines=1)
         width, height = block.width + 8, block.height + 2
         items.append(Rect(layer.x, layer.y, width, height, fill=_LINE))

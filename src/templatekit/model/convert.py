@@ -11,6 +11,7 @@ import json
 import re
 import typing
 from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal, Union
 
@@ -28,6 +29,7 @@ from templatekit.model.layers import (
     ChartSeries,
     Column,
     Layer,
+    UnknownLayer,
 )
 from templatekit.model.template import BackgroundImage, Template
 from templatekit.model.values import Color, Gradient, Insets, Length
@@ -125,14 +127,33 @@ def _column(value: Any, _: Any) -> Column:
     return _column_object(value, Column)
 
 
+_lenient: ContextVar[bool] = ContextVar("lenient", default=False)
+
+
 def _layer(value: Any, _: Any) -> AnyLayer:
     if not isinstance(value, dict):
         raise ValueError(f"a layer must be an object (got {value!r})")
     kind = value.get("type")
     cls = LAYER_KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
+        if isinstance(kind, str) and kind and _lenient.get():
+            return _unknown_layer(kind, value)
         raise FieldError("type", f"must be one of {', '.join(LAYER_KINDS)} (got {kind!r})")
     return converter.structure({k: v for k, v in value.items() if k != "type"}, cls)
+
+
+def _unknown_layer(kind: str, value: dict[str, Any]) -> UnknownLayer:
+    name = value.get("name")
+    return UnknownLayer(
+        name=name if isinstance(name, str) and name.strip() else f"({kind})",
+        x=0,
+        y=0,
+        width=1,
+        height=1,
+        visible=False,
+        type_name=kind,
+        data={k: v for k, v in value.items() if k != "type"},
+    )
 
 
 def _make_converter() -> Converter:
@@ -170,7 +191,9 @@ def _make_converter() -> Converter:
     def unstructure_factory(cls: type) -> Any:
         renames = {a.name: override(rename=json_name(a.name)) for a in attrs.fields(cls)}
         if cls is Template:
-            renames["base_dir"] = override(omit=True)
+            renames.update(base_dir=override(omit=True), load_warnings=override(omit=True))
+        if cls is UnknownLayer:
+            return lambda layer: {"type": layer.type_name, **layer.data}
         unstructure = make_dict_unstructure_fn(cls, conv, _cattrs_omit_if_default=True, **renames)
         if not issubclass(cls, Layer):
             return unstructure
@@ -316,12 +339,19 @@ def structure_template(data: Any, *, strict: bool, source: str = "template") -> 
     problems: dict[str, str] = {}
     warnings: list[str] = []
     template: Template | None = None
-    while template is None:
-        try:
-            template = converter.structure(data, Template)
-        except (ClassValidationError, IterableValidationError) as exc:
-            if not _set_aside(data, exc, strict, problems, warnings):
-                raise TemplateError(list(problems.values()), source) from None
+    token = _lenient.set(not strict)
+    try:
+        while template is None:
+            try:
+                template = converter.structure(data, Template)
+            except (ClassValidationError, IterableValidationError) as exc:
+                if not _set_aside(data, exc, strict, problems, warnings):
+                    raise TemplateError(list(problems.values()), source) from None
+    finally:
+        _lenient.reset(token)
+    for index, layer in enumerate(template.layers):
+        if isinstance(layer, UnknownLayer):
+            warnings.append(f"layers[{index}]: unknown layer type {layer.kind!r}; kept but not drawn")
     for problem in model_problems(template):
         problems.setdefault(problem.split(": ", 1)[0], problem)
     if problems:

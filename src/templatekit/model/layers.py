@@ -90,8 +90,28 @@ class Layer:
     duration: float | None = field(None, check=positive)
     animations: tuple[Animation, ...] = ()
 
+    @property
+    def kind(self) -> str:
+        """The layer's ``type`` in the JSON."""
+        return self.TYPE
+
     def problems(self) -> Iterator[tuple[str, str]]:
         return iter(())
+
+
+@frozen(kw_only=True)
+class UnknownLayer(Layer):
+    """A layer of a kind this version does not know, read from a newer template when
+    loading leniently. It is not drawn, and written back exactly as it came."""
+
+    TYPE = "unknown"
+
+    type_name: str
+    data: dict[str, Any] = field(factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return self.type_name
 
 
 @frozen(kw_only=True)
@@ -353,6 +373,7 @@ LAYER_KINDS: dict[str, type[Layer]] = {
 }
 
 AnyLayer = Union[
+    UnknownLayer,
     TextLayer,
     ImageLayer,
     ShapeLayer,
