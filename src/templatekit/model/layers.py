@@ -7,6 +7,7 @@ Field names are snake_case here and camelCase in JSON (the converter renames the
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Iterator
 from typing import Any, ClassVar, Literal, Union
 
@@ -354,26 +355,7 @@ class VideoLayer(Layer):
     muted: bool = False
 
 
-LAYER_KINDS: dict[str, type[Layer]] = {
-    cls.TYPE: cls
-    for cls in (
-        TextLayer,
-        ImageLayer,
-        ShapeLayer,
-        AlertLayer,
-        SignatureLayer,
-        BarcodeLayer,
-        QRCodeLayer,
-        StarLayer,
-        TableLayer,
-        ChartLayer,
-        KeyValueLayer,
-        VideoLayer,
-    )
-}
-
 AnyLayer = Union[
-    UnknownLayer,
     TextLayer,
     ImageLayer,
     ShapeLayer,
@@ -386,4 +368,8 @@ AnyLayer = Union[
     ChartLayer,
     KeyValueLayer,
     VideoLayer,
+    UnknownLayer,
 ]
+
+# The layer kinds of the format by their ``type``, in the order of the format.
+LAYER_KINDS: dict[str, type[Layer]] = {cls.TYPE: cls for cls in typing.get_args(AnyLayer) if cls is not UnknownLayer}
