@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from PIL import features
+
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Item, Rect
+from templatekit.layout.scene import Item, Rect, TextRun
 from templatekit.layout.typeset import TextStyle, fit, place, typeset
 from templatekit.model.layers import TextLayer
+
+SHAPING = bool(features.check_feature("raqm"))
 
 
 def layout(layer: TextLayer, ctx: LayoutContext) -> list[Item]:
@@ -44,5 +48,8 @@ def layout(layer: TextLayer, ctx: LayoutContext) -> list[Item]:
         )
     if block.truncated:
         ctx.warn(layer.name, f"text cut to {len(block.lines)} line(s) to fit the box")
-    items.extend(place(block, x, y, width, height, layer.align, layer.vertical_align))
+    placed = place(block, x, y, width, height, layer.align, layer.vertical_align)
+    if not SHAPING and any(isinstance(item, TextRun) and item.rtl for item in placed):
+        ctx.warn(layer.name, "right-to-left text needs Pillow with Raqm and FriBiDi (libfribidi0); drawn unshaped")
+    items.extend(placed)
     return items
