@@ -155,3 +155,11 @@ def test_background_image_fills_the_canvas(tmp_path):
     data = template(background={"src": "bg.png", "fit": "cover"}, width=300, height=300)
     image = decode(tk.render_image(tk.load_template(data, base_dir=tmp_path)).data).convert("RGB")
     assert image.getpixel((5, 5)) == image.getpixel((295, 295)) == (200, 30, 30)
+
+
+def test_missing_shaping_support_is_reported(monkeypatch):
+    from templatekit.layout import text
+
+    monkeypatch.setattr(text, "SHAPING", False)
+    result = tk.render_image(template(layer("text", "t", text="مرحبا", width=300)))
+    assert result.warnings == ("layer 't': right-to-left text needs Pillow with Raqm and FriBiDi (libfribidi0); drawn unshaped",)
