@@ -14,10 +14,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-import barcode
 from attrs import field, frozen
-from barcode.charsets import code39
-from barcode.errors import BarcodeError
 
 from templatekit.errors import ModificationError
 from templatekit.layout.context import LayoutContext
@@ -132,9 +129,12 @@ def _code128(value: str) -> Encoding:
     return Encoding(value)
 
 
+_CODE39 = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-. $/+%")
+
+
 def _code39(value: str) -> Encoding:
     """Without the optional mod-43 check character, so that a scan gives back the value."""
-    if any(char not in code39.REF for char in value):
+    if any(char not in _CODE39 for char in value):
         raise _InvalidValue
     return Encoding(value, {"add_checksum": False})
 
@@ -212,6 +212,9 @@ _ENCODINGS: dict[str, Callable[[str], Encoding]] = {
 @lru_cache(maxsize=1024)
 def barcode_pattern(symbology: str, value: str) -> BarcodePattern:
     """The modules and printed text of a value; raises ``_InvalidValue``."""
+    import barcode  # python-barcode is imported on first use (start-up time)
+    from barcode.errors import BarcodeError
+
     encoding = _ENCODINGS[symbology](value)
     try:
         kind = barcode.get_barcode_class(encoding.library or symbology)

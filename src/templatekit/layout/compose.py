@@ -1,16 +1,20 @@
 """Layout: a resolved template becomes a Scene.
 
 Each layer kind has one module with a ``layout(layer, ctx) -> list[Item]`` function,
-registered in ``LAYOUTS``. This module wraps each layer's items in a group that
-carries the layer's rotation and opacity, and paints the template background.
+named in ``LAYOUTS`` and imported the first time a layer of its kind is laid out (a
+template without barcodes never loads the barcode library). This module wraps each
+layer's items in a group that carries the layer's rotation and opacity, and paints
+the template background.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
-from templatekit.layout import barcode, image, qrcode, shape, star, text
+from templatekit.layout import image
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.scene import Group, Item, Scene
 from templatekit.model.layers import Layer
@@ -19,14 +23,21 @@ from templatekit.model.values import Color
 
 LayoutFn = Callable[[Any, LayoutContext], list[Item]]
 
-LAYOUTS: dict[str, LayoutFn] = {
-    "text": text.layout,
-    "image": image.layout,
-    "shape": shape.layout,
-    "qrcode": qrcode.layout,
-    "barcode": barcode.layout,
-    "star": star.layout,
+# layer type -> module under templatekit.layout that lays it out
+LAYOUTS: dict[str, str] = {
+    "text": "text",
+    "image": "image",
+    "shape": "shape",
+    "qrcode": "qrcode",
+    "barcode": "barcode",
+    "star": "star",
 }
+
+
+@cache
+def layout_function(kind: str) -> LayoutFn | None:
+    module = LAYOUTS.get(kind)
+    return importlib.import_module(f"templatekit.layout.{module}").layout if module else None
 
 
 def layout_template(template: Template, ctx: LayoutContext) -> Scene:
@@ -40,7 +51,7 @@ def layout_template(template: Template, ctx: LayoutContext) -> Scene:
     for layer in template.layers:
         if not layer.visible:
             continue
-        layout_fn = LAYOUTS.get(layer.TYPE)
+        layout_fn = layout_function(layer.TYPE)
         if layout_fn is None:
             ctx.warn(layer.name, f"{layer.TYPE} layers are not drawn by this renderer yet")
             continue

@@ -15,7 +15,6 @@ from functools import lru_cache
 from pathlib import Path
 
 from attrs import frozen
-from fontTools.ttLib import TTFont
 from PIL import ImageFont
 
 from templatekit.layout.scene import FontFile
@@ -172,6 +171,8 @@ def _bundled_coverage() -> dict[str, Coverage]:
 
 
 def read_coverage(source: str | io.BytesIO, index: int = 0) -> Coverage:
+    from fontTools.ttLib import TTFont  # only template-supplied fonts need it: load it then
+
     font = TTFont(source, fontNumber=index, lazy=True)
     return Coverage.of(font.getBestCmap() or ())
 

@@ -17,7 +17,6 @@ Pillow's Raqm layout, both when measuring here and when painting.
 
 from __future__ import annotations
 
-import io
 import math
 import unicodedata
 from collections.abc import Iterator
@@ -26,7 +25,6 @@ from typing import Literal
 
 import regex
 from attrs import evolve, frozen
-from fontTools.ttLib import TTFont
 from PIL import Image as PILImage
 from PIL import ImageDraw
 
@@ -121,11 +119,9 @@ def measure(text: str, file: FontFile, size: float, rtl: bool | None) -> float:
 
 @lru_cache(maxsize=64)
 def vertical_metrics(file: FontFile) -> tuple[float, float]:
-    """(ascender, descender) as fractions of the em, from the hhea table."""
-    source = io.BytesIO(file.data) if file.data is not None else file.path
-    font = TTFont(source, fontNumber=file.index, lazy=True)
-    upm = font["head"].unitsPerEm
-    return font["hhea"].ascent / upm, -font["hhea"].descent / upm
+    """(ascender, descender) as fractions of the em, as FreeType reads them."""
+    ascent, descent = pil_font(file, 1000).getmetrics()
+    return ascent / 1000, descent / 1000
 
 
 @lru_cache(maxsize=512)

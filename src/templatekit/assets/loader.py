@@ -1,0 +1,212 @@
+"""The one place that fetches assets: remote images, fonts and clips go through ``AssetLoader``.
+
+Templates come from users, so every ``src`` is untrusted. The loader owns the defences
+(HTTP-API.md, "Safety limits") so that no other module ever opens a URL:
+
+- schemes: http, https, data, and local files only when ``allow_files`` is set;
+- addresses: a host must resolve to globally routable addresses only, and the connection
+  goes to the address that was checked (no second lookup that DNS rebinding could answer
+  differently); every redirect hop is checked again; nothing is sent to a refused address;
+- one deadline for the whole download, a byte limit, a pixel limit read from the image
+  header before decoding, and SVGs without scripts or external references.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from attrs import field, frozen
+from PIL import Image as PILImage
+from PIL import UnidentifiedImageError
+
+from templatekit.assets.common import Problem, decode_data_uri, is_svg, megapixels, shown
+from templatekit.assets.policy import ALLOW_ENV, AllowList
+from templatekit.cache import BoundedCache
+from templatekit.errors import AssetError
+
+ImageFormat = Literal["PNG", "JPEG", "WEBP", "GIF", "SVG"]
+SizeHint = tuple[int, int] | None
+
+_RASTER_FORMATS = ("PNG", "JPEG", "WEBP", "GIF")
+
+
+@frozen
+class LoadedImage:
+    """A decoded image (mode RGB or RGBA) and the bytes it came from. ``key`` names its
+    content (and, for SVGs, the size it was drawn at) for the caches of later stages."""
+
+    image: PILImage.Image = field(eq=False)
+    format: ImageFormat
+    data: bytes = field(eq=False, repr=False)
+    key: str
+
+
+def _scheme(src: str) -> str:
+    """The URL scheme, or "" for a plain path (a Windows drive letter is a path)."""
+    match = re.match(r"([a-zA-Z][a-zA-Z0-9+.-]*):", src)
+    return match.group(1).lower() if match and len(match.group(1)) > 1 else ""
+
+
+class AssetLoader:
+    """Fetches and decodes assets under the safety limits; one instance per process is
+    enough and keeps its caches warm. ``allow`` (default: ``TEMPLATEKIT_FETCH_ALLOW``,
+    comma-separated host names, IPs or CIDRs) exempts hosts from the address policy."""
+
+    def __init__(
+        self,
+        *,
+        allow: Iterable[str] | None = None,
+        allow_files: bool = True,
+        timeout: float = 10.0,
+        max_bytes: int = 20_000_000,
+        max_pixels: int = 50_000_000,
+        max_redirects: int = 3,
+    ) -> None:
+        entries = os.environ.get(ALLOW_ENV, "").split(",") if allow is None else allow
+        self.allow = AllowList.parse(entries)
+        self.allow_files = allow_files
+        self.timeout = timeout
+        self.max_bytes = max_bytes
+        self.max_pixels = max_pixels
+        self.max_redirects = max_redirects
+        self._downloads: BoundedCache[str, bytes] = BoundedCache(max_entries=256, max_weight=100_000_000)
+        self._images: BoundedCache[tuple[str, SizeHint], LoadedImage] = BoundedCache(
+            max_entries=128, max_weight=400_000_000
+        )
+
+    def fetch(self, src: str, base_dir: Path | None = None) -> bytes:
+        """The bytes of ``src``: an http(s) URL, a data URI, or (when files are allowed)
+        a path, relative to ``base_dir``, or a file:// URL."""
+        try:
+            return self._fetch(src, base_dir)
+        except Problem as problem:
+            raise AssetError(f"cannot fetch {shown(src)}: {problem}", url=src) from None
+
+    def load_image(self, src: str, base_dir: Path | None = None, *, size_hint: SizeHint = None) -> LoadedImage:
+        """``src`` decoded. ``size_hint`` is the box the image will fill, in px: an SVG
+        is drawn at twice that size, so that it stays crisp on high-density output."""
+        data = self.fetch(src, base_dir)
+        digest = hashlib.sha256(data).hexdigest()
+        svg = is_svg(data)
+        cache_key = (digest, size_hint if svg else None)
+        loaded = self._images.get(cache_key)
+        if loaded is None:
+            try:
+                loaded = self._decode_svg(data, digest, size_hint) if svg else self._decode_raster(data, digest)
+            except Problem as problem:
+                raise AssetError(f"cannot decode {shown(src)}: {problem}", url=src) from None
+            width, height = loaded.image.size
+            self._images.put(cache_key, loaded, width * height * len(loaded.image.mode) + len(data))
+        return loaded
+
+    def _fetch(self, src: str, base_dir: Path | None) -> bytes:
+        scheme = _scheme(src)
+        if scheme in ("http", "https"):
+            cached = self._downloads.get(src)
+            if cached is None:
+                from templatekit.assets import network  # imported on first use: it is large
+
+                cached = network.download(
+                    src,
+                    allow=self.allow,
+                    timeout=self.timeout,
+                    max_bytes=self.max_bytes,
+                    max_redirects=self.max_redirects,
+                )
+                self._downloads.put(src, cached, len(cached))
+            return cached
+        if scheme == "data":
+            return self._checked_size(decode_data_uri(src))
+        if scheme in ("", "file"):
+            if not self.allow_files:
+                raise Problem("local files are not allowed here; use an http(s) URL or a data URI")
+            return self._read_file(_file_path(src, scheme, base_dir))
+        raise Problem(f"the {scheme}: scheme is not supported (use http, https or data)")
+
+    def _decode_svg(self, data: bytes, digest: str, size_hint: SizeHint) -> LoadedImage:
+        from templatekit.assets import svg  # imported on first use: resvg and the XML checks
+
+        image = svg.rasterise(data, size_hint, self.max_pixels)
+        return LoadedImage(image, "SVG", data, f"{digest}@{image.width}x{image.height}")
+
+    def _checked_size(self, data: bytes) -> bytes:
+        if len(data) > self.max_bytes:
+            raise Problem(f"it is {len(data):,} bytes, more than the {self.max_bytes:,} byte limit")
+        return data
+
+    def _read_file(self, path: Path) -> bytes:
+        try:
+            if path.stat().st_size > self.max_bytes:
+                raise Problem(f"the file is more than the {self.max_bytes:,} byte limit")
+            return path.read_bytes()
+        except OSError as exc:
+            raise Problem(f"cannot read {path}: {exc.strerror or exc}") from None
+
+    def _decode_raster(self, data: bytes, digest: str) -> LoadedImage:
+        image = _open_raster(data)
+        width, height = image.size
+        if width * height > self.max_pixels:
+            limit = megapixels(self.max_pixels)
+            raise Problem(f"the image is {width}x{height} px, more than the {limit} limit")
+        try:
+            image.load()
+            from PIL import ImageOps  # imports the EXIF tables: only when a raster is decoded
+
+            upright = _rgb_or_rgba(ImageOps.exif_transpose(image))
+        except (OSError, ValueError, SyntaxError, EOFError) as exc:
+            raise Problem(f"the {image.format} data cannot be decoded ({exc})") from None
+        return LoadedImage(upright, image.format, data, digest)
+
+
+class MemoryAssetLoader(AssetLoader):
+    """An ``AssetLoader`` that serves ``fetch`` from a dict of ``src -> bytes``, so that
+    tests of templates need neither network nor files. Decoding and limits are real."""
+
+    def __init__(self, files: Mapping[str, bytes], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.files = dict(files)
+
+    def fetch(self, src: str, base_dir: Path | None = None) -> bytes:
+        data = self.files.get(src)
+        if data is None:
+            message = f"cannot fetch {shown(src)}: not among the files of this MemoryAssetLoader"
+            raise AssetError(message, url=src)
+        return data
+
+
+def _file_path(src: str, scheme: str, base_dir: Path | None) -> Path:
+    if scheme == "file":
+        parts = urlsplit(src)
+        if parts.netloc not in ("", "localhost"):
+            raise Problem(f"file URLs of other hosts ({parts.netloc}) are not supported")
+        from urllib.request import url2pathname  # urllib.request is slow to import; rarely needed
+
+        return Path(url2pathname(parts.path))
+    path = Path(src)
+    return path if path.is_absolute() or base_dir is None else Path(base_dir) / path
+
+
+def _open_raster(data: bytes) -> PILImage.Image:
+    """The image with only its header read, so that its size can be checked first."""
+    try:
+        return PILImage.open(io.BytesIO(data), formats=_RASTER_FORMATS)
+    except PILImage.DecompressionBombError as exc:
+        raise Problem(f"the image has too many pixels ({exc})") from None
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError):
+        raise Problem("it is not a PNG, JPEG, WebP, GIF or SVG image") from None
+
+
+def _rgb_or_rgba(image: PILImage.Image) -> PILImage.Image:
+    """RGB, or RGBA when the image has transparency, which is all painters handle."""
+    if image.mode in ("RGB", "RGBA"):
+        return image
+    if image.mode.startswith("I"):
+        image = image.convert("I").point(lambda value: value * (1 / 256)).convert("L")
+    return image.convert("RGBA" if image.has_transparency_data else "RGB")

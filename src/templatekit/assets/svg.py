@@ -1,0 +1,184 @@
+"""SVG images: vetted (no scripts, entities or external references), then rasterised
+with resvg using the bundled fonts only."""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from pathlib import Path
+from xml.etree.ElementTree import Element, ParseError
+
+import resvg_py
+from defusedxml import DefusedXmlException, DTDForbidden
+from defusedxml.ElementTree import DefusedXMLParser
+from PIL import Image as PILImage
+
+from templatekit.assets.common import Problem, decode_data_uri, is_svg, megapixels, shown
+
+FONT_DIR = Path(__file__).resolve().parent.parent / "fonts"
+# Text in SVGs is drawn in the bundled sans family; handing resvg the whole font folder
+# (24 MB, emoji and CJK included) would make every SVG slow to draw.
+FONT_FILES = [str(FONT_DIR / f"Inter-{style}.ttf") for style in ("Regular", "Italic", "Bold", "BoldItalic")]
+SizeHint = tuple[int, int] | None
+
+
+def rasterise(data: bytes, size_hint: SizeHint, max_pixels: int) -> PILImage.Image:
+    """The SVG drawn at twice ``size_hint`` (keeping its aspect), or at its natural size."""
+    root = _check_svg(data)
+    text = _svg_text(data)
+    width, height = _raster_size(_svg_size(root), size_hint, max_pixels)
+    try:
+        png = resvg_py.svg_to_bytes(
+            svg_string=text,
+            width=width,
+            height=height,
+            dpi=96,  # physical units (in, mm, pt) as CSS defines them
+            skip_system_fonts=True,
+            font_files=FONT_FILES,
+        )
+    except (ValueError, RuntimeError) as exc:
+        raise Problem(f"the SVG could not be drawn ({exc})") from None
+    return PILImage.open(io.BytesIO(bytes(png))).convert("RGBA")
+
+
+_URL_IN_CSS = re.compile(r"""url\(\s*(['"]?)(.*?)\1\s*\)""", re.IGNORECASE | re.DOTALL)
+_IMPORT_IN_CSS = re.compile(r"""@import\s+(?:url\(\s*)?['"]?\s*([^'")\s;]*)""", re.IGNORECASE)
+
+
+def _local(name: str) -> str:
+    return name.rpartition("}")[2]
+
+
+class _SVGParser(DefusedXMLParser):
+    """defusedxml's parser, accepting a DOCTYPE without an internal subset: the standard
+    SVG 1.1 DOCTYPE is common, and neither expat nor resvg loads the DTD it names."""
+
+    def __init__(self) -> None:
+        super().__init__(forbid_dtd=True, forbid_entities=True, forbid_external=True)
+
+    def defused_start_doctype_decl(
+        self, name: str, sysid: str | None, pubid: str | None, has_internal_subset: bool
+    ) -> None:
+        if has_internal_subset:
+            raise DTDForbidden(name, sysid, pubid)
+
+
+def _check_svg(data: bytes) -> Element:
+    """The parsed SVG, refused if it could run code or reach outside itself: no entities,
+    no internal DTD, no ``<script>``, no event attributes, and no reference (href, CSS
+    ``url()`` or ``@import``) to anything but the document itself or a data URI."""
+    parser = _SVGParser()
+    try:
+        parser.feed(data)
+        root = parser.close()
+    except DTDForbidden:
+        raise Problem("SVGs with an internal DTD are not allowed") from None
+    except DefusedXmlException as exc:
+        raise Problem(f"the SVG declares entities or external references ({exc})") from None
+    except ParseError as exc:
+        raise Problem(f"the SVG is not well-formed XML ({exc})") from None
+    if _local(root.tag) != "svg":
+        raise Problem(f"the document is <{_local(root.tag)}>, not <svg>")
+    for element in root.iter():
+        _check_element(element)
+    return root
+
+
+def _check_element(element: Element) -> None:
+    name = _local(element.tag)
+    if name.lower() == "script":
+        raise Problem("the SVG has a <script> element")
+    for attribute, value in element.attrib.items():
+        local = _local(attribute)
+        if local.lower().startswith("on"):
+            raise Problem(f"the SVG has an event attribute ({local})")
+        if local == "href":
+            _check_reference(value)
+        _check_css(value)
+    if name == "style":
+        _check_css(element.text or "")
+
+
+def _check_reference(target: str) -> None:
+    value = target.strip()
+    if value.startswith("#"):
+        return
+    if value[:5].lower() != "data:":
+        raise Problem(f"the SVG refers to an external resource ({shown(value)[:80]})")
+    data = decode_data_uri(value)
+    if is_svg(data):
+        _check_svg(data)
+
+
+def _check_css(text: str) -> None:
+    for match in _URL_IN_CSS.finditer(text):
+        target = match.group(2).strip()
+        if not target.startswith("#"):
+            _check_reference(target)
+    for match in _IMPORT_IN_CSS.finditer(text):
+        if match.group(1)[:5].lower() != "data:":
+            raise Problem(f"the SVG imports a style sheet ({shown(match.group(1))[:80]})")
+
+
+def _svg_text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise Problem("the SVG is not UTF-8 text") from None
+
+
+_LENGTH = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(px|pt|pc|mm|cm|in)?\s*")
+_PX_PER_UNIT = {None: 1.0, "px": 1.0, "pt": 4 / 3, "pc": 16.0, "mm": 96 / 25.4, "cm": 96 / 2.54, "in": 96.0}
+
+
+def _svg_length(value: str | None) -> float | None:
+    match = _LENGTH.fullmatch(value or "")
+    if match is None:
+        return None
+    length = float(match.group(1)) * _PX_PER_UNIT[match.group(2)]
+    return length if 0 < length < math.inf else None
+
+
+def _svg_size(root: Element) -> tuple[float, float]:
+    """The natural size of an SVG in px, as resvg reads it: width and height, completed
+    from the viewBox's aspect ratio, or 100 x 100."""
+    width, height = _svg_length(root.get("width")), _svg_length(root.get("height"))
+    view = _view_box_size(root.get("viewBox"))
+    if view is not None:
+        view_width, view_height = view
+        if width is not None and height is None:
+            height = width * view_height / view_width
+        elif height is not None and width is None:
+            width = height * view_width / view_height
+        elif width is None and height is None:
+            width, height = view_width, view_height
+    return (width or 100.0, height or 100.0)
+
+
+def _view_box_size(value: str | None) -> tuple[float, float] | None:
+    try:
+        numbers = [float(v) for v in re.split(r"[\s,]+", (value or "").strip()) if v]
+    except ValueError:
+        return None
+    if len(numbers) != 4 or not all(0 < n < math.inf for n in numbers[2:]):
+        return None
+    return numbers[2], numbers[3]
+
+
+def _raster_size(natural: tuple[float, float], size_hint: SizeHint, max_pixels: int) -> tuple[int, int]:
+    """The size to draw an SVG at: twice the box it fills, covering it whatever the fit,
+    bounded by the pixel limit and, for extreme aspect ratios, by 4x that doubled box."""
+    width, height = natural
+    if size_hint is None:
+        if width * height > max_pixels:
+            limit = megapixels(max_pixels)
+            raise Problem(f"the SVG is {width:g}x{height:g} px, more than the {limit} limit")
+        scale, budget = 1.0, max_pixels
+    else:
+        box_width, box_height = 2 * max(1, size_hint[0]), 2 * max(1, size_hint[1])
+        scale = max(box_width / width, box_height / height)
+        budget = min(max_pixels, 4 * box_width * box_height)
+        scale = min(scale, math.sqrt(budget / (width * height)))
+    # A side under 1 px is drawn 1 px wide; capping the other keeps the area within budget.
+    return min(max(1, round(width * scale)), budget), min(max(1, round(height * scale)), budget)
