@@ -1,0 +1,150 @@
+"""The social card written by hand with Pillow and segno, as a developer would without templatekit.
+
+Fonts, the logo (rasterised once from SVG) and the QR code (its URL is fixed) are prepared
+once by ``load_assets``; ``render_card`` draws everything else for each title and saves
+with Pillow's default PNG settings. Run as a script, it renders one card cold:
+``python benchmarks/peers/pillow_card.py out.png ["a title"]``.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import resvg_py
+import segno
+from PIL import Image, ImageChops, ImageDraw, ImageFont
+
+ROOT = Path(__file__).resolve().parents[2]
+FONTS = ROOT / "src" / "templatekit" / "fonts"
+LOGO = ROOT / "examples" / "templates" / "assets" / "logo.svg"
+
+WIDTH, HEIGHT = 1200, 630
+QR_URL = "https://templatekit.dev/docs"
+DEFAULT_TITLE = "Render beautiful images from templates, at the speed of Pillow"
+SUBTITLE = "One JSON design, many outputs: PNG, JPEG, WebP, PDF and video."
+
+
+@dataclass
+class Assets:
+    bold64: ImageFont.FreeTypeFont
+    semibold30: ImageFont.FreeTypeFont
+    semibold22: ImageFont.FreeTypeFont
+    regular28: ImageFont.FreeTypeFont
+    regular18: ImageFont.FreeTypeFont
+    logo: Image.Image
+    qr: Image.Image
+
+
+def load_assets() -> Assets:
+    """Everything that does not change between cards."""
+
+    def font(style: str, size: int) -> ImageFont.FreeTypeFont:
+        return ImageFont.truetype(str(FONTS / f"Inter-{style}.ttf"), size)
+
+    logo_png = resvg_py.svg_to_bytes(svg_path=str(LOGO), width=56, height=56, skip_system_fonts=True)
+    return Assets(
+        bold64=font("Bold", 64),
+        semibold30=font("SemiBold", 30),
+        semibold22=font("SemiBold", 22),
+        regular28=font("Regular", 28),
+        regular18=font("Regular", 18),
+        logo=Image.open(io.BytesIO(bytes(logo_png))).convert("RGBA"),
+        qr=Image.open(io.BytesIO(qr_png())).convert("RGB"),
+    )
+
+
+def qr_png() -> bytes:
+    """The QR code as the template draws it (error level M, a quiet zone of 2 modules),
+    with as many whole pixels per module as fit the 228 px box."""
+    code = segno.make(QR_URL, error="m", micro=False, boost_error=False)
+    scale = 228 // code.symbol_size(scale=1, border=2)[0]
+    out = io.BytesIO()
+    code.save(out, kind="png", scale=scale, border=2, dark="#0f172a", light="#ffffff")
+    return out.getvalue()
+
+
+def gradient(size: tuple[int, int], start: str, end: str) -> Image.Image:
+    """A 135-degree CSS linear gradient: the mix is (x + y) / (width + height)."""
+    width, height = size
+    span = width + height
+    across = Image.new("L", (width, 1))
+    across.putdata([255 * x // span for x in range(width)])
+    down = Image.new("L", (1, height))
+    down.putdata([255 * y // span for y in range(height)])
+    mask = ImageChops.add(across.resize(size), down.resize(size))
+    return Image.composite(Image.new("RGB", size, end), Image.new("RGB", size, start), mask)
+
+
+def wrap(text: str, font: ImageFont.FreeTypeFont, max_width: float) -> list[str]:
+    """Greedy word wrap."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        candidate = f"{line} {word}" if line else word
+        if line and font.getlength(candidate) > max_width:
+            lines.append(line)
+            line = word
+        else:
+            line = candidate
+    return [*lines, line]
+
+
+def draw_lines(
+    draw: ImageDraw.ImageDraw,
+    lines: list[str],
+    font: ImageFont.FreeTypeFont,
+    x: float,
+    top: float,
+    line_height: float,
+    fill: str,
+    anchor: str = "ls",
+) -> None:
+    """Lines on baselines placed like CSS: half the leading above each line's ascent."""
+    ascent, descent = font.getmetrics()
+    for number, line in enumerate(lines):
+        baseline = top + number * line_height + (line_height - ascent - descent) / 2 + ascent
+        draw.text((x, baseline), line, font=font, fill=fill, anchor=anchor)
+
+
+def render_card(assets: Assets, title: str) -> bytes:
+    """One card as PNG bytes."""
+    card = gradient((WIDTH, HEIGHT), "#1e1b4b", "#0f172a").convert("RGBA")
+
+    glow = Image.new("RGBA", (640, 640))
+    ImageDraw.Draw(glow).ellipse((0, 0, 639, 639), fill=(99, 102, 241, 38))
+    card.alpha_composite(glow, dest=(760, 0), source=(0, 220))
+    card.alpha_composite(assets.logo, dest=(64, 56))
+
+    draw = ImageDraw.Draw(card)
+    draw_lines(draw, ["templatekit"], assets.semibold30, 136, 64 + (40 - 36) / 2, 36, "#e2e8f0")
+
+    title_lines = wrap(title, assets.bold64, 760)[:3]
+    title_height = len(title_lines) * 64 * 1.15
+    draw_lines(draw, title_lines, assets.bold64, 64, 168 + (252 - title_height) / 2, 64 * 1.15, "#ffffff")
+    draw_lines(draw, wrap(SUBTITLE, assets.regular28, 760), assets.regular28, 64, 440, 28 * 1.35, "#94a3b8")
+
+    draw.rectangle((908, 300, 908 + 228 - 1, 300 + 228 - 1), fill="#ffffff")
+    offset = (228 - assets.qr.width) // 2
+    card.paste(assets.qr, (908 + offset, 300 + offset))
+    draw_lines(draw, ["Scan to read the docs"], assets.regular18, 908 + 114, 540, 18 * 1.2, "#cbd5e1", anchor="ms")
+    draw_lines(draw, ["templatekit.dev"], assets.semibold22, 64, 560, 22 * 1.2, "#818cf8")
+
+    out = io.BytesIO()
+    card.convert("RGB").save(out, "PNG")
+    return out.getvalue()
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) not in (2, 3):
+        print("usage: pillow_card.py OUT.png [TITLE]", file=sys.stderr)
+        return 2
+    title = argv[2] if len(argv) == 3 else DEFAULT_TITLE
+    Path(argv[1]).write_bytes(render_card(load_assets(), title))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
