@@ -31,6 +31,11 @@ LAYOUTS: dict[str, str] = {
     "qrcode": "qrcode",
     "barcode": "barcode",
     "star": "star",
+    "table": "table",
+    "chart": "chart",
+    "keyvalue": "keyvalue",
+    "alert": "alert",
+    "signature": "signature",
 }
 
 
