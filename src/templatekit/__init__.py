@@ -7,6 +7,7 @@
 
 from templatekit.apply import apply, normalize
 from templatekit.assets import AssetLoader, MemoryAssetLoader
+from templatekit.describe import describe
 from templatekit.errors import (
     AssetError,
     ModificationError,
@@ -34,6 +35,7 @@ __all__ = [
     "TemplateError",
     "TemplatekitError",
     "apply",
+    "describe",
     "load_template",
     "normalize",
     "prepare",

@@ -18,6 +18,7 @@ def test_exported_names():
         "TemplateError",
         "TemplatekitError",
         "apply",
+        "describe",
         "load_template",
         "normalize",
         "prepare",
