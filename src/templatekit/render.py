@@ -92,9 +92,8 @@ def default_loader() -> AssetLoader:
 
 def template_fonts(template: Template, assets: AssetLoader) -> FontBook:
     """The bundled fonts plus the template's own faces."""
-    book = FontBook.bundled()
     if not template.fonts:
-        return book
+        return FontBook.bundled()
     faces = []
     for index, source in enumerate(template.fonts):
         try:
@@ -106,7 +105,13 @@ def template_fonts(template: Template, assets: AssetLoader) -> FontBook:
             raise AssetError(
                 f"fonts[{index}] ({source.family!r}): {source.src} is not a font file ({exc})", url=source.src
             ) from None
-    return book.with_faces(faces)
+    return _book_with(tuple(faces))
+
+
+@lru_cache(maxsize=32)
+def _book_with(faces: tuple[Face, ...]) -> FontBook:
+    """One book per set of template faces, so that caches keyed by the book keep hitting."""
+    return FontBook.bundled().with_faces(faces)
 
 
 @lru_cache(maxsize=64)

@@ -95,6 +95,7 @@ def test_template_fonts_are_loaded_and_used(tmp_path):
     run = prepared.scene.items[0].items[0]
     assert run.font.path.startswith("template-font:") and run.font.data == font.read_bytes()
     assert prepared.warnings == ()
+    assert tk.prepare(tk.load_template(data, base_dir=tmp_path)).scene == prepared.scene  # same book, same fonts
     bad = template(fonts=[{"family": "Brand", "src": "data:font/ttf;base64,AAAA"}])
     with pytest.raises(tk.AssetError, match=r"fonts\[0\] \('Brand'\): .* is not a font file"):
         tk.render_image(bad)
@@ -162,4 +163,6 @@ def test_missing_shaping_support_is_reported(monkeypatch):
 
     monkeypatch.setattr(text, "SHAPING", False)
     result = tk.render_image(template(layer("text", "t", text="مرحبا", width=300)))
-    assert result.warnings == ("layer 't': right-to-left text needs Pillow with Raqm and FriBiDi (libfribidi0); drawn unshaped",)
+    assert result.warnings == (
+        "layer 't': right-to-left text needs Pillow with Raqm and FriBiDi (libfribidi0); drawn unshaped",
+    )

@@ -23,6 +23,7 @@ from templatekit.layout.scene import (
     Bars,
     Clip,
     Ellipse,
+    FontFile,
     Group,
     Image,
     Item,
@@ -317,15 +318,56 @@ def _paint_bars(surface: Surface, item: Bars) -> None:
 
 
 def _paint_text(surface: Surface, item: TextRun) -> None:
-    font = pil_font(item.font, item.size * surface.scale)
-    surface.draw.text(
-        surface.px(item.x, item.y),
-        item.text,
-        font=font,
-        fill=item.color.rgba,
-        anchor="ls",
-        direction="rtl" if item.rtl else "ltr",
-    )
+    """Large text is drawn by Pillow directly. Pillow puts every glyph on a whole pixel,
+    which shows at small sizes as uneven gaps ("lam p"); small text is therefore drawn
+    into a mask at 2x or 4x and reduced, which keeps glyph positions to a quarter pixel."""
+    size = item.size * surface.scale
+    x, y = surface.px(item.x, item.y)
+    factor = _text_supersampling(size)
+    if factor == 1:
+        font = pil_font(item.font, size)
+        surface.draw.text((x, y), item.text, font=font, fill=item.color.rgba, anchor="ls", direction=_direction(item))
+        return
+    left, top = math.floor(x), math.floor(y)
+    phase = (round((x - left) * factor), round((y - top) * factor))
+    mask, dx, dy = _text_mask(item.font, size, item.text, item.rtl, factor, phase)
+    _composite(surface, PILImage.new("RGBA", mask.size, item.color.rgba), mask, left + dx, top + dy)
+
+
+def _text_supersampling(size: float) -> int:
+    return 4 if size < 24 else 2 if size < 48 else 1
+
+
+def _direction(item: TextRun) -> str:
+    return "rtl" if item.rtl else "ltr"
+
+
+_TEXT_MASKS: BoundedCache[tuple[Any, ...], tuple[PILImage.Image, int, int]] = BoundedCache(4096, 64_000_000)
+
+
+def _text_mask(
+    font_file: FontFile, size: float, text: str, rtl: bool, factor: int, phase: tuple[int, int]
+) -> tuple[PILImage.Image, int, int]:
+    """The run's coverage mask at 1x, and its offset from the whole pixel the pen is in;
+    ``phase`` is the pen's position inside that pixel, in 1/factor steps."""
+    key = (font_file, size, text, rtl, factor, phase)
+    cached = _TEXT_MASKS.get(key)
+    if cached is not None:
+        return cached
+    font = pil_font(font_file, size * factor)
+    direction = "rtl" if rtl else "ltr"
+    left, top, right, bottom = font.getbbox(text, anchor="ls", direction=direction)
+    # The big mask starts on a whole 1x pixel, so that reducing it keeps the grid.
+    offset_x = math.floor((left + phase[0]) / factor)
+    offset_y = math.floor((top + phase[1]) / factor)
+    width = math.ceil((right + phase[0]) / factor) - offset_x + 1
+    height = math.ceil((bottom + phase[1]) / factor) - offset_y + 1
+    big = PILImage.new("L", (width * factor, height * factor), 0)
+    origin = (phase[0] - offset_x * factor, phase[1] - offset_y * factor)
+    ImageDraw.Draw(big).text(origin, text, font=font, fill=255, anchor="ls", direction=direction)
+    result = (big.reduce(factor), offset_x, offset_y)
+    _TEXT_MASKS.put(key, result, width * height)
+    return result
 
 
 _RESIZED: BoundedCache[tuple[str, tuple[int, int], bool], PILImage.Image] = BoundedCache(128, 256_000_000)
