@@ -178,7 +178,7 @@ def test_unknown_fonts_are_reported():
 def test_rows_that_do_not_fit_are_left_out_with_a_warning():
     items, ctx = lay_out(height=3 * ROW + 5, rows=people("name"))
     assert set(runs(items)) == {"name", "Ada", "Grace"}
-    assert ctx.warnings == ["layer 't': showing 2 of 4 rows; the rest do not fit"]
+    assert ctx.warnings == ["layer 't': showing 2 of 4 rows; the rest do not fit the box"]
     geometry = table.table_rows_layout(table_layer(height=3 * ROW + 5), BOOK)
     assert geometry.height == 5 * ROW  # the whole table, for writers that continue it on new pages
     assert geometry.rows_fitting(3 * ROW) == 2 and geometry.rows_fitting(3 * ROW, start=3) == 1

@@ -381,5 +381,5 @@ def layout(layer: TableLayer, ctx: LayoutContext) -> list[Item]:
     geometry = table_rows_layout(layer, ctx.fonts)
     count = geometry.rows_fitting(layer.height)
     if count < len(geometry.rows):
-        ctx.warn(layer.name, f"showing {count} of {len(geometry.rows)} rows; the rest do not fit")
+        ctx.warn(layer.name, f"showing {count} of {len(geometry.rows)} rows; the rest do not fit the box")
     return table_items(geometry, layer.x, layer.y, range(count))

@@ -96,6 +96,11 @@ class TextBlock:
         return len(self.lines) * self.line_height
 
     @property
+    def first_baseline(self) -> float:
+        """Distance from the top of the block to the baseline of its first line."""
+        return (self.line_height - self.ascent - self.descent) / 2 + self.ascent
+
+    @property
     def width(self) -> float:
         return max((line.width for line in self.lines), default=0.0)
 
@@ -487,7 +492,6 @@ def place(
     style = block.style
     line_height = block.line_height
     top = y + {"top": 0.0, "middle": (height - block.height) / 2, "bottom": height - block.height}[vertical_align]
-    half_leading = (line_height - block.ascent - block.descent) / 2
     items: list[Item] = []
     for number, line in enumerate(block.lines):
         justify = align == "justify" and not line.last_in_paragraph
@@ -499,7 +503,7 @@ def place(
             pen = x
         else:
             pen = x + (width - line_width) / (2 if align == "center" else 1)
-        baseline = top + number * line_height + half_leading + block.ascent
+        baseline = top + number * line_height + block.first_baseline
         for piece in pieces:
             if piece.emoji:
                 items.append(_emoji_item(piece, pen, baseline, style.size))
