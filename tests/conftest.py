@@ -8,6 +8,9 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from templatekit.charts.render import find_browser
+from templatekit.errors import RenderError
+
 
 def layer(kind: str, name: str, **fields: Any) -> dict[str, Any]:
     base = {"type": kind, "name": name, "x": 0, "y": 0, "width": 100, "height": 100}
@@ -24,6 +27,15 @@ def decode(data: bytes) -> Image.Image:
     return image
 
 
-@pytest.fixture
-def make_template():
-    return template
+def _has_browser() -> bool:
+    try:
+        find_browser()
+    except RenderError:
+        return False
+    return True
+
+
+needs_chrome = pytest.mark.skipif(
+    not _has_browser(),
+    reason="no Chrome or Chromium found (install chromium, or set TEMPLATEKIT_CHROME to a Chrome binary)",
+)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import templatekit as tk
-from tests.conftest import decode, layer, template
+from tests.conftest import decode, layer, needs_chrome, template
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "templates"
 SIMPLE = template(
@@ -116,7 +116,18 @@ def test_video_templates_render_their_poster_frame():
     assert decode(tk.render_image(data).data).size == (400, 200)
 
 
-@pytest.mark.parametrize("name", ["social-card", "product-card", "event-ticket", "quote-card"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "social-card",
+        "product-card",
+        "event-ticket",
+        "quote-card",
+        "invoice",
+        "certificate",
+        pytest.param("dashboard", marks=needs_chrome),
+    ],
+)
 def test_examples_render_without_warnings(name):
     result = tk.render_image(EXAMPLES / f"{name}.json")
     assert result.warnings == ()
