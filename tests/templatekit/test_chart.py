@@ -295,7 +295,7 @@ def test_a_missing_browser_is_a_render_error_saying_how_to_get_one(monkeypatch):
         tk.render_image(chart_template("bar", [{"label": "nobrowser", "value": 1}]))
     message = str(error.value)
     assert message.startswith(
-        "charts need Chrome or Chromium: install it (Debian/Ubuntu: apt-get install chromium) "
+        "layer 'sales': charts need Chrome or Chromium: install it (Debian/Ubuntu: apt-get install chromium) "
         "or set TEMPLATEKIT_CHROME to its path"
     )
     assert "'/nonexistent'" in message

@@ -311,8 +311,8 @@ class _Browser:
                     return session.run(work, RENDER_TIMEOUT)
                 except (KaleidoError, JavascriptError) as exc:
                     raise RenderError(f"layer {layer!r}: Plotly could not draw the chart: {exc}") from exc
-                except RenderError:
-                    raise
+                except RenderError as exc:  # no browser to be found
+                    raise RenderError(f"layer {layer!r}: {exc}") from None
                 except Exception as exc:  # a crash, a hang, a broken pipe: start afresh
                     failure = exc
                     self._close()
