@@ -315,3 +315,12 @@ def test_pixels_of_bright_and_arco():
     assert arco.getpixel((200, 10)) == (0xE5, 0xE6, 0xEB)  # the frame
     assert arco.getpixel((200, 12)) == (0xF2, 0xF3, 0xF5)  # header fill inside it
     assert arco.getpixel((10, 10)) != (0xF2, 0xF3, 0xF5)  # the rounded corner
+
+
+def test_cells_cut_to_one_line_are_reported():
+    long_text = "a description far too long for its narrow column " * 3
+    rows = [{"item": long_text, "qty": 1}, {"item": "short", "qty": 2}]
+    _, ctx = lay_out(rows=rows, columns=[{"key": "item", "width": 120}, "qty"], width=300, height=200)
+    assert ctx.warnings == ["layer 't': 1 cell(s) cut to one line to fit their column; heightMode adaptive wraps them"]
+    _, adaptive = lay_out(rows=rows, columns=[{"key": "item", "width": 120}, "qty"], heightMode="adaptive", width=300)
+    assert adaptive.warnings == ["layer 't': 1 cell(s) cut after 3 lines to fit their column"]

@@ -382,4 +382,9 @@ def layout(layer: TableLayer, ctx: LayoutContext) -> list[Item]:
     count = geometry.rows_fitting(layer.height)
     if count < len(geometry.rows):
         ctx.warn(layer.name, f"showing {count} of {len(geometry.rows)} rows; the rest do not fit the box")
+    cut = sum(cell.block.truncated for row in (geometry.header, *geometry.rows[:count]) for cell in row.cells)
+    if cut and layer.height_mode == "adaptive":
+        ctx.warn(layer.name, f"{cut} cell(s) cut after {ADAPTIVE_MAX_LINES} lines to fit their column")
+    elif cut:
+        ctx.warn(layer.name, f"{cut} cell(s) cut to one line to fit their column; heightMode adaptive wraps them")
     return table_items(geometry, layer.x, layer.y, range(count))
