@@ -19,7 +19,7 @@ from templatekit.errors import (
 from templatekit.loading import load_template
 from templatekit.model.modification import Modification
 from templatekit.model.template import Template
-from templatekit.render import prepare, render_image
+from templatekit.render import prepare, render_image, render_pdf
 from templatekit.result import RenderResult
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "normalize",
     "prepare",
     "render_image",
+    "render_pdf",
 ]
 
 __version__ = "0.1.0"

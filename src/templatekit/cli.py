@@ -14,9 +14,10 @@ from templatekit.errors import TemplateError, TemplatekitError
 from templatekit.loading import load_template
 from templatekit.model.modification import Modification
 from templatekit.model.template import Template
-from templatekit.render import render_image
+from templatekit.render import render_image, render_pdf
 
 IMAGE_SUFFIXES = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".webp": "webp"}
+OUTPUT_SUFFIXES = (*IMAGE_SUFFIXES, ".pdf")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -43,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="LAYER.FIELD=VALUE",
         help="one modification; VALUE is JSON or plain text; LAYER=VALUE sets the main field",
     )
-    render.add_argument("-o", "--output", type=Path, required=True, help="output file (.png, .jpg, .webp)")
+    render.add_argument("-o", "--output", type=Path, required=True, help="output file (.png, .jpg, .webp, .pdf)")
     render.add_argument("--thumbnail", action="store_true", help="a small preview (longest side 320 px)")
     render.add_argument("--debug", action="store_true", help="draw every layer's box and name")
     render.set_defaults(run=_render)
@@ -56,19 +57,23 @@ def _parser() -> argparse.ArgumentParser:
 
 def _render(args: argparse.Namespace) -> int:
     suffix = args.output.suffix.lower()
-    if suffix not in IMAGE_SUFFIXES:
-        choices = ", ".join(IMAGE_SUFFIXES)
+    if suffix not in OUTPUT_SUFFIXES:
+        choices = ", ".join(OUTPUT_SUFFIXES)
         print(f"error: -o {args.output}: the output must end in one of {choices}", file=sys.stderr)
         return 2
     template = load_template(args.template)
     modifications = _modifications(template, args.modifications, args.set)
-    result = render_image(
-        template, modifications, format=IMAGE_SUFFIXES[suffix], thumbnail=args.thumbnail, debug=args.debug
-    )
+    if suffix == ".pdf":
+        result = render_pdf(template, modifications, debug=args.debug)
+    else:
+        result = render_image(
+            template, modifications, format=IMAGE_SUFFIXES[suffix], thumbnail=args.thumbnail, debug=args.debug
+        )
     result.save(args.output)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    print(f"{args.output} ({result.width}x{result.height}, {len(result.data):,} bytes)")
+    pages = f", {result.pages} pages" if result.pages > 1 else ""
+    print(f"{args.output} ({result.width}x{result.height}{pages}, {len(result.data):,} bytes)")
     return 0
 
 

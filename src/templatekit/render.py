@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from datetime import datetime
 from functools import lru_cache
 
 from attrs import frozen
@@ -15,6 +16,7 @@ from templatekit.layout import debug as debug_overlay
 from templatekit.layout.compose import layout_template
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.fonts import Face, FontBook, load_face
+from templatekit.layout.pages import layout_pages
 from templatekit.layout.scene import Scene
 from templatekit.loading import TemplateSource, load_template
 from templatekit.model.template import Template
@@ -22,15 +24,21 @@ from templatekit.paint.raster import paint
 from templatekit.result import RenderResult
 
 THUMBNAIL_SIDE = 320
+PDF_DENSITY = 3.0
 
 
 @frozen
 class Prepared:
-    """A template with modifications applied and laid out: what every painter takes."""
+    """A template with modifications applied and laid out: what every painter takes.
+    ``pages`` holds more than one Scene only when laid out with ``paginate``."""
 
     template: Template
-    scene: Scene
+    pages: tuple[Scene, ...]
     warnings: tuple[str, ...]
+
+    @property
+    def scene(self) -> Scene:
+        return self.pages[0]
 
 
 def prepare(
@@ -40,8 +48,13 @@ def prepare(
     assets: AssetLoader | None = None,
     debug: bool = False,
     time: float | None = None,
+    paginate: bool = False,
+    density: float = 2.0,
 ) -> Prepared:
-    """Resolve and lay out; every fetch, decode and measurement happens here."""
+    """Resolve and lay out; every fetch, decode and measurement happens here.
+
+    ``paginate`` continues the rows that do not fit a table on further pages;
+    ``density`` is the pixels per px at which charts are drawn."""
     loaded = load_template(template)
     applied = apply(loaded, modifications)
     loader = assets or default_loader()
@@ -49,14 +62,15 @@ def prepare(
     fonts = template_fonts(resolved, loader)
     if time is None and resolved.video is not None:
         time = resolved.video.poster or 0.0
-    ctx = LayoutContext(fonts=fonts, assets=loader, base_dir=resolved.base_dir, time=time)
-    scene = layout_template(resolved, ctx)
+    ctx = LayoutContext(
+        fonts=fonts, assets=loader, base_dir=resolved.base_dir, time=time, paginate=paginate, density=density
+    )
+    pages = layout_pages(resolved, ctx) if paginate else [layout_template(resolved, ctx)]
     if debug:
-        scene = Scene(
-            scene.width, scene.height, scene.background, (*scene.items, *debug_overlay.overlay(resolved, fonts))
-        )
+        overlay = tuple(debug_overlay.overlay(resolved, fonts))
+        pages = [Scene(page.width, page.height, page.background, (*page.items, *overlay)) for page in pages]
     warnings = (*loaded.load_warnings, *applied.warnings, *ctx.warnings)
-    return Prepared(resolved, scene, warnings)
+    return Prepared(resolved, tuple(pages), warnings)
 
 
 def render_image(
@@ -83,6 +97,32 @@ def render_image(
     image = paint(scene, scale)
     encoded = encode(image, name, draft=thumbnail)
     return RenderResult(encoded.data, encoded.media_type, image.width, image.height, prepared.warnings)
+
+
+def render_pdf(
+    template: TemplateSource,
+    modifications: Modifications = None,
+    *,
+    debug: bool = False,
+    author: str = "",
+    creator: str = "templatekit",
+    subject: str = "",
+    created: datetime | None = None,
+    assets: AssetLoader | None = None,
+) -> RenderResult:
+    """Render a template to a vector PDF, one page per ``width × 0.75`` by
+    ``height × 0.75`` points; table rows that do not fit continue on further pages.
+
+    The title is the template's name. The same input gives the same bytes unless
+    ``created`` (the creation date to record) is given. Charts are drawn at 3x.
+    """
+    from templatekit.paint.pdf import DocumentInfo, paint_pdf  # ReportLab loads only when a PDF is made
+
+    prepared = prepare(template, modifications, assets=assets, debug=debug, paginate=True, density=PDF_DENSITY)
+    info = DocumentInfo(prepared.template.name, author, creator, subject, created)
+    data = paint_pdf(prepared.pages, info)
+    scene = prepared.scene
+    return RenderResult(data, "application/pdf", scene.width, scene.height, prepared.warnings, len(prepared.pages))
 
 
 @lru_cache(maxsize=1)

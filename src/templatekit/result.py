@@ -11,13 +11,15 @@ from attrs import frozen
 
 @frozen
 class RenderResult:
-    """What a render returns. Shows itself in Jupyter."""
+    """What a render returns. Shows itself in Jupyter. ``width`` and ``height`` are
+    the canvas in px (a PDF page is 0.75 points per px); ``pages`` counts PDF pages."""
 
     data: bytes
     media_type: str
     width: int
     height: int
     warnings: tuple[str, ...] = ()
+    pages: int = 1
 
     @property
     def extension(self) -> str:

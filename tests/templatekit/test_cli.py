@@ -53,7 +53,7 @@ def test_render_reports_warnings_and_errors(tmp_path):
     assert bad.returncode == 1 and "size: must be a positive number (got -3.0)" in bad.stderr
     assert "Traceback" not in bad.stderr
     wrong = run("render", str(EXAMPLES / "social-card.json"), "-o", str(tmp_path / "x.gif"))
-    assert wrong.returncode == 2 and "must end in one of .png, .jpg, .jpeg, .webp" in wrong.stderr
+    assert wrong.returncode == 2 and "must end in one of .png, .jpg, .jpeg, .webp, .pdf" in wrong.stderr
 
 
 def test_validate_lists_every_problem(tmp_path):

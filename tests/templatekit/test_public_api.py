@@ -23,6 +23,7 @@ def test_exported_names():
         "normalize",
         "prepare",
         "render_image",
+        "render_pdf",
     ]
     assert all(hasattr(tk, name) for name in tk.__all__)
 

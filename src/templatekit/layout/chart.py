@@ -22,7 +22,7 @@ from templatekit.model.layers import ChartLayer
 def layout(layer: ChartLayer, ctx: LayoutContext) -> list[Item]:
     figure = build_figure(_inline_only(layer, ctx), _font_family(layer, ctx))
     width, height = max(1, round(layer.width)), max(1, round(layer.height))
-    raster = rasterise(figure, width, height, layer=layer.name)
+    raster = rasterise(figure, width, height, layer=layer.name, scale=ctx.density)
     return [Image(layer.x, layer.y, layer.width, layer.height, raster.image, f"chart:{raster.key}")]
 
 

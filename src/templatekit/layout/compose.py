@@ -47,29 +47,41 @@ def layout_function(kind: str) -> LayoutFn | None:
 
 def layout_template(template: Template, ctx: LayoutContext) -> Scene:
     """The Scene of a resolved template: every visible layer, bottom first."""
-    items: list[Item] = []
-    background: Color | None = None
-    if isinstance(template.background, Color):
-        background = template.background
-    elif isinstance(template.background, BackgroundImage):
-        items.append(_background_image(template, template.background, ctx))
-    for layer in template.layers:
+    groups = [group for _, group in layout_layers(template, ctx)]
+    return Scene(
+        template.width, template.height, background_color(template), (*background_items(template, ctx), *groups)
+    )
+
+
+def layout_layers(template: Template, ctx: LayoutContext) -> list[tuple[int, Group]]:
+    """(index in the template, group) of every visible layer that is drawn."""
+    groups = []
+    for index, layer in enumerate(template.layers):
         if not layer.visible:
             continue
         layout_fn = layout_function(layer.TYPE)
         if layout_fn is None:
-            ctx.warn(layer.name, f"{layer.TYPE} layers are not drawn by this renderer yet")
+            ctx.warn(layer.name, f"{layer.kind} layers are not drawn by this renderer yet")
             continue
-        items.append(layer_group(layer, layout_fn(layer, ctx)))
-    return Scene(template.width, template.height, background, tuple(items))
+        groups.append((index, layer_group(layer, layout_fn(layer, ctx))))
+    return groups
+
+
+def background_color(template: Template) -> Color | None:
+    return template.background if isinstance(template.background, Color) else None
+
+
+def background_items(template: Template, ctx: LayoutContext) -> list[Item]:
+    """The template's background image, if it has one, filling the canvas."""
+    if not isinstance(template.background, BackgroundImage):
+        return []
+    background = template.background
+    item = image.fitted_image(
+        background.src, background.fit, 0, 0, template.width, template.height, ctx, owner="background"
+    )
+    return [item]
 
 
 def layer_group(layer: Layer, items: list[Item]) -> Group:
     centre = (layer.x + layer.width / 2, layer.y + layer.height / 2)
     return Group(tuple(items), opacity=layer.opacity, rotation=layer.rotation, origin=centre, label=layer.name)
-
-
-def _background_image(template: Template, background: BackgroundImage, ctx: LayoutContext) -> Item:
-    return image.fitted_image(
-        background.src, background.fit, 0, 0, template.width, template.height, ctx, owner="background"
-    )

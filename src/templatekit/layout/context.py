@@ -19,6 +19,8 @@ class LayoutContext:
     assets: AssetLoader
     base_dir: Path | None = None
     time: float | None = None  # seconds into a video; None for still renders
+    paginate: bool = False  # rows that do not fit a table continue on further pages
+    density: float = 2.0  # pixels per px of content drawn by other programs (charts)
     warnings: list[str] = field(factory=list)
 
     def warn(self, layer: str, message: str) -> None:

@@ -16,7 +16,7 @@ from templatekit.assets import LoadedImage
 from templatekit.cache import BoundedCache
 from templatekit.errors import AssetError
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Clip, Ellipse, Group, Image, Item, Rect
+from templatekit.layout.scene import Clip, Ellipse, EncodedSource, Group, Image, Item, Rect
 from templatekit.model.layers import Border, Fit, Focus, ImageLayer
 from templatekit.model.values import Length
 
@@ -79,7 +79,11 @@ def fitted_image(
     placed = _place(loaded.image.size, fit, x, y, width, height, focus)
     key = _key(loaded.key, placed.crop, grayscale)
     pixels = _prepared(loaded, placed.crop, grayscale, key)
-    item = Image(placed.x, placed.y, placed.width, placed.height, pixels, key)
+    source = None
+    if loaded.format == "JPEG" and not grayscale:
+        crop = placed.crop or (0, 0, *loaded.image.size)
+        source = EncodedSource(loaded.data, loaded.format, loaded.image.size, crop)
+    item = Image(placed.x, placed.y, placed.width, placed.height, pixels, key, source=source)
     ellipse, corner = _corners(radius, width, height)
     if not ellipse and corner == 0:
         return item

@@ -95,6 +95,17 @@ class TextRun:
 
 
 @frozen
+class EncodedSource:
+    """The encoded file an Image was decoded from, and the part of it (in its pixels)
+    that the Image shows: lets the PDF writer embed a JPEG as it came."""
+
+    data: bytes = field(eq=False, repr=False)
+    format: str
+    size: tuple[int, int]
+    crop: tuple[float, float, float, float]
+
+
+@frozen
 class Image:
     """A decoded image drawn into a box. ``key`` identifies its content (and crop):
     images compare by key, and the painters cache by it. ``smooth`` False keeps hard
@@ -107,6 +118,7 @@ class Image:
     image: PILImage.Image = field(eq=False)  # compared through key
     key: str
     smooth: bool = True
+    source: EncodedSource | None = field(default=None, eq=False)
 
 
 @frozen

@@ -311,6 +311,18 @@ def _header_align(column: Column, values: list[CellValue]) -> CellAlign:
 # ------------------------------------------------------------------ drawing
 
 
+def page_ranges(geometry: TableGeometry, height: float) -> list[range]:
+    """The body rows of each page when the rows that do not fit continue on the next:
+    as many whole rows as fit the box, at least one a page so that every row is shown."""
+    ranges = []
+    start = 0
+    while start < len(geometry.rows):
+        count = max(1, geometry.rows_fitting(height, start))
+        ranges.append(range(start, start + count))
+        start += count
+    return ranges or [range(0)]
+
+
 def table_items(geometry: TableGeometry, x: float, y: float, rows: range) -> list[Item]:
     """Scene items for the header and the body rows ``rows``, top-left at (x, y).
     Stripes follow the row's index in the whole table, so that they continue
@@ -380,7 +392,7 @@ def layout(layer: TableLayer, ctx: LayoutContext) -> list[Item]:
         return []
     geometry = table_rows_layout(layer, ctx.fonts)
     count = geometry.rows_fitting(layer.height)
-    if count < len(geometry.rows):
+    if count < len(geometry.rows) and not ctx.paginate:
         ctx.warn(layer.name, f"showing {count} of {len(geometry.rows)} rows; the rest do not fit the box")
     cut = sum(cell.block.truncated for row in (geometry.header, *geometry.rows[:count]) for cell in row.cells)
     if cut and layer.height_mode == "adaptive":

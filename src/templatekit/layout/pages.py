@@ -1,0 +1,56 @@
+"""Pages: a template whose tables have more rows than fit becomes several Scenes.
+
+Page 1 is the design as it is, with the rows that fit each table's box. The rows
+that do not fit continue on further pages, in the same box, under a repeated header.
+Layers whose top edge is at or below the bottom of an overflowing table (an invoice's
+totals and payment terms) come after the rows: they are drawn on the last page only.
+Every other layer (a letterhead, addresses, a page frame) is drawn on every page.
+"""
+
+from __future__ import annotations
+
+from templatekit.layout.compose import background_color, background_items, layer_group, layout_layers
+from templatekit.layout.context import LayoutContext
+from templatekit.layout.scene import Group, Item, Scene
+from templatekit.layout.table import page_ranges, table_items, table_rows_layout
+from templatekit.model.layers import Layer, TableLayer
+from templatekit.model.template import Template
+
+
+def layout_pages(template: Template, ctx: LayoutContext) -> list[Scene]:
+    groups = layout_layers(template, ctx)
+    base = background_items(template, ctx)
+    continued = _continued_tables(template, ctx)
+    page_count = max((len(pages) for pages in continued.values()), default=1)
+    last = page_count - 1
+    after = {i for i, layer in enumerate(template.layers) if _follows(layer, template, continued)}
+    scenes = []
+    for page in range(page_count):
+        items: list[Item] = list(base)
+        for index, group in groups:
+            if index in continued:
+                slices = continued[index]
+                if page < len(slices):
+                    items.append(slices[page])
+            elif index not in after or page == last:
+                items.append(group)
+        scenes.append(Scene(template.width, template.height, background_color(template), tuple(items)))
+    return scenes
+
+
+def _continued_tables(template: Template, ctx: LayoutContext) -> dict[int, list[Group]]:
+    """For each visible table whose rows continue: its group on each page."""
+    continued = {}
+    for index, layer in enumerate(template.layers):
+        if not (isinstance(layer, TableLayer) and layer.visible):
+            continue
+        geometry = table_rows_layout(layer, ctx.fonts)
+        ranges = page_ranges(geometry, layer.height)
+        if len(ranges) > 1:
+            continued[index] = [layer_group(layer, table_items(geometry, layer.x, layer.y, rows)) for rows in ranges]
+    return continued
+
+
+def _follows(layer: Layer, template: Template, continued: dict[int, list[Group]]) -> bool:
+    """Whether a layer lies below an overflowing table, so that it comes after its rows."""
+    return any(layer.y >= (table := template.layers[i]).y + table.height for i in continued)
