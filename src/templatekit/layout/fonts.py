@@ -93,6 +93,7 @@ class FontBook:
     """Font faces by family, with CSS-like matching and a fallback chain."""
 
     def __init__(self, faces: Iterable[Face]) -> None:
+        self._fallbacks: dict[tuple[int, bool], tuple[FontFile, ...]] = {}
         self._families: dict[str, list[Face]] = {}
         for face in faces:
             self._families.setdefault(face.family.casefold(), []).append(face)
@@ -120,7 +121,11 @@ class FontBook:
         return min(faces, key=lambda f: (f.italic != italic, _weight_distance(f.weight, weight)))
 
     def fallbacks(self, weight: int, italic: bool) -> tuple[FontFile, ...]:
-        return tuple(self.match(family, weight, italic).file for family in FALLBACK_FAMILIES)
+        chain = self._fallbacks.get((weight, italic))
+        if chain is None:
+            chain = tuple(self.match(family, weight, italic).file for family in FALLBACK_FAMILIES)
+            self._fallbacks[(weight, italic)] = chain
+        return chain
 
     @property
     def emoji(self) -> FontFile:

@@ -25,6 +25,7 @@ import io
 import math
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from attrs import frozen
@@ -248,9 +249,16 @@ def _paint_text(page: _Page, item: TextRun) -> None:
     _set_fill(page, item.color)
     text = canvas.beginText(0, 0)
     text.setFont(name, item.size)
-    text.textOut(shapeStr(item.text, name, item.size, force=True))
+    text.textOut(_shaped(item.text, name, item.size))
     canvas.drawText(text)
     canvas.restoreState()
+
+
+@lru_cache(maxsize=4096)
+def _shaped(text: str, font_name: str, size: float) -> str:
+    """The run shaped by HarfBuzz (glyphs and positions), as ReportLab draws it; the
+    same run in the next document needs no shaping again."""
+    return shapeStr(text, font_name, size, force=True)
 
 
 def _font_name(file: FontFile) -> str:
