@@ -50,11 +50,13 @@ def prepare(
     time: float | None = None,
     paginate: bool = False,
     density: float = 2.0,
+    vector: bool = False,
 ) -> Prepared:
     """Resolve and lay out; every fetch, decode and measurement happens here.
 
     ``paginate`` continues the rows that do not fit a table on further pages;
-    ``density`` is the pixels per px at which charts are drawn."""
+    ``density`` is the pixels per px at which charts are drawn; ``vector`` also keeps
+    SVG versions of charts (for the PDF writer)."""
     loaded = load_template(template)
     applied = apply(loaded, modifications)
     loader = assets or default_loader()
@@ -63,7 +65,13 @@ def prepare(
     if time is None and resolved.video is not None:
         time = resolved.video.poster or 0.0
     ctx = LayoutContext(
-        fonts=fonts, assets=loader, base_dir=resolved.base_dir, time=time, paginate=paginate, density=density
+        fonts=fonts,
+        assets=loader,
+        base_dir=resolved.base_dir,
+        time=time,
+        paginate=paginate,
+        density=density,
+        vector=vector,
     )
     pages = layout_pages(resolved, ctx) if paginate else [layout_template(resolved, ctx)]
     if debug:
@@ -114,11 +122,14 @@ def render_pdf(
     ``height × 0.75`` points; table rows that do not fit continue on further pages.
 
     The title is the template's name. The same input gives the same bytes unless
-    ``created`` (the creation date to record) is given. Charts are drawn at 3x.
+    ``created`` (the creation date to record) is given. Charts and SVG images are
+    vector drawings (or, should one not convert, images at 3x).
     """
     from templatekit.paint.pdf import DocumentInfo, paint_pdf  # ReportLab loads only when a PDF is made
 
-    prepared = prepare(template, modifications, assets=assets, debug=debug, paginate=True, density=PDF_DENSITY)
+    prepared = prepare(
+        template, modifications, assets=assets, debug=debug, paginate=True, density=PDF_DENSITY, vector=True
+    )
     info = DocumentInfo(prepared.template.name, author, creator, subject, created)
     data = paint_pdf(prepared.pages, info)
     scene = prepared.scene

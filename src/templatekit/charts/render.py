@@ -111,6 +111,19 @@ def rasterise(figure: Mapping[str, Any], width: int, height: int, *, layer: str,
     return raster
 
 
+_VECTORS: BoundedCache[str, bytes] = BoundedCache(max_entries=128, max_weight=64_000_000)
+
+
+def vectorise(figure: Mapping[str, Any], width: int, height: int, *, layer: str) -> bytes:
+    """The figure as SVG of ``width`` × ``height`` px (for vector output such as PDF)."""
+    key = figure_key(figure, width, height, 0)
+    cached = _VECTORS.get(key)
+    if cached is None:
+        cached = _BROWSER.render(figure, {"format": "svg", "width": width, "height": height, "scale": 1}, layer)
+        _VECTORS.put(key, cached, len(cached))
+    return cached
+
+
 def figure_key(figure: Mapping[str, Any], width: int, height: int, scale: float) -> str:
     """A hash of everything a render depends on (template fonts are named by content)."""
     text = json.dumps([figure, width, height, scale], sort_keys=True, separators=(",", ":"))

@@ -13,17 +13,22 @@ from typing import Any
 import attrs
 
 from templatekit.charts.figure import TEXT_WEIGHTS, build_figure
-from templatekit.charts.render import font_family, rasterise
+from templatekit.charts.render import font_family, rasterise, vectorise
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Image, Item
+from templatekit.layout.scene import EncodedSource, Image, Item
 from templatekit.model.layers import ChartLayer
 
 
 def layout(layer: ChartLayer, ctx: LayoutContext) -> list[Item]:
-    figure = build_figure(_inline_only(layer, ctx), _font_family(layer, ctx))
+    family = _font_family(layer, ctx)
+    figure = build_figure(_inline_only(layer, ctx), family)
     width, height = max(1, round(layer.width)), max(1, round(layer.height))
     raster = rasterise(figure, width, height, layer=layer.name, scale=ctx.density)
-    return [Image(layer.x, layer.y, layer.width, layer.height, raster.image, f"chart:{raster.key}")]
+    source = None
+    if ctx.vector and ctx.fonts.has_family(family):  # vector text needs the font as a file
+        svg = vectorise(figure, width, height, layer=layer.name)
+        source = EncodedSource(svg, "SVG", raster.image.size, (0, 0, *raster.image.size))
+    return [Image(layer.x, layer.y, layer.width, layer.height, raster.image, f"chart:{raster.key}", source=source)]
 
 
 def _font_family(layer: ChartLayer, ctx: LayoutContext) -> str:

@@ -21,6 +21,7 @@ class LayoutContext:
     time: float | None = None  # seconds into a video; None for still renders
     paginate: bool = False  # rows that do not fit a table continue on further pages
     density: float = 2.0  # pixels per px of content drawn by other programs (charts)
+    vector: bool = False  # also keep vector versions (SVG) of charts, for vector output
     warnings: list[str] = field(factory=list)
 
     def warn(self, layer: str, message: str) -> None:

@@ -80,7 +80,7 @@ def fitted_image(
     key = _key(loaded.key, placed.crop, grayscale)
     pixels = _prepared(loaded, placed.crop, grayscale, key)
     source = None
-    if loaded.format == "JPEG" and not grayscale:
+    if loaded.format in ("JPEG", "SVG") and not grayscale:
         crop = placed.crop or (0, 0, *loaded.image.size)
         source = EncodedSource(loaded.data, loaded.format, loaded.image.size, crop)
     item = Image(placed.x, placed.y, placed.width, placed.height, pixels, key, source=source)

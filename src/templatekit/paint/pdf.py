@@ -10,7 +10,9 @@ the raster painter.
   land where they do in the PNG and joined scripts stay joined.
 - Shapes, bars and polygons are paths; gradients are PDF shadings clipped to the shape.
 - Images are embedded at their own resolution; a JPEG goes in as it came (no
-  re-encoding), cropped by a clip when only part of it shows.
+  re-encoding), cropped by a clip when only part of it shows. SVG images and charts
+  become vector drawings (svglib), in the bundled fonts; one that does not convert
+  falls back to its bitmap.
 - A group's opacity applies to each item it holds (PDF constant alpha), which differs
   from the raster painter only where items of one semi-transparent layer overlap.
 
@@ -30,13 +32,18 @@ from typing import Any
 
 from attrs import frozen
 from PIL import Image as PILImage
+from reportlab.graphics import renderPDF
+from reportlab.graphics.shapes import Drawing
 from reportlab.lib.colors import Color as RLColor
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont, shapeStr
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.pdfgen.pathobject import PDFPathObject
+from svglib.fonts import get_global_font_map
+from svglib.svglib import svg2rlg
 
+from templatekit.layout.fonts import FontBook
 from templatekit.layout.scene import (
     Bars,
     Clip,
@@ -85,6 +92,7 @@ def paint_pdf(pages: Sequence[Scene], info: DocumentInfo = DocumentInfo()) -> by
         pagesize=(first.width * POINTS_PER_PX, first.height * POINTS_PER_PX),
         invariant=info.created is None,
         pageCompression=1,
+        initialFontName=_font_name(FontBook.bundled().match("Inter").file),  # not the unembedded Helvetica
     )
     canvas.setTitle(info.title)
     canvas.setAuthor(info.author)
@@ -276,21 +284,56 @@ def _paint_image(page: _Page, item: Image) -> None:
     canvas.saveState()
     canvas.setFillAlpha(page.opacity)
     source = item.source
-    if source is not None and source.format == "JPEG" and _upright(source.data):
-        # The whole JPEG, scaled so that its crop fills the box, clipped to the box.
+    drawing = _svg_drawing(source.data) if source is not None and source.format == "SVG" else None
+    if source is not None and (drawing is not None or (source.format == "JPEG" and _upright(source.data))):
+        # The whole source, scaled so that its crop fills the box, clipped to the box.
         left, top, right, bottom = source.crop
         scale_x, scale_y = item.width / (right - left), item.height / (bottom - top)
         canvas.clipPath(_box_path(canvas, item.x, item.y, item.width, item.height, 0, False), stroke=0, fill=0)
         x, y = item.x - left * scale_x, item.y - top * scale_y
         width, height = source.size[0] * scale_x, source.size[1] * scale_y
-        reader = ImageReader(io.BytesIO(source.data))
     else:
         x, y, width, height = item.x, item.y, item.width, item.height
-        reader = ImageReader(item.image)
     canvas.translate(x, y + height)
     canvas.scale(1, -1)
-    canvas.drawImage(reader, 0, 0, width, height, mask="auto" if item.image.mode == "RGBA" else None)
+    if drawing is not None:
+        canvas.scale(width / drawing.width, height / drawing.height)
+        renderPDF.draw(drawing, canvas, 0, 0)
+    else:
+        jpeg = source is not None and source.format == "JPEG" and _upright(source.data)
+        reader = ImageReader(io.BytesIO(source.data) if jpeg else item.image)
+        canvas.drawImage(reader, 0, 0, width, height, mask="auto" if item.image.mode == "RGBA" else None)
     canvas.restoreState()
+
+
+@lru_cache(maxsize=64)
+def _svg_drawing(svg: bytes) -> Drawing | None:
+    """The SVG as a ReportLab drawing, or None when svglib cannot convert it (the
+    image is then embedded as a bitmap). Its text uses the bundled fonts."""
+    _map_svg_fonts()
+    try:
+        drawing = svg2rlg(io.BytesIO(svg))
+    except Exception:  # noqa: BLE001 - any failure of the converter means: use the bitmap
+        return None
+    if drawing is not None:
+        drawing.initialFontName = _font_name(FontBook.bundled().match("Inter").file)  # not Helvetica
+    return drawing
+
+
+@lru_cache(maxsize=1)
+def _map_svg_fonts() -> None:
+    """Map the font families SVGs name to the bundled faces (registered once, shared
+    with the text of the page), and everything else to Inter, so that svglib never
+    looks for system fonts."""
+    book = FontBook.bundled()
+    fonts = get_global_font_map()
+    weights = {"normal": 400, "bold": 700, **{str(w): w for w in range(100, 1000, 100)}}
+    for family in ("Inter", "sans-serif", "Dancing Script"):
+        for weight, number in weights.items():
+            for style in ("normal", "italic"):
+                face = book.match(family, number, style == "italic")
+                name = _font_name(face.file)
+                fonts.register_font(family, face.file.path, weight=weight, style=style, rlgFontName=name)
 
 
 def _upright(jpeg: bytes) -> bool:
