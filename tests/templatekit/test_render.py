@@ -177,3 +177,38 @@ def test_missing_shaping_support_is_reported(monkeypatch):
     assert result.warnings == (
         "layer 't': right-to-left text needs Pillow with Raqm and FriBiDi (libfribidi0); drawn unshaped",
     )
+
+
+def test_unchanged_layers_are_laid_out_once_and_keep_their_warnings(monkeypatch, tmp_path):
+    from PIL import Image
+
+    from templatekit.layout import compose, text
+
+    Image.new("RGB", (10, 10), (0, 128, 0)).save(tmp_path / "dot.png")
+    data = template(
+        layer("text", "title", text="Hello"),
+        layer("text", "note", y=100, text="x", font="Missing Font"),
+        layer("image", "dot", x=300, src="dot.png"),
+    )
+    loaded = tk.load_template(data, base_dir=tmp_path)
+    calls = []
+    original = text.layout
+
+    def counting(layer, ctx):
+        calls.append(layer.text)
+        return original(layer, ctx)
+
+    monkeypatch.setattr(text, "layout", counting)
+    compose.layout_function.cache_clear()
+    try:
+        first = tk.prepare(loaded, {"title": "One"})
+        second = tk.prepare(loaded, {"title": "Two"})
+    finally:
+        compose.layout_function.cache_clear()
+    assert calls == ["One", "x", "Two"]  # "note" was laid out once
+    assert second.warnings == first.warnings == ("layer 'note': font 'Missing Font' is not available; using Inter",)
+    assert second.scene.items[1] is first.scene.items[1]
+    assert second.scene.items[2] is not first.scene.items[2]  # images are read again: the file may change
+    Image.new("RGB", (10, 10), (200, 0, 0)).save(tmp_path / "dot.png")
+    repainted = decode(tk.render_image(loaded).data).convert("RGB")
+    assert repainted.getpixel((305, 5)) == (200, 0, 0)

@@ -10,10 +10,12 @@ the template background.
 from __future__ import annotations
 
 import importlib
+import weakref
 from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from templatekit.cache import BoundedCache
 from templatekit.layout import image
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.scene import Group, Item, Scene
@@ -63,8 +65,33 @@ def layout_layers(template: Template, ctx: LayoutContext) -> list[tuple[int, Gro
         if layout_fn is None:
             ctx.warn(layer.name, f"{layer.kind} layers are not drawn by this renderer yet")
             continue
-        groups.append((index, layer_group(layer, layout_fn(layer, ctx))))
+        groups.append((index, _laid_out(layer, layout_fn, ctx)))
     return groups
+
+
+# Kinds whose layout depends on nothing but the layer and the context (an image layer
+# also depends on the file or URL it names, which may change between renders).
+REUSABLE = frozenset(LAYOUTS) - {"image"}
+
+_DONE: BoundedCache[tuple[Any, ...], tuple[weakref.ref[Layer], weakref.ref[Any], Group, tuple[str, ...]]]
+_DONE = BoundedCache(max_entries=4096, max_weight=4096)
+
+
+def _laid_out(layer: Layer, layout_fn: LayoutFn, ctx: LayoutContext) -> Group:
+    """The layer's group, reused when this very layer object was laid out before with
+    the same fonts and settings (modifications replace only the layers they change, so
+    a render that changes one layer lays out only that one); its warnings are repeated."""
+    if layer.TYPE not in REUSABLE:
+        return layer_group(layer, layout_fn(layer, ctx))
+    key = (id(layer), id(ctx.fonts), ctx.time, ctx.paginate, ctx.density, ctx.vector)
+    done = _DONE.get(key)
+    if done is not None and done[0]() is layer and done[1]() is ctx.fonts:
+        ctx.warnings.extend(done[3])
+        return done[2]
+    before = len(ctx.warnings)
+    group = layer_group(layer, layout_fn(layer, ctx))
+    _DONE.put(key, (weakref.ref(layer), weakref.ref(ctx.fonts), group, tuple(ctx.warnings[before:])), 1)
+    return group
 
 
 def background_color(template: Template) -> Color | None:

@@ -117,8 +117,18 @@ def paint_pdf(pages: Sequence[Scene], info: DocumentInfo = DocumentInfo()) -> by
 
 
 def _paint_items(page: _Page, items: Sequence[Item]) -> None:
+    """Paint in order; consecutive text runs share one PDF text object."""
+    runs: list[TextRun] = []
     for item in items:
+        if isinstance(item, TextRun):
+            runs.append(item)
+            continue
+        if runs:
+            _paint_text(page, runs)
+            runs = []
         PAINTERS[type(item)](page, item)
+    if runs:
+        _paint_text(page, runs)
 
 
 # ------------------------------------------------------------------ colours and paths
@@ -248,18 +258,24 @@ def _paint_bars(page: _Page, item: Bars) -> None:
     page.canvas.drawPath(path, stroke=0, fill=1, fillMode=0)
 
 
-def _paint_text(page: _Page, item: TextRun) -> None:
+def _paint_text(page: _Page, runs: Sequence[TextRun]) -> None:
+    """Each run placed by a text matrix that also turns the glyphs upright again in the
+    y-down page space; font and colour are set only when they change."""
     canvas = page.canvas
-    name = _font_name(item.font)
-    canvas.saveState()
-    canvas.translate(item.x, item.y)
-    canvas.scale(1, -1)  # glyphs upright again in the y-down page space
-    _set_fill(page, item.color)
-    text = canvas.beginText(0, 0)
-    text.setFont(name, item.size)
-    text.textOut(_shaped(item.text, name, item.size))
+    text = canvas.beginText()
+    font: tuple[str, float] | None = None
+    color: Color | None = None
+    for run in runs:
+        name = _font_name(run.font)
+        if (name, run.size) != font:
+            font = (name, run.size)
+            text.setFont(name, run.size)
+        if run.color != color:
+            color = run.color
+            text.setFillColor(_rl_color(run.color, page.opacity))
+        text.setTextTransform(1, 0, 0, -1, run.x, run.y)
+        text.textOut(_shaped(run.text, name, run.size))
     canvas.drawText(text)
-    canvas.restoreState()
 
 
 @lru_cache(maxsize=4096)
@@ -275,7 +291,8 @@ def _font_name(file: FontFile) -> str:
     name = "tk-" + hashlib.sha256(f"{file.path}#{file.index}".encode()).hexdigest()[:16]
     if name not in pdfmetrics.getRegisteredFontNames():
         source: Any = io.BytesIO(file.data) if file.data is not None else file.path
-        pdfmetrics.registerFont(TTFont(name, source, subfontIndex=file.index, shapable=True))
+        font = TTFont(name, source, subfontIndex=file.index, shapable=True, asciiReadable=False)
+        pdfmetrics.registerFont(font)
     return name
 
 
@@ -371,7 +388,6 @@ PAINTERS: dict[type, Callable[[_Page, Any], None]] = {
     Polygon: _paint_polygon,
     Line: _paint_line,
     Bars: _paint_bars,
-    TextRun: _paint_text,
     Image: _paint_image,
     Group: _paint_group,
-}
+}  # text runs are painted in batches by _paint_items
