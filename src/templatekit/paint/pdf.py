@@ -251,11 +251,17 @@ def _paint_line(page: _Page, item: Line) -> None:
 
 
 def _paint_bars(page: _Page, item: Bars) -> None:
-    path = page.canvas.beginPath()
-    for x, y, w, h in item.rects:
-        path.rect(x, y, w, h)
     _set_fill(page, item.color)
-    page.canvas.drawPath(path, stroke=0, fill=1, fillMode=0)
+    page.canvas.drawPath(_bars_path(item.rects), stroke=0, fill=1, fillMode=0)
+
+
+@lru_cache(maxsize=256)
+def _bars_path(rects: tuple[tuple[float, float, float, float], ...]) -> PDFPathObject:
+    """The rectangles of a code as one path, written once: a QR code has hundreds."""
+    path = PDFPathObject()
+    for x, y, w, h in rects:
+        path.rect(x, y, w, h)
+    return path
 
 
 def _paint_text(page: _Page, runs: Sequence[TextRun]) -> None:
@@ -281,8 +287,15 @@ def _paint_text(page: _Page, runs: Sequence[TextRun]) -> None:
 @lru_cache(maxsize=4096)
 def _shaped(text: str, font_name: str, size: float) -> str:
     """The run shaped by HarfBuzz (glyphs and positions), as ReportLab draws it; the
-    same run in the next document needs no shaping again."""
-    return shapeStr(text, font_name, size, force=True)
+    same run in the next document needs no shaping again. A run that shaping leaves as
+    it is (no kerning, ligature or offset) is drawn as plain text, which is faster to
+    write and gives the same page."""
+    shaped = shapeStr(text, font_name, size, force=True)
+    unchanged = str(shaped) == text and all(
+        glyph.x_offset == 0 and glyph.y_offset == 0 and glyph.width == glyph.x_advance
+        for glyph in shaped.__shapeData__
+    )
+    return text if unchanged else shaped
 
 
 def _font_name(file: FontFile) -> str:
