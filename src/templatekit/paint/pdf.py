@@ -66,7 +66,8 @@ POINTS_PER_PX = 0.75
 
 @frozen
 class DocumentInfo:
-    """PDF metadata. ``created`` None keeps the output byte-for-byte reproducible."""
+    """PDF metadata. Without ``created`` no date is recorded but a fixed one, so that the
+    output is byte-for-byte reproducible."""
 
     title: str = ""
     author: str = ""
@@ -90,7 +91,7 @@ def paint_pdf(pages: Sequence[Scene], info: DocumentInfo = DocumentInfo()) -> by
     canvas = Canvas(
         out,
         pagesize=(first.width * POINTS_PER_PX, first.height * POINTS_PER_PX),
-        invariant=info.created is None,
+        invariant=True,  # document ids from the content: the same input, the same bytes
         pageCompression=1,
         initialFontName=_font_name(FontBook.bundled().match("Inter").file),  # not the unembedded Helvetica
     )
@@ -99,7 +100,8 @@ def paint_pdf(pages: Sequence[Scene], info: DocumentInfo = DocumentInfo()) -> by
     canvas.setCreator(info.creator)
     canvas.setSubject(info.subject)
     if info.created is not None:
-        canvas.setDateFormatter(lambda _: info.created.strftime("D:%Y%m%d%H%M%S"))
+        date = _pdf_date(info.created)
+        canvas.setDateFormatter(lambda *_: date)
     for scene in pages:
         canvas.setPageSize((scene.width * POINTS_PER_PX, scene.height * POINTS_PER_PX))
         canvas.saveState()
@@ -114,6 +116,16 @@ def paint_pdf(pages: Sequence[Scene], info: DocumentInfo = DocumentInfo()) -> by
         canvas.showPage()
     canvas.save()
     return out.getvalue()
+
+
+def _pdf_date(moment: datetime) -> str:
+    """A PDF date string; a datetime without a time zone is taken as UTC."""
+    offset = moment.utcoffset()
+    if offset is None or not offset:
+        return moment.strftime("D:%Y%m%d%H%M%SZ")
+    minutes = int(offset.total_seconds() // 60)
+    sign = "+" if minutes >= 0 else "-"
+    return moment.strftime("D:%Y%m%d%H%M%S") + f"{sign}{abs(minutes) // 60:02d}'{abs(minutes) % 60:02d}'"
 
 
 def _paint_items(page: _Page, items: Sequence[Item]) -> None:
@@ -280,8 +292,20 @@ def _paint_text(page: _Page, runs: Sequence[TextRun]) -> None:
             color = run.color
             text.setFillColor(_rl_color(run.color, page.opacity))
         text.setTextTransform(1, 0, 0, -1, run.x, run.y)
-        text.textOut(_shaped(run.text, name, run.size))
+        shaped = _shaped(run.text, name, run.size)
+        if _has_private_glyphs(shaped):
+            # Glyphs that stand for no single character: readers copy and search the
+            # run's own text instead (a marked-content span with ActualText).
+            text._code.append(f"/Span <</ActualText <FEFF{run.text.encode('utf-16-be').hex()}>>> BDC")
+            text.textOut(shaped)
+            text._code.append("EMC")
+        else:
+            text.textOut(shaped)
     canvas.drawText(text)
+
+
+def _has_private_glyphs(text: str) -> bool:
+    return any("\ue000" <= char <= "\uf8ff" for char in text)
 
 
 @lru_cache(maxsize=4096)
@@ -292,8 +316,7 @@ def _shaped(text: str, font_name: str, size: float) -> str:
     write and gives the same page."""
     shaped = shapeStr(text, font_name, size, force=True)
     unchanged = str(shaped) == text and all(
-        glyph.x_offset == 0 and glyph.y_offset == 0 and glyph.width == glyph.x_advance
-        for glyph in shaped.__shapeData__
+        glyph.x_offset == 0 and glyph.y_offset == 0 and glyph.width == glyph.x_advance for glyph in shaped.__shapeData__
     )
     return text if unchanged else shaped
 
@@ -305,8 +328,21 @@ def _font_name(file: FontFile) -> str:
     if name not in pdfmetrics.getRegisteredFontNames():
         source: Any = io.BytesIO(file.data) if file.data is not None else file.path
         font = TTFont(name, source, subfontIndex=file.index, shapable=True, asciiReadable=False)
+        _number_unmapped_glyphs(font)
         pdfmetrics.registerFont(font)
     return name
+
+
+def _number_unmapped_glyphs(font: TTFont) -> None:
+    """Give every glyph without a character (alternates, ligatures, joined forms) its
+    private-use code point now, in glyph order. ReportLab numbers them as shaping meets
+    them, shared by all the documents of the process, which would make a PDF's bytes
+    depend on what the process drew before."""
+    hb_font = font.hbFont()
+    mapped = font.face.glyphToChar
+    for gid in range(font.face.numGlyphs):
+        if gid not in mapped:
+            font.hbAddPrivate(hb_font.glyph_to_string(gid), gid, hb_font.get_glyph_h_advance(gid))
 
 
 def _paint_image(page: _Page, item: Image) -> None:

@@ -318,16 +318,13 @@ def _paint_bars(surface: Surface, item: Bars) -> None:
 
 
 def _paint_text(surface: Surface, item: TextRun) -> None:
-    """Large text is drawn by Pillow directly. Pillow puts every glyph on a whole pixel,
-    which shows at small sizes as uneven gaps ("lam p"); small text is therefore drawn
-    into a mask at 2x or 4x and reduced, which keeps glyph positions to a quarter pixel."""
+    """Text is drawn as a coverage mask composited in its colour (so that translucent
+    text blends). Pillow puts every glyph on a whole pixel, which shows at small sizes as
+    uneven gaps ("lam p"); small text is therefore drawn at 2x or 4x and reduced, which
+    keeps glyph positions to a quarter pixel."""
     size = item.size * surface.scale
     x, y = surface.px(item.x, item.y)
     factor = _text_supersampling(size)
-    if factor == 1:
-        font = pil_font(item.font, size)
-        surface.draw.text((x, y), item.text, font=font, fill=item.color.rgba, anchor="ls", direction=_direction(item))
-        return
     left, top = math.floor(x), math.floor(y)
     phase = (round((x - left) * factor), round((y - top) * factor))
     mask, dx, dy = _text_mask(item.font, size, item.text, item.rtl, factor, phase)
@@ -336,10 +333,6 @@ def _paint_text(surface: Surface, item: TextRun) -> None:
 
 def _text_supersampling(size: float) -> int:
     return 4 if size < 24 else 2 if size < 48 else 1
-
-
-def _direction(item: TextRun) -> str:
-    return "rtl" if item.rtl else "ltr"
 
 
 _TEXT_MASKS: BoundedCache[tuple[Any, ...], tuple[PILImage.Image, int, int]] = BoundedCache(4096, 64_000_000)
