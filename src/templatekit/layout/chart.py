@@ -8,6 +8,8 @@ figure's data inline, never a URL to fetch.
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 import attrs
@@ -15,7 +17,8 @@ import attrs
 from templatekit.charts.figure import TEXT_WEIGHTS, build_figure
 from templatekit.charts.render import font_family, rasterise, vectorise
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import EncodedSource, Image, Item
+from templatekit.layout.fonts import coverage
+from templatekit.layout.scene import EncodedSource, FontFile, Image, Item
 from templatekit.model.layers import ChartLayer
 
 
@@ -27,8 +30,21 @@ def layout(layer: ChartLayer, ctx: LayoutContext) -> list[Item]:
     source = None
     if ctx.vector and ctx.fonts.has_family(family):  # vector text needs the font as a file
         svg = vectorise(figure, width, height, layer=layer.name)
-        source = EncodedSource(svg, "SVG", raster.image.size, (0, 0, *raster.image.size))
+        if _drawable_text(svg, ctx.fonts.match(family).file):
+            source = EncodedSource(svg, "SVG", raster.image.size, (0, 0, *raster.image.size))
     return [Image(layer.x, layer.y, layer.width, layer.height, raster.image, f"chart:{raster.key}", source=source)]
+
+
+def _drawable_text(svg: bytes, font: FontFile) -> bool:
+    """Whether the font has every character of the chart's text. A vector chart's text
+    is drawn in that one font, where the browser fell back to others (Arabic, CJK…):
+    such a chart keeps its bitmap instead."""
+    covered = coverage(font)
+    text = html.unescape("".join(_SVG_TEXT.findall(svg.decode("utf-8", "replace"))))
+    return all(ord(char) in covered for char in text if not char.isspace())
+
+
+_SVG_TEXT = re.compile(r">([^<]+)</(?:text|tspan)>")
 
 
 def _font_family(layer: ChartLayer, ctx: LayoutContext) -> str:

@@ -394,7 +394,8 @@ def layout(layer: TableLayer, ctx: LayoutContext) -> list[Item]:
     count = geometry.rows_fitting(layer.height)
     if count < len(geometry.rows) and not ctx.paginate:
         ctx.warn(layer.name, f"showing {count} of {len(geometry.rows)} rows; the rest do not fit the box")
-    cut = sum(cell.block.truncated for row in (geometry.header, *geometry.rows[:count]) for cell in row.cells)
+    shown = geometry.rows if ctx.paginate else geometry.rows[:count]  # paginated: every row is shown
+    cut = sum(cell.block.truncated for row in (geometry.header, *shown) for cell in row.cells)
     if cut and layer.height_mode == "adaptive":
         ctx.warn(layer.name, f"{cut} cell(s) cut after {ADAPTIVE_MAX_LINES} lines to fit their column")
     elif cut:
