@@ -455,11 +455,6 @@ def test_fonts_are_embedded_subsets_and_never_base14(name):
     assert all(re.search(r"\byes\s+yes\s+yes\s+\d+\s+\d+$", row) for row in rows), listing
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="text in an SVG image is drawn by svglib, which maps families other than Inter, sans-serif and "
-    "Dancing Script to the base-14 fonts: 'serif' becomes an unembedded /Times-Roman, 'monospace' /Courier",
-)
 def test_svg_text_uses_no_base14_font(tmp_path):
     svg = tmp_path / "label.svg"
     svg.write_text(
@@ -699,11 +694,6 @@ def test_gradients_at_any_angle(angle):
     assert difference(pdf_page, flatten(tk.render_image(card(angle + 180)).data))[0] > 8 * MEAN_LIMIT
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a gradient whose ends differ in alpha is painted with one constant alpha, the smaller of the "
-    "two (paint/pdf.py _fill_path): a scrim from #00000000 to #000000cc is not drawn at all",
-)
 def test_gradient_from_transparent_to_opaque():
     scrim = {"from": "#00000000", "to": "#000000cc", "angle": 180}
     source = simple(
@@ -713,11 +703,6 @@ def test_gradient_from_transparent_to_opaque():
     assert_looks_alike(*pdf_and_png(source))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an SVG image is drawn as a vector drawing whose shapes set their own fill alpha, so the layer's "
-    "opacity is lost: the logo at opacity 0.3 is drawn fully opaque",
-)
 def test_opacity_of_an_svg_image():
     source = simple(layer("image", "logo", x=50, y=20, width=160, height=160, src=str(LOGO_SVG), opacity=0.3))
     assert_looks_alike(*pdf_and_png(source))

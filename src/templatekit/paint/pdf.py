@@ -22,6 +22,7 @@ is given.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import io
 import math
@@ -60,8 +61,32 @@ from templatekit.layout.scene import (
     TextRun,
 )
 from templatekit.model.values import Color, Gradient
+from templatekit.paint.gradient import gradient_image
 
 POINTS_PER_PX = 0.75
+GRADIENT_DENSITY = 2.0  # pixels per px of a translucent gradient, embedded as an image
+# Families that SVG images name, drawn with the bundled face FontBook matches for them
+# (generic and common web families fall back to Inter, "cursive" to Dancing Script).
+SVG_FAMILIES = (
+    "Inter",
+    "Dancing Script",
+    "sans-serif",
+    "serif",
+    "monospace",
+    "cursive",
+    "fantasy",
+    "system-ui",
+    "Arial",
+    "Verdana",
+    "Tahoma",
+    "Segoe UI",
+    "Roboto",
+    "Open Sans",
+    "Georgia",
+    "Times New Roman",
+    "Courier New",
+    "DejaVu Sans",
+)
 
 
 @frozen
@@ -171,7 +196,7 @@ def _box_path(canvas: Canvas, x: float, y: float, w: float, h: float, radius: fl
 
 
 def _fill_path(page: _Page, path: PDFPathObject, paint: Paint, bounds: tuple[float, float, float, float]) -> None:
-    """Fill with a colour, or clip to the path and lay a gradient shading over it."""
+    """Fill with a colour, or clip to the path and lay a gradient over it."""
     canvas = page.canvas
     if isinstance(paint, Color):
         _set_fill(page, paint)
@@ -179,9 +204,18 @@ def _fill_path(page: _Page, path: PDFPathObject, paint: Paint, bounds: tuple[flo
         return
     canvas.saveState()
     canvas.clipPath(path, stroke=0, fill=0, fillMode=0)
-    canvas.setFillAlpha(min(paint.from_.a, paint.to.a) / 255 * page.opacity)
-    start, end = _gradient_line(paint, bounds)
-    canvas.linearGradient(*start, *end, (_rl_color(paint.from_, 1.0), _rl_color(paint.to, 1.0)), extend=True)
+    if paint.from_.a == paint.to.a == 255 and page.opacity >= 1:
+        start, end = _gradient_line(paint, bounds)
+        canvas.linearGradient(*start, *end, (_rl_color(paint.from_, 1.0), _rl_color(paint.to, 1.0)), extend=True)
+    else:
+        # A shading has no alpha per stop, and viewers ignore the constant alpha on
+        # shadings: a translucent gradient is an image, which both support.
+        x, y, width, height = bounds
+        size = (max(1, math.ceil(width * GRADIENT_DENSITY)), max(1, math.ceil(height * GRADIENT_DENSITY)))
+        canvas.setFillAlpha(page.opacity)
+        canvas.translate(x, y + height)
+        canvas.scale(1, -1)
+        canvas.drawImage(ImageReader(gradient_image(paint, size)), 0, 0, width, height, mask="auto")
     canvas.restoreState()
 
 
@@ -350,7 +384,7 @@ def _paint_image(page: _Page, item: Image) -> None:
     canvas.saveState()
     canvas.setFillAlpha(page.opacity)
     source = item.source
-    drawing = _svg_drawing(source.data) if source is not None and source.format == "SVG" else None
+    drawing = _svg_drawing(source.data, page.opacity) if source is not None and source.format == "SVG" else None
     if source is not None and (drawing is not None or (source.format == "JPEG" and _upright(source.data))):
         # The whole source, scaled so that its crop fills the box, clipped to the box.
         left, top, right, bottom = source.crop
@@ -373,9 +407,15 @@ def _paint_image(page: _Page, item: Image) -> None:
 
 
 @lru_cache(maxsize=64)
-def _svg_drawing(svg: bytes) -> Drawing | None:
+def _svg_drawing(svg: bytes, opacity: float = 1.0) -> Drawing | None:
     """The SVG as a ReportLab drawing, or None when svglib cannot convert it (the
-    image is then embedded as a bitmap). Its text uses the bundled fonts."""
+    image is then embedded as a bitmap). Its text uses the bundled fonts. Its shapes
+    set their own alpha, so a layer's opacity is multiplied into each of them."""
+    if opacity < 1:
+        drawing = _svg_drawing(svg)
+        if drawing is None or _has_gradients(drawing):  # shadings would stay opaque
+            return None
+        return _faded(drawing, opacity)
     _map_svg_fonts()
     try:
         drawing = svg2rlg(io.BytesIO(svg))
@@ -386,15 +426,38 @@ def _svg_drawing(svg: bytes) -> Drawing | None:
     return drawing
 
 
+def _has_gradients(drawing: Drawing) -> bool:
+    nodes = [drawing]
+    while nodes:
+        node = nodes.pop()
+        if "Gradient" in type(node).__name__:
+            return True
+        nodes.extend(getattr(node, "contents", ()))
+    return False
+
+
+def _faded(drawing: Drawing, opacity: float) -> Drawing:
+    faded = copy.deepcopy(drawing)
+    nodes = [faded]
+    while nodes:
+        node = nodes.pop()
+        for name in ("fillOpacity", "strokeOpacity"):
+            if hasattr(node, name):
+                value = getattr(node, name)
+                setattr(node, name, (1.0 if value is None else value) * opacity)
+        nodes.extend(getattr(node, "contents", ()))
+    return faded
+
+
 @lru_cache(maxsize=1)
 def _map_svg_fonts() -> None:
-    """Map the font families SVGs name to the bundled faces (registered once, shared
-    with the text of the page), and everything else to Inter, so that svglib never
-    looks for system fonts."""
+    """Map the font families SVGs commonly name to the bundled faces (registered once,
+    shared with the text of the page): text in an SVG is drawn, as in the PNG, in the
+    bundled fonts, never in a system font or an unembedded standard one."""
     book = FontBook.bundled()
     fonts = get_global_font_map()
     weights = {"normal": 400, "bold": 700, **{str(w): w for w in range(100, 1000, 100)}}
-    for family in ("Inter", "sans-serif", "Dancing Script"):
+    for family in SVG_FAMILIES:
         for weight, number in weights.items():
             for style in ("normal", "italic"):
                 face = book.match(family, number, style == "italic")
