@@ -13,7 +13,7 @@ import importlib
 import weakref
 from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from templatekit.cache import BoundedCache
 from templatekit.layout import image
@@ -24,6 +24,7 @@ from templatekit.model.template import BackgroundImage, Template
 from templatekit.model.values import Color
 
 LayoutFn = Callable[[Any, LayoutContext], list[Item]]
+T = TypeVar("T")
 
 # layer type -> module under templatekit.layout that lays it out
 LAYOUTS: dict[str, str] = {
@@ -73,25 +74,30 @@ def layout_layers(template: Template, ctx: LayoutContext) -> list[tuple[int, Gro
 # also depends on the file or URL it names, which may change between renders).
 REUSABLE = frozenset(LAYOUTS) - {"image"}
 
-_DONE: BoundedCache[tuple[Any, ...], tuple[weakref.ref[Layer], weakref.ref[Any], Group, tuple[str, ...]]]
+_DONE: BoundedCache[tuple[Any, ...], tuple[weakref.ref[Layer], weakref.ref[Any], Any, tuple[str, ...]]]
 _DONE = BoundedCache(max_entries=4096, max_weight=4096)
 
 
 def _laid_out(layer: Layer, layout_fn: LayoutFn, ctx: LayoutContext) -> Group:
-    """The layer's group, reused when this very layer object was laid out before with
-    the same fonts and settings (modifications replace only the layers they change, so
-    a render that changes one layer lays out only that one); its warnings are repeated."""
     if layer.TYPE not in REUSABLE:
         return layer_group(layer, layout_fn(layer, ctx))
-    key = (id(layer), id(ctx.fonts), ctx.time, ctx.paginate, ctx.density, ctx.vector)
+    return reused(layer, ctx, "group", lambda: layer_group(layer, layout_fn(layer, ctx)))
+
+
+def reused(layer: Layer, ctx: LayoutContext, what: str, compute: Callable[[], T]) -> T:
+    """``compute()`` for a layer, reused when this very layer object was laid out before
+    with the same fonts and settings (modifications replace only the layers they
+    change, so a render that changes one layer lays out only that one); the warnings
+    it gave are given again."""
+    key = (what, id(layer), id(ctx.fonts), ctx.time, ctx.paginate, ctx.density, ctx.vector)
     done = _DONE.get(key)
     if done is not None and done[0]() is layer and done[1]() is ctx.fonts:
         ctx.warnings.extend(done[3])
         return done[2]
     before = len(ctx.warnings)
-    group = layer_group(layer, layout_fn(layer, ctx))
-    _DONE.put(key, (weakref.ref(layer), weakref.ref(ctx.fonts), group, tuple(ctx.warnings[before:])), 1)
-    return group
+    result = compute()
+    _DONE.put(key, (weakref.ref(layer), weakref.ref(ctx.fonts), result, tuple(ctx.warnings[before:])), 1)
+    return result
 
 
 def background_color(template: Template) -> Color | None:

@@ -9,7 +9,7 @@ Every other layer (a letterhead, addresses, a page frame) is drawn on every page
 
 from __future__ import annotations
 
-from templatekit.layout.compose import background_color, background_items, layer_group, layout_layers
+from templatekit.layout.compose import background_color, background_items, layer_group, layout_layers, reused
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.scene import Group, Item, Scene
 from templatekit.layout.table import page_ranges, table_items, table_rows_layout
@@ -44,11 +44,18 @@ def _continued_tables(template: Template, ctx: LayoutContext) -> dict[int, list[
     for index, layer in enumerate(template.layers):
         if not (isinstance(layer, TableLayer) and layer.visible):
             continue
-        geometry = table_rows_layout(layer, ctx.fonts)
-        ranges = page_ranges(geometry, layer.height)
-        if len(ranges) > 1:
-            continued[index] = [layer_group(layer, table_items(geometry, layer.x, layer.y, rows)) for rows in ranges]
+        pages = reused(layer, ctx, "pages", lambda layer=layer: _table_pages(layer, ctx))
+        if len(pages) > 1:
+            continued[index] = pages
     return continued
+
+
+def _table_pages(layer: TableLayer, ctx: LayoutContext) -> list[Group]:
+    geometry = table_rows_layout(layer, ctx.fonts)
+    return [
+        layer_group(layer, table_items(geometry, layer.x, layer.y, rows))
+        for rows in page_ranges(geometry, layer.height)
+    ]
 
 
 def _follows(layer: Layer, template: Template, continued: dict[int, list[Group]]) -> bool:
