@@ -235,19 +235,10 @@ def _gradient_line(
 # ------------------------------------------------------------------ primitives
 
 
-def _paint_box(
-    page: _Page,
-    x: float,
-    y: float,
-    w: float,
-    h: float,
-    fill: Paint | None,
-    stroke: Color | None,
-    stroke_width: float,
-    radius: float,
-    ellipse: bool,
-) -> None:
+def _paint_box(page: _Page, item: Rect | Ellipse, radius: float, ellipse: bool) -> None:
     canvas = page.canvas
+    x, y, w, h = item.x, item.y, item.width, item.height
+    fill, stroke, stroke_width = item.fill, item.stroke, item.stroke_width
     if fill is not None:
         _fill_path(page, _box_path(canvas, x, y, w, h, radius, ellipse), fill, (x, y, w, h))
     if stroke is not None and stroke_width > 0:
@@ -258,24 +249,11 @@ def _paint_box(
 
 
 def _paint_rect(page: _Page, item: Rect) -> None:
-    _paint_box(
-        page,
-        item.x,
-        item.y,
-        item.width,
-        item.height,
-        item.fill,
-        item.stroke,
-        item.stroke_width,
-        item.radius,
-        ellipse=False,
-    )
+    _paint_box(page, item, item.radius, ellipse=False)
 
 
 def _paint_ellipse(page: _Page, item: Ellipse) -> None:
-    _paint_box(
-        page, item.x, item.y, item.width, item.height, item.fill, item.stroke, item.stroke_width, 0.0, ellipse=True
-    )
+    _paint_box(page, item, 0.0, ellipse=True)
 
 
 def _paint_polygon(page: _Page, item: Polygon) -> None:

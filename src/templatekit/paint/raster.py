@@ -194,19 +194,10 @@ def _is_pixel_aligned(values: Sequence[float]) -> bool:
 # ------------------------------------------------------------------ primitives
 
 
-def _paint_box(
-    surface: Surface,
-    x: float,
-    y: float,
-    w: float,
-    h: float,
-    fill: Paint | None,
-    stroke: Color | None,
-    stroke_width: float,
-    radius: float,
-    ellipse: bool,
-) -> None:
-    x0, y0, pw, ph, fx, fy = _pixel_box(surface, x, y, w, h)
+def _paint_box(surface: Surface, item: Rect | Ellipse, radius: float, ellipse: bool) -> None:
+    fill, stroke, stroke_width = item.fill, item.stroke, item.stroke_width
+    w, h = item.width, item.height
+    x0, y0, pw, ph, fx, fy = _pixel_box(surface, item.x, item.y, w, h)
     box = (fx, fy, fx + w * surface.scale, fy + h * surface.scale)
     r = radius * surface.scale
     if fill is not None:
@@ -224,24 +215,11 @@ def _paint_box(
 
 
 def _paint_rect(surface: Surface, item: Rect) -> None:
-    _paint_box(
-        surface,
-        item.x,
-        item.y,
-        item.width,
-        item.height,
-        item.fill,
-        item.stroke,
-        item.stroke_width,
-        item.radius,
-        ellipse=False,
-    )
+    _paint_box(surface, item, item.radius, ellipse=False)
 
 
 def _paint_ellipse(surface: Surface, item: Ellipse) -> None:
-    _paint_box(
-        surface, item.x, item.y, item.width, item.height, item.fill, item.stroke, item.stroke_width, 0.0, ellipse=True
-    )
+    _paint_box(surface, item, 0.0, ellipse=True)
 
 
 def _paint_polygon(surface: Surface, item: Polygon) -> None:
