@@ -848,3 +848,40 @@ def test_cli_writes_a_pdf(tmp_path):
     document = reader(out.read_bytes())
     assert len(document.pages) == 1 and document.metadata.title == "Invoice"
     assert "Northwind Studio" in document.pages[0].extract_text()
+
+
+def test_shaped_runs_are_written_as_reportlab_writes_them():
+    """The spacing of shaped runs is written by templatekit: the page must be the one
+    ReportLab's own writer gives (kerned Latin, joined Arabic, Hebrew)."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    from templatekit.layout.fonts import FontBook
+    from templatekit.paint import pdf
+
+    book = FontBook.bundled()
+    lines = [
+        ("AVATAR Type, Wolf — “Toy”", "Inter"),
+        ("مرحبا بالعالم", "Noto Sans Arabic"),
+        ("שלום עולם", "Noto Sans Hebrew"),
+    ]
+
+    def page(own_writer: bool) -> Image.Image:
+        out = io.BytesIO()
+        canvas = Canvas(out, pagesize=(400, 160), invariant=True)
+        text = canvas.beginText()
+        for number, (string, family) in enumerate(lines):
+            name = pdf._font_name(book.match(family).file)
+            shaped, spacing = pdf._shaped(string, name, 28)
+            assert spacing is not None  # these runs all need spacing
+            text.setFont(name, 28)
+            text.setTextTransform(1, 0, 0, 1, 10, 120 - 45 * number)
+            if own_writer:
+                pdf._show(text, canvas, name, 28, shaped, spacing)
+            else:
+                text.textOut(shaped)
+        canvas.drawText(text)
+        canvas.showPage()
+        canvas.save()
+        return rasterise(out.getvalue())[0]
+
+    assert page(own_writer=True).tobytes() == page(own_writer=False).tobytes()

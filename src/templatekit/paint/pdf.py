@@ -36,11 +36,13 @@ from PIL import Image as PILImage
 from reportlab.graphics import renderPDF
 from reportlab.graphics.shapes import Drawing
 from reportlab.lib.colors import Color as RLColor
+from reportlab.lib.rl_accel import escapePDF, fp_str
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfbase import pdfmetrics
-from reportlab.pdfbase.ttfonts import TTFont, shapeStr
+from reportlab.pdfbase.ttfonts import ShapedStr, TTFont, shapeStr
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.pdfgen.pathobject import PDFPathObject
+from reportlab.pdfgen.textobject import PDFTextObject
 from svglib.fonts import get_global_font_map
 from svglib.svglib import svg2rlg
 
@@ -304,16 +306,61 @@ def _paint_text(page: _Page, runs: Sequence[TextRun]) -> None:
             color = run.color
             text.setFillColor(_rl_color(run.color, page.opacity))
         text.setTextTransform(1, 0, 0, -1, run.x, run.y)
-        shaped = _shaped(run.text, name, run.size)
+        shaped, spacing = _shaped(run.text, name, run.size)
         if _has_private_glyphs(shaped):
             # Glyphs that stand for no single character: readers copy and search the
             # run's own text instead (a marked-content span with ActualText).
             text._code.append(f"/Span <</ActualText <FEFF{run.text.encode('utf-16-be').hex()}>>> BDC")
-            text.textOut(shaped)
+            _show(text, canvas, name, run.size, shaped, spacing)
             text._code.append("EMC")
         else:
-            text.textOut(shaped)
+            _show(text, canvas, name, run.size, shaped, spacing)
     canvas.drawText(text)
+
+
+def _show(
+    text: PDFTextObject, canvas: Canvas, font_name: str, size: float, shaped: str, spacing: tuple[float, ...] | None
+) -> None:
+    """Show a run. Shaped runs without vertical offsets (nearly all) are written here as
+    glyphs with their kerning, as ReportLab's own writer would, but with the spacing
+    worked out once per run instead of once per glyph and page."""
+    if spacing is None:
+        text.textOut(shaped)
+        return
+    font = pdfmetrics.getFont(font_name)
+    start = 0
+    for subset, codes in font.splitString(shaped, canvas._doc):
+        if subset != text._curSubset:
+            text._code.append(f"{font.getSubsetInternalName(subset, canvas._doc)} {fp_str(size)} Tf")
+            text._curSubset = subset
+        parts = []
+        chunk = bytearray()
+        for offset, code in enumerate(codes):
+            gap = spacing[start + offset]
+            if gap:
+                if chunk:
+                    parts.append(f"({escapePDF(bytes(chunk))})")
+                    chunk = bytearray()
+                parts.append(fp_str(gap))
+            chunk.append(code)
+        start += len(codes)
+        parts.append(f"({escapePDF(bytes(chunk))})")
+        text._code.append(f"[{' '.join(parts)}] TJ")
+
+
+def _spacing(shaped: ShapedStr) -> tuple[float, ...] | None:
+    """For each glyph, the TJ adjustment to write before it (thousandths of an em, the
+    shaped advance and offset against the font's own width); None when a glyph is
+    raised or lowered, which only ReportLab's writer handles."""
+    glyphs = shaped.__shapeData__
+    if any(glyph.y_offset for glyph in glyphs):
+        return None
+    gaps = []
+    carry = 0.0
+    for glyph in glyphs:
+        gaps.append(round(carry - glyph.x_offset, 3))
+        carry = glyph.width - glyph.x_advance + glyph.x_offset
+    return tuple(gaps)
 
 
 def _has_private_glyphs(text: str) -> bool:
@@ -321,16 +368,16 @@ def _has_private_glyphs(text: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _shaped(text: str, font_name: str, size: float) -> str:
-    """The run shaped by HarfBuzz (glyphs and positions), as ReportLab draws it; the
-    same run in the next document needs no shaping again. A run that shaping leaves as
-    it is (no kerning, ligature or offset) is drawn as plain text, which is faster to
-    write and gives the same page."""
+def _shaped(text: str, font_name: str, size: float) -> tuple[str, tuple[float, ...] | None]:
+    """The run shaped by HarfBuzz (glyphs and positions) and the spacing to write between
+    its glyphs; the same run in the next document needs neither again. A run that
+    shaping leaves as it is (no kerning, ligature or offset) is plain text."""
     shaped = shapeStr(text, font_name, size, force=True)
+    glyphs = shaped.__shapeData__
     unchanged = str(shaped) == text and all(
-        glyph.x_offset == 0 and glyph.y_offset == 0 and glyph.width == glyph.x_advance for glyph in shaped.__shapeData__
+        glyph.x_offset == 0 and glyph.y_offset == 0 and glyph.width == glyph.x_advance for glyph in glyphs
     )
-    return text if unchanged else shaped
+    return (text, None) if unchanged else (shaped, _spacing(shaped))
 
 
 def _font_name(file: FontFile) -> str:
