@@ -16,22 +16,20 @@ Targets: a cached chart adds < 5 ms; an uncached chart < 250 ms.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import common
+from common import OUT, ROOT, WARMUP
+
 import templatekit as tk
 
-ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "examples" / "templates" / "dashboard.json"
-OUT = Path(__file__).resolve().parent / "out"
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep"]
-WARMUP = 3
 COLD_RUNS = 3
 
 
@@ -63,16 +61,8 @@ def medians(variants: dict[str, Callable[[int], tk.RenderResult]], iterations: i
 
 
 def cold_ms() -> float:
-    times = []
-    for _ in range(COLD_RUNS):
-        start = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-m", "templatekit.cli", "render", str(TEMPLATE), "-o", str(OUT / "dashboard-cold.png")],
-            check=True,
-            capture_output=True,
-        )
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
+    command = [sys.executable, "-m", "templatekit.cli", "render", str(TEMPLATE), "-o", str(OUT / "dashboard-cold.png")]
+    return statistics.median(common.command_ms(command) for _ in range(COLD_RUNS))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,10 +111,9 @@ def main(argv: list[str] | None = None) -> int:
         ("a cached chart adds", cached_chart, 5),
         ("an uncached chart adds", uncached_chart, 250),
     ):
-        verdict = "PASS" if value < limit else "MISS"
-        print(f"{label:30} {value:8.1f} ms   target < {limit} ms   {verdict}")
+        print(f"{label:30} {value:8.1f} ms   target < {limit} ms   {common.verdict(value < limit)}")
     if args.json:
-        args.json.write_text(json.dumps(figures, indent=2))
+        common.save_json(args.json, figures)
     return 0
 
 
