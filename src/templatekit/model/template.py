@@ -74,9 +74,5 @@ class Template:
             if layer.TYPE == "video" and self.video is None:
                 yield f"layers[{index}].type", "video layers need a video template (add a 'video' field)"
 
-    @property
-    def is_video(self) -> bool:
-        return self.video is not None
-
     def layer(self, name: str) -> AnyLayer | None:
         return next((layer for layer in self.layers if layer.name == name), None)
