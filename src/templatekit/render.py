@@ -17,7 +17,7 @@ from templatekit.layout.compose import layout_template
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.fonts import Face, FontBook, load_face
 from templatekit.layout.pages import layout_pages
-from templatekit.layout.scene import Scene
+from templatekit.layout.scene import Group, Scene
 from templatekit.loading import TemplateSource, load_template
 from templatekit.model.template import Template
 from templatekit.paint.raster import paint
@@ -75,8 +75,15 @@ def prepare(
     )
     pages = layout_pages(resolved, ctx) if paginate else [layout_template(resolved, ctx)]
     if debug:
-        overlay = tuple(debug_overlay.overlay(resolved, fonts))
-        pages = [Scene(page.width, page.height, page.background, (*page.items, *overlay)) for page in pages]
+        pages = [
+            Scene(
+                page.width,
+                page.height,
+                page.background,
+                (*page.items, *debug_overlay.overlay(resolved, fonts, _drawn(page))),
+            )
+            for page in pages
+        ]
     warnings = (*loaded.load_warnings, *applied.warnings, *ctx.warnings)
     return Prepared(resolved, tuple(pages), warnings)
 
@@ -134,6 +141,11 @@ def render_pdf(
     data = paint_pdf(prepared.pages, info)
     scene = prepared.scene
     return RenderResult(data, "application/pdf", scene.width, scene.height, prepared.warnings, len(prepared.pages))
+
+
+def _drawn(page: Scene) -> set[str]:
+    """The names of the layers a page shows (each is a group labelled with its name)."""
+    return {item.label for item in page.items if isinstance(item, Group) and item.label}
 
 
 @lru_cache(maxsize=1)

@@ -885,3 +885,11 @@ def test_shaped_runs_are_written_as_reportlab_writes_them():
         return rasterise(out.getvalue())[0]
 
     assert page(own_writer=True).tobytes() == page(own_writer=False).tobytes()
+
+
+def test_debug_boxes_mark_the_layers_each_page_shows():
+    rows = [{"item": f"Line {i}", "qty": 1, "price": "£1.00", "amount": "£1.00"} for i in range(40)]
+    pages = [text for text in page_texts(tk.render_pdf(INVOICE, {"items": rows}, debug=True).data)]
+    assert len(pages) > 1
+    assert all("company (text)" in text for text in pages)
+    assert ["totals (keyvalue)" in text for text in pages] == [False] * (len(pages) - 1) + [True]

@@ -13,11 +13,13 @@ _LABEL_TEXT = Color(255, 255, 255)
 _LABEL_SIZE = 12.0
 
 
-def overlay(template: Template, fonts: FontBook) -> list[Item]:
+def overlay(template: Template, fonts: FontBook, drawn: set[str] | None = None) -> list[Item]:
+    """Boxes and names of the visible layers (of those named in ``drawn``, when given:
+    the layers a page actually shows)."""
     items: list[Item] = []
     style = TextStyle(size=_LABEL_SIZE, weight=600, color=_LABEL_TEXT)
     for layer in template.layers:
-        if not layer.visible:
+        if not layer.visible or (drawn is not None and layer.name not in drawn):
             continue
         items.append(Rect(layer.x, layer.y, layer.width, layer.height, stroke=_LINE, stroke_width=1.5))
         label = f"{layer.name} ({layer.kind})"
