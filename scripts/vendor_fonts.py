@@ -16,9 +16,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from fontTools.pens.cu2quPen import Cu2QuPen
-from fontTools.pens.ttGlyphPen import TTGlyphPen
-from fontTools.ttLib import TTFont, newTable
+from fontTools.ttLib import TTFont
+
+from templatekit.fontconv import truetype_outlines
 
 DEST = Path(__file__).resolve().parent.parent / "src" / "templatekit" / "fonts"
 
@@ -68,44 +68,8 @@ FACES: dict[str, list[tuple[str, str]]] = {
 }
 
 
-def cff_to_truetype(src: Path, dest: Path, max_err: float = 1.0) -> None:
-    """Convert cubic CFF outlines to quadratic glyf outlines (fontTools' otf2ttf recipe)."""
-    font = TTFont(src)
-    glyph_order = font.getGlyphOrder()
-    glyph_set = font.getGlyphSet()
-    glyf = newTable("glyf")
-    glyf.glyphOrder = glyph_order
-    glyf.glyphs = {}
-    for name in glyph_order:
-        pen = TTGlyphPen(glyph_set)
-        glyph_set[name].draw(Cu2QuPen(pen, max_err, reverse_direction=True))
-        glyf[name] = pen.glyph()
-    font["glyf"] = glyf
-    font["loca"] = newTable("loca")
-    font["maxp"].tableVersion = 0x00010000
-    for attr in (
-        "maxZones",
-        "maxTwilightPoints",
-        "maxStorage",
-        "maxFunctionDefs",
-        "maxInstructionDefs",
-        "maxStackElements",
-        "maxSizeOfInstructions",
-        "maxComponentElements",
-    ):
-        setattr(font["maxp"], attr, 0)
-    font["maxp"].maxZones = 1
-    font["head"].glyphDataFormat = 0
-    post = font["post"]
-    post.formatType = 2.0
-    post.extraNames = []
-    post.mapping = {}
-    post.glyphOrder = glyph_order
-    del font["CFF "]
-    if "VORG" in font:
-        del font["VORG"]
-    font.sfntVersion = "\x00\x01\x00\x00"
-    font.save(dest)
+def cff_to_truetype(src: Path, dest: Path) -> None:
+    truetype_outlines(TTFont(src)).save(dest)
 
 
 def main() -> int:

@@ -893,3 +893,55 @@ def test_debug_boxes_mark_the_layers_each_page_shows():
     assert len(pages) > 1
     assert all("company (text)" in text for text in pages)
     assert ["totals (keyvalue)" in text for text in pages] == [False] * (len(pages) - 1) + [True]
+
+
+def _cff_font() -> bytes:
+    """A small font with CFF (PostScript) outlines, as most .otf files have: H and i."""
+    from fontTools.fontBuilder import FontBuilder
+    from fontTools.pens.t2CharStringPen import T2CharStringPen
+
+    builder = FontBuilder(1000, isTTF=False)
+    builder.setupGlyphOrder([".notdef", "H", "i"])
+    builder.setupCharacterMap({ord("H"): "H", ord("i"): "i"})
+    strings = {}
+    for name, rects in {
+        ".notdef": [],
+        "H": [(50, 0, 150, 700), (350, 0, 450, 700), (150, 300, 350, 400)],
+        "i": [(50, 0, 150, 500), (50, 600, 150, 700)],
+    }.items():
+        pen = T2CharStringPen(500, None)
+        for x0, y0, x1, y1 in rects:
+            pen.moveTo((x0, y0)), pen.lineTo((x1, y0)), pen.lineTo((x1, y1)), pen.lineTo((x0, y1)), pen.closePath()
+        strings[name] = pen.getCharString()
+    builder.setupCFF("Brand-Regular", {"FullName": "Brand Regular"}, strings, {})
+    builder.setupHorizontalMetrics({name: (500, 50) for name in strings})
+    builder.setupHorizontalHeader(ascent=800, descent=-200)
+    builder.setupNameTable({"familyName": "Brand", "styleName": "Regular"})
+    builder.setupOS2(sTypoAscender=800, usWinAscent=800, usWinDescent=200)
+    builder.setupPost()
+    out = io.BytesIO()
+    builder.save(out)
+    return out.getvalue()
+
+
+def test_template_fonts_with_cff_outlines_are_embedded_as_truetype(tmp_path):
+    data = _cff_font()
+    assert data[:4] == b"OTTO"
+    (tmp_path / "brand.otf").write_bytes(data)
+    text = layer("text", "t", width=300, height=80, text="Hi", font="Brand", size=40)
+    source = tk.load_template(template(text, fonts=[{"family": "Brand", "src": "brand.otf"}]), base_dir=tmp_path)
+    result = tk.render_pdf(source)
+    assert "Hi" in page_texts(result.data)[0]
+    fonts = pdftotext_fonts(result.data)
+    assert any("Brand" in line and "TrueType" in line and " yes yes " in line for line in fonts)
+    assert_looks_alike(rasterise(result.data)[0], flatten(tk.render_image(source).data))
+
+
+def pdftotext_fonts(data: bytes) -> list[str]:
+    done = subprocess.run(["pdffonts", "-"], input=data, capture_output=True)
+    if done.returncode != 0:  # older poppler reads no standard input: use a file
+        path = Path(tempfile.mkstemp(suffix=".pdf")[1])
+        path.write_bytes(data)
+        done = subprocess.run(["pdffonts", str(path)], capture_output=True, check=True)
+        path.unlink()
+    return done.stdout.decode().splitlines()

@@ -39,13 +39,15 @@ from reportlab.lib.colors import Color as RLColor
 from reportlab.lib.rl_accel import escapePDF, fp_str
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfbase import pdfmetrics
-from reportlab.pdfbase.ttfonts import ShapedStr, TTFont, shapeStr
+from reportlab.pdfbase.ttfonts import ShapedStr, TTFError, TTFont, shapeStr
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.pdfgen.pathobject import PDFPathObject
 from reportlab.pdfgen.textobject import PDFTextObject
 from svglib.fonts import get_global_font_map
 from svglib.svglib import svg2rlg
 
+from templatekit.errors import RenderError
+from templatekit.fontconv import truetype_bytes
 from templatekit.layout.fonts import FontBook
 from templatekit.layout.scene import (
     Bars,
@@ -385,8 +387,12 @@ def _font_name(file: FontFile) -> str:
     one process registers each font once."""
     name = "tk-" + hashlib.sha256(f"{file.path}#{file.index}".encode()).hexdigest()[:16]
     if name not in pdfmetrics.getRegisteredFontNames():
-        source: Any = io.BytesIO(file.data) if file.data is not None else file.path
-        font = TTFont(name, source, subfontIndex=file.index, shapable=True, asciiReadable=False)
+        # Template fonts may have CFF outlines, which ReportLab cannot embed.
+        source: Any = io.BytesIO(truetype_bytes(file.data, file.index)) if file.data is not None else file.path
+        try:
+            font = TTFont(name, source, subfontIndex=file.index, shapable=True, asciiReadable=False)
+        except TTFError as exc:
+            raise RenderError(f"the font {file.path} cannot be embedded in a PDF: {exc}") from None
         _number_unmapped_glyphs(font)
         pdfmetrics.registerFont(font)
     return name
