@@ -416,7 +416,8 @@ def _paint_image(page: _Page, item: Image) -> None:
     canvas.setFillAlpha(page.opacity)
     source = item.source
     drawing = _svg_drawing(source.data, page.opacity) if source is not None and source.format == "SVG" else None
-    if source is not None and (drawing is not None or (source.format == "JPEG" and _upright(source.data))):
+    jpeg = source is not None and source.format == "JPEG" and _upright(source.data)
+    if source is not None and (drawing is not None or jpeg):
         # The whole source, scaled so that its crop fills the box, clipped to the box.
         left, top, right, bottom = source.crop
         scale_x, scale_y = item.width / (right - left), item.height / (bottom - top)
@@ -431,8 +432,7 @@ def _paint_image(page: _Page, item: Image) -> None:
         canvas.scale(width / drawing.width, height / drawing.height)
         renderPDF.draw(drawing, canvas, 0, 0)
     else:
-        jpeg = source is not None and source.format == "JPEG" and _upright(source.data)
-        reader = ImageReader(io.BytesIO(source.data) if jpeg else item.image)
+        reader = ImageReader(io.BytesIO(source.data) if jpeg and source is not None else item.image)
         canvas.drawImage(reader, 0, 0, width, height, mask="auto" if item.image.mode == "RGBA" else None)
     canvas.restoreState()
 
