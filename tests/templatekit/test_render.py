@@ -110,10 +110,13 @@ def test_results_save_and_show_in_jupyter(tmp_path):
     assert "image/png, 400x200" in repr(png)
 
 
-def test_video_templates_render_their_poster_frame():
-    data = template(layer("text", "t", text="frame"), video={"duration": 4, "fps": 30, "poster": 2})
+def test_video_templates_render_as_still_images():
+    """Their layers are drawn (which frame, at ``poster``, matters once layers animate)."""
+    data = template(layer("text", "t", text="frame", size=40), video={"duration": 4, "fps": 30, "poster": 2})
     assert tk.prepare(data).template.video.poster == 2
-    assert decode(tk.render_image(data).data).size == (400, 200)
+    image = decode(tk.render_image(data).data)
+    assert image.size == (400, 200)
+    assert image.getchannel("A").getbbox() is not None  # the text is on the canvas
 
 
 @pytest.mark.parametrize(
