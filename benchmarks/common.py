@@ -82,6 +82,12 @@ def argument_parser(description: str, skip: Sequence[str]) -> argparse.ArgumentP
     parser.add_argument("--iterations", type=int, default=60, help="timed renders per contender (default 60)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also save the figures as JSON")
     parser.add_argument("--skip", action="append", default=[], choices=skip, help="leave a contender out")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=4,
+        help="split each contender's renders into this many turns, taken in rotation (default 4)",
+    )
     return parser
 
 
@@ -90,6 +96,8 @@ def parse_arguments(parser: argparse.ArgumentParser, argv: list[str] | None) -> 
     args = parser.parse_args(argv)
     if args.iterations < 2:
         parser.error("--iterations must be at least 2")
+    if not 1 <= args.rounds <= args.iterations:
+        parser.error("--rounds must be between 1 and --iterations")
     return args
 
 
@@ -151,13 +159,23 @@ def run_contenders(
     skip: Collection[str],
     results: dict[str, F],
     skipped: dict[str, str],
+    rounds: int = 1,
 ) -> None:
-    """Run each bench not in ``skip``, in order, into ``results`` (or ``skipped``)."""
-    for name, bench in benches:
-        if name in skip:
-            continue
-        figures = attempt(name, f"{name} ...", partial(bench, iterations), skipped)
-        if figures is not None:
+    """Run each bench not in ``skip`` into ``results`` (or ``skipped``), in ``rounds``
+    turns of about ``iterations / rounds`` renders each: contenders take turns, so a
+    slow spell of a shared machine falls on all of them, not on the one that ran then.
+    A contender's figures are those of its last turn, with the times of all turns."""
+    for turn in range(rounds):
+        count = iterations // rounds + (turn < iterations % rounds)
+        for name, bench in benches:
+            if name in skip or name in skipped:
+                continue
+            figures = attempt(name, f"{name} ({turn + 1}/{rounds}) ...", partial(bench, count), skipped)
+            if figures is None:
+                results.pop(name, None)
+                continue
+            if name in results:
+                figures.times_ms = results[name].times_ms + figures.times_ms
             results[name] = figures
 
 

@@ -241,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         ("weasyprint", bench_weasyprint),
         ("chromium", bench_chromium),
     ]
-    common.run_contenders(contenders, args.iterations, args.skip, results, skipped)
+    common.run_contenders(contenders, args.iterations, args.skip, results, skipped, args.rounds)
     if "weasyprint" in results:
         info.update(results["weasyprint"].extra["versions"])
 

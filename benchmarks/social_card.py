@@ -316,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     print("Pillow + segno ...", flush=True)
     results["pillow"] = bench_pillow(args.iterations)
     peers: list[tuple[str, Callable[[int], Figures]]] = [("satori", bench_satori), ("chromium", bench_chromium)]
-    common.run_contenders(peers, args.iterations, args.skip, results, skipped)
+    common.run_contenders(peers, args.iterations, args.skip, results, skipped, args.rounds)
     if "cold" not in args.skip:
         cold = common.attempt("cold start", f"cold start, {COLD_RUNS} runs each ...", bench_cold, skipped)
         for figures in cold or ():

@@ -60,10 +60,21 @@ def truetype_outlines(font: TTFont, max_error: float = MAX_ERROR) -> TTFont:
     return font
 
 
-def truetype_bytes(data: bytes, index: int = 0) -> bytes:
-    """The font file with TrueType outlines (unchanged if it has them already)."""
-    if not has_cff_outlines(data):
-        return data
+EMBEDDED_NAME_IDS = range(7)  # copyright, family, style, unique id, full name, version, PostScript name
+
+
+def embeddable_font(data: bytes, index: int = 0) -> bytes:
+    """The font file as a PDF embeds it: TrueType outlines, and of its names only those
+    that identify it. ReportLab copies the whole `name` table into every subset, where a
+    font's licence text, descriptions and style names would cost a kilobyte per font;
+    the licences ship beside the fonts."""
+    font = TTFont(io.BytesIO(data), fontNumber=index, lazy=True, recalcTimestamp=False)  # same input, same bytes
+    if "CFF " in font:
+        truetype_outlines(font)
+    names = font["name"]
+    identifying = [record for record in names.names if record.nameID in EMBEDDED_NAME_IDS]
+    windows = [record for record in identifying if record.platformID == 3]
+    names.names = windows or identifying
     out = io.BytesIO()
-    truetype_outlines(TTFont(io.BytesIO(data), fontNumber=index)).save(out)
+    font.save(out)
     return out.getvalue()

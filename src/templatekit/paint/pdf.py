@@ -13,8 +13,9 @@ the raster painter.
   re-encoding), cropped by a clip when only part of it shows. SVG images and charts
   become vector drawings (svglib), in the bundled fonts; one that does not convert
   falls back to its bitmap.
-- A group's opacity applies to each item it holds (PDF constant alpha), which differs
-  from the raster painter only where items of one semi-transparent layer overlap.
+- A semi-transparent group of more than one item is drawn as a transparency group (a
+  form XObject) and faded as a whole, as the raster painter fades a layer: where its
+  items overlap, the one below does not show through.
 
 Output is deterministic: the same Scenes give the same bytes, unless a creation date
 is given.
@@ -29,16 +30,18 @@ import math
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from attrs import frozen
+from fontTools.ttLib import TTLibError
 from PIL import Image as PILImage
 from reportlab.graphics import renderPDF
 from reportlab.graphics.shapes import Drawing
 from reportlab.lib.colors import Color as RLColor
 from reportlab.lib.rl_accel import escapePDF, fp_str
 from reportlab.lib.utils import ImageReader
-from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase import pdfdoc, pdfmetrics
 from reportlab.pdfbase.ttfonts import ShapedStr, TTFError, TTFont, shapeStr
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.pdfgen.pathobject import PDFPathObject
@@ -47,7 +50,7 @@ from svglib.fonts import get_global_font_map
 from svglib.svglib import svg2rlg
 
 from templatekit.errors import RenderError
-from templatekit.fontconv import truetype_bytes
+from templatekit.fontconv import embeddable_font
 from templatekit.layout.fonts import FontBook
 from templatekit.layout.scene import (
     Bars,
@@ -69,6 +72,8 @@ from templatekit.paint.gradient import gradient_image
 
 POINTS_PER_PX = 0.75
 GRADIENT_DENSITY = 2.0  # pixels per px of a translucent gradient, embedded as an image
+WIDTH_DECIMALS = 1  # glyph widths in the file, in thousandths of an em
+SPACING_TOLERANCE = 0.5  # thousandths of an em a glyph may sit from its shaped position
 # Families that SVG images name, drawn with the bundled face FontBook matches for them
 # (generic and common web families fall back to Inter, "cursive" to Dancing Script).
 SVG_FAMILIES = (
@@ -106,10 +111,12 @@ class DocumentInfo:
 
 
 class _Page:
-    """The canvas and the opacity of the groups being drawn."""
+    """The canvas, the size of the page in px, and the opacity of the groups being drawn."""
 
-    def __init__(self, canvas: Canvas) -> None:
+    def __init__(self, canvas: Canvas, width: float, height: float) -> None:
         self.canvas = canvas
+        self.width = width
+        self.height = height
         self.opacity = 1.0
 
 
@@ -136,15 +143,26 @@ def paint_pdf(pages: Sequence[Scene], info: DocumentInfo = DocumentInfo()) -> by
         canvas.saveState()
         canvas.translate(0, scene.height * POINTS_PER_PX)
         canvas.scale(POINTS_PER_PX, -POINTS_PER_PX)
-        page = _Page(canvas)
+        page = _Page(canvas, scene.width, scene.height)
         if scene.background is not None and scene.background.a:
             _set_fill(page, scene.background)
             canvas.rect(0, 0, scene.width, scene.height, stroke=0, fill=1)
         _paint_items(page, scene.items)
         canvas.restoreState()
         canvas.showPage()
+        _compress_without_ascii85(canvas)
     canvas.save()
     return out.getvalue()
+
+
+def _compress_without_ascii85(canvas: Canvas) -> None:
+    """Give the page just shown a Flate-only content stream. ReportLab's default also
+    wraps it in ASCII85, a quarter more bytes that only 7-bit channels ever needed; its
+    switch (`rl_config.useA85`) is process-wide and read when the file is written."""
+    page = canvas._doc.Pages.pages[-1]
+    contents = pdfdoc.PDFStream(content=page.stream, filters=[pdfdoc.PDFZCompress])
+    contents.__Comment__ = "page stream"
+    page.Contents = contents
 
 
 def _pdf_date(moment: datetime) -> str:
@@ -293,12 +311,15 @@ def _bars_path(rects: tuple[tuple[float, float, float, float], ...]) -> PDFPathO
 
 
 def _paint_text(page: _Page, runs: Sequence[TextRun]) -> None:
-    """Each run placed by a text matrix that also turns the glyphs upright again in the
-    y-down page space; font and colour are set only when they change."""
+    """Each line placed by a text matrix that also turns the glyphs upright again in the
+    y-down page space; a run that goes on along the line where the one before ended
+    (letter-spaced text, a change of font or colour) is moved there by a TJ adjustment
+    instead of a new matrix. Font and colour are set only when they change."""
     canvas = page.canvas
     text = canvas.beginText()
     font: tuple[str, float] | None = None
     color: Color | None = None
+    pen: tuple[float, float] | None = None  # where the last run left the text cursor
     for run in runs:
         name = _font_name(run.font)
         if (name, run.size) != font:
@@ -307,93 +328,133 @@ def _paint_text(page: _Page, runs: Sequence[TextRun]) -> None:
         if run.color != color:
             color = run.color
             text.setFillColor(_rl_color(run.color, page.opacity))
-        text.setTextTransform(1, 0, 0, -1, run.x, run.y)
-        shaped, spacing = _shaped(run.text, name, run.size)
-        if _has_private_glyphs(shaped):
+        shaped = _shaped(run.text, name, run.size)
+        if pen is not None and pen[1] == run.y and shaped.adjustments is not None:
+            lead = round((pen[0] - run.x) * 1000 / run.size, 1)
+            lead = lead if abs(lead) >= SPACING_TOLERANCE else 0.0
+            start = pen[0] - lead * run.size / 1000  # where the run starts, within the tolerance
+        else:
+            lead, start = 0.0, run.x
+            text.setTextTransform(1, 0, 0, -1, run.x, run.y)
+        if shaped.private:
             # Glyphs that stand for no single character: readers copy and search the
             # run's own text instead (a marked-content span with ActualText).
             text._code.append(f"/Span <</ActualText <FEFF{run.text.encode('utf-16-be').hex()}>>> BDC")
-            _show(text, canvas, name, run.size, shaped, spacing)
+            _show(text, canvas, name, run.size, shaped, lead)
             text._code.append("EMC")
         else:
-            _show(text, canvas, name, run.size, shaped, spacing)
+            _show(text, canvas, name, run.size, shaped, lead)
+        pen = None if shaped.advance is None else (start + shaped.advance * run.size / 1000, run.y)
     canvas.drawText(text)
 
 
-def _show(
-    text: PDFTextObject, canvas: Canvas, font_name: str, size: float, shaped: str, spacing: tuple[float, ...] | None
-) -> None:
-    """Show a run. Shaped runs without vertical offsets (nearly all) are written here as
-    glyphs with their kerning, as ReportLab's own writer would, but with the spacing
-    worked out once per run instead of once per glyph and page."""
-    if spacing is None:
-        text.textOut(shaped)
+@frozen
+class _Shaped:
+    """A run as a PDF shows it, worked out once per text, font and size: the same run in
+    the next document needs none of it again."""
+
+    glyphs: ShapedStr  # one character per glyph
+    # Where an adjustment goes: (glyph index, thousandths of an em, as written); None
+    # when a glyph is raised or lowered, which only ReportLab's writer places.
+    adjustments: tuple[tuple[int, float, str], ...] | None
+    advance: float | None  # how far showing the glyphs moves the text cursor, in thousandths of an em
+    private: bool  # some glyphs stand for no single character
+
+
+def _show(text: PDFTextObject, canvas: Canvas, font_name: str, size: float, run: _Shaped, lead: float = 0.0) -> None:
+    """Show a run, moved ``lead`` thousandths of an em back first. Runs without raised
+    or lowered glyphs (nearly all) are written here as ReportLab's own writer would,
+    glyphs with their kerning; only the glyphs' codes in this document's font subsets
+    are looked up per document."""
+    if run.adjustments is None:
+        text.textOut(run.glyphs)
         return
+    adjustments = run.adjustments
+    if lead:
+        if adjustments and adjustments[0][0] == 0:
+            lead += adjustments[0][1]
+            adjustments = adjustments[1:]
+        lead = round(lead, 1)
+        adjustments = ((0, lead, fp_str(lead)), *adjustments) if lead else adjustments
     font = pdfmetrics.getFont(font_name)
-    start = 0
-    for subset, codes in font.splitString(shaped, canvas._doc):
+    doc = canvas._doc
+    parts: list[str] = []
+    position = 0  # glyph index of the first code of the subset's string
+    next_adjustment = 0
+    for subset, codes in font.splitString(run.glyphs, doc):
         if subset != text._curSubset:
-            text._code.append(f"{font.getSubsetInternalName(subset, canvas._doc)} {fp_str(size)} Tf")
+            _flush(text, parts)
+            text._code.append(f"{font.getSubsetInternalName(subset, doc)} {fp_str(size)} Tf")
             text._curSubset = subset
-        parts = []
-        chunk = bytearray()
-        for offset, code in enumerate(codes):
-            gap = spacing[start + offset]
-            if gap:
-                if chunk:
-                    parts.append(f"({escapePDF(bytes(chunk))})")
-                    chunk = bytearray()
-                parts.append(fp_str(gap))
-            chunk.append(code)
-        start += len(codes)
-        parts.append(f"({escapePDF(bytes(chunk))})")
+        end = position + len(codes)
+        written = position
+        while next_adjustment < len(adjustments) and adjustments[next_adjustment][0] < end:
+            index, _, gap = adjustments[next_adjustment]
+            if index > written:
+                parts.append(f"({escapePDF(codes[written - position : index - position])})")
+                written = index
+            parts.append(gap)
+            next_adjustment += 1
+        parts.append(f"({escapePDF(codes[written - position :])})")
+        position = end
+    _flush(text, parts)
+
+
+def _flush(text: PDFTextObject, parts: list[str]) -> None:
+    """Write the glyphs and adjustments gathered so far as one show operator."""
+    if len(parts) == 1:
+        text._code.append(f"{parts[0]} Tj")
+    elif parts:
         text._code.append(f"[{' '.join(parts)}] TJ")
+    parts.clear()
 
 
 def _spacing(shaped: ShapedStr) -> tuple[float, ...] | None:
     """For each glyph, the TJ adjustment to write before it (thousandths of an em, the
     shaped advance and offset against the font's own width); None when a glyph is
-    raised or lowered, which only ReportLab's writer handles."""
+    raised or lowered, which only ReportLab's writer handles. A difference is written
+    once it reaches SPACING_TOLERANCE and the remainder carried on, so every glyph stays
+    that close to where HarfBuzz put it, without an adjustment between most glyphs."""
     glyphs = shaped.__shapeData__
     if any(glyph.y_offset for glyph in glyphs):
         return None
     gaps = []
-    carry = 0.0
+    owed = 0.0
     for glyph in glyphs:
-        gaps.append(round(carry - glyph.x_offset, 3))
-        carry = glyph.width - glyph.x_advance + glyph.x_offset
+        owed -= glyph.x_offset
+        gap = round(owed, 1) if abs(owed) >= SPACING_TOLERANCE else 0.0
+        gaps.append(gap)
+        owed += glyph.width - glyph.x_advance + glyph.x_offset - gap
     return tuple(gaps)
 
 
-def _has_private_glyphs(text: str) -> bool:
-    return any("\ue000" <= char <= "\uf8ff" for char in text)
-
-
 @lru_cache(maxsize=4096)
-def _shaped(text: str, font_name: str, size: float) -> tuple[str, tuple[float, ...] | None]:
-    """The run shaped by HarfBuzz (glyphs and positions) and the spacing to write between
-    its glyphs; the same run in the next document needs neither again. A run that
-    shaping leaves as it is (no kerning, ligature or offset) is plain text."""
+def _shaped(text: str, font_name: str, size: float) -> _Shaped:
+    """The run shaped by HarfBuzz, with the adjustments to write between its glyphs."""
     shaped = shapeStr(text, font_name, size, force=True)
-    glyphs = shaped.__shapeData__
-    unchanged = str(shaped) == text and all(
-        glyph.x_offset == 0 and glyph.y_offset == 0 and glyph.width == glyph.x_advance for glyph in glyphs
-    )
-    return (text, None) if unchanged else (shaped, _spacing(shaped))
+    private = any("\ue000" <= char <= "\uf8ff" for char in shaped)
+    spacing = _spacing(shaped)
+    if spacing is None:
+        return _Shaped(shaped, None, None, private)
+    adjustments = tuple((index, gap, fp_str(gap)) for index, gap in enumerate(spacing) if gap)
+    advance = sum(glyph.width for glyph in shaped.__shapeData__) - sum(spacing)
+    return _Shaped(shaped, adjustments, advance, private)
 
 
+@lru_cache(maxsize=1024)
 def _font_name(file: FontFile) -> str:
     """The font registered with ReportLab under a name derived from the file, so that
     one process registers each font once."""
     name = "tk-" + hashlib.sha256(f"{file.path}#{file.index}".encode()).hexdigest()[:16]
     if name not in pdfmetrics.getRegisteredFontNames():
-        # Template fonts may have CFF outlines, which ReportLab cannot embed.
-        source: Any = io.BytesIO(truetype_bytes(file.data, file.index)) if file.data is not None else file.path
         try:
-            font = TTFont(name, source, subfontIndex=file.index, shapable=True, asciiReadable=False)
-        except TTFError as exc:
+            data = file.data if file.data is not None else Path(file.path).read_bytes()
+            source = io.BytesIO(embeddable_font(data, file.index))
+            font = TTFont(name, source, shapable=True, asciiReadable=False)
+        except (TTFError, TTLibError, OSError) as exc:
             raise RenderError(f"the font {file.path} cannot be embedded in a PDF: {exc}") from None
         _number_unmapped_glyphs(font)
+        _round_widths(font)
         pdfmetrics.registerFont(font)
     return name
 
@@ -408,6 +469,18 @@ def _number_unmapped_glyphs(font: TTFont) -> None:
     for gid in range(font.face.numGlyphs):
         if gid not in mapped:
             font.hbAddPrivate(hb_font.glyph_to_string(gid), gid, hb_font.get_glyph_h_advance(gid))
+
+
+def _round_widths(font: TTFont) -> None:
+    """Round the glyph widths that go into the file's `/Widths` arrays to a tenth of a
+    thousandth of an em; an em of 2816 units (Inter's) would print four decimals each.
+    The spacing written between glyphs is worked out from these same widths, so glyphs
+    stay where HarfBuzz put them."""
+    face = font.face
+    widths = face.charWidths
+    for char, width in widths.items():
+        widths[char] = round(width, WIDTH_DECIMALS)
+    face.defaultWidth = round(face.defaultWidth, WIDTH_DECIMALS)
 
 
 def _paint_image(page: _Page, item: Image) -> None:
@@ -514,10 +587,51 @@ def _paint_group(page: _Page, group: Group) -> None:
         canvas.translate(-ox, -oy)
     if group.clip is not None:
         _clip(canvas, group.clip)
-    if page.opacity > 0:
+    if page.opacity >= 1 or (page.opacity > 0 and not _may_overlap(group.items)):
         _paint_items(page, group.items)
+    elif page.opacity > 0:
+        _paint_transparency_group(page, group.items)
     page.opacity = outer
     canvas.restoreState()
+
+
+def _may_overlap(items: Sequence[Item]) -> bool:
+    return len(items) > 1 or any(isinstance(item, Group) for item in items)
+
+
+def _paint_transparency_group(page: _Page, items: Sequence[Item]) -> None:
+    """Draw items into a form XObject marked as a transparency group, and show it at the
+    page's opacity: PDF then composites the items with each other first and fades the
+    result as a whole. ReportLab's forms carry no group entry and no shadings, so the
+    form's stream and resources are set here."""
+    canvas = page.canvas
+    opacity = page.opacity
+    name = f"tkgroup{len(canvas._doc.idToObject)}"  # objects so far: unique, and the same for the same input
+    width, height = page.width, page.height
+    canvas.beginForm(name, -width, -height, 2 * width, 2 * height)  # room for items that stick out
+    page.opacity = 1.0
+    _paint_items(page, items)
+    shadings = canvas._shadingUsed
+    canvas.endForm()
+    page.opacity = opacity
+    form = canvas._doc.idToObject[pdfdoc.xObjectName(name)]
+    contents = pdfdoc.PDFStream(content=form.stream, filters=[pdfdoc.PDFZCompress])
+    contents.dictionary["Group"] = pdfdoc.PDFDictionary({"S": pdfdoc.PDFName("Transparency")})
+    form.Contents = contents
+    form.compression = 0  # the stream above is compressed already
+    resources = pdfdoc.PDFResourceDictionary()
+    resources.basicFonts()
+    resources.allProcs()
+    if form.XObjects:
+        resources.XObject = form.XObjects
+    if form.ExtGState:
+        resources.ExtGState = form.ExtGState
+    resources.setShading(shadings)
+    resources.setColorSpace(form._colorsUsed)
+    form.Resources = resources
+    canvas.setFillAlpha(opacity)
+    canvas.setStrokeAlpha(opacity)
+    canvas.doForm(name)
 
 
 def _clip(canvas: Canvas, clip: Clip) -> None:
