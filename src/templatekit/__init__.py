@@ -19,7 +19,7 @@ from templatekit.errors import (
 from templatekit.loading import load_template
 from templatekit.model.modification import Modification
 from templatekit.model.template import Template
-from templatekit.render import prepare, render_image, render_pdf
+from templatekit.render import prepare, render_image, render_pdf, render_video
 from templatekit.result import RenderResult
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "prepare",
     "render_image",
     "render_pdf",
+    "render_video",
 ]
 
 __version__ = "0.1.0"

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import tempfile
+from collections.abc import Callable
 from datetime import datetime
 from functools import lru_cache
+from pathlib import Path
 
 from attrs import frozen
 
 from templatekit.apply import Modifications, apply
 from templatekit.assets import AssetLoader
 from templatekit.encode import encode, image_format
-from templatekit.errors import AssetError
+from templatekit.errors import AssetError, RenderError, TemplateError
 from templatekit.layout import debug as debug_overlay
 from templatekit.layout.compose import layout_template
 from templatekit.layout.context import LayoutContext
@@ -57,6 +61,32 @@ def prepare(
     ``paginate`` continues the rows that do not fit a table on further pages;
     ``density`` is the pixels per px at which charts are drawn; ``vector`` also keeps
     SVG versions of charts (for the PDF writer)."""
+    resolved, ctx, early_warnings = _resolve(template, modifications, assets, time, paginate, density, vector)
+    pages = layout_pages(resolved, ctx) if paginate else [layout_template(resolved, ctx)]
+    if debug:
+        pages = [
+            Scene(
+                page.width,
+                page.height,
+                page.background,
+                (*page.items, *debug_overlay.overlay(resolved, ctx.fonts, _drawn(page))),
+            )
+            for page in pages
+        ]
+    return Prepared(resolved, tuple(pages), (*early_warnings, *ctx.warnings))
+
+
+def _resolve(
+    template: TemplateSource,
+    modifications: Modifications,
+    assets: AssetLoader | None,
+    time: float | None = None,
+    paginate: bool = False,
+    density: float = 2.0,
+    vector: bool = False,
+) -> tuple[Template, LayoutContext, tuple[str, ...]]:
+    """The template loaded with modifications applied, the context to lay it out in, and
+    the warnings so far."""
     loaded = load_template(template)
     applied = apply(loaded, modifications)
     loader = assets or default_loader()
@@ -73,19 +103,7 @@ def prepare(
         density=density,
         vector=vector,
     )
-    pages = layout_pages(resolved, ctx) if paginate else [layout_template(resolved, ctx)]
-    if debug:
-        pages = [
-            Scene(
-                page.width,
-                page.height,
-                page.background,
-                (*page.items, *debug_overlay.overlay(resolved, fonts, _drawn(page))),
-            )
-            for page in pages
-        ]
-    warnings = (*loaded.load_warnings, *applied.warnings, *ctx.warnings)
-    return Prepared(resolved, tuple(pages), warnings)
+    return resolved, ctx, (*loaded.load_warnings, *applied.warnings)
 
 
 def render_image(
@@ -141,6 +159,44 @@ def render_pdf(
     data = paint_pdf(prepared.pages, info)
     scene = prepared.scene
     return RenderResult(data, "application/pdf", scene.width, scene.height, prepared.warnings, len(prepared.pages))
+
+
+def render_video(
+    template: TemplateSource,
+    modifications: Modifications = None,
+    *,
+    on_progress: Callable[[int, int], None] | None = None,
+    path: str | os.PathLike[str] | None = None,
+    assets: AssetLoader | None = None,
+) -> RenderResult:
+    """Render a video template (one with a ``video`` field) to MP4: H.264 in yuv420p at
+    the template's frame rate, with AAC sound when the template has music or its clips
+    have sound. Frames are encoded as they are painted; none is kept.
+
+    ``on_progress(done, total)`` is called as frames are done (every hundredth of them,
+    at least once a second). With ``path`` the video is written to that file and the
+    result reads it back only when its ``data`` is asked for.
+    """
+    try:
+        from templatekit.video.movie import write_video
+    except ImportError as exc:
+        raise RenderError(f'video rendering needs PyAV: pip install "templatekit[video]" ({exc})') from None
+    resolved, ctx, warnings = _resolve(template, modifications, assets)
+    if resolved.video is None:
+        raise TemplateError(
+            ['video: missing; a video template needs one, e.g. {"duration": 5, "fps": 30}'], resolved.name
+        )
+    target = Path(path) if path is not None else None
+    with tempfile.TemporaryDirectory(prefix="templatekit-") as scratch:
+        out = target or Path(scratch) / "video.mp4"
+        try:
+            width, height = write_video(resolved, ctx, out, on_progress)
+        except BaseException:
+            out.unlink(missing_ok=True)  # never leave half a video behind
+            raise
+        data = None if target is not None else out.read_bytes()
+    result_warnings = (*warnings, *ctx.warnings)
+    return RenderResult(data, "video/mp4", width, height, result_warnings, path=target)
 
 
 def _drawn(page: Scene) -> set[str]:

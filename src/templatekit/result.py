@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import os
+import shutil
 from pathlib import Path
 
 from attrs import frozen
@@ -12,14 +13,24 @@ from attrs import frozen
 @frozen
 class RenderResult:
     """What a render returns. Shows itself in Jupyter. ``width`` and ``height`` are
-    the canvas in px (a PDF page is 0.75 points per px); ``pages`` counts PDF pages."""
+    the canvas in px (a PDF page is 0.75 points per px); ``pages`` counts PDF pages.
+    A video written straight to a file has ``path`` set, and its ``data`` is read from
+    that file when asked for."""
 
-    data: bytes
+    _data: bytes | None
     media_type: str
     width: int
     height: int
     warnings: tuple[str, ...] = ()
     pages: int = 1
+    path: Path | None = None
+
+    @property
+    def data(self) -> bytes:
+        if self._data is not None:
+            return self._data
+        assert self.path is not None
+        return self.path.read_bytes()
 
     @property
     def extension(self) -> str:
@@ -34,8 +45,17 @@ class RenderResult:
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the bytes to ``path`` and return it."""
         target = Path(path)
-        target.write_bytes(self.data)
+        if self._data is None and self.path is not None:
+            if target.resolve() != self.path.resolve():
+                shutil.copyfile(self.path, target)
+        else:
+            target.write_bytes(self.data)
         return target
+
+    @property
+    def size(self) -> int:
+        """Bytes of the output."""
+        return len(self._data) if self._data is not None else self.path.stat().st_size if self.path else 0
 
     def _repr_png_(self) -> bytes | None:
         return self.data if self.media_type == "image/png" else None
@@ -44,13 +64,17 @@ class RenderResult:
         return self.data if self.media_type == "image/jpeg" else None
 
     def _repr_html_(self) -> str | None:
-        if self.media_type != "image/webp":
+        """WebP as an image, MP4 as a player (Jupyter shows PNG and JPEG itself)."""
+        if self.media_type not in ("image/webp", "video/mp4"):
             return None
         encoded = base64.b64encode(self.data).decode("ascii")
-        return f'<img src="data:image/webp;base64,{encoded}" width="{self.width}" height="{self.height}">'
+        source = f"data:{self.media_type};base64,{encoded}"
+        if self.media_type == "video/mp4":
+            return f'<video src="{source}" width="{self.width}" height="{self.height}" controls loop></video>'
+        return f'<img src="{source}" width="{self.width}" height="{self.height}">'
 
     def __repr__(self) -> str:
         return (
-            f"RenderResult({self.media_type}, {self.width}x{self.height}, {len(self.data)} bytes, "
+            f"RenderResult({self.media_type}, {self.width}x{self.height}, {self.size} bytes, "
             f"{len(self.warnings)} warning(s))"
         )

@@ -24,6 +24,7 @@ def test_exported_names():
         "prepare",
         "render_image",
         "render_pdf",
+        "render_video",
     ]
     assert all(hasattr(tk, name) for name in tk.__all__)
 

@@ -66,6 +66,7 @@ class AssetLoader:
         allow_files: bool = True,
         timeout: float = 10.0,
         max_bytes: int = 20_000_000,
+        max_media_bytes: int = 200_000_000,
         max_pixels: int = 50_000_000,
         max_redirects: int = 3,
     ) -> None:
@@ -74,6 +75,7 @@ class AssetLoader:
         self.allow_files = allow_files
         self.timeout = timeout
         self.max_bytes = max_bytes
+        self.max_media_bytes = max_media_bytes
         self.max_pixels = max_pixels
         self.max_redirects = max_redirects
         self._downloads: BoundedCache[str, bytes] = BoundedCache(max_entries=256, max_weight=100_000_000)
@@ -84,8 +86,17 @@ class AssetLoader:
     def fetch(self, src: str, base_dir: Path | None = None) -> bytes:
         """The bytes of ``src``: an http(s) URL, a data URI, or (when files are allowed)
         a path, relative to ``base_dir``, or a file:// URL."""
+        return self._guarded(src, base_dir, self.max_bytes)
+
+    def fetch_media(self, src: str, base_dir: Path | None = None) -> bytes:
+        """The bytes of a video clip or a sound file, as ``fetch`` gets them but up to
+        ``max_media_bytes``. Media files are downloaded here and decoded from memory:
+        the decoder never opens a URL itself."""
+        return self._guarded(src, base_dir, self.max_media_bytes)
+
+    def _guarded(self, src: str, base_dir: Path | None, limit: int) -> bytes:
         try:
-            return self._fetch(src, base_dir)
+            return self._fetch(src, base_dir, limit)
         except Problem as problem:
             raise AssetError(f"cannot fetch {shown(src)}: {problem}", url=src) from None
 
@@ -106,7 +117,7 @@ class AssetLoader:
             self._images.put(cache_key, loaded, width * height * len(loaded.image.mode) + len(data))
         return loaded
 
-    def _fetch(self, src: str, base_dir: Path | None) -> bytes:
+    def _fetch(self, src: str, base_dir: Path | None, limit: int) -> bytes:
         scheme = _scheme(src)
         if scheme in ("http", "https"):
             cached = self._downloads.get(src)
@@ -117,17 +128,17 @@ class AssetLoader:
                     src,
                     allow=self.allow,
                     timeout=self.timeout,
-                    max_bytes=self.max_bytes,
+                    max_bytes=limit,
                     max_redirects=self.max_redirects,
                 )
                 self._downloads.put(src, cached, len(cached))
             return cached
         if scheme == "data":
-            return self._checked_size(decode_data_uri(src))
+            return _checked_size(decode_data_uri(src), limit)
         if scheme in ("", "file"):
             if not self.allow_files:
                 raise Problem("local files are not allowed here; use an http(s) URL or a data URI")
-            return self._read_file(_file_path(src, scheme, base_dir))
+            return _read_file(_file_path(src, scheme, base_dir), limit)
         raise Problem(f"the {scheme}: scheme is not supported (use http, https or data)")
 
     def _decode_svg(self, data: bytes, digest: str, size_hint: SizeHint) -> LoadedImage:
@@ -135,19 +146,6 @@ class AssetLoader:
 
         image = svg.rasterise(data, size_hint, self.max_pixels)
         return LoadedImage(image, "SVG", data, f"{digest}@{image.width}x{image.height}")
-
-    def _checked_size(self, data: bytes) -> bytes:
-        if len(data) > self.max_bytes:
-            raise Problem(f"it is {len(data):,} bytes, more than the {self.max_bytes:,} byte limit")
-        return data
-
-    def _read_file(self, path: Path) -> bytes:
-        try:
-            if path.stat().st_size > self.max_bytes:
-                raise Problem(f"the file is more than the {self.max_bytes:,} byte limit")
-            return path.read_bytes()
-        except OSError as exc:
-            raise Problem(f"cannot read {path}: {exc.strerror or exc}") from None
 
     def _decode_raster(self, data: bytes, digest: str) -> LoadedImage:
         image = _open_raster(data)
@@ -173,12 +171,26 @@ class MemoryAssetLoader(AssetLoader):
         super().__init__(**kwargs)
         self.files = dict(files)
 
-    def fetch(self, src: str, base_dir: Path | None = None) -> bytes:
+    def _fetch(self, src: str, base_dir: Path | None, limit: int) -> bytes:
         data = self.files.get(src)
         if data is None:
-            message = f"cannot fetch {shown(src)}: not among the files of this MemoryAssetLoader"
-            raise AssetError(message, url=src)
-        return data
+            raise Problem("not among the files of this MemoryAssetLoader")
+        return _checked_size(data, limit)
+
+
+def _checked_size(data: bytes, limit: int) -> bytes:
+    if len(data) > limit:
+        raise Problem(f"it is {len(data):,} bytes, more than the {limit:,} byte limit")
+    return data
+
+
+def _read_file(path: Path, limit: int) -> bytes:
+    try:
+        if path.stat().st_size > limit:
+            raise Problem(f"the file is more than the {limit:,} byte limit")
+        return path.read_bytes()
+    except OSError as exc:
+        raise Problem(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 def _file_path(src: str, scheme: str, base_dir: Path | None) -> Path:

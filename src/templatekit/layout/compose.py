@@ -39,6 +39,7 @@ LAYOUTS: dict[str, str] = {
     "keyvalue": "keyvalue",
     "alert": "alert",
     "signature": "signature",
+    "video": "video",
 }
 
 
@@ -70,9 +71,9 @@ def layout_layers(template: Template, ctx: LayoutContext) -> list[tuple[int, Gro
     return groups
 
 
-# Kinds whose layout depends on nothing but the layer and the context (an image layer
-# also depends on the file or URL it names, which may change between renders).
-REUSABLE = frozenset(LAYOUTS) - {"image"}
+# Kinds whose layout depends on nothing but the layer and the context (an image or a
+# video layer also depends on the file or URL it names, which may change between renders).
+REUSABLE = frozenset(LAYOUTS) - {"image", "video"}
 
 _DONE: BoundedCache[tuple[Any, ...], tuple[weakref.ref[Layer], weakref.ref[Any], Any, tuple[str, ...]]]
 _DONE = BoundedCache(max_entries=4096, max_weight=4096)

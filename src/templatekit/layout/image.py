@@ -90,6 +90,16 @@ def fitted_image(
     return Group((item,), clip=Clip(x, y, width, height, radius=corner, ellipse=ellipse))
 
 
+def fitted_pixels(image: PILImage.Image, key: str, fit: Fit, x: float, y: float, width: float, height: float) -> Image:
+    """Decoded pixels (a video frame) fitted into the box; ``key`` names them for the
+    painters' caches."""
+    placed = _place(image.size, fit, x, y, width, height, _CENTRE)
+    if placed.crop is not None:
+        image = image.crop(placed.crop)
+        key = _key(key, placed.crop, False)
+    return Image(placed.x, placed.y, placed.width, placed.height, image, key)
+
+
 def _load(src: str, fit: Fit, width: float, height: float, ctx: LayoutContext, owner: str) -> LoadedImage:
     size_hint = None if fit == "none" else (max(1, math.ceil(width)), max(1, math.ceil(height)))
     try:

@@ -22,6 +22,7 @@ from templatekit.model.checks import (
     non_negative,
     positive,
 )
+from templatekit.model.easing import control_points
 from templatekit.model.values import Color, Gradient, Insets, Length
 
 MAX_TEXT = 20_000
@@ -31,7 +32,6 @@ Direction = Literal["left", "right", "top", "bottom"]
 Fit = Literal["cover", "contain", "fill", "none"]
 CellValue = Union[str, int, float, bool, None]
 
-EASINGS = ("linear", "ease-in", "ease-out", "ease-in-out")
 PRESETS = ("fade-in", "fade-out", "slide-in", "slide-out", "zoom-in", "ken-burns", "typewriter")
 
 
@@ -39,10 +39,14 @@ def _text(default: str = "") -> Any:
     return field(default, check=max_length(MAX_TEXT))
 
 
-def _easing(value: str) -> str | None:
-    if value in EASINGS or (value.startswith("cubic-bezier(") and value.endswith(")")):
+def _easing(value: str | None) -> str | None:
+    if value is None:
         return None
-    return f"must be one of {', '.join(EASINGS)} or cubic-bezier(a,b,c,d) (got {value!r})"
+    try:
+        control_points(value)
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 @frozen(kw_only=True)
@@ -61,7 +65,9 @@ class Animation:
     from_: Direction | None = None
     duration: float | None = field(None, check=positive)
     delay: float = field(0.0, check=non_negative)
-    easing: Easing = field("ease-out", check=_easing)
+    easing: Easing | None = field(
+        None, check=_easing
+    )  # None: linear for ken-burns, typewriter and keyframes, else ease-out
 
     def problems(self) -> Iterator[tuple[str, str]]:
         if (self.preset is None) == (self.property is None):

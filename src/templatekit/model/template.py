@@ -8,7 +8,7 @@ from typing import Literal
 
 from attrs import frozen
 
-from templatekit.model.checks import between, field, non_empty
+from templatekit.model.checks import between, field, non_empty, non_negative
 from templatekit.model.layers import AnyLayer, Fit
 from templatekit.model.values import Color
 
@@ -45,6 +45,16 @@ class VideoSettings:
 
 
 @frozen(kw_only=True)
+class AudioTrack:
+    """Music under a video: ``volume`` multiplies it; it fades to silence over the last
+    ``fade_out`` seconds of the video."""
+
+    src: str = field(check=non_empty)
+    volume: float = field(1.0, check=between(0, 4))
+    fade_out: float = field(0.0, check=non_negative)
+
+
+@frozen(kw_only=True)
 class Template:
     """A reusable design. ``base_dir`` (where relative paths of images and fonts
     resolve) and ``load_warnings`` (unknown fields dropped when loading) are not part
@@ -57,6 +67,7 @@ class Template:
     background: Color | BackgroundImage | None = None
     fonts: tuple[FontSource, ...] = ()
     video: VideoSettings | None = None
+    audio: AudioTrack | None = None
     layers: tuple[AnyLayer, ...] = ()
     base_dir: Path | None = field(None, eq=False, repr=False)
     load_warnings: tuple[str, ...] = field((), eq=False, repr=False)
@@ -73,6 +84,8 @@ class Template:
             seen.add(layer.name)
             if layer.TYPE == "video" and self.video is None:
                 yield f"layers[{index}].type", "video layers need a video template (add a 'video' field)"
+        if self.audio is not None and self.video is None:
+            yield "audio", "a soundtrack needs a video template (add a 'video' field)"
 
     def layer(self, name: str) -> AnyLayer | None:
         return next((layer for layer in self.layers if layer.name == name), None)

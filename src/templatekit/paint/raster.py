@@ -80,6 +80,20 @@ def paint(scene: Scene, scale: float = 1.0) -> PILImage.Image:
     return surface.image
 
 
+def paint_sprite(items: Sequence[Item], scale: float = 1.0) -> tuple[PILImage.Image, int, int] | None:
+    """Items painted on a transparent image just large enough to hold them, with the
+    pixel position of its top-left corner on a canvas at ``scale``: the pieces a video
+    moves and fades frame by frame. None when the items paint nothing."""
+    bounds = _group_bounds(Group(tuple(items)))
+    if bounds is None:
+        return None
+    left, top = math.floor(bounds[0] * scale), math.floor(bounds[1] * scale)
+    right, bottom = math.ceil(bounds[2] * scale), math.ceil(bounds[3] * scale)
+    surface = Surface(PILImage.new("RGBA", (max(1, right - left), max(1, bottom - top))), left, top, scale)
+    _paint_items(surface, items)
+    return surface.image, left, top
+
+
 _SNAPSHOTS: BoundedCache[tuple[Any, tuple[Item, ...]], PILImage.Image] = BoundedCache(32, 512_000_000)
 _LAST_ITEMS: BoundedCache[Any, tuple[Item, ...]] = BoundedCache(64, 64)
 

@@ -1,0 +1,31 @@
+"""Video layers in a still render (an image, a PDF, a video's poster): the clip's frame
+at that moment, fitted into the box like an image."""
+
+from __future__ import annotations
+
+import hashlib
+
+from templatekit.errors import AssetError
+from templatekit.layout.context import LayoutContext
+from templatekit.layout.image import fitted_pixels
+from templatekit.layout.scene import Item
+from templatekit.model.layers import VideoLayer
+
+
+def layout(layer: VideoLayer, ctx: LayoutContext) -> list[Item]:
+    try:
+        from templatekit.video.clips import ClipReader
+    except ImportError:
+        ctx.warn(layer.name, 'video layers need PyAV: pip install "templatekit[video]"')
+        return []
+    try:
+        data = ctx.assets.fetch_media(layer.src, ctx.base_dir)
+    except AssetError as exc:
+        raise AssetError(f"layer {layer.name!r}: {exc}", layer=layer.name, url=layer.src) from exc
+    reader = ClipReader(layer, data)
+    try:
+        moment, frame = reader.frame_at((ctx.time or 0.0) - (layer.start or 0.0))
+    finally:
+        reader.close()
+    key = f"clip:{hashlib.sha256(data).hexdigest()}@{moment:.6f}"
+    return [fitted_pixels(frame, key, layer.fit, layer.x, layer.y, layer.width, layer.height)]

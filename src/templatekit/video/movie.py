@@ -1,0 +1,78 @@
+"""A video template to an MP4 file: frames painted in time order and encoded as they
+come, with progress reported along the way."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+
+from templatekit.layout.context import LayoutContext
+from templatekit.model.layers import VideoLayer
+from templatekit.model.template import Template
+from templatekit.video.encode import Mp4Writer
+from templatekit.video.frames import FrameMaker
+from templatekit.video.sound import soundtrack
+
+Progress = Callable[[int, int], None]
+REPORT_EVERY_SECONDS = 1.0
+REPORT_EVERY_SHARE = 0.01
+
+
+class ProgressReporter:
+    """Calls ``on_progress(done, total)`` when another hundredth of the frames is done or
+    a second has passed since the last call, and once at the end."""
+
+    def __init__(self, on_progress: Progress | None, total: int) -> None:
+        self.on_progress = on_progress
+        self.total = total
+        self.step = max(1, round(total * REPORT_EVERY_SHARE))
+        self.reported = 0
+        self.at = time.monotonic()
+
+    def update(self, done: int) -> None:
+        if self.on_progress is None:
+            return
+        now = time.monotonic()
+        if done == self.total or done - self.reported >= self.step or now - self.at >= REPORT_EVERY_SECONDS:
+            self.on_progress(done, self.total)
+            self.reported, self.at = done, now
+
+
+def frame_count(template: Template) -> int:
+    """Frames of the video: frame n shows the moment n / fps."""
+    assert template.video is not None
+    return max(1, round(template.video.duration * template.video.fps))
+
+
+def write_video(
+    template: Template, ctx: LayoutContext, path: str | os.PathLike[str], on_progress: Progress | None
+) -> tuple[int, int]:
+    """Write the MP4 to ``path``; returns the frame size (width, height)."""
+    assert template.video is not None
+    fps = template.video.fps
+    total = frame_count(template)
+    maker = FrameMaker(template, ctx)
+    try:
+        clips = [
+            (layer, ctx.assets.fetch_media(layer.src, ctx.base_dir))
+            for layer in template.layers
+            if isinstance(layer, VideoLayer) and layer.visible
+        ]
+        music = None
+        if template.audio is not None:
+            music = (template.audio, ctx.assets.fetch_media(template.audio.src, ctx.base_dir))
+        sound = soundtrack(maker.timeline, music, clips)
+        writer = Mp4Writer(path, maker.width, maker.height, fps, sound)
+        progress = ProgressReporter(on_progress, total)
+        try:
+            for index in range(total):
+                writer.add(maker.frame(index / fps))
+                progress.update(index + 1)
+            writer.close()
+        except BaseException:
+            writer.abort()
+            raise
+    finally:
+        maker.close()
+    return maker.width, maker.height

@@ -1,0 +1,153 @@
+"""The timeline: what a layer looks like at a moment of the video.
+
+A layer is on screen from ``start`` for ``duration`` seconds (the whole video by
+default). Its animations change five things about its laid-out look, never its
+layout: opacity, position, scale and rotation about the centre of its box, plus two
+that act inside the box (the ken-burns zoom, cropped to the box, and the typewriter's
+share of the text shown). Several animations combine: opacities and scales multiply,
+offsets add, a rotation keyframe sets the angle.
+"""
+
+from __future__ import annotations
+
+from attrs import evolve, frozen
+
+from templatekit.model.layers import Animation, Keyframe, Layer, TextLayer
+from templatekit.video.easing import easing_function
+
+# Seconds a preset takes when its animation gives no duration.
+DEFAULT_DURATIONS = {"fade-in": 0.6, "fade-out": 0.6, "slide-in": 0.8, "slide-out": 0.8, "zoom-in": 0.6}
+TYPEWRITER_CHARACTERS_PER_SECOND = 20
+ZOOM_IN_FROM = 0.5  # zoom-in grows the layer from half its size
+KEN_BURNS_ZOOM = 1.2  # and drifts its focus across the middle of the box
+KEN_BURNS_FOCUS = ((0.45, 0.55), (0.55, 0.45))
+LINEAR_BY_DEFAULT = ("ken-burns", "typewriter")
+
+
+@frozen
+class LayerState:
+    """How a layer is drawn at one moment, relative to its laid-out look."""
+
+    visible: bool = True
+    opacity: float = 1.0  # multiplies the layer's own opacity
+    dx: float = 0.0
+    dy: float = 0.0
+    scale: float = 1.0  # about the centre of the box
+    rotation: float | None = None  # degrees, replacing the layer's rotation
+    zoom: float = 1.0  # ken-burns: the content enlarged inside the box, about ``focus``
+    focus: tuple[float, float] = (0.5, 0.5)  # as fractions of the box
+    reveal: float = 1.0  # typewriter: the share of the text shown
+
+
+HIDDEN = LayerState(visible=False)
+STILL = LayerState()
+
+
+@frozen
+class Timeline:
+    """The moments of a video template: its length and canvas, for presets that move a
+    layer off the canvas or last as long as the layer does."""
+
+    duration: float
+    width: int
+    height: int
+
+    def window(self, layer: Layer) -> tuple[float, float]:
+        """When the layer is on screen: [start, end)."""
+        start = layer.start or 0.0
+        end = start + layer.duration if layer.duration is not None else self.duration
+        return start, min(end, self.duration)
+
+    def is_still(self, layer: Layer) -> bool:
+        """True when the layer looks the same for the whole video."""
+        start, end = self.window(layer)
+        return not layer.animations and start <= 0 and end >= self.duration and layer.TYPE != "video"
+
+    def state(self, layer: Layer, time: float) -> LayerState:
+        start, end = self.window(layer)
+        if not start <= time < end:
+            return HIDDEN
+        state = STILL
+        for animation in layer.animations:
+            state = self._animate(state, layer, animation, time, start, end)
+        return state
+
+    def _animate(
+        self, state: LayerState, layer: Layer, animation: Animation, time: float, start: float, end: float
+    ) -> LayerState:
+        default = "linear" if animation.property is not None or animation.preset in LINEAR_BY_DEFAULT else "ease-out"
+        ease = easing_function(animation.easing or default)
+        if animation.property is not None:
+            value = _keyframe_value(animation.keyframes, time - start - animation.delay, ease)
+            return _with_property(state, layer, animation.property, value)
+        preset = animation.preset
+        begin = start + animation.delay
+        if preset == "ken-burns":
+            length = animation.duration or max(end - begin, 1e-9)
+        elif preset == "typewriter":
+            characters = len(layer.text) if isinstance(layer, TextLayer) else 0
+            length = animation.duration or max(min(characters / TYPEWRITER_CHARACTERS_PER_SECOND, end - begin), 1e-9)
+        else:
+            length = animation.duration or DEFAULT_DURATIONS[str(preset)]
+        if preset in ("fade-out", "slide-out"):
+            begin = end - animation.delay - length
+        p = ease(min(1.0, max(0.0, (time - begin) / length)))
+        if preset == "fade-in":
+            return evolve(state, opacity=state.opacity * p)
+        if preset == "fade-out":
+            return evolve(state, opacity=state.opacity * (1 - p))
+        if preset in ("slide-in", "slide-out"):
+            dx, dy = self._off_canvas(layer, animation.from_ or "left")
+            share = 1 - p if preset == "slide-in" else p
+            return evolve(state, dx=state.dx + dx * share, dy=state.dy + dy * share)
+        if preset == "zoom-in":
+            return evolve(state, scale=state.scale * (ZOOM_IN_FROM + (1 - ZOOM_IN_FROM) * p), opacity=state.opacity * p)
+        if preset == "ken-burns":
+            (fx0, fy0), (fx1, fy1) = KEN_BURNS_FOCUS
+            focus = (fx0 + (fx1 - fx0) * p, fy0 + (fy1 - fy0) * p)
+            return evolve(state, zoom=state.zoom * (1 + (KEN_BURNS_ZOOM - 1) * p), focus=focus)
+        return evolve(state, reveal=min(state.reveal, p))  # typewriter
+
+    def _off_canvas(self, layer: Layer, side: str) -> tuple[float, float]:
+        """The offset that puts the layer's box just outside the canvas on ``side``."""
+        return {
+            "left": (-(layer.x + layer.width), 0.0),
+            "right": (self.width - layer.x, 0.0),
+            "top": (0.0, -(layer.y + layer.height)),
+            "bottom": (0.0, self.height - layer.y),
+        }[side]
+
+    def max_scale(self, layer: Layer) -> float:
+        """The largest the layer's content gets, to paint it sharp enough once."""
+        largest = 1.0
+        for animation in layer.animations:
+            if animation.preset == "ken-burns":
+                largest *= KEN_BURNS_ZOOM
+            elif animation.property == "scale":
+                largest *= max(1.0, *(abs(frame.value) for frame in animation.keyframes))
+        return largest
+
+
+def _keyframe_value(keyframes: tuple[Keyframe, ...], time: float, ease: object) -> float:
+    """The value at ``time`` (seconds after the animation starts): held before the first
+    keyframe and after the last, eased between two."""
+    frames = sorted(keyframes, key=lambda frame: frame.time)
+    if time <= frames[0].time:
+        return frames[0].value
+    for before, after in zip(frames, frames[1:], strict=False):
+        if time < after.time:
+            progress = (time - before.time) / (after.time - before.time)
+            return before.value + (after.value - before.value) * ease(progress)  # type: ignore[operator]
+    return frames[-1].value
+
+
+def _with_property(state: LayerState, layer: Layer, name: str, value: float) -> LayerState:
+    if name == "opacity":
+        return evolve(state, opacity=state.opacity * min(1.0, max(0.0, value)))
+    if name == "x":
+        return evolve(state, dx=state.dx + value - layer.x)
+    if name == "y":
+        return evolve(state, dy=state.dy + value - layer.y)
+    if name == "scale":
+        return evolve(state, scale=state.scale * value)
+    return evolve(state, rotation=value)
