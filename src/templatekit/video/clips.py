@@ -19,6 +19,7 @@ from templatekit.errors import AssetError
 from templatekit.model.layers import VideoLayer
 
 END = 1e-6  # seconds before the end of a clip that does not loop: its last frame holds
+DUE = 1e-6  # a frame is due this long before its time (times are sums of float fractions)
 
 
 class ClipReader:
@@ -63,7 +64,7 @@ class ClipReader:
         """The frame (its time in the clip, and its pixels) shown ``elapsed`` seconds after
         the layer appeared."""
         wanted = self.clip_time(max(0.0, elapsed))
-        if self._current is not None and wanted < self._current[0]:
+        if self._current is not None and wanted + DUE < self._current[0]:
             self._frames = self._decode_from(wanted)
             self._current = self._upcoming = None
         while True:
@@ -71,7 +72,7 @@ class ClipReader:
                 self._upcoming = next(self._frames, None)
                 if self._upcoming is None:  # the file ends before its stated duration
                     break
-            if self._current is not None and self._upcoming[0] > wanted:
+            if self._current is not None and self._upcoming[0] > wanted + DUE:
                 break
             self._current, self._upcoming = self._upcoming, None
         if self._current is None:

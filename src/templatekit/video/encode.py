@@ -4,17 +4,25 @@ ends). Frames are encoded as they come; none is kept."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from fractions import Fraction
 
 import av
+import cv2
 import numpy as np
-from PIL import Image as PILImage
 
 CRF = 20  # x264's constant quality: 18 is visually lossless, 23 its default
 PRESET = "veryfast"
 AUDIO_RATE = 48_000
 AUDIO_FRAME = 1024  # samples per AAC frame
+
+
+def yuv420p(frame: np.ndarray) -> np.ndarray:
+    """An RGBA frame (even sides, alpha unused) as the Y, U and V planes stacked the way
+    FFmpeg's yuv420p frames are laid out (BT.601, video range, as FFmpeg converts by
+    default). Done by whoever paints the frame, so that the encoding thread only encodes."""
+    return cv2.cvtColor(frame, cv2.COLOR_RGBA2YUV_I420)
 
 
 class Mp4Writer:
@@ -43,8 +51,9 @@ class Mp4Writer:
             audio.layout = "stereo"
             self._audio = audio
 
-    def add(self, image: PILImage.Image) -> None:
-        frame = av.VideoFrame.from_image(image)
+    def add(self, planes: np.ndarray) -> None:
+        """The next frame, as ``yuv420p`` gives it (see ``yuv420p``)."""
+        frame = av.VideoFrame.from_ndarray(planes, format="yuv420p")
         frame.pts = self.frames
         self._container.mux(self._video.encode(frame))
         self.frames += 1
@@ -72,4 +81,6 @@ class Mp4Writer:
         self._container.close()
 
     def abort(self) -> None:
-        self._container.close()
+        """Close the file after a failure; the caller deletes it."""
+        with contextlib.suppress(av.FFmpegError, OSError):
+            self._container.close()

@@ -5,18 +5,25 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import cv2
+import numpy as np
 
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import VideoLayer
 from templatekit.model.template import Template
-from templatekit.video.encode import Mp4Writer
-from templatekit.video.frames import FrameMaker
+from templatekit.video.encode import Mp4Writer, yuv420p
+from templatekit.video.frames import FrameMaker, Look
 from templatekit.video.sound import soundtrack
 
 Progress = Callable[[int, int], None]
 REPORT_EVERY_SECONDS = 1.0
 REPORT_EVERY_SHARE = 0.01
+PAINTERS = max(1, min(4, os.cpu_count() or 1))
+AHEAD = 2 * PAINTERS + 2  # frames composed ahead of the encoder
 
 
 class ProgressReporter:
@@ -66,9 +73,9 @@ def write_video(
         writer = Mp4Writer(path, maker.width, maker.height, fps, sound)
         progress = ProgressReporter(on_progress, total)
         try:
-            for index in range(total):
-                writer.add(maker.frame(index / fps))
-                progress.update(index + 1)
+            for index, frame in enumerate(_frames(maker, total, fps), start=1):
+                writer.add(frame)
+                progress.update(index)
             writer.close()
         except BaseException:
             writer.abort()
@@ -76,3 +83,38 @@ def write_video(
     finally:
         maker.close()
     return maker.width, maker.height
+
+
+def _painted(maker: FrameMaker, looks: tuple[Look | None, ...]) -> np.ndarray:
+    return yuv420p(maker.compose(looks))
+
+
+def _frames(maker: FrameMaker, total: int, fps: int) -> Iterator[np.ndarray]:
+    """The frames in order, composed by a pool of threads a few frames ahead of the
+    encoder (OpenCV and x264 work outside the GIL), so that painting and encoding
+    overlap; at most AHEAD frames wait at any time. A frame that looks like the one
+    before it is that frame again."""
+    opencv_threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)  # frames are painted in parallel already; OpenCV's own threads would spin against them
+    try:
+        yield from _painted_in_order(maker, total, fps)
+    finally:
+        cv2.setNumThreads(opencv_threads)
+
+
+def _painted_in_order(maker: FrameMaker, total: int, fps: int) -> Iterator[np.ndarray]:
+    pending: deque[Future[np.ndarray]] = deque()
+    previous: tuple[tuple[Look | None, ...], Future[np.ndarray]] | None = None
+    with ThreadPoolExecutor(max_workers=PAINTERS, thread_name_prefix="templatekit-frames") as pool:
+        for index in range(total):
+            looks = maker.looks(index / fps)
+            if previous is not None and previous[0] == looks:
+                future = previous[1]
+            else:
+                future = pool.submit(_painted, maker, looks)
+                previous = (looks, future)
+            pending.append(future)
+            if len(pending) > AHEAD:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()

@@ -1,0 +1,363 @@
+"""Video templates to MP4: every check decodes the file that was written, with PyAV."""
+
+from __future__ import annotations
+
+import io
+import math
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import av
+import numpy as np
+import pytest
+from PIL import Image
+
+import templatekit as tk
+from templatekit.video.easing import easing_function
+from templatekit.video.timeline import Timeline
+from tests.conftest import layer, template
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "templates"
+PROMO = EXAMPLES / "promo-video.json"
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def video(*layers: dict[str, Any], duration: float = 1.0, fps: int = 30, **fields: Any) -> dict[str, Any]:
+    fields.setdefault("background", "#000000")
+    return template(*layers, video={"duration": duration, "fps": fps}, **fields)
+
+
+def probe(data: bytes) -> dict[str, Any]:
+    """What a player sees in the MP4: its streams and every frame, decoded."""
+    with av.open(io.BytesIO(data)) as container:
+        stream = container.streams.video[0]
+        info = {
+            "codec": stream.codec_context.name,
+            "profile": stream.codec_context.profile,
+            "pix_fmt": stream.codec_context.format.name,
+            "size": (stream.width, stream.height),
+            "fps": stream.average_rate,
+            "audio": [(a.codec_context.name, a.rate, a.layout.name) for a in container.streams.audio],
+        }
+        info["frames"] = [frame.to_image() for frame in container.decode(stream)]
+    return info
+
+
+def gray_level(image: Image.Image, box: tuple[int, int, int, int]) -> float:
+    return float(np.asarray(image.convert("L").crop(box)).mean())
+
+
+def make_clip(path: Path, frames: int, fps: int, size: tuple[int, int] = (160, 90), tone: bool = False) -> None:
+    """A clip whose frame i is a flat gray of 16 + 8 i (nearly lossless), with a 440 Hz
+    tone when asked."""
+    with av.open(str(path), mode="w") as container:
+        stream = container.add_stream("libx264", rate=fps, options={"qp": "0", "preset": "ultrafast"})
+        stream.width, stream.height = size
+        stream.pix_fmt = "yuv444p"
+        audio = container.add_stream("aac", rate=48000, layout="stereo") if tone else None
+        for index in range(frames):
+            level = 16 + 8 * index
+            frame = av.VideoFrame.from_image(Image.new("RGB", size, (level, level, level)))
+            frame.pts = index
+            container.mux(stream.encode(frame))
+        container.mux(stream.encode(None))
+        if audio is not None:
+            total = round(frames / fps * 48000)
+            wave = (0.5 * np.sin(2 * math.pi * 440 * np.arange(total) / 48000)).astype(np.float32)
+            for start in range(0, total, 1024):
+                chunk = np.ascontiguousarray(np.stack([wave[start : start + 1024]] * 2))
+                sound = av.AudioFrame.from_ndarray(chunk, format="fltp", layout="stereo")
+                sound.sample_rate, sound.pts = 48000, start
+                container.mux(audio.encode(sound))
+            container.mux(audio.encode(None))
+
+
+def make_tone(path: Path, seconds: float) -> None:
+    """A 440 Hz tone, as a music file (AAC in MP4, no pictures)."""
+    with av.open(str(path), mode="w", format="mp4") as container:
+        audio = container.add_stream("aac", rate=48000)
+        audio.layout = "stereo"
+        total = round(seconds * 48000)
+        wave = (0.5 * np.sin(2 * math.pi * 440 * np.arange(total) / 48000)).astype(np.float32)
+        for start in range(0, total, 1024):
+            chunk = np.ascontiguousarray(np.stack([wave[start : start + 1024]] * 2))
+            sound = av.AudioFrame.from_ndarray(chunk, format="fltp", layout="stereo")
+            sound.sample_rate, sound.pts = 48000, start
+            container.mux(audio.encode(sound))
+        container.mux(audio.encode(None))
+
+
+def decoded_sound(data: bytes) -> np.ndarray:
+    with av.open(io.BytesIO(data)) as container:
+        chunks = [frame.to_ndarray() for frame in container.decode(audio=0)]
+    return np.concatenate(chunks, axis=1)
+
+
+# ------------------------------------------------------------------ the file
+
+
+def test_promo_is_h264_high_yuv420p_at_constant_rate_with_the_index_first():
+    result = tk.render_video(PROMO)
+    assert result.media_type == "video/mp4" and result.warnings == ()
+    info = probe(result.data)
+    assert info["codec"] == "h264" and info["profile"] == "High" and info["pix_fmt"] == "yuv420p"
+    assert info["size"] == (1280, 720) == (result.width, result.height)
+    assert info["fps"] == 30
+    assert len(info["frames"]) == 5 * 30
+    assert info["audio"] == []
+    assert result.data.index(b"moov") < result.data.index(b"mdat")  # +faststart
+    with av.open(io.BytesIO(result.data)) as container:  # constant frame rate: frame n at n / 30 s
+        stream = container.streams.video[0]
+        times = [packet.pts * stream.time_base for packet in container.demux(stream) if packet.pts is not None]
+    assert sorted(times) == [Fraction(n, 30) for n in range(150)]
+
+
+def test_odd_sides_are_made_even_with_the_background():
+    result = tk.render_video(video(width=401, height=201, background="#ff0000"))
+    info = probe(result.data)
+    assert info["size"] == (402, 202)
+    assert info["frames"][0].getpixel((401, 201))[0] > 200  # the added column and row are background
+
+
+def test_a_still_template_is_not_a_video():
+    with pytest.raises(tk.TemplateError, match="video"):
+        tk.render_video(template(layer("shape", "box", fill="#ff0000")))
+
+
+def test_written_to_a_path_and_read_only_when_asked(tmp_path):
+    target = tmp_path / "out.mp4"
+    result = tk.render_video(video(duration=0.5), path=target)
+    assert result.path == target and target.stat().st_size == result.size > 0
+    assert result.data == target.read_bytes()
+    copy = result.save(tmp_path / "copy.mp4")
+    assert copy.read_bytes() == target.read_bytes()
+
+
+# ------------------------------------------------------------------ animations
+
+
+def test_a_fade_in_title_is_invisible_at_the_start_and_drawn_at_its_end():
+    title = layer(
+        "text", "title", x=40, y=60, width=320, height=80, text="HELLO", size=64, weight=800, color="#ffffff",
+        animations=[{"preset": "fade-in", "duration": 1}],
+    )  # fmt: skip
+    frames = probe(tk.render_video(video(title, duration=1.5)).data)["frames"]
+    box = (40, 60, 360, 140)
+    assert max(np.asarray(frames[0].convert("L").crop(box)).ravel()) < 20  # nothing yet
+    brightness = [gray_level(frame, box) for frame in frames[:31]]
+    assert all(b <= a + 1 for b, a in zip(brightness, brightness[1:], strict=False))  # only ever brighter
+    for frame in frames[30:]:  # from t = 1 s on, fully drawn
+        assert max(np.asarray(frame.convert("L").crop(box)).ravel()) > 235
+
+
+def test_a_slide_in_layer_moves_right_until_it_reaches_its_place():
+    square = layer(
+        "shape", "square", x=200, y=60, width=80, height=80, fill="#ff0000",
+        animations=[{"preset": "slide-in", "from": "left", "duration": 1, "easing": "ease-in-out"}],
+    )  # fmt: skip
+    frames = probe(tk.render_video(video(square, duration=1.2)).data)["frames"]
+
+    def left_edge(frame: Image.Image) -> int | None:
+        red = np.asarray(frame)[100, :, 0] > 128
+        return int(np.argmax(red)) if red.any() else None
+
+    edges = [left_edge(frame) for frame in frames]
+    assert edges[0] is None  # off the canvas at t = 0
+    seen = [edge for edge in edges if edge is not None]
+    assert seen == sorted(seen) and len(set(seen)) > 10  # moves, and only to the right
+    assert all(abs(edge - 200) <= 1 for edge in edges[30:])  # in place from t = 1 s
+
+
+def test_keyframes_scale_rotate_and_move_a_layer():
+    bar = layer(
+        "shape", "bar", x=150, y=90, width=100, height=20, fill="#ffffff",
+        animations=[
+            {"property": "rotation", "keyframes": [{"time": 0, "value": 0}, {"time": 1, "value": 90}]},
+            {"property": "x", "keyframes": [{"time": 0, "value": 150}, {"time": 1, "value": 250}]},
+        ],
+    )  # fmt: skip
+    frames = probe(tk.render_video(video(bar, duration=1.2)).data)["frames"]
+    first, last = np.asarray(frames[0].convert("L")) > 128, np.asarray(frames[-1].convert("L")) > 128
+    rows, columns = np.nonzero(first)
+    assert (columns.max() - columns.min(), rows.max() - rows.min()) == pytest.approx((100, 20), abs=2)  # lying
+    rows, columns = np.nonzero(last)
+    assert (columns.max() - columns.min(), rows.max() - rows.min()) == pytest.approx((20, 100), abs=2)  # standing
+    assert (columns.max() + columns.min()) / 2 == pytest.approx(300, abs=2)  # moved 100 px right
+
+
+def test_typewriter_shows_more_of_the_text_as_time_goes_on():
+    typed = layer(
+        "text", "typed", x=20, y=60, width=360, height=60, text="ABCDEFGHIJ", size=40, color="#ffffff",
+        animations=[{"preset": "typewriter", "duration": 1}],
+    )  # fmt: skip
+    frames = probe(tk.render_video(video(typed, duration=1.2)).data)["frames"]
+    ink = [int((np.asarray(frame.convert("L").crop((20, 60, 380, 120))) > 128).sum()) for frame in frames]
+    assert ink[0] == 0 and ink[-1] > 0
+    assert all(
+        later >= earlier - 20 for earlier, later in zip(ink, ink[1:], strict=False)
+    )  # never fewer (but for noise)
+    assert len({round(count, -2) for count in ink}) >= 8  # letter by letter
+
+
+def test_a_layer_is_on_screen_only_from_its_start_for_its_duration():
+    box = layer("shape", "box", x=0, y=0, width=400, height=200, fill="#ffffff", start=0.5, duration=0.3)
+    frames = probe(tk.render_video(video(box, duration=1.0)).data)["frames"]
+    lit = [gray_level(frame, (0, 0, 400, 200)) > 128 for frame in frames]
+    assert lit == [15 <= n < 24 for n in range(30)]
+
+
+# ------------------------------------------------------------------ clips and sound
+
+
+def test_a_clip_shows_its_own_frame_for_each_moment(tmp_path):
+    """A 24 fps clip in a 30 fps video plays at its own speed: at t = n / 30 the frame is
+    the clip's frame floor(t * 24)."""
+    make_clip(tmp_path / "clip.mp4", frames=24, fps=24)
+    clip = layer("video", "clip", x=0, y=0, width=160, height=90, src=str(tmp_path / "clip.mp4"))
+    frames = probe(tk.render_video(video(clip, duration=1.0, width=160, height=90)).data)["frames"]
+    for n, frame in enumerate(frames):
+        expected = 16 + 8 * math.floor(n * 24 / 30 + 1e-9)
+        assert gray_level(frame, (40, 20, 120, 70)) == pytest.approx(expected, abs=3), n
+
+
+def test_a_clip_is_trimmed_and_looped(tmp_path):
+    make_clip(tmp_path / "clip.mp4", frames=24, fps=24)
+    clip = layer(
+        "video", "clip", x=0, y=0, width=160, height=90, src=str(tmp_path / "clip.mp4"),
+        trim={"start": 0.5, "end": 0.75}, loop=True,
+    )  # fmt: skip
+    frames = probe(tk.render_video(video(clip, duration=1.0, fps=24, width=160, height=90)).data)["frames"]
+    for n, frame in enumerate(frames):  # clip frames 12..17, again and again
+        expected = 16 + 8 * (12 + n % 6)
+        assert gray_level(frame, (40, 20, 120, 70)) == pytest.approx(expected, abs=3), n
+
+
+def test_a_remote_clip_is_fetched_by_the_asset_loader(tmp_path):
+    make_clip(tmp_path / "clip.mp4", frames=12, fps=24)
+    url = "https://media.example/clip.mp4"  # never resolved: FFmpeg does not open it
+    loader = tk.MemoryAssetLoader({url: (tmp_path / "clip.mp4").read_bytes()})
+    clip = layer("video", "clip", x=0, y=0, width=160, height=90, src=url)
+    info = probe(tk.render_video(video(clip, duration=0.5, width=160, height=90), assets=loader).data)
+    assert len(info["frames"]) == 15
+
+
+def test_a_clip_too_large_for_the_media_limit_is_refused(tmp_path):
+    make_clip(tmp_path / "clip.mp4", frames=12, fps=24)
+    data = (tmp_path / "clip.mp4").read_bytes()
+    loader = tk.MemoryAssetLoader({"clip.mp4": data}, max_media_bytes=len(data) - 1)
+    clip = layer("video", "clip", x=0, y=0, width=160, height=90, src="clip.mp4")
+    with pytest.raises(tk.AssetError, match="byte limit"):
+        tk.render_video(video(clip, duration=0.5, width=160, height=90), assets=loader)
+
+
+def test_a_still_render_shows_the_clip_frame_of_the_poster_moment(tmp_path):
+    make_clip(tmp_path / "clip.mp4", frames=24, fps=24)
+    clip = layer("video", "clip", x=0, y=0, width=160, height=90, src=str(tmp_path / "clip.mp4"))
+    still = video(clip, duration=1.0, width=160, height=90)
+    still["video"]["poster"] = 0.5
+    image = Image.open(io.BytesIO(tk.render_image(still).data))
+    assert gray_level(image, (40, 20, 120, 70)) == pytest.approx(16 + 8 * 12, abs=2)
+
+
+def test_music_and_clip_sound_are_mixed_into_aac(tmp_path):
+    make_clip(tmp_path / "clip.mp4", frames=24, fps=24, tone=True)
+    make_tone(tmp_path / "music.m4a", 3.0)
+    clip = layer("video", "clip", x=0, y=0, width=160, height=90, src=str(tmp_path / "clip.mp4"))
+    with_clip_sound = tk.render_video(video(clip, duration=1.0, width=160, height=90)).data
+    assert probe(with_clip_sound)["audio"] == [("aac", 48000, "stereo")]
+    muted = tk.render_video(video({**clip, "muted": True}, duration=1.0, width=160, height=90)).data
+    assert probe(muted)["audio"] == []
+    music = {"src": str(tmp_path / "music.m4a"), "volume": 0.5, "fadeOut": 0.5}
+    scored = tk.render_video(video(duration=2.0, audio=music)).data
+    sound = decoded_sound(scored)
+    assert sound.shape[1] == pytest.approx(2 * 48000, rel=0.05)  # as long as the video, not the music
+
+    def loudness(start: float, end: float) -> float:
+        return float(np.sqrt(np.mean(sound[:, int(start * 48000) : int(end * 48000)] ** 2)))
+
+    assert loudness(0.5, 1.0) == pytest.approx(0.5 * 0.5 / math.sqrt(2), rel=0.1)  # volume 0.5
+    assert loudness(1.9, 2.0) < 0.25 * loudness(0.5, 1.0)  # faded out
+
+
+# ------------------------------------------------------------------ progress and memory
+
+
+def test_progress_is_reported_often_and_ends_with_the_total():
+    calls: list[tuple[int, int]] = []
+    tk.render_video(video(duration=2.0), on_progress=lambda done, total: calls.append((done, total)))
+    assert calls[-1] == (60, 60)
+    done = [0] + [call[0] for call in calls]
+    assert done == sorted(done) and max(b - a for a, b in zip(done, done[1:], strict=False)) <= 6  # ≤ 10 %
+
+
+MEMORY_PROBE = """
+import resource, sys
+import templatekit as tk
+seconds = float(sys.argv[1])
+template = {
+    "name": "memory", "width": 1280, "height": 720, "background": "#0f172a",
+    "video": {"duration": seconds, "fps": 30},
+    "layers": [{"type": "shape", "name": "dot", "x": 0, "y": 300, "width": 120, "height": 120,
+                "fill": "#f43f5e", "radius": 60,
+                "animations": [{"property": "x",
+                                "keyframes": [{"time": 0, "value": 0}, {"time": seconds, "value": 1160}]}]}],
+}
+result = tk.render_video(template, path=sys.argv[2])
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def test_memory_stays_flat_as_the_video_gets_longer(tmp_path):
+    """Peak memory of a 60 s 720p render is within 1.5x that of a 5 s render: frames are
+    encoded as they come and the file goes to disk."""
+
+    def peak_kib(seconds: float) -> int:
+        out = tmp_path / f"{seconds}.mp4"
+        run = subprocess.run(
+            [sys.executable, "-c", MEMORY_PROBE, str(seconds), str(out)], capture_output=True, text=True, check=True
+        )
+        with av.open(str(out)) as container:
+            assert container.streams.video[0].frames == seconds * 30
+        return int(run.stdout.strip())
+
+    short, long = peak_kib(5), peak_kib(60)
+    assert long <= 1.5 * short, (short, long)
+
+
+# ------------------------------------------------------------------ the timeline
+
+
+@pytest.mark.parametrize("name", ["linear", "ease-in", "ease-out", "ease-in-out", "cubic-bezier(0.3, 1.4, 0.6, 1)"])
+def test_easings_run_from_0_to_1(name):
+    ease = easing_function(name)
+    assert ease(0) == 0 and ease(1) == 1 and ease(-1) == 0 and ease(2) == 1
+
+
+def test_easings_match_css():
+    assert easing_function("ease-in-out")(0.5) == pytest.approx(0.5, abs=1e-6)  # symmetric
+    assert easing_function("ease-in")(0.5) == pytest.approx(0.3153, abs=1e-3)  # CSS's curve
+    assert easing_function("ease-out")(0.5) == pytest.approx(0.6847, abs=1e-3)
+    assert easing_function("cubic-bezier(0.3, 1.4, 0.6, 1)")(0.6) > 1  # overshoots, as asked
+
+
+def test_a_bad_easing_names_the_field_and_the_value():
+    bad = layer("shape", "box", fill="#fff", animations=[{"preset": "fade-in", "easing": "bouncy"}])
+    with pytest.raises(tk.TemplateError) as error:
+        tk.load_template(video(bad), strict=True)
+    assert "layers[0].animations[0].easing" in str(error.value) and "'bouncy'" in str(error.value)
+
+
+def test_still_layers_are_painted_once_into_plates():
+    from templatekit.render import _resolve
+    from templatekit.video.frames import FrameMaker
+
+    resolved, ctx, _ = _resolve(PROMO, None, None)
+    maker = FrameMaker(resolved, ctx)
+    animated = [item for item in resolved.layers if not Timeline(5, 1280, 720).is_still(item)]
+    assert maker.actors == len(animated) == 6  # the shade is the only still layer: painted once
+    assert np.array_equal(maker.compose(maker.looks(4.0)), maker.compose(maker.looks(4.0)))
