@@ -7,17 +7,40 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from templatekit.apply import normalize
 from templatekit.errors import TemplateError, TemplatekitError
 from templatekit.loading import load_template
 from templatekit.model.modification import Modification
 from templatekit.model.template import Template
-from templatekit.render import render_image, render_pdf
+from templatekit.render import render_image, render_pdf, render_video
 
 IMAGE_SUFFIXES = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".webp": "webp"}
-OUTPUT_SUFFIXES = (*IMAGE_SUFFIXES, ".pdf")
+OUTPUT_SUFFIXES = (*IMAGE_SUFFIXES, ".pdf", ".mp4")
+BAR_WIDTH = 30
+
+
+class ProgressBar:
+    """Frames done, on standard error: a bar redrawn in place on a terminal, a line per
+    tenth of the work otherwise (logs, CI)."""
+
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
+        self.stream = stream
+        self.live = stream.isatty()
+        self.tenths = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        share = done / total
+        if self.live:
+            filled = round(share * BAR_WIDTH)
+            bar = "#" * filled + "-" * (BAR_WIDTH - filled)
+            end = "\n" if done == total else ""
+            self.stream.write(f"\rrendering [{bar}] {share:4.0%} {done}/{total} frames{end}")
+        elif int(share * 10) > self.tenths:
+            self.tenths = int(share * 10)
+            self.stream.write(f"rendering: {share:.0%} ({done}/{total} frames)\n")
+        self.stream.flush()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -44,7 +67,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="LAYER.FIELD=VALUE",
         help="one modification; VALUE is JSON or plain text; LAYER=VALUE sets the main field",
     )
-    render.add_argument("-o", "--output", type=Path, required=True, help="output file (.png, .jpg, .webp, .pdf)")
+    render.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        required=True,
+        help="output file (.png, .jpg, .webp, .pdf; .mp4 for video templates)",
+    )
     render.add_argument("--thumbnail", action="store_true", help="a small preview (longest side 320 px)")
     render.add_argument("--debug", action="store_true", help="draw every layer's box and name")
     render.set_defaults(run=_render)
@@ -63,7 +92,9 @@ def _render(args: argparse.Namespace) -> int:
         return 2
     template = load_template(args.template)
     modifications = _modifications(template, args.modifications, args.set)
-    if suffix == ".pdf":
+    if suffix == ".mp4":
+        result = render_video(template, modifications, on_progress=ProgressBar(), path=args.output)
+    elif suffix == ".pdf":
         result = render_pdf(template, modifications, debug=args.debug)
     else:
         result = render_image(
@@ -73,7 +104,9 @@ def _render(args: argparse.Namespace) -> int:
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     pages = f", {result.pages} pages" if result.pages > 1 else ""
-    print(f"{args.output} ({result.width}x{result.height}{pages}, {len(result.data):,} bytes)")
+    if template.video is not None and suffix == ".mp4":
+        pages = f", {template.video.duration:g} s at {template.video.fps} fps"
+    print(f"{args.output} ({result.width}x{result.height}{pages}, {result.size:,} bytes)")
     return 0
 
 

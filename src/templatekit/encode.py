@@ -18,7 +18,7 @@ class Encoded:
 
 
 def _opaque(image: Image.Image) -> bool:
-    return image.getchannel("A").getextrema()[0] == 255
+    return "A" not in image.getbands() or image.getchannel("A").getextrema()[0] == 255
 
 
 def _flatten(image: Image.Image, background: tuple[int, int, int] = (255, 255, 255)) -> Image.Image:

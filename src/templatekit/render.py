@@ -11,6 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from attrs import frozen
+from PIL import Image as PILImage
 
 from templatekit.apply import Modifications, apply
 from templatekit.assets import AssetLoader
@@ -123,13 +124,45 @@ def render_image(
     (2 for a retina image).
     """
     name = image_format(format)
-    prepared = prepare(template, modifications, assets=assets, debug=debug)
+    loaded = load_template(template)
+    if loaded.video is not None and not debug:
+        poster = _poster_frame(loaded, modifications, assets)
+        if poster is not None:
+            image, warnings = poster
+            if thumbnail:
+                scale = min(1.0, THUMBNAIL_SIDE / max(image.width, image.height))
+            if scale != 1:
+                size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+                image = image.resize(size, PILImage.Resampling.LANCZOS)
+            encoded = encode(image, name, draft=thumbnail)
+            return RenderResult(encoded.data, encoded.media_type, image.width, image.height, warnings)
+    prepared = prepare(loaded, modifications, assets=assets, debug=debug)
     scene = prepared.scene
     if thumbnail:
         scale = min(1.0, THUMBNAIL_SIDE / max(scene.width, scene.height))
     image = paint(scene, scale)
     encoded = encode(image, name, draft=thumbnail)
     return RenderResult(encoded.data, encoded.media_type, image.width, image.height, prepared.warnings)
+
+
+def _poster_frame(
+    template: Template, modifications: Modifications, assets: AssetLoader | None
+) -> tuple[PILImage.Image, tuple[str, ...]] | None:
+    """A video template's frame at ``video.poster`` seconds (or 0), as the video shows it:
+    layers not yet on screen left out, animations at that moment. None without the
+    ``video`` extra, which paints video frames."""
+    try:
+        from templatekit.video.frames import FrameMaker
+    except ImportError:
+        return None
+    resolved, ctx, warnings = _resolve(template, modifications, assets)
+    assert resolved.video is not None
+    maker = FrameMaker(resolved, ctx)
+    try:
+        frame = maker.frame(ctx.time or 0.0)
+    finally:
+        maker.close()
+    return frame.crop((0, 0, resolved.width, resolved.height)), (*warnings, *ctx.warnings)
 
 
 def render_pdf(

@@ -67,3 +67,27 @@ def test_validate_lists_every_problem(tmp_path):
     assert "  layers[0].size: must be a positive number (got 0.0)" in done.stdout
     assert "social-card.json: ok (1200x630, 9 layers)" in done.stdout
     assert run("validate", str(EXAMPLES / "quote-card.json")).returncode == 0
+
+
+def test_render_a_video_with_progress(tmp_path):
+    import av
+
+    path = tmp_path / "clip.json"
+    box = layer("shape", "box", x=0, y=0, width=100, height=100, fill="#ff0000", animations=[{"preset": "fade-in"}])
+    path.write_text(json.dumps(template(box, video={"duration": 1, "fps": 24})))
+    out = tmp_path / "clip.mp4"
+    done = run("render", str(path), "--set", "box.fill=#00ff00", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "clip.mp4 (400x200, 1 s at 24 fps" in done.stdout
+    progress = [line for line in done.stderr.splitlines() if line.startswith("rendering:")]
+    assert len(progress) >= 10 and progress[-1] == "rendering: 100% (24/24 frames)"
+    with av.open(str(out)) as container:
+        frames = [frame.to_image() for frame in container.decode(video=0)]
+    assert len(frames) == 24 and frames[-1].getpixel((50, 50))[1] > 200  # the modification took
+
+
+def test_a_still_template_to_mp4_is_an_error_that_says_why(tmp_path):
+    path = tmp_path / "still.json"
+    path.write_text(json.dumps(template(layer("shape", "box", fill="#ff0000"))))
+    done = run("render", str(path), "-o", str(tmp_path / "x.mp4"))
+    assert done.returncode == 1 and "video" in done.stderr and not (tmp_path / "x.mp4").exists()

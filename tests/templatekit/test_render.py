@@ -110,13 +110,22 @@ def test_results_save_and_show_in_jupyter(tmp_path):
     assert "image/png, 400x200" in repr(png)
 
 
-def test_video_templates_render_as_still_images():
-    """Their layers are drawn (which frame, at ``poster``, matters once layers animate)."""
-    data = template(layer("text", "t", text="frame", size=40), video={"duration": 4, "fps": 30, "poster": 2})
+def test_a_video_templates_image_is_its_poster_frame():
+    """The frame at ``poster`` seconds, as the video shows it: a layer not yet on screen
+    is left out, a fade is halfway."""
+    data = template(
+        layer("shape", "early", x=0, y=0, width=100, height=100, fill="#ff0000"),
+        layer("shape", "late", x=100, y=0, width=100, height=100, fill="#00ff00", start=3),
+        layer("shape", "fading", x=200, y=0, width=100, height=100, fill="#ffffff",
+              animations=[{"preset": "fade-in", "duration": 4, "easing": "linear"}]),
+        video={"duration": 4, "fps": 30, "poster": 2}, background="#000000",
+    )  # fmt: skip
     assert tk.prepare(data).template.video.poster == 2
-    image = decode(tk.render_image(data).data)
+    image = decode(tk.render_image(data).data).convert("RGB")
     assert image.size == (400, 200)
-    assert image.getchannel("A").getbbox() is not None  # the text is on the canvas
+    assert image.getpixel((50, 50)) == (255, 0, 0)
+    assert image.getpixel((150, 50)) == (0, 0, 0)
+    assert image.getpixel((250, 50)) == pytest.approx((128, 128, 128), abs=2)
 
 
 @pytest.mark.parametrize(
