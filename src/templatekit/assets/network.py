@@ -57,6 +57,13 @@ def download(url: str, *, allow: AllowList, timeout: float, max_bytes: int, max_
     raise Problem(f"more than {limits.max_redirects} redirects")
 
 
+def check_endpoint(url: str, allow: AllowList) -> None:
+    """Problem unless ``url`` is http(s) and its host resolves only to addresses the
+    policy allows: for endpoints that another client library will connect to."""
+    parts = _http_parts(url)
+    _vetted(_ascii_host(parts.hostname or ""), _port(parts), allow)
+
+
 def _get(parts: SplitResult, deadline: float, limits: Limits) -> tuple[int, str | None, bytes]:
     """One GET request to a vetted address: status, Location header and body."""
     host = _ascii_host(parts.hostname or "")

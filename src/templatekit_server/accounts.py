@@ -1,0 +1,153 @@
+"""Workspaces, projects and API keys.
+
+A workspace has a plan and templates; a project belongs to a workspace and has keys,
+videos and files. Keys are 256 random bits shown once; the database keeps their SHA-256
+(and MD5, for legacy signed URLs) for look-up, and the key itself only encrypted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any
+
+from attrs import frozen
+from sqlalchemy import select, update
+
+from templatekit_server.db import Database, api_keys, now, projects, workspaces
+from templatekit_server.plans import DEFAULT_PLANS
+from templatekit_server.sealing import Sealer
+
+KEY_PREFIX = "tk_live_"
+
+
+class AccountError(ValueError):
+    """An admin operation named something that does not exist, or a bad value."""
+
+
+@frozen
+class Caller:
+    """Whom a request's key belongs to."""
+
+    key_id: str
+    project_id: str
+    workspace_id: str
+    plan: str
+    rate_limit: int | None
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_hex(8)}"
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def md5_hex(text: str) -> str:
+    return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
+def create_workspace(db: Database, name: str, plan: str = "free") -> str:
+    if plan not in DEFAULT_PLANS:
+        raise AccountError(f"plan {plan!r}: must be one of {', '.join(DEFAULT_PLANS)}")
+    workspace_id = new_id("ws")
+    with db.write() as connection:
+        connection.execute(workspaces.insert().values(id=workspace_id, name=name, plan=plan, created_at=now()))
+    return workspace_id
+
+
+def set_plan(db: Database, workspace_id: str, plan: str) -> None:
+    if plan not in DEFAULT_PLANS:
+        raise AccountError(f"plan {plan!r}: must be one of {', '.join(DEFAULT_PLANS)}")
+    with db.write() as connection:
+        done = connection.execute(update(workspaces).where(workspaces.c.id == workspace_id).values(plan=plan))
+        if not done.rowcount:
+            raise AccountError(f"workspace {workspace_id!r} does not exist")
+
+
+def create_project(db: Database, workspace_id: str, name: str, avatar: str | None = None) -> str:
+    project_id = new_id("prj")
+    with db.write() as connection:
+        if connection.execute(select(workspaces.c.id).where(workspaces.c.id == workspace_id)).first() is None:
+            raise AccountError(f"workspace {workspace_id!r} does not exist")
+        connection.execute(
+            projects.insert().values(
+                id=project_id, workspace_id=workspace_id, name=name, avatar=avatar, created_at=now()
+            )
+        )
+    return project_id
+
+
+def create_key(db: Database, sealer: Sealer, project_id: str) -> tuple[str, str]:
+    """A new key of the project: (key id, key). The key is not kept in clear."""
+    key = KEY_PREFIX + secrets.token_urlsafe(32)
+    key_id = new_id("key")
+    with db.write() as connection:
+        if connection.execute(select(projects.c.id).where(projects.c.id == project_id)).first() is None:
+            raise AccountError(f"project {project_id!r} does not exist")
+        connection.execute(
+            api_keys.insert().values(
+                id=key_id,
+                project_id=project_id,
+                sha256=sha256_hex(key),
+                md5=md5_hex(key),
+                sealed=sealer.seal(key),
+                created_at=now(),
+            )
+        )
+    return key_id, key
+
+
+def revoke_key(db: Database, key_id: str) -> None:
+    with db.write() as connection:
+        done = connection.execute(
+            update(api_keys).where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None)).values(revoked_at=now())
+        )
+        if not done.rowcount:
+            raise AccountError(f"key {key_id!r} does not exist or is revoked already")
+
+
+_CALLER = (
+    select(
+        api_keys.c.id,
+        api_keys.c.project_id,
+        projects.c.workspace_id,
+        workspaces.c.plan,
+        api_keys.c.rate_limit,
+        api_keys.c.sealed,
+    )
+    .join(projects, projects.c.id == api_keys.c.project_id)
+    .join(workspaces, workspaces.c.id == projects.c.workspace_id)
+    .where(api_keys.c.revoked_at.is_(None))
+)
+
+
+def caller_for_key(db: Database, key: str) -> Caller | None:
+    """The caller a key belongs to; None for an unknown or revoked key."""
+    with db.read() as connection:
+        row = connection.execute(_CALLER.where(api_keys.c.sha256 == sha256_hex(key))).first()
+    return None if row is None else Caller(*row[:5])
+
+
+def caller_for_hash(db: Database, sealer: Sealer, *, sha256: str | None, md5: str | None) -> tuple[Caller, str] | None:
+    """The caller and the key itself (to check a signature with) for a key's hash."""
+    query = _CALLER.where(api_keys.c.sha256 == sha256) if sha256 else _CALLER.where(api_keys.c.md5 == md5)
+    with db.read() as connection:
+        row = connection.execute(query).first()
+    if row is None:
+        return None
+    key = sealer.unseal(row.sealed)
+    return None if key is None else (Caller(*row[:5]), key)
+
+
+def project(db: Database, project_id: str) -> dict[str, Any] | None:
+    with db.read() as connection:
+        row = connection.execute(select(projects).where(projects.c.id == project_id)).first()
+    return None if row is None else dict(row._mapping)
+
+
+def workspace(db: Database, workspace_id: str) -> dict[str, Any] | None:
+    with db.read() as connection:
+        row = connection.execute(select(workspaces).where(workspaces.c.id == workspace_id)).first()
+    return None if row is None else dict(row._mapping)

@@ -1,0 +1,158 @@
+"""The Starlette app: routes under /v1, request ids, the error table, and the lifespan
+that starts the video runner and housekeeping."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import secrets
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from templatekit.errors import TemplatekitError
+from templatekit_server import idempotency, render_cache
+from templatekit_server.errors import ApiError, envelope, from_library
+from templatekit_server.routes import meta, renders, templates, videos
+from templatekit_server.settings import Settings
+from templatekit_server.state import ServerState
+
+log = logging.getLogger("templatekit.server")
+access = logging.getLogger("templatekit.access")
+
+REQUEST_ID = "X-Request-Id"
+HOUSEKEEPING_SECONDS = 600
+_CLIENT_ID = re.compile(r"[A-Za-z0-9._\-]{1,64}")
+
+
+class RequestIds:
+    """Gives every request an id (the client's ``X-Request-Id`` when it is a plain
+    token), at ``request.state.request_id`` and in the answer's ``X-Request-Id``, and
+    logs one access line per request: method, path, status, time and id, but never the
+    query string, which may carry an API key or a signature."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = dict(scope["headers"]).get(b"x-request-id", b"").decode("latin-1")
+        request_id = given if _CLIENT_ID.fullmatch(given) else f"req_{secrets.token_hex(12)}"
+        scope.setdefault("state", {})["request_id"] = request_id
+
+        started = time.perf_counter()
+        status = 500
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                headers = MutableHeaders(scope=message)
+                if REQUEST_ID not in headers:
+                    headers[REQUEST_ID] = request_id
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            elapsed = (time.perf_counter() - started) * 1000
+            access.info("%s %s %d %.1f ms %s", scope["method"], scope["path"], status, elapsed, request_id)
+
+
+def _request_id(request: Request) -> str:
+    return str(getattr(request.state, "request_id", "") or f"req_{secrets.token_hex(12)}")
+
+
+def error_response(request: Request, code: str, message: str, headers: dict[str, str] | None = None) -> Response:
+    """The envelope, with the code's status; every failure is logged with its request id."""
+    error = ApiError(code, message, headers)
+    request_id = _request_id(request)
+    docs = request.app.state.server.settings.docs_url
+    log.warning(
+        "%s %s -> %d %s: %s (request %s)", request.method, request.url.path, error.status, code, message, request_id
+    )
+    return JSONResponse(
+        envelope(code, message, request_id, docs),
+        status_code=error.status,
+        headers={**error.headers, REQUEST_ID: request_id},
+    )
+
+
+async def _api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return error_response(request, exc.code, exc.message, exc.headers)
+
+
+async def _library_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, TemplatekitError)
+    error = from_library(exc)
+    return error_response(request, error.code, error.message)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        return error_response(request, "NOT_FOUND", f"no such endpoint: {request.method} {request.url.path}")
+    if exc.status_code == 405:
+        return error_response(request, "BAD_REQUEST", f"{request.method} is not allowed on {request.url.path}")
+    return error_response(request, "BAD_REQUEST", str(exc.detail))
+
+
+async def _unexpected(request: Request, exc: Exception) -> Response:
+    log.error("unexpected error (request %s)", _request_id(request), exc_info=exc)
+    message = "an unexpected error occurred; quote the request id when reporting it"
+    return error_response(request, "INTERNAL_SERVER_ERROR", message)
+
+
+async def _housekeeping(state: ServerState) -> None:
+    while True:
+        try:
+            await run_in_threadpool(idempotency.forget_expired, state.db)
+            await run_in_threadpool(render_cache.forget_expired, state.db, state.files)
+        except Exception:  # logged; the next round tries again
+            log.exception("housekeeping failed")
+        await asyncio.sleep(HOUSEKEEPING_SECONDS)
+
+
+def create_app(settings: Settings | None = None) -> Starlette:
+    """The /v1 app for ``settings`` (default: from the environment)."""
+    state = ServerState(settings or Settings.from_env())
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[dict[str, Any]]:
+        tasks = [asyncio.create_task(state.runner.run()), asyncio.create_task(_housekeeping(state))]
+        try:
+            yield {}
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            state.close()
+
+    app = Starlette(
+        routes=[Mount("/v1", routes=[*renders.routes, *videos.routes, *templates.routes, *meta.routes])],
+        middleware=[Middleware(RequestIds)],
+        exception_handlers={
+            ApiError: _api_error,
+            TemplatekitError: _library_error,
+            HTTPException: _http_error,
+            Exception: _unexpected,
+        },
+        lifespan=lifespan,
+    )
+    app.state.server = state
+    return app

@@ -1,0 +1,103 @@
+"""``s3Config``: writing a render to the caller's own S3 bucket (any S3-compatible
+service) with the caller's credentials, through s3fs."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+from attrs import frozen
+
+from templatekit.assets.common import Problem
+from templatekit.assets.policy import AllowList
+from templatekit.errors import StorageError
+from templatekit.storage import Store
+from templatekit_server.errors import ApiError, bad_request
+from templatekit_server.files import EXTENSIONS
+
+PRESIGNED_SECONDS = 7 * 86_400  # the longest a SigV4 presigned URL may live
+_FIELDS = ("bucket", "region", "endpoint", "accessKeyId", "secretAccessKey", "prefix", "publicUrl")
+
+
+@frozen
+class Bucket:
+    bucket: str
+    access_key_id: str
+    secret_access_key: str
+    region: str | None = None
+    endpoint: str | None = None
+    prefix: str = ""
+    public_url: str | None = None
+
+    @classmethod
+    def parse(cls, value: Any, allow: AllowList) -> Bucket:
+        """From the request's ``s3Config`` (an object, or its JSON text); BAD_REQUEST
+        naming the field otherwise. The endpoint must pass the address policy."""
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as exc:
+                raise bad_request(f"s3Config: not valid JSON ({exc.msg})") from None
+        if not isinstance(value, dict):
+            raise bad_request(f"s3Config: must be an object (got {type(value).__name__})")
+        unknown = sorted(set(value) - set(_FIELDS))
+        if unknown:
+            raise bad_request(f"s3Config.{unknown[0]}: unknown field (expected {', '.join(_FIELDS)})")
+        texts: dict[str, str | None] = {}
+        for name in _FIELDS:
+            item = value.get(name)
+            if item is not None and (not isinstance(item, str) or len(item) > 2048):
+                raise bad_request(f"s3Config.{name}: must be a string of at most 2048 characters")
+            texts[name] = item or None
+        for name in ("bucket", "accessKeyId", "secretAccessKey"):
+            if not texts[name]:
+                raise bad_request(f"s3Config.{name}: required")
+        endpoint = texts["endpoint"]
+        if endpoint is not None:
+            from templatekit.assets.network import check_endpoint
+
+            try:
+                check_endpoint(endpoint, allow)
+            except Problem as problem:
+                raise bad_request(f"s3Config.endpoint: {endpoint} is refused: {problem}") from None
+        prefix = texts["prefix"] or ""
+        if prefix.startswith("/") or ".." in prefix.split("/"):
+            raise bad_request(f"s3Config.prefix: {prefix!r} must be a relative key prefix")
+        return cls(
+            bucket=str(texts["bucket"]),
+            access_key_id=str(texts["accessKeyId"]),
+            secret_access_key=str(texts["secretAccessKey"]),
+            region=texts["region"],
+            endpoint=endpoint,
+            prefix=prefix,
+            public_url=texts["publicUrl"],
+        )
+
+    def upload(self, data: bytes, media_type: str) -> str:
+        """Write the file and return its URL: ``publicUrl`` + key when given, else a
+        presigned GET URL. INTERNAL_SERVER_ERROR with the storage's reason on failure."""
+        key = f"{self.prefix}{secrets.token_hex(16)}.{EXTENSIONS[media_type]}"
+        client: dict[str, Any] = {}
+        if self.region:
+            client["region_name"] = self.region
+        try:
+            store = Store(
+                f"s3://{self.bucket}",
+                key=self.access_key_id,
+                secret=self.secret_access_key,
+                endpoint_url=self.endpoint,
+                client_kwargs=client,
+                config_kwargs={"connect_timeout": 5, "read_timeout": 30, "retries": {"max_attempts": 2}},
+                retries=1,
+                skip_instance_cache=True,
+            )
+            store.put(key, data, media_type)
+            if self.public_url:
+                return self.public_url.rstrip("/") + "/" + key
+            url = store.presigned_url(key, PRESIGNED_SECONDS)
+        except StorageError as exc:
+            raise ApiError("INTERNAL_SERVER_ERROR", f"upload to s3Config bucket {self.bucket} failed: {exc}") from None
+        if url is None:
+            raise ApiError("INTERNAL_SERVER_ERROR", f"bucket {self.bucket}: no presigned URL could be made")
+        return url

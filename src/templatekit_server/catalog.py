@@ -1,0 +1,215 @@
+"""A workspace's templates, with every version kept.
+
+A template is stored as the JSON it was uploaded as (so that fields this version does
+not know survive), under an id unique in its workspace. Uploading over an existing id
+makes a new version; renders use the newest, and cached renders are keyed by version,
+so that an edit never serves a stale image.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+import re
+import secrets
+from pathlib import Path
+from typing import Any
+
+from attrs import frozen
+from sqlalchemy import func, select, update
+
+from templatekit import load_template
+from templatekit.describe import describe
+from templatekit.errors import TemplateError
+from templatekit.model.template import Template
+from templatekit_server.db import Database, now, template_versions, templates
+from templatekit_server.errors import ApiError
+
+_ID = re.compile(r"[A-Za-z0-9_\-]{1,200}")
+_REMOTE = ("http://", "https://", "data:")
+
+
+@frozen
+class TemplateInfo:
+    id: str
+    name: str
+    width: int
+    height: int
+    kind: str  # image or video
+    version: int
+
+    def summary(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "width": self.width, "height": self.height, "kind": self.kind}
+
+
+def checked_template_id(value: str, field: str = "templateId") -> str:
+    if not _ID.fullmatch(value):
+        raise ApiError("BAD_REQUEST", f"{field}: must be 1 to 200 letters, digits, '_' or '-' (got {_shown(value)})")
+    return value
+
+
+def parse_template(body: Any) -> tuple[Template, list[str]]:
+    """The uploaded JSON as a Template (lenient: unknown fields are warnings), or
+    BAD_REQUEST naming every problem. Every ``src`` must be a URL or a data URI: the
+    server reads no local files for templates."""
+    if not isinstance(body, dict):
+        raise ApiError("BAD_REQUEST", f"body: must be a template object (got {type(body).__name__})")
+    problems = [
+        f"{path}: {_shown(src)} is a local path; use an http(s) URL or a data URI" for path, src in _local(body)
+    ]
+    try:
+        template = load_template(body)
+    except TemplateError as exc:
+        problems.extend(exc.problems)
+        template = None
+    if problems or template is None:
+        raise ApiError("BAD_REQUEST", "template is invalid: " + "; ".join(problems))
+    return template, list(template.load_warnings)
+
+
+def _local(value: Any, path: str = "") -> list[tuple[str, str]]:
+    """The (JSON path, value) of every ``src`` that is not a URL or a data URI."""
+    found: list[tuple[str, str]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            here = f"{path}.{key}" if path else str(key)
+            if key == "src" and isinstance(item, str) and not item.startswith(_REMOTE):
+                found.append((here, item))
+            else:
+                found.extend(_local(item, here))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found.extend(_local(item, f"{path}[{index}]"))
+    return found
+
+
+def inline_local_files(body: dict[str, Any], base_dir: Path) -> dict[str, Any]:
+    """The template with every local ``src`` (relative to ``base_dir``) replaced by a data
+    URI of the file, so that a template written for files can be stored on the server."""
+
+    def inlined(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {
+                key: _data_uri(base_dir / item)
+                if key == "src" and isinstance(item, str) and not item.startswith(_REMOTE)
+                else inlined(item)
+                for key, item in value.items()
+            }
+        if isinstance(value, list):
+            return [inlined(item) for item in value]
+        return value
+
+    return inlined(body)  # type: ignore[no-any-return]
+
+
+def _data_uri(path: Path) -> str:
+    media_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return f"data:{media_type};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
+
+
+def save(
+    db: Database, workspace_id: str, body: dict[str, Any], *, overwrite: bool = False
+) -> tuple[str, int, list[str]]:
+    """Store a template; returns its id, its version and the warnings of reading it.
+    The id is the body's, else a new one. CONFLICT when the id exists and ``overwrite``
+    is not set."""
+    template, warnings = parse_template(body)
+    template_id = checked_template_id(str(body.get("id") or f"tpl_{secrets.token_hex(8)}"), "id")
+    stored = json.dumps({**body, "id": template_id}, ensure_ascii=False, separators=(",", ":"))
+    kind = "video" if template.video is not None else "image"
+    timestamp = now()
+    with db.write() as connection:
+        current = connection.execute(
+            select(templates.c.version).where(templates.c.workspace_id == workspace_id, templates.c.id == template_id)
+        ).scalar()
+        if current is not None and not overwrite:
+            raise ApiError("CONFLICT", f"template {template_id} exists already; send overwrite=true to replace it")
+        version = 1 if current is None else current + 1
+        values = {"name": template.name, "width": template.width, "height": template.height, "kind": kind}
+        if current is None:
+            connection.execute(
+                templates.insert().values(
+                    workspace_id=workspace_id,
+                    id=template_id,
+                    version=version,
+                    created_at=timestamp,
+                    updated_at=timestamp,
+                    **values,
+                )
+            )
+        else:
+            connection.execute(
+                update(templates)
+                .where(templates.c.workspace_id == workspace_id, templates.c.id == template_id)
+                .values(version=version, updated_at=timestamp, **values)
+            )
+        connection.execute(
+            template_versions.insert().values(
+                workspace_id=workspace_id, template_id=template_id, version=version, body=stored, created_at=timestamp
+            )
+        )
+    return template_id, version, warnings
+
+
+def info(db: Database, workspace_id: str, template_id: str) -> TemplateInfo:
+    """The template's summary, or NOT_FOUND."""
+    with db.read() as connection:
+        row = connection.execute(
+            select(*_INFO_COLUMNS).where(templates.c.workspace_id == workspace_id, templates.c.id == template_id)
+        ).first()
+    if row is None:
+        raise ApiError("NOT_FOUND", f"template {template_id} does not exist")
+    return TemplateInfo(*row)
+
+
+def listed(db: Database, workspace_id: str) -> list[TemplateInfo]:
+    with db.read() as connection:
+        rows = connection.execute(
+            select(*_INFO_COLUMNS).where(templates.c.workspace_id == workspace_id).order_by(templates.c.created_at)
+        ).all()
+    return [TemplateInfo(*row) for row in rows]
+
+
+def body(db: Database, workspace_id: str, template_id: str, version: int) -> str:
+    with db.read() as connection:
+        text = connection.execute(
+            select(template_versions.c.body).where(
+                template_versions.c.workspace_id == workspace_id,
+                template_versions.c.template_id == template_id,
+                template_versions.c.version == version,
+            )
+        ).scalar()
+    if text is None:
+        raise ApiError("NOT_FOUND", f"template {template_id} version {version} does not exist")
+    return str(text)
+
+
+def details(db: Database, workspace_id: str, template_id: str) -> dict[str, Any]:
+    """``{name, id, layers: [{name, id, type, suggestInput}]}`` of the newest version."""
+    found = info(db, workspace_id, template_id)
+    return describe(load_template(body(db, workspace_id, template_id, found.version)))
+
+
+def count(db: Database, workspace_id: str) -> int:
+    with db.read() as connection:
+        return int(
+            connection.execute(
+                select(func.count()).select_from(templates).where(templates.c.workspace_id == workspace_id)
+            ).scalar()
+            or 0
+        )
+
+
+_INFO_COLUMNS = (
+    templates.c.id,
+    templates.c.name,
+    templates.c.width,
+    templates.c.height,
+    templates.c.kind,
+    templates.c.version,
+)
+
+
+def _shown(value: str) -> str:
+    return repr(value if len(value) <= 80 else value[:77] + "...")

@@ -1,0 +1,88 @@
+"""``templatekit serve`` and ``templatekit admin``: the server's commands, added to the
+``templatekit`` command through the ``templatekit.commands`` entry points.
+
+Only the argument parsers live here, since every ``templatekit`` run builds them; what
+the commands do is in ``templatekit_server.commands``, imported when one runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from templatekit_server.settings import DATA_DIR_ENV
+
+
+def _command(name: str) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        from templatekit_server import commands
+
+        return int(getattr(commands, name)(args))
+
+    return run
+
+
+def _data_dir_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help=f"database and file storage (default: ${DATA_DIR_ENV}, else ./templatekit-data)",
+    )
+
+
+def add_serve(commands: Any) -> None:
+    serve = commands.add_parser("serve", help="run the /v1 HTTP server")
+    _data_dir_option(serve)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--workers", type=int, default=None, help="render processes (default: one per core)")
+    serve.add_argument(
+        "--demo", action="store_true", help="create a demo workspace, project, key and the example templates"
+    )
+    serve.set_defaults(run=_command("serve"))
+
+
+def add_admin(commands: Any) -> None:
+    admin = commands.add_parser("admin", help="manage workspaces, projects, keys and templates")
+    _data_dir_option(admin)
+    groups = admin.add_subparsers(required=True, metavar="OBJECT")
+
+    workspace = groups.add_parser("workspace", help="workspaces").add_subparsers(required=True, metavar="ACTION")
+    create = workspace.add_parser("create", help="create a workspace")
+    create.add_argument("--name", required=True)
+    create.add_argument("--plan", default="free", help="free, automate, pro or scale (default free)")
+    create.set_defaults(run=_command("create_workspace"))
+    plan = workspace.add_parser("set-plan", help="change a workspace's plan")
+    plan.add_argument("workspace")
+    plan.add_argument("plan")
+    plan.set_defaults(run=_command("set_plan"))
+
+    project = groups.add_parser("project", help="projects").add_subparsers(required=True, metavar="ACTION")
+    create = project.add_parser("create", help="create a project in a workspace")
+    create.add_argument("--workspace", required=True)
+    create.add_argument("--name", required=True)
+    create.add_argument("--avatar", default=None, help="URL of the project's picture")
+    create.set_defaults(run=_command("create_project"))
+
+    key = groups.add_parser("key", help="API keys").add_subparsers(required=True, metavar="ACTION")
+    create = key.add_parser("create", help="create a key (shown once)")
+    create.add_argument("--project", required=True)
+    create.set_defaults(run=_command("create_key"))
+    revoke = key.add_parser("revoke", help="revoke a key by its id")
+    revoke.add_argument("key_id")
+    revoke.set_defaults(run=_command("revoke_key"))
+
+    template = groups.add_parser("template", help="templates").add_subparsers(required=True, metavar="ACTION")
+    add = template.add_parser("add", help="store a template file (local images and fonts are embedded)")
+    add.add_argument("--workspace", required=True)
+    add.add_argument("file", type=Path)
+    add.add_argument("--id", default=None, help="template id (default: the file's id, else a new one)")
+    add.add_argument("--overwrite", action="store_true", help="replace a template of the same id")
+    add.set_defaults(run=_command("add_template"))
+
+    report = groups.add_parser("usage", help="a workspace's generations today and this month")
+    report.add_argument("--workspace", required=True)
+    report.set_defaults(run=_command("usage_report"))

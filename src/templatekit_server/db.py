@@ -1,0 +1,254 @@
+"""The database: tables, schema migrations, transactions.
+
+Queries elsewhere are SQLAlchemy Core expressions, which every supported database
+speaks; what differs between databases (SQLite's write locking, upserts) lives here
+only. The default is an SQLite file in the data directory; ``database_url`` may name
+another database SQLAlchemy supports (PostgreSQL).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Column,
+    Connection,
+    Engine,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    insert,
+    select,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import make_url
+
+metadata = MetaData()
+
+schema_version = Table("schema_version", metadata, Column("version", Integer, nullable=False))
+
+workspaces = Table(
+    "workspaces",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("name", String(200), nullable=False),
+    Column("plan", String(32), nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+
+projects = Table(
+    "projects",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("workspace_id", String(64), ForeignKey("workspaces.id"), nullable=False, index=True),
+    Column("name", String(200), nullable=False),
+    Column("avatar", Text),
+    Column("created_at", Float, nullable=False),
+)
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("project_id", String(64), ForeignKey("projects.id"), nullable=False, index=True),
+    Column("sha256", String(64), nullable=False, unique=True),
+    Column("md5", String(32), nullable=False, index=True),
+    # The key itself, encrypted with the server secret: signed URLs are checked with it.
+    Column("sealed", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("revoked_at", Float),
+    Column("rate_limit", Integer),  # requests per minute instead of the plan's
+)
+
+templates = Table(
+    "templates",
+    metadata,
+    Column("workspace_id", String(64), ForeignKey("workspaces.id"), primary_key=True),
+    Column("id", String(200), primary_key=True),
+    Column("name", String(500), nullable=False),
+    Column("width", Integer, nullable=False),
+    Column("height", Integer, nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+)
+
+template_versions = Table(
+    "template_versions",
+    metadata,
+    Column("workspace_id", String(64), primary_key=True),
+    Column("template_id", String(200), primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("body", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+
+videos = Table(
+    "videos",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("workspace_id", String(64), nullable=False),
+    Column("project_id", String(64), nullable=False, index=True),
+    Column("template_id", String(200), nullable=False),
+    Column("template_version", Integer, nullable=False),
+    Column("modifications", JSON),
+    Column("status", String(16), nullable=False),  # queued, rendering, done, failed
+    Column("frame", Integer, nullable=False, default=0),
+    Column("total_frames", Integer, nullable=False, default=0),
+    Column("generations", Integer, nullable=False),
+    Column("usage_day", String(16), nullable=False),  # the periods the generations were counted in
+    Column("usage_month", String(16), nullable=False),
+    Column("file_key", String(500)),
+    Column("error", JSON),
+    Column("request_id", String(64), nullable=False),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("worker", String(64)),
+    Column("heartbeat_at", Float),
+    Column("created_at", Float, nullable=False),
+    Column("finished_at", Float),
+    Index("ix_videos_status_created", "status", "created_at"),
+)
+
+video_events = Table(
+    "video_events",
+    metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=True),
+    Column("video_id", String(64), nullable=False, index=True),
+    Column("type", String(16), nullable=False),
+    Column("data", JSON, nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+
+usage = Table(
+    "usage",
+    metadata,
+    Column("workspace_id", String(64), primary_key=True),
+    Column("period", String(16), primary_key=True),  # "2026-11-23" (a day) or "2026-11" (a month)
+    Column("count", Integer, nullable=False),
+)
+
+usage_by_operation = Table(
+    "usage_by_operation",
+    metadata,
+    Column("workspace_id", String(64), primary_key=True),
+    Column("period", String(16), primary_key=True),
+    Column("operation", String(32), primary_key=True),
+    Column("count", Integer, nullable=False),
+)
+
+idempotency = Table(
+    "idempotency",
+    metadata,
+    Column("key_id", String(64), primary_key=True),
+    Column("idempotency_key", String(255), primary_key=True),
+    Column("request_hash", String(64), nullable=False),
+    Column("state", String(16), nullable=False),  # pending, done
+    Column("status", Integer),
+    Column("media_type", String(100)),
+    Column("headers", JSON),
+    Column("body", LargeBinary),
+    Column("video_id", String(64)),
+    Column("created_at", Float, nullable=False),
+)
+
+render_cache = Table(
+    "render_cache",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("file_key", String(500), nullable=False),
+    Column("media_type", String(100), nullable=False),
+    Column("etag", String(80), nullable=False),
+    Column("warnings", JSON),
+    Column("created_at", Float, nullable=False),
+)
+
+# Each step brings the schema from its index to the next version; step 0 creates it.
+MIGRATIONS = [lambda connection: metadata.create_all(connection)]
+
+
+def now() -> float:
+    return time.time()
+
+
+class Database:
+    """An engine with the schema in place. ``read()`` and ``write()`` are transactions;
+    on SQLite a write transaction takes the write lock when it starts, so that
+    check-then-update sequences (quotas, job claims) are atomic across processes."""
+
+    def __init__(self, url: str) -> None:
+        self.url = make_url(url)
+        self.sqlite = self.url.get_backend_name() == "sqlite"
+        options: dict[str, Any] = {"future": True}
+        if self.sqlite:
+            options["connect_args"] = {"check_same_thread": False, "timeout": 30}
+        self.engine: Engine = create_engine(url, **options)
+        if self.sqlite:
+            _sqlite_locking(self.engine)
+        self.migrate()
+
+    def migrate(self) -> None:
+        """Create the schema, or bring it to the newest version."""
+        with self.write() as connection:
+            metadata.create_all(connection, tables=[schema_version])
+            current = connection.execute(select(schema_version.c.version)).scalar()
+            start = 0 if current is None else current
+            for step in MIGRATIONS[start:]:
+                step(connection)
+            if current is None:
+                connection.execute(insert(schema_version).values(version=len(MIGRATIONS)))
+            elif current < len(MIGRATIONS):
+                connection.execute(schema_version.update().values(version=len(MIGRATIONS)))
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        with self.engine.connect() as connection, connection.begin():
+            yield connection
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        with self.engine.connect() as connection:
+            connection = connection.execution_options(templatekit_write=True)
+            with connection.begin():
+                yield connection
+
+    def insert_ignoring_duplicates(self, table: Table, **values: Any) -> Any:
+        """An INSERT that does nothing when the primary key exists already."""
+        dialect = postgresql if self.url.get_backend_name() == "postgresql" else sqlite
+        return dialect.insert(table).values(**values).on_conflict_do_nothing()
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def _sqlite_locking(engine: Engine) -> None:
+    """WAL (readers never wait for the writer), foreign keys, and BEGIN IMMEDIATE for
+    write transactions (SQLite's default BEGIN takes the lock only at the first write,
+    so two check-then-update transactions could both pass their check)."""
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # transactions are begun below
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Connection) -> None:
+        write = connection.get_execution_options().get("templatekit_write", False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")

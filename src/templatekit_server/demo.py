@@ -1,0 +1,54 @@
+"""``templatekit serve --demo``: a demo workspace (pro plan), project and key, and the
+example templates, made on first start and found again on later ones."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sqlalchemy import select
+
+from templatekit_server import accounts, catalog
+from templatekit_server.db import Database, api_keys
+from templatekit_server.sealing import Sealer
+
+MARKER = "demo.json"
+
+
+def example_templates() -> list[Path]:
+    """The example templates: shipped in the package, or in the source tree's examples/."""
+    for folder in (
+        Path(__file__).resolve().parent / "demo_templates",
+        Path(__file__).resolve().parents[2] / "examples" / "templates",
+    ):
+        if folder.is_dir():
+            return sorted(folder.glob("*.json"))
+    return []
+
+
+def ensure_demo(db: Database, sealer: Sealer, data_dir: Path) -> str:
+    """The demo key (made the first time), with the example templates stored."""
+    marker = data_dir / MARKER
+    if marker.exists():
+        ids = json.loads(marker.read_text(encoding="utf-8"))
+        with db.read() as connection:
+            sealed = connection.execute(select(api_keys.c.sealed).where(api_keys.c.id == ids["key"])).scalar()
+        key = None if sealed is None else sealer.unseal(sealed)
+        if key is not None:
+            _store_examples(db, ids["workspace"])
+            return key
+    workspace = accounts.create_workspace(db, "Demo", "pro")
+    project = accounts.create_project(db, workspace, "Demo project")
+    key_id, key = accounts.create_key(db, sealer, project)
+    marker.write_text(json.dumps({"workspace": workspace, "project": project, "key": key_id}), encoding="utf-8")
+    _store_examples(db, workspace)
+    return key
+
+
+def _store_examples(db: Database, workspace: str) -> None:
+    """Each example template not stored yet (an edited copy is left alone)."""
+    stored = {info.id for info in catalog.listed(db, workspace)}
+    for path in example_templates():
+        body = json.loads(path.read_text(encoding="utf-8"))
+        if body.get("id") not in stored:
+            catalog.save(db, workspace, catalog.inline_local_files(body, path.parent))

@@ -1,0 +1,76 @@
+"""The error envelope and codes of the /v1 interface, in one place.
+
+Every failure answers ``{"error": {"code", "docs", "message", "requestId"}}`` with the
+status of its code. Library exceptions map to codes here, and nowhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from templatekit.errors import (
+    AssetError,
+    ModificationError,
+    RenderError,
+    StorageError,
+    TemplateError,
+    TemplatekitError,
+)
+
+STATUS = {
+    "BAD_REQUEST": 400,
+    "FETCH_IMAGE_ERROR": 400,
+    "TOO_MANY_REQUESTS": 400,
+    "UNAUTHORIZED": 401,
+    "FORBIDDEN": 403,
+    "NOT_FOUND": 404,
+    "CONFLICT": 409,
+    "INTERNAL_SERVER_ERROR": 500,
+    "USAGE_EXCEEDED": 500,
+    "RATE_LIMITED": 500,
+}
+
+
+class ApiError(Exception):
+    """A failure to answer with the envelope: ``code`` is one of ``STATUS``."""
+
+    def __init__(self, code: str, message: str, headers: Mapping[str, str] | None = None) -> None:
+        assert code in STATUS, code
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.headers = dict(headers or {})
+
+    @property
+    def status(self) -> int:
+        return STATUS[self.code]
+
+
+def bad_request(message: str) -> ApiError:
+    return ApiError("BAD_REQUEST", message)
+
+
+def from_library(exc: TemplatekitError) -> ApiError:
+    """The API error for an exception of the library."""
+    if isinstance(exc, AssetError):
+        return ApiError("FETCH_IMAGE_ERROR", str(exc))
+    if isinstance(exc, TemplateError):
+        return ApiError("BAD_REQUEST", "; ".join(exc.problems) if exc.problems else str(exc))
+    if isinstance(exc, ModificationError):
+        return ApiError("BAD_REQUEST", str(exc))
+    if isinstance(exc, StorageError):
+        return ApiError("INTERNAL_SERVER_ERROR", str(exc))
+    if isinstance(exc, RenderError):
+        return ApiError("INTERNAL_SERVER_ERROR", f"render failed: {exc}")
+    return ApiError("INTERNAL_SERVER_ERROR", str(exc))
+
+
+def envelope(code: str, message: str, request_id: str, docs_url: str) -> dict[str, dict[str, str]]:
+    return {
+        "error": {
+            "code": code,
+            "docs": f"{docs_url.rstrip('/')}/{code}",
+            "message": message,
+            "requestId": request_id,
+        }
+    }

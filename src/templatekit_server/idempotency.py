@@ -1,0 +1,114 @@
+"""``Idempotency-Key``: a request repeated with the same key within 24 hours gets the
+first answer again, and is not rendered or billed again.
+
+The first request claims the key (a row in state ``pending``); a repeat that arrives
+while the first is still running waits for it. A failed first request gives the key up,
+so that the client may retry. The same key with a different request is CONFLICT.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from typing import Any
+
+from attrs import frozen
+from sqlalchemy import delete, select, update
+from starlette.concurrency import run_in_threadpool
+
+from templatekit_server.db import Database, idempotency, now
+from templatekit_server.errors import ApiError, bad_request
+
+LIFETIME = 86_400
+MAX_KEY_LENGTH = 255
+POLL_SECONDS = 0.05
+
+
+@frozen
+class Answer:
+    """What the first request answered."""
+
+    status: int
+    media_type: str
+    headers: dict[str, str]
+    body: bytes
+    video_id: str | None = None
+
+
+def request_hash(operation: str, body: Any, query: dict[str, str]) -> str:
+    """What makes two requests the same: the operation, the body without the key, and
+    the query."""
+    content = body if not isinstance(body, dict) else {k: v for k, v in body.items() if k != "apiKey"}
+    text = json.dumps([operation, content, sorted(query.items())], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Claim:
+    """A claimed key: ``finish`` stores the answer, ``give_up`` frees the key."""
+
+    def __init__(self, db: Database, key_id: str, key: str) -> None:
+        self.db, self.key_id, self.key = db, key_id, key
+
+    def _row(self) -> Any:
+        return (idempotency.c.key_id == self.key_id) & (idempotency.c.idempotency_key == self.key)
+
+    def finish(self, answer: Answer) -> None:
+        with self.db.write() as connection:
+            connection.execute(
+                update(idempotency)
+                .where(self._row())
+                .values(
+                    state="done",
+                    status=answer.status,
+                    media_type=answer.media_type,
+                    headers=answer.headers,
+                    body=answer.body,
+                    video_id=answer.video_id,
+                )
+            )
+
+    def give_up(self) -> None:
+        with self.db.write() as connection:
+            connection.execute(delete(idempotency).where(self._row()))
+
+
+async def claim(db: Database, key_id: str, key: str, digest: str, timeout: float) -> Claim | Answer:
+    """Claim ``key`` for this request, or the answer of the request that claimed it."""
+    if not key or len(key) > MAX_KEY_LENGTH or not key.isascii() or not key.isprintable():
+        raise bad_request(f"Idempotency-Key: 1 to {MAX_KEY_LENGTH} printable ASCII characters")
+    waited = 0.0
+    while True:
+        found = await run_in_threadpool(_claim_or_read, db, key_id, key, digest)
+        if found is None:
+            return Claim(db, key_id, key)
+        if found.request_hash != digest:
+            raise ApiError("CONFLICT", f"Idempotency-Key {key!r} was used with a different request")
+        if found.state == "done":
+            return Answer(found.status, found.media_type, dict(found.headers or {}), found.body or b"", found.video_id)
+        if waited > timeout:
+            raise ApiError("CONFLICT", f"the request with Idempotency-Key {key!r} is still running")
+        await asyncio.sleep(POLL_SECONDS)
+        waited += POLL_SECONDS
+
+
+def _claim_or_read(db: Database, key_id: str, key: str, digest: str) -> Any:
+    """Insert a pending row (None), or the row that is there (expired rows are replaced)."""
+    condition = (idempotency.c.key_id == key_id) & (idempotency.c.idempotency_key == key)
+    with db.write() as connection:
+        row = connection.execute(select(idempotency).where(condition)).first()
+        if row is not None and row.created_at >= now() - LIFETIME:
+            return row
+        if row is not None:
+            connection.execute(delete(idempotency).where(condition))
+        connection.execute(
+            idempotency.insert().values(
+                key_id=key_id, idempotency_key=key, request_hash=digest, state="pending", created_at=now()
+            )
+        )
+    return None
+
+
+def forget_expired(db: Database) -> None:
+    with db.write() as connection:
+        connection.execute(delete(idempotency).where(idempotency.c.created_at < now() - LIFETIME))

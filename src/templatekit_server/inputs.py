@@ -1,0 +1,156 @@
+"""Reading requests: the JSON body under the size limit, typed fields with errors that
+name the field and the value, and the API key from wherever the client put it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+
+from templatekit_server import accounts
+from templatekit_server.accounts import Caller
+from templatekit_server.errors import ApiError, bad_request
+
+MAX_DEPTH = 64
+
+
+async def read_json(request: Request, limit: int) -> Any:
+    """The body as JSON (None when empty); BAD_REQUEST when it is too large, not JSON,
+    or nested deeper than MAX_DEPTH."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise bad_request(f"request body: {int(declared):,} bytes, more than the {limit:,} byte limit")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise bad_request(f"request body: more than the {limit:,} byte limit")
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    if not raw.strip():
+        return None
+    try:
+        value = json.loads(raw, object_pairs_hook=_without_duplicates)
+    except UnicodeDecodeError:
+        raise bad_request("request body: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise bad_request(f"request body: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except RecursionError:
+        raise bad_request(f"request body: nested more than {MAX_DEPTH} levels deep") from None
+    if _depth(value) > MAX_DEPTH:
+        raise bad_request(f"request body: nested more than {MAX_DEPTH} levels deep")
+    return value
+
+
+def _without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise bad_request(f"request body: the field {key!r} is given twice")
+        result[key] = value
+    return result
+
+
+def _depth(value: Any) -> int:
+    depth, level = 0, [value]
+    while level:
+        depth += 1
+        level = [
+            child
+            for item in level
+            if isinstance(item, dict | list)
+            for child in (item.values() if isinstance(item, dict) else item)
+        ]
+    return depth - 1 if depth else 0
+
+
+class Fields:
+    """Typed access to a request's fields (the JSON body, or the query string, where
+    every value is text)."""
+
+    def __init__(self, source: Mapping[str, Any], max_text: int, where: str = "body") -> None:
+        self.source = source
+        self.max_text = max_text
+        self.where = where
+
+    def raw(self, name: str) -> Any:
+        return self.source.get(name)
+
+    def text(self, name: str, *, required: bool = False) -> str | None:
+        value = self.source.get(name)
+        if value is None or value == "":
+            if required:
+                raise bad_request(f"{name}: required")
+            return None
+        if not isinstance(value, str):
+            raise bad_request(f"{name}: must be a string (got {_kind(value)} {_shown(value)})")
+        if len(value) > self.max_text:
+            raise bad_request(f"{name}: at most {self.max_text:,} characters (got {len(value):,})")
+        return value
+
+    def flag(self, name: str) -> bool:
+        value = self.source.get(name)
+        if value is None or isinstance(value, bool):
+            return bool(value)
+        if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", ""):
+            return value.lower() in ("true", "1")
+        raise bad_request(f"{name}: must be true or false (got {_shown(value)})")
+
+    def choice(self, name: str, choices: Iterable[str], default: str, aliases: Mapping[str, str] | None = None) -> str:
+        value = self.text(name)
+        if value is None:
+            return default
+        value = (aliases or {}).get(value.lower(), value.lower())
+        options = tuple(choices)
+        if value not in options:
+            raise bad_request(f"{name}: must be one of {', '.join(options)} (got {_shown(self.source[name])})")
+        return value
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", bool: "a boolean", int: "a number", float: "a number"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def given_key(request: Request, body: Any) -> str | None:
+    """The API key from the query, the body or a Bearer header; all that are sent must agree."""
+    found: list[str] = []
+    query = request.query_params.getlist("apiKey")
+    found.extend(query)
+    if isinstance(body, dict) and body.get("apiKey") is not None:
+        if not isinstance(body["apiKey"], str):
+            raise bad_request("apiKey: must be a string")
+        found.append(body["apiKey"])
+    authorization = request.headers.get("authorization")
+    if authorization:
+        scheme, _, token = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise ApiError("UNAUTHORIZED", "Authorization: expected 'Bearer <API key>'")
+        found.append(token.strip())
+    keys = {key for key in found if key}
+    if len(keys) > 1:
+        raise bad_request("apiKey: the keys sent in the query, the body and the Authorization header differ")
+    return keys.pop() if keys else None
+
+
+async def authenticate(request: Request, body: Any = None, *, video: bool = False) -> Caller:
+    """The caller of a request. A missing key is UNAUTHORIZED; an unknown or revoked key
+    is UNAUTHORIZED, except on renderVideo where the interface answers BAD_REQUEST."""
+    key = given_key(request, body)
+    if key is None:
+        raise ApiError("UNAUTHORIZED", "an API key is required (query apiKey, body apiKey, or Authorization: Bearer)")
+    db = request.app.state.server.db
+    caller = await run_in_threadpool(accounts.caller_for_key, db, key)
+    if caller is None:
+        raise ApiError("BAD_REQUEST" if video else "UNAUTHORIZED", "the API key is unknown or revoked")
+    return caller

@@ -1,0 +1,258 @@
+"""Video jobs: a queue kept in the database, and the runner that renders it.
+
+A job is ``queued``, then ``rendering`` (claimed by one runner, which keeps a heartbeat),
+then ``done`` or ``failed``. Its generations are counted when it is created, in the same
+transaction, and given back if it fails, so that each video is billed once whatever
+happens in between. A job whose runner stops being heard of (the server was killed) goes
+back to the queue and is rendered again, by this server after a restart or by another
+one sharing the database; after MAX_ATTEMPTS such losses it fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import secrets
+from typing import Any
+
+from sqlalchemy import Connection, and_, func, or_, select, update
+from starlette.concurrency import run_in_threadpool
+
+from templatekit.model.template import Template
+from templatekit_server import events, usage
+from templatekit_server.accounts import Caller, new_id
+from templatekit_server.db import Database, now, videos
+from templatekit_server.errors import ApiError, envelope
+from templatekit_server.plans import Plan
+from templatekit_server.rendering import RenderPool, VideoJob, render_movie
+
+log = logging.getLogger("templatekit.server")
+
+MAX_ATTEMPTS = 3
+POLL_SECONDS = 1.0
+
+
+def generations(template: Template) -> int:
+    """``ceil(duration)``, twice that above 30 fps."""
+    assert template.video is not None
+    seconds = math.ceil(template.video.duration - 1e-9)
+    return seconds * (2 if template.video.fps > 30 else 1)
+
+
+def create(
+    db: Database,
+    caller: Caller,
+    plan: Plan,
+    template_id: str,
+    version: int,
+    template: Template,
+    modifications: Any,
+    request_id: str,
+) -> str:
+    """Queue a video and count its generations (USAGE_EXCEEDED queues nothing)."""
+    video_id = new_id("vid")
+    count = generations(template)
+    with db.write() as connection:
+        reservation = usage.reserve_in(db, connection, caller.workspace_id, plan, count, "renderVideo")
+        connection.execute(
+            videos.insert().values(
+                id=video_id,
+                workspace_id=caller.workspace_id,
+                project_id=caller.project_id,
+                template_id=template_id,
+                template_version=version,
+                modifications=modifications,
+                status="queued",
+                frame=0,
+                total_frames=0,
+                generations=count,
+                usage_day=reservation.day,
+                usage_month=reservation.month,
+                request_id=request_id,
+                attempts=0,
+                created_at=now(),
+            )
+        )
+        events.add(connection, video_id, "created", {"id": video_id})
+    return video_id
+
+
+def find(db: Database, video_id: str) -> Any:
+    with db.read() as connection:
+        return connection.execute(select(videos).where(videos.c.id == video_id)).first()
+
+
+def ahead(db: Database, video: Any) -> int:
+    """Videos queued before this one that have not started."""
+    with db.read() as connection:
+        earlier = or_(
+            videos.c.created_at < video.created_at,
+            and_(videos.c.created_at == video.created_at, videos.c.id < video.id),
+        )
+        query = select(func.count()).select_from(videos).where(videos.c.status == "queued", earlier)
+        return int(connection.execute(query).scalar() or 0)
+
+
+def file_key(video_id: str) -> str:
+    return f"videos/{video_id}-{secrets.token_hex(8)}.mp4"
+
+
+def claim(db: Database, worker: str) -> Any:
+    """Take the oldest queued job for ``worker``; None when the queue is empty."""
+    with db.write() as connection:
+        row = connection.execute(
+            select(videos).where(videos.c.status == "queued").order_by(videos.c.created_at, videos.c.id).limit(1)
+        ).first()
+        if row is None:
+            return None
+        claimed = connection.execute(
+            update(videos)
+            .where(videos.c.id == row.id, videos.c.status == "queued")
+            .values(status="rendering", worker=worker, heartbeat_at=now(), attempts=row.attempts + 1)
+        ).rowcount
+        return row if claimed else None
+
+
+def heartbeat(db: Database, video_id: str, worker: str) -> None:
+    with db.write() as connection:
+        connection.execute(
+            update(videos).where(videos.c.id == video_id, videos.c.worker == worker).values(heartbeat_at=now())
+        )
+
+
+def finish(db: Database, video_id: str, worker: str, key: str) -> None:
+    with db.write() as connection:
+        done = connection.execute(
+            update(videos)
+            .where(videos.c.id == video_id, videos.c.worker == worker, videos.c.status == "rendering")
+            .values(status="done", file_key=key, finished_at=now())
+        ).rowcount
+        if done:
+            events.add(connection, video_id, "done", {})
+
+
+def fail(db: Database, video_id: str, worker: str | None, error: dict[str, Any]) -> None:
+    """Mark the job failed, give its generations back and record the ``error`` event."""
+    with db.write() as connection:
+        condition = [videos.c.id == video_id, videos.c.status.in_(("queued", "rendering"))]
+        if worker is not None:
+            condition.append(videos.c.worker == worker)
+        row = connection.execute(select(videos).where(*condition)).first()
+        if row is None:
+            return
+        connection.execute(
+            update(videos).where(videos.c.id == video_id).values(status="failed", error=error, finished_at=now())
+        )
+        _release(connection, row)
+        events.add(connection, video_id, "error", {"error": error})
+
+
+def _release(connection: Connection, row: Any) -> None:
+    usage.release_in(
+        connection, usage.Reservation(row.workspace_id, row.usage_day, row.usage_month, "renderVideo", row.generations)
+    )
+
+
+def requeue_stale(db: Database, stale_seconds: float, docs_url: str) -> None:
+    """Jobs whose runner has not been heard of for ``stale_seconds`` go back to the
+    queue; jobs lost MAX_ATTEMPTS times fail."""
+    with db.read() as connection:
+        lost = connection.execute(
+            select(videos.c.id, videos.c.attempts, videos.c.request_id).where(
+                videos.c.status == "rendering", videos.c.heartbeat_at < now() - stale_seconds
+            )
+        ).all()
+    for video_id, attempts, request_id in lost:
+        if attempts >= MAX_ATTEMPTS:
+            message = f"the render was interrupted {attempts} times"
+            fail(db, video_id, None, envelope("INTERNAL_SERVER_ERROR", message, request_id, docs_url)["error"])
+            continue
+        with db.write() as connection:
+            connection.execute(
+                update(videos)
+                .where(videos.c.id == video_id, videos.c.status == "rendering", videos.c.attempts == attempts)
+                .values(status="queued", worker=None, frame=0)
+            )
+        log.warning("video %s: its render was interrupted; queued again (attempt %d)", video_id, attempts + 1)
+
+
+def requeue_mine(db: Database, worker: str) -> None:
+    """On shutdown: this runner's unfinished jobs go back to the queue at once."""
+    with db.write() as connection:
+        connection.execute(
+            update(videos)
+            .where(videos.c.status == "rendering", videos.c.worker == worker)
+            .values(status="queued", worker=None, frame=0, attempts=videos.c.attempts - 1)
+        )
+
+
+class VideoRunner:
+    """Renders queued videos, ``concurrency`` at a time, in its own process pool."""
+
+    def __init__(
+        self, db: Database, pool: RenderPool, concurrency: int, heartbeat: float, stale: float, docs_url: str
+    ) -> None:
+        self.db = db
+        self.pool = pool
+        self.worker = new_id("runner")
+        self.heartbeat_seconds = heartbeat
+        self.stale_seconds = stale
+        self.docs_url = docs_url
+        self._slots = asyncio.Semaphore(concurrency)
+        self._wake = asyncio.Event()
+        self._running: set[asyncio.Task[None]] = set()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Until cancelled: claim jobs while there are free slots, wait for work otherwise."""
+        try:
+            while True:
+                await run_in_threadpool(requeue_stale, self.db, self.stale_seconds, self.docs_url)
+                await self._slots.acquire()
+                job = await run_in_threadpool(claim, self.db, self.worker)
+                if job is None:
+                    self._slots.release()
+                    self._wake.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._wake.wait(), POLL_SECONDS)
+                    continue
+                task = asyncio.create_task(self._render(job))
+                self._running.add(task)
+                task.add_done_callback(self._running.discard)
+        finally:
+            for task in list(self._running):
+                task.cancel()
+            await asyncio.gather(*self._running, return_exceptions=True)
+            await run_in_threadpool(requeue_mine, self.db, self.worker)
+
+    async def _render(self, job: Any) -> None:
+        beating = asyncio.create_task(self._beat(job.id))
+        try:
+            key = file_key(job.id)
+            work = VideoJob(job.id, job.workspace_id, job.template_id, job.template_version, job.modifications, key)
+            await self.pool.run(render_movie, work)
+        except ApiError as exc:
+            log.warning("video %s failed: %s %s (request %s)", job.id, exc.code, exc.message, job.request_id)
+            error = envelope(exc.code, exc.message, job.request_id, self.docs_url)["error"]
+            await run_in_threadpool(fail, self.db, job.id, self.worker, error)
+        except Exception as exc:  # a bug: the job fails, the runner goes on
+            log.exception("video %s failed (request %s)", job.id, job.request_id)
+            error = envelope(
+                "INTERNAL_SERVER_ERROR", f"the render failed ({type(exc).__name__})", job.request_id, self.docs_url
+            )
+            await run_in_threadpool(fail, self.db, job.id, self.worker, error["error"])
+        else:
+            await run_in_threadpool(finish, self.db, job.id, self.worker, key)
+        finally:
+            beating.cancel()
+            self._slots.release()
+            self.wake()
+
+    async def _beat(self, video_id: str) -> None:
+        while True:
+            await asyncio.sleep(self.heartbeat_seconds)
+            await run_in_threadpool(heartbeat, self.db, video_id, self.worker)

@@ -1,0 +1,265 @@
+"""createImage, createPdf, createStoredImage and signed URLs: renders of stills.
+
+Each is: read the request, authenticate, reserve a generation (thumbnails are free),
+render in a worker, deliver (bytes, a stored file, or the caller's bucket); a failure
+anywhere gives the generation back.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from attrs import frozen
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from templatekit_server import accounts, catalog, render_cache, signing, usage
+from templatekit_server.accounts import Caller
+from templatekit_server.answers import idempotent, json_answer, response, warnings_header
+from templatekit_server.bucket import Bucket
+from templatekit_server.errors import ApiError, bad_request
+from templatekit_server.files import Files
+from templatekit_server.idempotency import Answer
+from templatekit_server.inputs import Fields, authenticate, read_json
+from templatekit_server.rendering import StillJob, StillOutput, render_still
+from templatekit_server.state import ServerState
+
+IMAGE_FORMATS = ("png", "jpeg", "webp")
+FORMAT_ALIASES = {"jpg": "jpeg"}
+CACHED = "public, max-age=86400"
+
+
+@frozen
+class Still:
+    """What to render, for whom, and where to put it."""
+
+    operation: str
+    caller: Caller
+    template_id: str
+    modifications: Any
+    output: str
+    thumbnail: bool = False
+    debug: bool = False
+    bucket: Bucket | None = None
+
+
+def _server(request: Request) -> ServerState:
+    return request.app.state.server  # type: ignore[no-any-return]
+
+
+async def _body_and_caller(request: Request) -> tuple[dict[str, Any], Caller, Fields]:
+    server = _server(request)
+    body = await read_json(request, server.settings.max_body_bytes)
+    if body is None:
+        body = {}
+    if not isinstance(body, dict):
+        raise bad_request(f"request body: must be a JSON object (got {type(body).__name__})")
+    caller = await authenticate(request, body)
+    return body, caller, Fields(body, server.settings.max_text_chars)
+
+
+def _bucket(server: ServerState, caller: Caller, value: Any) -> Bucket | None:
+    """The caller's bucket from ``s3Config``; FORBIDDEN on plans without it."""
+    if value is None or value == "":
+        return None
+    plan = server.plan(caller)
+    if not plan.s3_config:
+        raise ApiError("FORBIDDEN", f"s3Config is not available on the {plan.name} plan")
+    return Bucket.parse(value, server.allow)
+
+
+def _still(request: Request, operation: str, caller: Caller, fields: Fields, output: str) -> Still:
+    template_id = catalog.checked_template_id(str(fields.text("templateId", required=True)))
+    return Still(
+        operation,
+        caller,
+        template_id,
+        fields.raw("modifications"),
+        output,
+        thumbnail=fields.flag("thumbnail"),
+        debug=fields.flag("_debug"),
+        bucket=_bucket(_server(request), caller, fields.raw("s3Config")),
+    )
+
+
+async def render(request: Request, still: Still) -> tuple[StillOutput, usage.Reservation | None, int]:
+    """Reserve, render; the output, the reservation (None when free) and the version."""
+    server = _server(request)
+    caller = still.caller
+    info = await run_in_threadpool(catalog.info, server.db, caller.workspace_id, still.template_id)
+    reservation = None
+    if not still.thumbnail:
+        plan = server.plan(caller)
+        reservation = await run_in_threadpool(usage.reserve, server.db, caller.workspace_id, plan, 1, still.operation)
+    job = StillJob(
+        caller.workspace_id,
+        still.template_id,
+        info.version,
+        still.modifications,
+        still.output,
+        still.thumbnail,
+        still.debug,
+    )
+    try:
+        output = await server.stills.run(render_still, job)
+    except BaseException:
+        await _release(server, reservation)
+        raise
+    return output, reservation, info.version
+
+
+async def _release(server: ServerState, reservation: usage.Reservation | None) -> None:
+    if reservation is not None:
+        await run_in_threadpool(usage.release, server.db, reservation)
+
+
+async def _delivered(server: ServerState, reservation: usage.Reservation | None, work: Any, *args: Any) -> Any:
+    """``work(*args)`` in a thread; a failure gives the generation back."""
+    try:
+        return await run_in_threadpool(work, *args)
+    except BaseException:
+        await _release(server, reservation)
+        raise
+
+
+async def create_image(request: Request) -> Response:
+    body, caller, fields = await _body_and_caller(request)
+    output_format = fields.choice("format", IMAGE_FORMATS, "png", FORMAT_ALIASES)
+    still = _still(request, "createImage", caller, fields, output_format)
+
+    async def produce() -> Answer:
+        server = _server(request)
+        output, reservation, _ = await render(request, still)
+        headers = warnings_header(output.warnings)
+        if still.bucket is not None:
+            headers["Content-Location"] = await _delivered(
+                server, reservation, still.bucket.upload, output.data, output.media_type
+            )
+        return Answer(200, output.media_type, headers, output.data)
+
+    return response(*await idempotent(request, caller, "createImage", body, produce, _wait(request)))
+
+
+async def create_pdf(request: Request) -> Response:
+    body, caller, fields = await _body_and_caller(request)
+    still = _still(request, "createPdf", caller, fields, "pdf")
+
+    async def produce() -> Answer:
+        output, _, _ = await render(request, still)
+        return Answer(200, output.media_type, warnings_header(output.warnings), output.data)
+
+    return response(*await idempotent(request, caller, "createPdf", body, produce, _wait(request)))
+
+
+async def create_stored_image(request: Request) -> Response:
+    body, caller, fields = await _body_and_caller(request)
+    output_format = fields.choice("format", IMAGE_FORMATS, "png", FORMAT_ALIASES)
+    still = _still(request, "createStoredImage", caller, fields, output_format)
+
+    async def produce() -> Answer:
+        server = _server(request)
+        output, reservation, _ = await render(request, still)
+        if still.bucket is not None:
+            url = await _delivered(server, reservation, still.bucket.upload, output.data, output.media_type)
+        else:
+            key = Files.new_key(f"images/{caller.project_id}", output.media_type)
+            await _delivered(server, reservation, server.files.store.put, key, output.data, output.media_type)
+            url = server.files.url(server.api_base(request), key)
+        return json_answer({"url": url}, headers=warnings_header(output.warnings))
+
+    return response(*await idempotent(request, caller, "createStoredImage", body, produce, _wait(request)))
+
+
+def _wait(request: Request) -> float:
+    return _server(request).settings.render_timeout + 5
+
+
+# ------------------------------------------------------------------ signed URLs
+
+
+async def signed_url(request: Request) -> Response:
+    server = _server(request)
+    params = request.query_params.multi_items()
+    names = [name for name, _ in params]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise bad_request(f"{twice[0]}: given more than once")
+    query = dict(params)
+    caller, key = await _signer(server, query)
+    canonical = signing.canonical(params)
+    if not signing.valid(key, canonical, query["sign"]):
+        raise bad_request("sign: the signature does not match the parameters")
+    expires = query.get("expires")
+    if expires is not None:
+        if not expires.isdigit():
+            raise bad_request(f"expires: must be unix seconds (got {expires[:40]!r})")
+        if int(expires) < time.time():
+            raise bad_request(f"expires: the URL expired at {expires}")
+    fields = Fields(query, server.settings.max_text_chars, "query")
+    output_format = fields.choice("format", IMAGE_FORMATS, "png", FORMAT_ALIASES)
+    still = _still(request, "signedurl", caller, fields, output_format)
+    info = await run_in_threadpool(catalog.info, server.db, caller.workspace_id, still.template_id)
+    fresh = fields.flag("nocache")
+    cache_key = render_cache.cache_key(caller.workspace_id, still.template_id, info.version, canonical)
+    cached = None if fresh else await run_in_threadpool(render_cache.lookup, server.db, server.files, cache_key)
+    if cached is not None:
+        if request.headers.get("if-none-match") == cached.etag:
+            return Response(status_code=304, headers={"ETag": cached.etag, "Cache-Control": CACHED})
+        return _signed_answer(cached.data, cached.media_type, cached.etag, cached.warnings, CACHED)
+    output, reservation, version = await render(request, still)
+    location = None
+    if still.bucket is not None:
+        location = await _delivered(server, reservation, still.bucket.upload, output.data, output.media_type)
+    if fresh:
+        answer = _signed_answer(
+            output.data, output.media_type, render_cache.etag(output.data), output.warnings, "no-store"
+        )
+    else:
+        if version != info.version:  # edited while rendering: keep it under the version rendered
+            cache_key = render_cache.cache_key(caller.workspace_id, still.template_id, version, canonical)
+        kept = await _delivered(
+            server,
+            reservation,
+            render_cache.keep,
+            server.db,
+            server.files,
+            cache_key,
+            output.data,
+            output.media_type,
+            output.warnings,
+        )
+        answer = _signed_answer(kept.data, kept.media_type, kept.etag, kept.warnings, CACHED)
+    if location is not None:
+        answer.headers["Content-Location"] = location
+    return answer
+
+
+async def _signer(server: ServerState, query: dict[str, str]) -> tuple[Caller, str]:
+    """The caller named by ``apiKeyHashed`` (SHA-256) or ``apiKeyMd5``, and the key."""
+    if not query.get("sign"):
+        raise bad_request("sign: required (signed URLs must be signed with HMAC-SHA256)")
+    hashed, md5 = query.get("apiKeyHashed", "").lower(), query.get("apiKeyMd5", "").lower()
+    if not hashed and not md5:
+        raise bad_request("apiKeyHashed: required (the SHA-256 of the API key, in hex)")
+    found = await run_in_threadpool(
+        accounts.caller_for_hash, server.db, server.sealer, sha256=hashed or None, md5=None if hashed else md5
+    )
+    if found is None:
+        raise bad_request("apiKeyHashed: no API key has this hash (or the key was revoked)")
+    return found
+
+
+def _signed_answer(data: bytes, media_type: str, tag: str, warnings: tuple[str, ...], cache: str) -> Response:
+    headers = {"ETag": tag, "Cache-Control": cache, **warnings_header(warnings)}
+    return Response(data, 200, headers=headers, media_type=media_type)
+
+
+routes = [
+    Route("/templates/createImage", create_image, methods=["POST"]),
+    Route("/templates/createPdf", create_pdf, methods=["POST"]),
+    Route("/templates/createStoredImage", create_stored_image, methods=["POST"]),
+    Route("/templates/signedurl", signed_url, methods=["GET"]),
+]

@@ -1,0 +1,66 @@
+"""Templates: details, the list, and uploads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from templatekit_server import catalog
+from templatekit_server.answers import warnings_header
+from templatekit_server.errors import bad_request
+from templatekit_server.inputs import Fields, authenticate, read_json
+from templatekit_server.state import ServerState
+
+
+def _server(request: Request) -> ServerState:
+    return request.app.state.server  # type: ignore[no-any-return]
+
+
+async def details(request: Request) -> Response:
+    caller = await authenticate(request)
+    template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
+    found = await run_in_threadpool(catalog.details, _server(request).db, caller.workspace_id, template_id)
+    return JSONResponse(found)
+
+
+async def listing(request: Request) -> Response:
+    server = _server(request)
+    caller = await authenticate(request)
+    fields = Fields(request.query_params, server.settings.max_text_chars, "query")
+    with_layers = fields.flag("includeLayers")
+
+    def listed() -> list[dict[str, Any]]:
+        found = catalog.listed(server.db, caller.workspace_id)
+        if not with_layers:
+            return [info.summary() for info in found]
+        return [
+            {**info.summary(), "layers": catalog.details(server.db, caller.workspace_id, info.id)["layers"]}
+            for info in found
+        ]
+
+    return JSONResponse(await run_in_threadpool(listed))
+
+
+async def upload(request: Request) -> Response:
+    server = _server(request)
+    body = await read_json(request, server.settings.max_body_bytes)
+    caller = await authenticate(request, body)
+    if not isinstance(body, dict):
+        raise bad_request(f"request body: must be a template object (got {type(body).__name__})")
+    template = {key: value for key, value in body.items() if key != "apiKey"}
+    overwrite = Fields(request.query_params, server.settings.max_text_chars, "query").flag("overwrite")
+    template_id, _, warnings = await run_in_threadpool(
+        lambda: catalog.save(server.db, caller.workspace_id, template, overwrite=overwrite)
+    )
+    return JSONResponse({"id": template_id}, status_code=201, headers=warnings_header(warnings))
+
+
+routes = [
+    Route("/templates", listing, methods=["GET"]),
+    Route("/templates", upload, methods=["POST"]),
+    Route("/templates/{template_id}", details, methods=["GET"]),
+]

@@ -1,0 +1,169 @@
+"""renderVideo and videos/{id}: video jobs, answered when done, at once, or as an
+event stream (``text/event-stream``) that a client can resume by the video's id."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from templatekit import apply, load_template
+from templatekit.errors import TemplatekitError
+from templatekit_server import catalog, events, jobs
+from templatekit_server.accounts import Caller
+from templatekit_server.answers import idempotent, json_answer
+from templatekit_server.errors import ApiError, bad_request, from_library
+from templatekit_server.idempotency import Answer
+from templatekit_server.inputs import Fields, authenticate, read_json
+from templatekit_server.state import ServerState
+
+POLL_SECONDS = 0.25
+TERMINAL = ("done", "error")
+
+
+def _server(request: Request) -> ServerState:
+    return request.app.state.server  # type: ignore[no-any-return]
+
+
+async def render_video(request: Request) -> Response:
+    server = _server(request)
+    body = await read_json(request, server.settings.max_body_bytes)
+    body = {} if body is None else body
+    if not isinstance(body, dict):
+        raise bad_request(f"request body: must be a JSON object (got {type(body).__name__})")
+    caller = await authenticate(request, body, video=True)
+    fields = Fields(body, server.settings.max_text_chars)
+    template_id = catalog.checked_template_id(str(fields.text("templateId", required=True)))
+    modifications = fields.raw("modifications")
+    query = Fields(request.query_params, server.settings.max_text_chars, "query")
+    stream = query.flag("stream")
+    wait = query.raw("wait") is None or query.flag("wait")
+
+    async def produce() -> Answer:
+        video_id = await run_in_threadpool(_queued, server, caller, template_id, modifications, request)
+        server.runner.wake()
+        answer = json_answer({"id": video_id, "status": "queued"}, 202)
+        return Answer(answer.status, answer.media_type, answer.headers, answer.body, video_id)
+
+    answer, _ = await idempotent(request, caller, "renderVideo", body, produce, server.settings.render_timeout)
+    video_id = str(answer.video_id)
+    if stream:
+        return _event_stream(request, video_id, after=0)
+    if not wait:
+        return JSONResponse({"id": video_id, "status": "queued"}, status_code=202)
+    return await _finished(request, video_id)
+
+
+def _queued(server: ServerState, caller: Caller, template_id: str, modifications: Any, request: Request) -> str:
+    """Check the template and the modifications, then queue the video."""
+    info = catalog.info(server.db, caller.workspace_id, template_id)
+    if info.kind != "video":
+        raise bad_request(f"templateId: {template_id} is not a video template (it has no video field)")
+    template = load_template(catalog.body(server.db, caller.workspace_id, template_id, info.version))
+    try:
+        apply(template, modifications)  # bad modifications are answered now, not in a failed job
+    except TemplatekitError as exc:
+        raise from_library(exc) from None
+    plan = server.plan(caller)
+    request_id = request.state.request_id
+    return jobs.create(server.db, caller, plan, template_id, info.version, template, modifications, request_id)
+
+
+async def _finished(request: Request, video_id: str) -> Response:
+    """Wait for the video; 200 ``{url, id}``, or the error it failed with."""
+    server = _server(request)
+    while True:
+        row = await run_in_threadpool(jobs.find, server.db, video_id)
+        if row.status == "done":
+            return JSONResponse({"url": _video_url(server, request, row.file_key), "id": video_id})
+        if row.status == "failed":
+            error = row.error or {}
+            raise ApiError(error.get("code", "INTERNAL_SERVER_ERROR"), error.get("message", "the render failed"))
+        await asyncio.sleep(POLL_SECONDS)
+
+
+def _video_url(server: ServerState, request: Request, key: str) -> str:
+    return server.files.url(server.api_base(request), key, expiring=False)
+
+
+async def video(request: Request) -> Response:
+    server = _server(request)
+    caller = await authenticate(request)
+    video_id = request.path_params["video_id"]
+    row = await run_in_threadpool(jobs.find, server.db, video_id)
+    if row is None:
+        raise ApiError("NOT_FOUND", f"video {video_id[:80]} does not exist")
+    if row.project_id != caller.project_id:
+        raise ApiError("FORBIDDEN", f"video {video_id} belongs to another project")
+    if Fields(request.query_params, server.settings.max_text_chars, "query").flag("stream"):
+        latest = await run_in_threadpool(events.latest, server.db, video_id)
+        return _event_stream(request, video_id, after=latest[0] - 1 if latest else 0)
+    answer: dict[str, Any] = {
+        "id": row.id,
+        "status": row.status,
+        "progress": 1.0
+        if row.status == "done"
+        else round(row.frame / row.total_frames, 4)
+        if row.total_frames
+        else 0.0,
+        "createdAt": datetime.fromtimestamp(row.created_at, UTC).isoformat().replace("+00:00", "Z"),
+    }
+    if row.status == "done":
+        answer["url"] = _video_url(server, request, row.file_key)
+    if row.status == "failed":
+        answer["error"] = row.error
+    return JSONResponse(answer)
+
+
+def _event_stream(request: Request, video_id: str, after: int) -> Response:
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return StreamingResponse(_events(request, video_id, after), media_type="text/event-stream", headers=headers)
+
+
+async def _events(request: Request, video_id: str, after: int) -> AsyncIterator[str]:
+    """The video's events after ``after`` as SSE records, then new ones as they come,
+    ``queued {ahead}`` while it waits, a keep-alive comment when nothing else is sent,
+    until ``done`` or ``error``."""
+    server = _server(request)
+    seq, ahead_sent, sent_at = after, None, time.monotonic()
+    while True:
+        found = await run_in_threadpool(events.after, server.db, video_id, seq)
+        for number, data in found:
+            seq = number
+            yield _record(server, request, video_id, data)
+            sent_at = time.monotonic()
+            if data["type"] in TERMINAL:
+                return
+        if not found:
+            row = await run_in_threadpool(jobs.find, server.db, video_id)
+            if row.status == "queued":
+                ahead = await run_in_threadpool(jobs.ahead, server.db, row)
+                if ahead != ahead_sent:
+                    ahead_sent = ahead
+                    yield _record(server, request, video_id, {"type": "queued", "ahead": ahead})
+                    sent_at = time.monotonic()
+        if time.monotonic() - sent_at >= server.settings.keep_alive_seconds:
+            yield ": keep-alive\n\n"
+            sent_at = time.monotonic()
+        await asyncio.sleep(POLL_SECONDS)
+
+
+def _record(server: ServerState, request: Request, video_id: str, data: dict[str, Any]) -> str:
+    if data["type"] == "done":
+        row = jobs.find(server.db, video_id)
+        data = {"type": "done", "url": _video_url(server, request, row.file_key)}
+    return f"event: {data['type']}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+routes = [
+    Route("/templates/renderVideo", render_video, methods=["POST"]),
+    Route("/videos/{video_id}", video, methods=["GET"]),
+]

@@ -1,0 +1,114 @@
+"""Server settings: one object, each default documented, read from the environment
+(``TEMPLATEKIT_*``) and overridden by command-line options."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from attrs import evolve, frozen
+
+DATA_DIR_ENV = "TEMPLATEKIT_DATA_DIR"
+
+
+@frozen
+class Settings:
+    #: Holds the SQLite database, the default file storage and the generated secret.
+    data_dir: Path = Path("templatekit-data")
+    #: SQLAlchemy URL of the database; default: SQLite in ``data_dir``.
+    database_url: str | None = None
+    #: fsspec URL of the default file storage; default: ``data_dir/files``.
+    storage_url: str | None = None
+    #: Signs file URLs and encrypts the stored signing keys; default: generated into
+    #: ``data_dir/secret.key`` on first start.
+    secret: str | None = None
+    #: The server's public base URL (``https://render.example.com``) for the URLs it
+    #: hands out; default: the base URL of each request.
+    public_url: str | None = None
+    #: Where error codes are explained: ``docs`` of every error is ``{docs_url}/{code}``.
+    docs_url: str = "https://templatekit.dev/docs/errors"
+    #: Render processes for images and PDFs; default: the number of cores.
+    workers: int = 0
+    #: Videos rendered at the same time (each uses every core while encoding).
+    video_workers: int = 1
+    #: Longest image or PDF render, and longest video render, in seconds.
+    render_timeout: float = 60.0
+    video_timeout: float = 600.0
+    #: Lifetime of the signed URLs of stored images, in seconds.
+    file_url_ttl: int = 86_400
+    #: A video job whose worker has not been heard of for this long is taken over.
+    job_stale_seconds: float = 30.0
+    #: How often a rendering job tells the database it is alive.
+    job_heartbeat_seconds: float = 5.0
+    #: Largest request body, in bytes.
+    max_body_bytes: int = 5_000_000
+    #: Longest text of any one field of a request (characters).
+    max_text_chars: int = 20_000
+    #: SSE comment lines are sent this often when nothing else is.
+    keep_alive_seconds: float = 15.0
+    #: Hosts or networks exempt from the address policy of fetched images
+    #: (comma-separated; ``TEMPLATEKIT_FETCH_ALLOW``).
+    fetch_allow: str = ""
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None, **overrides: object) -> Settings:
+        """Settings from ``TEMPLATEKIT_*`` variables, then ``overrides`` (None values are
+        ignored, so that unset command-line options keep the environment's value)."""
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        for name, attribute in _ENV.items():
+            raw = env.get(name)
+            if raw not in (None, ""):
+                values[attribute] = _typed(attribute, raw)
+        values.update({key: value for key, value in overrides.items() if value is not None})
+        if "data_dir" in values:
+            values["data_dir"] = Path(str(values["data_dir"]))
+        return evolve(cls(), **values)
+
+    @property
+    def render_workers(self) -> int:
+        return self.workers or os.cpu_count() or 1
+
+    @property
+    def database(self) -> str:
+        return self.database_url or f"sqlite:///{(self.data_dir / 'templatekit.db').resolve()}"
+
+    @property
+    def storage(self) -> str:
+        return self.storage_url or (self.data_dir / "files").resolve().as_uri()
+
+
+_ENV = {
+    DATA_DIR_ENV: "data_dir",
+    "TEMPLATEKIT_DATABASE_URL": "database_url",
+    "TEMPLATEKIT_STORAGE_URL": "storage_url",
+    "TEMPLATEKIT_SECRET": "secret",
+    "TEMPLATEKIT_PUBLIC_URL": "public_url",
+    "TEMPLATEKIT_DOCS_URL": "docs_url",
+    "TEMPLATEKIT_WORKERS": "workers",
+    "TEMPLATEKIT_VIDEO_WORKERS": "video_workers",
+    "TEMPLATEKIT_RENDER_TIMEOUT": "render_timeout",
+    "TEMPLATEKIT_VIDEO_TIMEOUT": "video_timeout",
+    "TEMPLATEKIT_FILE_URL_TTL": "file_url_ttl",
+    "TEMPLATEKIT_JOB_STALE_SECONDS": "job_stale_seconds",
+    "TEMPLATEKIT_JOB_HEARTBEAT_SECONDS": "job_heartbeat_seconds",
+    "TEMPLATEKIT_MAX_BODY_BYTES": "max_body_bytes",
+    "TEMPLATEKIT_KEEP_ALIVE_SECONDS": "keep_alive_seconds",
+    "TEMPLATEKIT_FETCH_ALLOW": "fetch_allow",
+}
+
+
+def _typed(attribute: str, raw: str) -> object:
+    """The environment's text as the attribute's type (by its default's type)."""
+    default = getattr(Settings(), attribute)
+    try:
+        if isinstance(default, bool):
+            return raw.lower() in ("1", "true", "yes")
+        if isinstance(default, int):
+            return int(raw)
+        if isinstance(default, float):
+            return float(raw)
+    except ValueError:
+        name = next(key for key, value in _ENV.items() if value == attribute)
+        raise SystemExit(f"error: {name}={raw!r}: not a number") from None
+    return raw

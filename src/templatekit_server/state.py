@@ -1,0 +1,51 @@
+"""What the running server holds: settings, database, storage, render pools, the video
+runner. One ``ServerState`` per app, at ``app.state.server``."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+
+from templatekit.assets.policy import AllowList
+from templatekit.storage import Store
+from templatekit_server.accounts import Caller
+from templatekit_server.db import Database
+from templatekit_server.files import Files
+from templatekit_server.jobs import VideoRunner
+from templatekit_server.plans import DEFAULT_PLANS, Plan
+from templatekit_server.rendering import RenderPool
+from templatekit_server.sealing import Sealer, server_secret
+from templatekit_server.settings import Settings
+
+
+class ServerState:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        self.db = Database(settings.database)
+        self.sealer = Sealer(server_secret(settings.secret, settings.data_dir))
+        self.files = Files(Store(settings.storage), self.sealer, settings.file_url_ttl)
+        self.allow = AllowList.parse(settings.fetch_allow.split(","))
+        self.plans = dict(DEFAULT_PLANS)
+        self.stills = RenderPool(settings, settings.render_workers, settings.render_timeout)
+        self.video_pool = RenderPool(settings, settings.video_workers, settings.video_timeout)
+        self.runner = VideoRunner(
+            self.db,
+            self.video_pool,
+            settings.video_workers,
+            settings.job_heartbeat_seconds,
+            settings.job_stale_seconds,
+            settings.docs_url,
+        )
+
+    def plan(self, caller: Caller) -> Plan:
+        return self.plans.get(caller.plan, self.plans["free"])
+
+    def api_base(self, request: Request) -> str:
+        """The base URL of the /v1 interface, for the URLs the server hands out."""
+        root = self.settings.public_url or str(request.base_url)
+        return root.rstrip("/") + "/v1"
+
+    def close(self) -> None:
+        self.stills.close()
+        self.video_pool.close()
+        self.db.close()

@@ -1,0 +1,164 @@
+"""Generations counted against a workspace's daily and monthly limits.
+
+A render reserves its generations before it starts, in one write transaction that
+checks both limits, so that N concurrent requests at the limit never bill more than
+the limit; a render that fails releases its reservation. Days and months are UTC.
+"""
+
+from __future__ import annotations
+
+import calendar
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from attrs import frozen
+from sqlalchemy import Connection, Table, select, update
+
+from templatekit_server.db import Database, now, usage, usage_by_operation
+from templatekit_server.errors import ApiError
+from templatekit_server.plans import Plan
+
+Clock = Callable[[], float]
+
+
+@frozen
+class Reservation:
+    workspace_id: str
+    day: str
+    month: str
+    operation: str
+    generations: int
+
+
+def periods(at: float) -> tuple[str, str]:
+    """The UTC day and month of a moment: ("2026-11-23", "2026-11")."""
+    moment = datetime.fromtimestamp(at, UTC)
+    return moment.strftime("%Y-%m-%d"), moment.strftime("%Y-%m")
+
+
+def reserve(
+    db: Database, workspace_id: str, plan: Plan, generations: int, operation: str, clock: Clock = now
+) -> Reservation:
+    """Count ``generations`` now, or USAGE_EXCEEDED (with Retry-After) when either
+    limit would be passed; nothing is counted then."""
+    with db.write() as connection:
+        return reserve_in(db, connection, workspace_id, plan, generations, operation, clock)
+
+
+def reserve_in(
+    db: Database,
+    connection: Connection,
+    workspace_id: str,
+    plan: Plan,
+    generations: int,
+    operation: str,
+    clock: Clock = now,
+) -> Reservation:
+    """``reserve`` within a write transaction of the caller's (which a failure rolls back)."""
+    at = clock()
+    day, month = periods(at)
+    reservation = Reservation(workspace_id, day, month, operation, generations)
+    if generations <= 0:
+        return reservation
+    for period, limit in ((day, plan.daily), (month, plan.monthly)):
+        if not _add_within(db, connection, usage, workspace_id, period, generations, limit):
+            raise _exceeded(plan, period, limit, at, generations)
+    for period in (day, month):
+        _add_within(db, connection, usage_by_operation, workspace_id, period, generations, None, operation)
+    return reservation
+
+
+def release(db: Database, reservation: Reservation) -> None:
+    """Give back what a failed render reserved."""
+    with db.write() as connection:
+        release_in(connection, reservation)
+
+
+def release_in(connection: Connection, reservation: Reservation) -> None:
+    if reservation.generations <= 0:
+        return
+    n = reservation.generations
+    for period in (reservation.day, reservation.month):
+        connection.execute(
+            update(usage)
+            .where(usage.c.workspace_id == reservation.workspace_id, usage.c.period == period)
+            .values(count=usage.c.count - n)
+        )
+        connection.execute(
+            update(usage_by_operation)
+            .where(
+                usage_by_operation.c.workspace_id == reservation.workspace_id,
+                usage_by_operation.c.period == period,
+                usage_by_operation.c.operation == reservation.operation,
+            )
+            .values(count=usage_by_operation.c.count - n)
+        )
+
+
+def _add_within(
+    db: Database,
+    connection: Connection,
+    table: Table,
+    workspace_id: str,
+    period: str,
+    n: int,
+    limit: int | None,
+    operation: str | None = None,
+) -> bool:
+    """Add ``n`` to the counter unless that passes ``limit``; whether it was added."""
+    keys: dict[str, Any] = {"workspace_id": workspace_id, "period": period}
+    if operation is not None:
+        keys["operation"] = operation
+    connection.execute(db.insert_ignoring_duplicates(table, **keys, count=0))
+    condition = [table.c[name] == value for name, value in keys.items()]
+    if limit is not None:
+        condition.append(table.c.count + n <= limit)
+    return bool(connection.execute(update(table).where(*condition).values(count=table.c.count + n)).rowcount)
+
+
+def _exceeded(plan: Plan, period: str, limit: int, at: float, asked: int) -> ApiError:
+    moment = datetime.fromtimestamp(at, UTC)
+    if len(period) == 10:  # a day
+        what, ends = "daily", datetime(moment.year, moment.month, moment.day, tzinfo=UTC).timestamp() + 86_400
+    else:
+        days = calendar.monthrange(moment.year, moment.month)[1]
+        what, ends = "monthly", datetime(moment.year, moment.month, 1, tzinfo=UTC).timestamp() + days * 86_400
+    return ApiError(
+        "USAGE_EXCEEDED",
+        f"the {what} limit of {limit} generations of the {plan.name} plan is reached"
+        f" (this render needs {asked}); it resets at {datetime.fromtimestamp(ends, UTC):%Y-%m-%d %H:%M} UTC",
+        {"Retry-After": str(max(1, int(ends - at)))},
+    )
+
+
+def report(db: Database, workspace_id: str, plan: Plan, clock: Clock = now) -> dict[str, Any]:
+    """``{day, month, limits, byOperation}`` for the current UTC day and month."""
+    day, month = periods(clock())
+    with db.read() as connection:
+        totals = dict(
+            connection.execute(
+                select(usage.c.period, usage.c.count).where(
+                    usage.c.workspace_id == workspace_id, usage.c.period.in_((day, month))
+                )
+            ).all()
+        )
+        operations = connection.execute(
+            select(usage_by_operation.c.period, usage_by_operation.c.operation, usage_by_operation.c.count).where(
+                usage_by_operation.c.workspace_id == workspace_id, usage_by_operation.c.period.in_((day, month))
+            )
+        ).all()
+    by_operation: dict[str, dict[str, int]] = {"day": {}, "month": {}}
+    for period, operation, count in operations:
+        if count:
+            by_operation["day" if period == day else "month"][operation] = count
+    return {
+        "workspace": workspace_id,
+        "plan": plan.name,
+        "dayStart": day,
+        "monthStart": month,
+        "day": totals.get(day, 0),
+        "month": totals.get(month, 0),
+        "limits": {"daily": plan.daily, "monthly": plan.monthly, "ratePerMinute": plan.rate_per_minute},
+        "byOperation": by_operation,
+    }
