@@ -1,0 +1,85 @@
+"""Template details, the list, and uploads over HTTP."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import decode
+from tests.server.conftest import text_template, video_template
+
+
+@pytest.fixture
+def account(live):
+    return live.account()
+
+
+def test_upload_then_details_and_render(client, live, account):
+    created = client.post(f"{live.api}/templates", json=text_template("uploaded"), headers=account.bearer)
+    assert (created.status_code, created.json()) == (201, {"id": "uploaded"})
+    details = client.get(f"{live.api}/templates/uploaded", headers=account.bearer).json()
+    assert details["name"] == "Card" and details["id"] == "uploaded"
+    assert [(layer["name"], layer["type"]) for layer in details["layers"]] == [("box", "shape"), ("title", "text")]
+    assert details["layers"][1]["suggestInput"] == "Hello"
+    assert all(layer["id"].startswith("lyr_") for layer in details["layers"])
+    image = client.post(f"{live.api}/templates/createImage", json={"templateId": "uploaded"}, headers=account.bearer)
+    assert decode(image.content).size == (240, 120)
+
+
+def test_an_existing_id_is_a_conflict_unless_overwritten(client, live, account):
+    client.post(f"{live.api}/templates", json=text_template("twice"), headers=account.bearer)
+    again = client.post(f"{live.api}/templates", json=text_template("twice", name="Second"), headers=account.bearer)
+    assert (again.status_code, again.json()["error"]["code"]) == (409, "CONFLICT")
+    replaced = client.post(
+        f"{live.api}/templates",
+        params={"overwrite": "true"},
+        json=text_template("twice", name="Second"),
+        headers=account.bearer,
+    )
+    assert replaced.status_code == 201
+    assert client.get(f"{live.api}/templates/twice", headers=account.bearer).json()["name"] == "Second"
+
+
+def test_an_upload_without_id_gets_one(client, live, account):
+    body = text_template()
+    del body["id"]
+    created = client.post(f"{live.api}/templates", json=body, headers=account.bearer)
+    assert created.status_code == 201 and created.json()["id"].startswith("tpl_")
+
+
+def test_an_invalid_template_lists_its_problems(client, live, account):
+    body = text_template("bad", width=-5)
+    body["layers"][1]["size"] = "huge"
+    body["layers"].append({"type": "image", "name": "local", "x": 0, "y": 0, "width": 5, "height": 5, "src": "a.png"})
+    answer = client.post(f"{live.api}/templates", json=body, headers=account.bearer)
+    assert answer.status_code == 400
+    message = answer.json()["error"]["message"]
+    assert "width" in message and "size" in message and "layers[2].src" in message and "local path" in message
+
+
+def test_unknown_fields_are_kept_and_reported(client, live, account):
+    body = text_template("future", shine=True)
+    answer = client.post(f"{live.api}/templates", json=body, headers=account.bearer)
+    assert answer.status_code == 201
+    assert "shine" in answer.headers["X-Templatekit-Warnings"]
+
+
+def test_the_list_shows_the_workspace_templates_only(client, live, account):
+    live.add_template(account, text_template("one"))
+    live.add_template(account, video_template("two"))
+    elsewhere = live.account()
+    live.add_template(elsewhere, text_template("three"))
+    listed = client.get(f"{live.api}/templates", headers=account.bearer).json()
+    assert listed == [
+        {"id": "one", "name": "Card", "width": 240, "height": 120, "kind": "image"},
+        {"id": "two", "name": "Clip", "width": 96, "height": 96, "kind": "video"},
+    ]
+    with_layers = client.get(f"{live.api}/templates", params={"includeLayers": "true"}, headers=account.bearer).json()
+    assert [layer["name"] for layer in with_layers[0]["layers"]] == ["box", "title"]
+    hidden = client.get(f"{live.api}/templates/three", headers=account.bearer)
+    assert (hidden.status_code, hidden.json()["error"]["code"]) == (404, "NOT_FOUND")
+
+
+def test_a_project_sees_its_info(client, live, account):
+    info = client.get(f"{live.api}/info", headers=account.bearer).json()
+    assert info["id"] == account.project and info["name"] == "test project"
+    assert info["avatar"] is None and info["createdAt"].endswith("Z")

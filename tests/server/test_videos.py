@@ -1,0 +1,299 @@
+"""Video jobs over HTTP: waiting, polling, event streams, resuming a stream, billing, and a
+server killed in the middle of a render."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import av
+import httpx
+import pytest
+
+from tests.server.conftest import LiveServer, text_template, video_template
+
+
+@pytest.fixture
+def account(live):
+    account = live.account()
+    live.add_template(account, video_template())
+    return account
+
+
+def records(lines: Iterator[str]) -> Iterator[tuple[str, Any]]:
+    """(event, data) of an SSE stream; comment lines as ("comment", text)."""
+    event, data = None, []
+    for line in lines:
+        if line.startswith(":"):
+            yield "comment", line[1:].strip()
+        elif line.startswith("event: "):
+            event = line[len("event: ") :]
+        elif line.startswith("data: "):
+            data.append(line[len("data: ") :])
+        elif line == "" and event is not None:
+            yield event, json.loads("\n".join(data))
+            event, data = None, []
+
+
+def stream_until_done(response: httpx.Response) -> list[tuple[str, Any]]:
+    seen = []
+    for event, data in records(response.iter_lines()):
+        seen.append((event, data))
+        if event in ("done", "error"):
+            break
+    return seen
+
+
+def probe(data: bytes) -> tuple[str, int, int, int, float]:
+    with av.open(io.BytesIO(data)) as container:
+        stream = container.streams.video[0]
+        frames = sum(1 for _ in container.decode(stream))
+        return (
+            stream.codec_context.name,
+            stream.codec_context.width,
+            stream.codec_context.height,
+            frames,
+            stream.average_rate,
+        )
+
+
+def wait_for(client, live, account, video_id, status=("done", "failed"), timeout=120.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        answer = client.get(f"{live.api}/videos/{video_id}", headers=account.bearer).json()
+        if answer["status"] in status:
+            return answer
+        time.sleep(0.2)
+    raise AssertionError(f"video {video_id} is still {answer['status']}")
+
+
+def test_waiting_for_a_video_answers_its_url_and_the_mp4_is_right(client, live, account):
+    answer = client.post(f"{live.api}/templates/renderVideo", json={"templateId": "clip"}, headers=account.bearer)
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["id"].startswith("vid_") and "/files/videos/" in body["url"] and "expires" not in body["url"]
+    video = client.get(body["url"])
+    assert video.headers["content-type"] == "video/mp4"
+    assert probe(video.content) == ("h264", 96, 96, 10, 10)
+    assert live.used(account) == 1  # ceil(1 s)
+
+
+def test_wait_false_answers_at_once_and_the_video_can_be_polled(client, live, account):
+    answer = client.post(
+        f"{live.api}/templates/renderVideo",
+        params={"wait": "false"},
+        json={"templateId": "clip", "modifications": {"title": "Polled"}},
+        headers=account.bearer,
+    )
+    assert answer.status_code == 202
+    assert answer.json()["status"] == "queued"
+    done = wait_for(client, live, account, answer.json()["id"])
+    assert done["status"] == "done" and done["progress"] == 1.0 and done["createdAt"].endswith("Z")
+    assert probe(client.get(done["url"]).content)[3] == 10
+
+
+def test_a_stream_reports_created_progress_and_done(client, live, account):
+    live.add_template(account, video_template("long", seconds=3, fps=20))
+    with client.stream(
+        "POST",
+        f"{live.api}/templates/renderVideo",
+        params={"stream": "true"},
+        json={"templateId": "long"},
+        headers=account.bearer,
+    ) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        seen = stream_until_done(response)
+    kinds = [event for event, _ in seen]
+    assert kinds[0] == "created" and kinds[-1] == "done"
+    assert all(data["type"] == event for event, data in seen)
+    progress = [data for event, data in seen if event == "progress"]
+    shares = [data["progress"] for data in progress]
+    assert shares == sorted(shares) and shares[-1] == 1.0
+    assert all(data["totalFrames"] == 60 for data in progress)
+    assert max(b - a for a, b in zip([0.0, *shares], shares, strict=False)) <= 0.1 + 1e-9  # at least every tenth
+    assert probe(client.get(seen[-1][1]["url"]).content)[3] == 60
+    assert live.used(account) == 3
+
+
+def test_a_video_waits_in_line_and_says_how_many_are_ahead(client, live, account):
+    live.add_template(account, video_template("slow", seconds=8, fps=30, size=720))
+    first, second = (
+        client.post(
+            f"{live.api}/templates/renderVideo",
+            params={"wait": "false"},
+            json={"templateId": "slow"},
+            headers=account.bearer,
+        ).json()["id"]
+        for _ in range(2)
+    )
+    with client.stream(
+        "POST",
+        f"{live.api}/templates/renderVideo",
+        params={"stream": "true"},
+        json={"templateId": "clip"},
+        headers=account.bearer,
+    ) as response:
+        seen = stream_until_done(response)
+    queued = [data["ahead"] for event, data in seen if event == "queued"]
+    assert queued and queued[0] >= 1 and queued == sorted(queued, reverse=True)
+    assert seen[-1][0] == "done"
+    for video_id in (first, second):
+        assert wait_for(client, live, account, video_id)["status"] == "done"
+
+
+def test_a_dropped_stream_resumes_by_id_without_rendering_again(client, live, account):
+    live.add_template(account, video_template("resume", seconds=3, fps=30, size=240))
+    with client.stream(
+        "POST",
+        f"{live.api}/templates/renderVideo",
+        params={"stream": "true"},
+        json={"templateId": "resume"},
+        headers=account.bearer,
+    ) as response:
+        events = records(response.iter_lines())
+        event, created = next(events)
+        assert event == "created"
+        assert next(event for event, _ in events if event == "progress")
+    video_id = created["id"]  # the connection is closed here, mid-render
+    with client.stream(
+        "GET", f"{live.api}/videos/{video_id}", params={"stream": "true"}, headers=account.bearer
+    ) as response:
+        seen = stream_until_done(response)
+    assert seen[0][0] in ("progress", "done")  # the stream starts from the latest event
+    assert seen[-1][0] == "done"
+    assert live.used(account) == 3
+
+
+def test_videos_belong_to_their_project(client, live, account):
+    video_id = client.post(
+        f"{live.api}/templates/renderVideo",
+        params={"wait": "false"},
+        json={"templateId": "clip"},
+        headers=account.bearer,
+    ).json()["id"]
+    same_workspace_other_project = live.account()
+    stranger = client.get(f"{live.api}/videos/{video_id}", headers=same_workspace_other_project.bearer)
+    assert (stranger.status_code, stranger.json()["error"]["code"]) == (403, "FORBIDDEN")
+    missing = client.get(f"{live.api}/videos/vid_nothing", headers=account.bearer)
+    assert (missing.status_code, missing.json()["error"]["code"]) == (404, "NOT_FOUND")
+    wait_for(client, live, account, video_id)
+
+
+def test_billing_is_whole_seconds_doubled_above_30_fps(client, live, account):
+    live.add_template(account, video_template("fast", seconds=1.5, fps=60, size=64))
+    answer = client.post(f"{live.api}/templates/renderVideo", json={"templateId": "fast"}, headers=account.bearer)
+    assert answer.status_code == 200
+    assert live.used(account) == 4  # ceil(1.5) = 2 seconds, doubled at 60 fps
+
+
+def test_bad_requests_are_answered_before_queuing(client, live, account):
+    live.add_template(account, text_template("still"))
+    not_video = client.post(f"{live.api}/templates/renderVideo", json={"templateId": "still"}, headers=account.bearer)
+    assert not_video.status_code == 400 and "not a video template" in not_video.json()["error"]["message"]
+    bad = client.post(
+        f"{live.api}/templates/renderVideo",
+        json={"templateId": "clip", "modifications": {"box": {"fill": "sparkly"}}},
+        headers=account.bearer,
+    )
+    assert bad.status_code == 400 and "sparkly" in bad.json()["error"]["message"]
+    assert live.used(account) == 0
+
+
+def test_a_failed_video_reports_its_error_and_is_not_billed(client, live, account, web):
+    template = video_template("broken")
+    template["layers"].append(
+        {"type": "video", "name": "clip", "x": 0, "y": 0, "width": 96, "height": 96, "src": web.url("/no-clip.mp4")}
+    )
+    live.add_template(account, template)
+    with client.stream(
+        "POST",
+        f"{live.api}/templates/renderVideo",
+        params={"stream": "true"},
+        json={"templateId": "broken"},
+        headers=account.bearer,
+    ) as response:
+        seen = stream_until_done(response)
+    event, data = seen[-1]
+    assert event == "error"
+    assert data["error"]["code"] == "FETCH_IMAGE_ERROR" and "no-clip.mp4" in data["error"]["message"]
+    assert set(data["error"]) == {"code", "docs", "message", "requestId"}
+    waited = client.post(f"{live.api}/templates/renderVideo", json={"templateId": "broken"}, headers=account.bearer)
+    assert (waited.status_code, waited.json()["error"]["code"]) == (400, "FETCH_IMAGE_ERROR")
+    assert live.used(account) == 0
+
+
+def test_an_idempotent_repeat_is_the_same_video(client, live, account):
+    headers = {**account.bearer, "Idempotency-Key": "video-1"}
+    first = client.post(f"{live.api}/templates/renderVideo", json={"templateId": "clip"}, headers=headers)
+    again = client.post(f"{live.api}/templates/renderVideo", json={"templateId": "clip"}, headers=headers)
+    assert first.json() == again.json()
+    assert live.used(account) == 1
+
+
+# ------------------------------------------------------------------ a server that is killed
+
+
+@pytest.fixture
+def restartable(tmp_path):
+    server = LiveServer(
+        tmp_path / "data",
+        {
+            "TEMPLATEKIT_JOB_HEARTBEAT_SECONDS": "0.3",
+            "TEMPLATEKIT_JOB_STALE_SECONDS": "1.5",
+            "TEMPLATEKIT_KEEP_ALIVE_SECONDS": "0.2",
+            "TEMPLATEKIT_WORKERS": "1",
+        },
+    )
+    server.data_dir.mkdir(parents=True)
+    yield server.start()
+    server.stop()
+
+
+def test_a_server_killed_mid_video_finishes_it_after_a_restart_and_bills_it_once(client, restartable):
+    server = restartable
+    account = server.account()
+    server.add_template(account, video_template("killed", seconds=8, fps=30, size=320))
+    with client.stream(
+        "POST",
+        f"{server.api}/templates/renderVideo",
+        params={"stream": "true"},
+        json={"templateId": "killed"},
+        headers=account.bearer,
+    ) as response:
+        events = records(response.iter_lines())
+        video_id = next(events)[1]["id"]
+        first = next(data for event, data in events if event == "progress")
+        assert first["progress"] < 0.5
+        server.stop(kill=True)  # SIGKILL, mid-render
+    server.start()
+    done = wait_for(client, server, account, video_id)
+    assert done["status"] == "done"
+    assert probe(client.get(done["url"]).content)[3] == 240
+    assert server.used(account) == 8
+    assert "queued again" in server.log()
+
+
+def test_keep_alive_comments_flow_while_a_video_waits(client, restartable):
+    server = restartable
+    account = server.account()
+    server.add_template(account, video_template("busy", seconds=6, fps=30, size=720))
+    server.add_template(account, video_template())
+    client.post(
+        f"{server.api}/templates/renderVideo",
+        params={"wait": "false"},
+        json={"templateId": "busy"},
+        headers=account.bearer,
+    )
+    with client.stream(
+        "POST",
+        f"{server.api}/templates/renderVideo",
+        params={"stream": "true"},
+        json={"templateId": "clip"},
+        headers=account.bearer,
+    ) as response:
+        seen = stream_until_done(response)
+    assert ("comment", "keep-alive") in seen
+    assert seen[-1][0] == "done"
