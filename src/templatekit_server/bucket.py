@@ -12,7 +12,7 @@ from attrs import frozen
 from templatekit.assets.common import Problem
 from templatekit.assets.policy import AllowList
 from templatekit.errors import StorageError
-from templatekit.storage import Store
+from templatekit.storage import Store, checked_key
 from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.files import EXTENSIONS
 
@@ -62,8 +62,12 @@ class Bucket:
             except Problem as problem:
                 raise bad_request(f"s3Config.endpoint: {endpoint} is refused: {problem}") from None
         prefix = texts["prefix"] or ""
-        if prefix.startswith("/") or ".." in prefix.split("/"):
-            raise bad_request(f"s3Config.prefix: {prefix!r} must be a relative key prefix")
+        try:
+            checked_key(f"{prefix}name")
+        except StorageError:
+            raise bad_request(
+                f"s3Config.prefix: {prefix[:80]!r} must be a relative key prefix of letters, digits, '_', '.', '-', '/'"
+            ) from None
         return cls(
             bucket=str(texts["bucket"]),
             access_key_id=str(texts["accessKeyId"]),
@@ -88,8 +92,12 @@ class Bucket:
                 secret=self.secret_access_key,
                 endpoint_url=self.endpoint,
                 client_kwargs=client,
-                config_kwargs={"connect_timeout": 5, "read_timeout": 30, "retries": {"max_attempts": 2}},
-                retries=1,
+                config_kwargs={
+                    "connect_timeout": 5,
+                    "read_timeout": 30,
+                    "retries": {"max_attempts": 2},
+                    "signature_version": "s3v4",  # presigned URLs too: S3 refuses version 2 in newer regions
+                },
                 skip_instance_cache=True,
             )
             store.put(key, data, media_type)

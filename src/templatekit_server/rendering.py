@@ -12,6 +12,8 @@ exceptions, since not every library exception survives pickling intact.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import multiprocessing
 import os
 import tempfile
@@ -20,7 +22,7 @@ import time
 from concurrent.futures import TimeoutError as FutureTimeout
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from attrs import frozen
 from pebble import ProcessExpired, ProcessPool
@@ -34,7 +36,7 @@ from templatekit_server.db import Database
 from templatekit_server.errors import ApiError, from_library
 from templatekit_server.settings import Settings
 
-T = TypeVar("T")
+log = logging.getLogger("templatekit.server")
 
 
 @frozen
@@ -204,7 +206,12 @@ class RenderPool:
 
     async def run(self, function: Any, job: Any) -> Any:
         """``function(job)`` in a worker; ApiError when it fails, times out or its worker dies."""
-        future = self._started().submit(function, self.timeout, job)
+        try:
+            future = self._started().submit(function, self.timeout, job)
+        except RuntimeError:  # pebble's pool broke (a worker died at a bad moment): start a new one
+            log.warning("the render pool stopped working; starting a new one")
+            self._discard()
+            future = self._started().submit(function, self.timeout, job)
         try:
             outcome = await asyncio.wrap_future(future)
         except FutureTimeout:
@@ -221,6 +228,12 @@ class RenderPool:
         if isinstance(outcome, Failure):
             raise outcome.error()
         return outcome
+
+    def _discard(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            with contextlib.suppress(Exception):
+                pool.stop()
 
     def close(self) -> None:
         if self._pool is not None:

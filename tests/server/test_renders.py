@@ -194,3 +194,9 @@ def test_every_answer_carries_a_request_id_and_a_client_id_is_kept(client, live,
     unknown_route = client.get(f"{live.api}/nowhere", headers=account.bearer)
     assert error_of(unknown_route) == (404, "NOT_FOUND")
     assert unknown_route.headers["X-Request-Id"].startswith("req_")
+
+
+def test_a_pdf_has_no_free_thumbnail(client, live, account):
+    answer = post(client, live, account, "createPdf", {"templateId": "card", "thumbnail": True})
+    assert answer.headers["content-type"] == "application/pdf"
+    assert live.used(account) == 1

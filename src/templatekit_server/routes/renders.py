@@ -73,6 +73,8 @@ def _bucket(server: ServerState, caller: Caller, value: Any) -> Bucket | None:
 
 def _still(request: Request, operation: str, caller: Caller, fields: Fields, output: str) -> Still:
     template_id = catalog.checked_template_id(str(fields.text("templateId", required=True)))
+    if output == "pdf":  # a PDF has no thumbnail, and is answered, not uploaded
+        return Still(operation, caller, template_id, fields.raw("modifications"), output, debug=fields.flag("_debug"))
     return Still(
         operation,
         caller,

@@ -1,0 +1,847 @@
+"""The OpenAPI 3.1 document of the /v1 interface, served at ``GET /v1/openapi.json``.
+
+Written by hand from the contract (design/HTTP-API.md) rather than generated from the
+routes, so that it says what clients may rely on; tests/server/test_openapi.py keeps it
+valid and equal, operation for operation, to the routes of the app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import cache
+from typing import Any
+
+from templatekit.apply import MAX_MODIFICATIONS
+from templatekit.model.template import MAX_LAYERS, MAX_SIDE
+from templatekit_server.errors import STATUS, envelope
+from templatekit_server.files import EXTENSIONS
+from templatekit_server.settings import Settings
+
+Json = dict[str, Any]
+
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp")
+ID_PATTERN = "^[A-Za-z0-9_-]{1,200}$"
+THUMBNAIL = "Render a small preview (longest side 320 px, lower quality), not billed"
+FLAG_NOTE = " (`true` or `false`; the text forms `1` and `0` are accepted too)."
+
+#: Every error code: when it is answered, and a message it may carry.
+CODES: dict[str, tuple[str, str]] = {
+    "BAD_REQUEST": (
+        "an invalid field or JSON body, API keys that disagree, an unknown key (renderVideo only),"
+        " or a wrong or expired signature",
+        "templateId: required",
+    ),
+    "FETCH_IMAGE_ERROR": (
+        "an image `src` could not be downloaded or decoded; the message names the URL and why",
+        "image https://example.com/logo.png: the server answered 404 Not Found",
+    ),
+    "TOO_MANY_REQUESTS": (
+        "the key's rate limit is reached (createPdf and createStoredImage); `Retry-After` says when to retry",
+        "the rate limit of 60 requests a minute is reached; retry in 12 s",
+    ),
+    "UNAUTHORIZED": (
+        "no API key, an unknown or revoked key (every operation but renderVideo),"
+        " or an `Authorization` header that is not `Bearer <key>`",
+        "an API key is required (query apiKey, body apiKey, or Authorization: Bearer)",
+    ),
+    "FORBIDDEN": (
+        "`s3Config` from a workspace whose plan does not include it (free, automate), or a video of another project",
+        "s3Config is not available on the free plan",
+    ),
+    "NOT_FOUND": (
+        "the template, video or file does not exist for this key",
+        "template tpl_0123456789abcdef does not exist",
+    ),
+    "CONFLICT": (
+        "the template id exists already (without `overwrite`), or an `Idempotency-Key` was used with"
+        " a different request or its first request is still running",
+        "Idempotency-Key 'order-1234' was used with a different request",
+    ),
+    "INTERNAL_SERVER_ERROR": (
+        "the render failed or timed out, the upload to the `s3Config` bucket failed, or an unexpected"
+        " error (quote the request id); nothing is billed",
+        "the render took longer than 60 s and was stopped",
+    ),
+    "USAGE_EXCEEDED": (
+        "the workspace's daily or monthly generation limit is reached; `Retry-After` says when it resets",
+        "the daily limit of 100 generations of the free plan is reached (this render needs 1);"
+        " it resets at 2025-01-02 00:00 UTC",
+    ),
+    "RATE_LIMITED": (
+        "the key's rate limit is reached (every operation but createPdf and createStoredImage);"
+        " `Retry-After` says when to retry",
+        "the rate limit of 60 requests a minute is reached; retry in 12 s",
+    ),
+}
+RETRY_CODES = frozenset({"TOO_MANY_REQUESTS", "USAGE_EXCEEDED", "RATE_LIMITED"})
+
+#: Codes that every operation identified by a key can give.
+KEYED = ("BAD_REQUEST", "UNAUTHORIZED", "INTERNAL_SERVER_ERROR", "RATE_LIMITED")
+#: Codes of the billable renders, on top of the request's own.
+RENDERS = ("FETCH_IMAGE_ERROR", "NOT_FOUND", "USAGE_EXCEEDED")
+
+EVENTS_TEXT = """\
+With `stream=true` the answer is a `text/event-stream` (Server-Sent Events). Each record is
+`event: <type>` and `data: <JSON>`, the JSON's `type` equal to the event's name (schema
+`VideoEvent`):
+
+- `created {id}`: first, once the video is queued;
+- `queued {ahead}`: while it waits, the number of videos ahead of it, sent when it changes;
+- `progress {frame, totalFrames, progress}`: while it renders, `progress` from 0 to 1, at least
+  every 10 % and every 2 s;
+- `done {url}`: last, the URL of the MP4 (it does not expire);
+- `error {error: {code, docs, message, requestId}}`: last, when the render failed.
+
+When nothing else is sent for 15 s a comment line `: keep-alive` is. The stream ends after
+`done` or `error`; once it has started, a failure is an `error` event, not an error status."""
+EVENTS_SCHEMA_TEXT = (
+    "Server-Sent Events: `event: <type>` and `data: <VideoEvent JSON>` records, and `: keep-alive` comments."
+)
+
+EVENTS_EXAMPLE = """\
+event: created
+data: {"type":"created","id":"vid_0123456789abcdef"}
+
+event: queued
+data: {"type":"queued","ahead":0}
+
+event: progress
+data: {"type":"progress","frame":30,"totalFrames":150,"progress":0.2}
+
+: keep-alive
+
+event: done
+data: {"type":"done","url":"https://render.example.com/v1/files/videos/vid_0123456789abcdef-9f8e7d6c5b4a3210.mp4?sig=…"}
+
+"""
+
+
+# ------------------------------------------------------------------ small shapes
+
+
+def _ref(section: str, name: str) -> Json:
+    return {"$ref": f"#/components/{section}/{name}"}
+
+
+def _schema(name: str) -> Json:
+    return _ref("schemas", name)
+
+
+def _binary(media_type: str) -> Json:
+    return {"type": "string", "contentMediaType": media_type}
+
+
+def _json_text(schema: Json, description: str) -> Json:
+    """A string holding JSON, for values that may come as text (query strings, legacy clients)."""
+    return {
+        "type": "string",
+        "contentMediaType": "application/json",
+        "contentSchema": schema,
+        "description": description,
+    }
+
+
+def _flag(description: str, default: bool = False) -> Json:
+    return {"type": "boolean", "default": default, "description": f"{description}{FLAG_NOTE}"}
+
+
+def _text(description: str, **more: Any) -> Json:
+    return {"type": "string", "description": description, **more}
+
+
+def _object(properties: Json, required: Sequence[str] = (), description: str = "", **more: Any) -> Json:
+    found: Json = {"type": "object", "properties": properties}
+    if required:
+        found["required"] = list(required)
+    if description:
+        found["description"] = description
+    return {**found, **more}
+
+
+def _param(name: str, where: str, schema: Json, description: str, required: bool = False) -> Json:
+    return {
+        "name": name,
+        "in": where,
+        "required": required or where == "path",
+        "description": description,
+        "schema": schema,
+    }
+
+
+def _query_flag(name: str, description: str, default: bool = False) -> Json:
+    return _param(name, "query", {"type": "boolean", "default": default}, f"{description}{FLAG_NOTE}")
+
+
+def _json(schema: Json) -> Json:
+    return {"application/json": {"schema": schema}}
+
+
+def _images() -> Json:
+    return {media_type: {"schema": _binary(media_type)} for media_type in IMAGE_TYPES}
+
+
+def _response(description: str, content: Json | None = None, headers: Iterable[str] = ()) -> Json:
+    """A response with the headers every answer carries, then ``headers``."""
+    names = ("X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", *headers)
+    found: Json = {"description": description, "headers": {name: _ref("headers", name) for name in names}}
+    if content is not None:
+        found["content"] = content
+    return found
+
+
+def _body(schema: str, description: str) -> Json:
+    return {"required": True, "description": description, "content": _json(_schema(schema))}
+
+
+class _ErrorResponses:
+    """The error responses of the operations: one per status, listing the codes that
+    operation can give with it; each distinct one is defined once in components."""
+
+    def __init__(self) -> None:
+        self.defined: dict[str, Json] = {}
+
+    def __call__(self, *codes: str) -> dict[str, Json]:
+        unknown = set(codes) - set(STATUS)
+        assert not unknown, unknown
+        by_status: dict[int, list[str]] = {}
+        for code in STATUS:
+            if code in codes:
+                by_status.setdefault(STATUS[code], []).append(code)
+        answers = {}
+        for status, group in sorted(by_status.items()):
+            name = "Or".join(code.title().replace("_", "") for code in group)
+            self.defined.setdefault(name, _error_response(group))
+            answers[str(status)] = _ref("responses", name)
+        return answers
+
+
+def _error_response(codes: Sequence[str]) -> Json:
+    listed = "\n".join(f"- `{code}`: {CODES[code][0]}" for code in codes)
+    headers = ["Retry-After"] if RETRY_CODES.intersection(codes) else []
+    content = {
+        "application/json": {
+            "schema": _schema("Error"),
+            "examples": {code: _ref("examples", code) for code in codes},
+        }
+    }
+    return _response(f"The error envelope, `error.code` one of:\n\n{listed}", content, headers)
+
+
+def _operation(
+    operation_id: str,
+    tag: str,
+    summary: str,
+    description: str,
+    responses: Json,
+    *,
+    parameters: Sequence[Json] = (),
+    body: Json | None = None,
+    keyless: bool = False,
+) -> Json:
+    found: Json = {"operationId": operation_id, "tags": [tag], "summary": summary, "description": description}
+    if parameters:
+        found["parameters"] = list(parameters)
+    if body is not None:
+        found["requestBody"] = body
+    found["responses"] = responses
+    if keyless:
+        found["security"] = []
+    return found
+
+
+# ------------------------------------------------------------------ operations
+
+
+def _render_paths(errors: _ErrorResponses) -> Json:
+    idempotency = _ref("parameters", "IdempotencyKey")
+    replay = ("X-Templatekit-Warnings", "Idempotent-Replayed")
+    billed = "Billed one generation unless `thumbnail` is true; a repeat with the same `Idempotency-Key` is not."
+    create_image = _operation(
+        "createImage",
+        "renders",
+        "Render an image",
+        "Renders the template with the modifications and answers the image itself, as PNG, JPEG or "
+        f"WebP. With `s3Config` the image is also written to the caller's bucket and its URL is in "
+        f"`Content-Location`. {billed}",
+        {
+            "200": _response("The image, of the format asked for.", _images(), (*replay, "Content-Location")),
+            **errors(*KEYED, *RENDERS, "FORBIDDEN", "CONFLICT"),
+        },
+        parameters=[idempotency],
+        body=_body("ImageRequest", "What to render."),
+    )
+    create_pdf = _operation(
+        "createPdf",
+        "renders",
+        "Render a PDF",
+        "Renders the template with the modifications as a vector PDF with real, searchable text. "
+        "Billed one generation; a repeat with the same `Idempotency-Key` is not.",
+        {
+            "200": _response("The PDF.", {"application/pdf": {"schema": _binary("application/pdf")}}, replay),
+            **errors("BAD_REQUEST", "UNAUTHORIZED", "INTERNAL_SERVER_ERROR", "TOO_MANY_REQUESTS", *RENDERS, "CONFLICT"),
+        },
+        parameters=[idempotency],
+        body=_body("PdfRequest", "What to render."),
+    )
+    create_stored_image = _operation(
+        "createStoredImage",
+        "renders",
+        "Render an image and store it",
+        "As createImage, but the image is stored and its URL answered: a signed URL of the server's "
+        "storage that expires (a day by default), or with `s3Config` the `publicUrl` of the file in "
+        f"the caller's bucket, else a presigned URL of it. {billed}",
+        {
+            "200": _response(
+                "The stored image's URL.",
+                _json(_object({"url": _text("The image's URL.", format="uri")}, ["url"])),
+                replay,
+            ),
+            **errors(
+                "BAD_REQUEST",
+                "UNAUTHORIZED",
+                "INTERNAL_SERVER_ERROR",
+                "TOO_MANY_REQUESTS",
+                *RENDERS,
+                "FORBIDDEN",
+                "CONFLICT",
+            ),
+        },
+        parameters=[idempotency],
+        body=_body("ImageRequest", "What to render."),
+    )
+    signed_url = _operation(
+        "signedUrl",
+        "renders",
+        "Render an image from a signed URL",
+        "A URL that can be handed out (in an `<img>`, an e-mail) without the API key: the parameters "
+        "are signed with it. Take every parameter but `sign`, sort them by name, encode each name and "
+        "value as `application/x-www-form-urlencoded` exactly as WHATWG URLSearchParams does (space as "
+        "`+`; letters, digits and `*-._` kept; every other byte of the UTF-8 form as upper-case "
+        "`%XX`, so `~` is `%7E`), join them as `name=value` with `&`; `sign` is the lower-case hex "
+        "HMAC-SHA256 of that text with the API key as the HMAC key. Unsigned and plain-hash "
+        "signatures are refused.\n\nAnswers carry `Cache-Control: public, max-age=86400` and an "
+        "`ETag`; the server keeps the image for a day, so a repeat is neither rendered nor billed, "
+        "and a request with the `ETag` in `If-None-Match` gets 304. `nocache=true` renders afresh "
+        "and answers `Cache-Control: no-store`. A render is billed one generation unless `thumbnail` "
+        "is true.",
+        {
+            "200": _response(
+                "The image.", _images(), ("ETag", "Cache-Control", "X-Templatekit-Warnings", "Content-Location")
+            ),
+            "304": _response(
+                "The image has not changed since the `ETag` in `If-None-Match`.", None, ("ETag", "Cache-Control")
+            ),
+            **errors("BAD_REQUEST", "INTERNAL_SERVER_ERROR", "RATE_LIMITED", *RENDERS, "FORBIDDEN"),
+        },
+        parameters=_signed_url_parameters(),
+        keyless=True,
+    )
+    return {
+        "/templates/createImage": {"post": create_image},
+        "/templates/createPdf": {"post": create_pdf},
+        "/templates/createStoredImage": {"post": create_stored_image},
+        "/templates/signedurl": {"get": signed_url},
+    }
+
+
+def _signed_url_parameters() -> list[Json]:
+    def query(name: str, schema: Json, description: str, required: bool = False) -> Json:
+        return _param(name, "query", schema, description, required)
+
+    hex_text = {"type": "string", "pattern": "^[0-9a-fA-F]+$"}
+    md5 = query("apiKeyMd5", {**hex_text, "minLength": 32, "maxLength": 32}, "Legacy: the MD5 of the API key, in hex.")
+    return [
+        query(
+            "apiKeyHashed",
+            {**hex_text, "minLength": 64, "maxLength": 64},
+            "The SHA-256 of the API key, in lower-case hex (or give `apiKeyMd5`).",
+        ),
+        {**md5, "deprecated": True},
+        query("templateId", {"type": "string", "pattern": ID_PATTERN}, "The template to render.", True),
+        query("format", _schema("ImageFormat"), "The image format."),
+        query("modifications", _schema("ModificationsText"), "The modifications, as JSON text."),
+        _query_flag("nocache", "Render afresh instead of answering the kept image"),
+        _query_flag("thumbnail", THUMBNAIL),
+        _query_flag("_debug", "Draw each layer's box and name on top"),
+        query("s3Config", _schema("S3ConfigText"), "Write the image to this bucket too."),
+        query("expires", {"type": "integer", "minimum": 0}, "When the URL stops working, in unix seconds."),
+        query("sign", {**hex_text, "minLength": 64, "maxLength": 64}, "The HMAC-SHA256 of the other parameters.", True),
+        _param("If-None-Match", "header", {"type": "string"}, "The `ETag` of an earlier answer: 304 when it matches."),
+    ]
+
+
+def _video_paths(errors: _ErrorResponses) -> Json:
+    stream = _ref("parameters", "Stream")
+    events = {"schema": {"type": "string", "description": EVENTS_SCHEMA_TEXT}, "example": EVENTS_EXAMPLE}
+    render_video = _operation(
+        "renderVideo",
+        "videos",
+        "Render a video",
+        "Queues an MP4 (H.264) video of a video template. By default the answer waits for the video; "
+        "`wait=false` answers 202 at once, `stream=true` streams its events. Videos are jobs that "
+        "survive a restart of the server; follow one with getVideo. Billed `ceil(duration)` "
+        "generations, twice that above 30 fps, once per video. An unknown or revoked key is "
+        f"`BAD_REQUEST` here.\n\n{EVENTS_TEXT}",
+        {
+            "200": _response(
+                "The finished video (or, with `stream=true`, its events).",
+                {**_json(_schema("VideoDone")), "text/event-stream": events},
+            ),
+            "202": _response("With `wait=false`: the video is queued.", _json(_schema("VideoQueued"))),
+            **errors(*KEYED, *RENDERS, "CONFLICT"),
+        },
+        parameters=[
+            _ref("parameters", "IdempotencyKey"),
+            stream,
+            _query_flag("wait", "Wait for the video to finish; `false` answers 202 at once", True),
+        ],
+        body=_body("VideoRequest", "What to render."),
+    )
+    get_video = _operation(
+        "getVideo",
+        "videos",
+        "Get a video",
+        "A video of the key's project: its state, progress, and URL once done. With `stream=true` "
+        "its events, starting with the latest, so a client whose connection dropped resumes "
+        f"without rendering again.\n\n{EVENTS_TEXT}",
+        {
+            "200": _response(
+                "The video (or, with `stream=true`, its events).",
+                {**_json(_schema("Video")), "text/event-stream": events},
+            ),
+            **errors(*KEYED, "NOT_FOUND", "FORBIDDEN"),
+        },
+        parameters=[_param("video_id", "path", {"type": "string"}, "The video's id, `vid_…`."), stream],
+    )
+    return {"/templates/renderVideo": {"post": render_video}, "/videos/{video_id}": {"get": get_video}}
+
+
+def _template_paths(errors: _ErrorResponses) -> Json:
+    get_template = _operation(
+        "getTemplate",
+        "templates",
+        "Get a template's layers",
+        "The template's name, id and layers, with what each layer suggests as input.",
+        {"200": _response("The template.", _json(_schema("TemplateDetails"))), **errors(*KEYED, "NOT_FOUND")},
+        parameters=[
+            _param("template_id", "path", {"type": "string", "pattern": ID_PATTERN}, "The template's id."),
+        ],
+    )
+    list_templates = _operation(
+        "listTemplates",
+        "templates",
+        "List the templates",
+        "The templates of the key's workspace, oldest first.",
+        {
+            "200": _response("The templates.", _json({"type": "array", "items": _schema("TemplateSummary")})),
+            **errors(*KEYED),
+        },
+        parameters=[
+            _query_flag("includeLayers", "Add each template's layers"),
+        ],
+    )
+    create_template = _operation(
+        "createTemplate",
+        "templates",
+        "Upload a template",
+        "Stores a template in the key's workspace under its `id` (a new `tpl_…` id when it has "
+        "none). An id that exists is `CONFLICT` unless `overwrite=true`, which stores a new version. "
+        "Every `src` must be an http(s) URL or a data URI. Unknown fields are kept and reported in "
+        "`X-Templatekit-Warnings`.",
+        {
+            "201": _response(
+                "The template is stored.",
+                _json(_object({"id": _text("The template's id.")}, ["id"])),
+                ("X-Templatekit-Warnings",),
+            ),
+            **errors(*KEYED, "CONFLICT"),
+        },
+        parameters=[
+            _query_flag("overwrite", "Replace a template of the same id, as a new version"),
+        ],
+        body=_body("Template", "The template, in the template format; `apiKey` may be one of its fields."),
+    )
+    return {
+        "/templates": {"get": list_templates, "post": create_template},
+        "/templates/{template_id}": {"get": get_template},
+    }
+
+
+def _meta_paths(errors: _ErrorResponses) -> Json:
+    internal = errors("INTERNAL_SERVER_ERROR")
+    get_info = _operation(
+        "getInfo",
+        "meta",
+        "Get the key's project",
+        "The project the API key belongs to.",
+        {"200": _response("The project.", _json(_schema("Project"))), **errors(*KEYED)},
+    )
+    liveness = _operation(
+        "liveness",
+        "meta",
+        "Check that the server is up",
+        "Answers as long as the server accepts requests; for load balancers and health checks.",
+        {
+            "200": _response("The server is up.", _json(_object({"status": {"const": "ok"}}, ["status"]))),
+            **internal,
+        },
+        keyless=True,
+    )
+    stored = {media_type: {"schema": _binary(media_type)} for media_type in (*EXTENSIONS, "application/octet-stream")}
+    get_file = _operation(
+        "getFile",
+        "meta",
+        "Download a stored file",
+        "A file of the server's storage (a stored image, a video), for whoever has its URL: the URL's "
+        "`sig` signs the path and `expires` with the server's secret. Video URLs do not expire.",
+        {
+            "200": _response(
+                "The file.",
+                stored,
+                ("Cache-Control",),
+            ),
+            **errors("BAD_REQUEST", "NOT_FOUND", "INTERNAL_SERVER_ERROR"),
+        },
+        parameters=[
+            _param("path", "path", {"type": "string"}, "The file's key in storage; it may contain `/`."),
+            _param("expires", "query", {"type": "integer", "minimum": 0}, "When the URL expires, in unix seconds."),
+            _param("sig", "query", {"type": "string"}, "The URL's signature.", True),
+        ],
+        keyless=True,
+    )
+    get_openapi = _operation(
+        "getOpenApi",
+        "meta",
+        "Get this document",
+        "The OpenAPI 3.1 document of the /v1 interface.",
+        {"200": _response("The document.", _json({"type": "object"})), **internal},
+        keyless=True,
+    )
+    return {
+        "/info": {"get": get_info},
+        "/liveness": {"get": liveness},
+        "/files/{path}": {"get": get_file},
+        "/openapi.json": {"get": get_openapi},
+    }
+
+
+# ------------------------------------------------------------------ components
+
+
+def _schemas() -> Json:
+    key = _text("The API key (or send it as query `apiKey` or `Authorization: Bearer`; all that are sent must agree).")
+    template_id = _text("The template to render.", pattern=ID_PATTERN)
+    modifications = _schema("Modifications")
+    debug = _flag("Draw each layer's box and name on top")
+
+    def s3_field(description: str, **more: Any) -> Json:
+        return _text(description, maxLength=2048, **more)
+
+    layer = _object(
+        {
+            "name": _text("The layer's name, unique in the template."),
+            "id": _text("The layer's id (derived from its name when the template has none)."),
+            "type": _text("The layer's kind: text, image, shape, alert, signature, barcode, qrcode, star, table, …"),
+            "suggestInput": _text("A sample of the layer's main field, as text."),
+        },
+        ["name", "id", "type", "suggestInput"],
+    )
+    error_detail = _object(
+        {
+            "code": {"type": "string", "enum": list(STATUS), "description": "What went wrong (see the responses)."},
+            "docs": _text("Where the code is explained.", format="uri"),
+            "message": _text("What went wrong, naming the field or URL concerned."),
+            "requestId": _text("The request's id, also in the `X-Request-Id` header."),
+        },
+        ["code", "docs", "message", "requestId"],
+        additionalProperties=False,
+    )
+    return {
+        "Error": _object(
+            {"error": _schema("ErrorDetail")}, ["error"], "Every failure's body.", additionalProperties=False
+        ),
+        "ErrorDetail": error_detail,
+        "ImageFormat": {
+            "type": "string",
+            "enum": ["png", "jpeg", "webp"],
+            "default": "png",
+            "description": "The image format (`jpg` is accepted for `jpeg`; case does not matter).",
+        },
+        "Modification": _object(
+            {"name": _text("The layer's name.")},
+            ["name"],
+            "The fields to change on one layer, by the layer's field names (`text`, `src`, `color`, …).",
+            additionalProperties=True,
+        ),
+        "ModificationList": {"type": "array", "items": _schema("Modification"), "maxItems": MAX_MODIFICATIONS},
+        "ModificationMap": {
+            "type": "object",
+            "maxProperties": MAX_MODIFICATIONS,
+            "description": "Keyed by layer name: an object of fields, or a plain value for the layer's main field "
+            "(text: `text`, image: `src`, qrcode: `qrcode`, barcode: `barcode`, star: `star`, table, chart "
+            "and keyvalue: `rows`, alert and signature: `text`).",
+            "additionalProperties": True,
+        },
+        "ModificationsText": _json_text(
+            {"anyOf": [_schema("ModificationList"), _schema("ModificationMap")]},
+            "A list or object of modifications, as JSON text.",
+        ),
+        "Modifications": {
+            "description": "What to change: a list of modifications, an object keyed by layer name, the JSON "
+            "text of either, or null. Unknown layers and fields are ignored and listed in "
+            "`X-Templatekit-Warnings`; a value that does not fit its field is `BAD_REQUEST`.",
+            "oneOf": [
+                _schema("ModificationList"),
+                _schema("ModificationMap"),
+                _schema("ModificationsText"),
+                {"type": "null"},
+            ],
+        },
+        "S3Config": _object(
+            {
+                "bucket": s3_field("The bucket."),
+                "region": s3_field("The bucket's region."),
+                "endpoint": s3_field("An S3-compatible service's URL (public addresses only).", format="uri"),
+                "accessKeyId": s3_field("The access key's id."),
+                "secretAccessKey": s3_field("The access key's secret."),
+                "prefix": s3_field("A relative key prefix for the file, e.g. `renders/`."),
+                "publicUrl": s3_field(
+                    "The bucket's public base URL: the answer is this plus the key, else a presigned URL.",
+                    format="uri",
+                ),
+            },
+            ["bucket", "accessKeyId", "secretAccessKey"],
+            "The caller's S3 bucket (any S3-compatible service); pro and scale plans only. An upload "
+            "failure is `INTERNAL_SERVER_ERROR`, and nothing is billed.",
+            additionalProperties=False,
+        ),
+        "S3ConfigText": _json_text(_schema("S3Config"), "`S3Config` as JSON text."),
+        "S3ConfigValue": {"oneOf": [_schema("S3Config"), _schema("S3ConfigText"), {"type": "null"}]},
+        "ImageRequest": _object(
+            {
+                "apiKey": key,
+                "templateId": template_id,
+                "format": _schema("ImageFormat"),
+                "modifications": modifications,
+                "thumbnail": _flag(THUMBNAIL),
+                "_debug": debug,
+                "s3Config": _schema("S3ConfigValue"),
+            },
+            ["templateId"],
+        ),
+        "PdfRequest": _object(
+            {"apiKey": key, "templateId": template_id, "modifications": modifications, "_debug": debug},
+            ["templateId"],
+        ),
+        "VideoRequest": _object(
+            {
+                "apiKey": key,
+                "templateId": _text("The video template to render.", pattern=ID_PATTERN),
+                "modifications": modifications,
+            },
+            ["templateId"],
+        ),
+        "VideoQueued": _object({"id": _text("The video's id."), "status": {"const": "queued"}}, ["id", "status"]),
+        "VideoDone": _object(
+            {"url": _text("The MP4's URL; it does not expire.", format="uri"), "id": _text("The video's id.")},
+            ["url", "id"],
+        ),
+        "Video": _object(
+            {
+                "id": _text("The video's id, `vid_…`."),
+                "status": {"type": "string", "enum": ["queued", "rendering", "done", "failed"]},
+                "progress": {"type": "number", "minimum": 0, "maximum": 1, "description": "The share rendered."},
+                "url": _text("When done: the MP4's URL.", format="uri"),
+                "error": {**_schema("ErrorDetail"), "description": "When failed: why."},
+                "createdAt": _text("When it was queued.", format="date-time"),
+            },
+            ["id", "status", "progress", "createdAt"],
+        ),
+        "VideoEvent": {
+            "description": "The `data` of one event of a video's event stream.",
+            "oneOf": [
+                _event("created", "The video is queued.", id=_text("The video's id.")),
+                _event("queued", "It waits.", ahead={"type": "integer", "minimum": 0}),
+                _event(
+                    "progress",
+                    "It renders.",
+                    frame={"type": "integer", "minimum": 0},
+                    totalFrames={"type": "integer", "minimum": 0},
+                    progress={"type": "number", "minimum": 0, "maximum": 1},
+                ),
+                _event("done", "It is done.", url=_text("The MP4's URL.", format="uri")),
+                _event("error", "It failed.", error=_schema("ErrorDetail")),
+            ],
+        },
+        "LayerInfo": layer,
+        "TemplateDetails": _object(
+            {"name": _text("The template's name."), "id": _text("The template's id."), "layers": _layers()},
+            ["name", "id", "layers"],
+        ),
+        "TemplateSummary": _object(
+            {
+                "id": _text("The template's id."),
+                "name": _text("The template's name."),
+                "width": {"type": "integer", "minimum": 1},
+                "height": {"type": "integer", "minimum": 1},
+                "kind": {"type": "string", "enum": ["image", "video"]},
+                "layers": {**_layers(), "description": "With `includeLayers=true`."},
+            },
+            ["id", "name", "width", "height", "kind"],
+        ),
+        "Template": _template(key),
+        "Project": _object(
+            {
+                "id": _text("The project's id."),
+                "name": _text("The project's name."),
+                "createdAt": _text("When it was created.", format="date-time"),
+                "avatar": {"type": ["string", "null"], "format": "uri", "description": "The avatar's URL, if any."},
+            },
+            ["id", "name", "createdAt", "avatar"],
+        ),
+    }
+
+
+def _layers() -> Json:
+    return {"type": "array", "items": _schema("LayerInfo")}
+
+
+def _event(kind: str, description: str, **fields: Json) -> Json:
+    return _object({"type": {"const": kind}, **fields}, ["type", *fields], description)
+
+
+def _template(key: Json) -> Json:
+    side = {"type": "integer", "minimum": 1, "maximum": MAX_SIDE}
+    layer = _object(
+        {"type": _text("The layer's kind."), "name": _text("The layer's name, unique in the template.")},
+        ["type", "name"],
+        additionalProperties=True,
+    )
+    video = _object(
+        {
+            "duration": {"type": "number", "minimum": 0.1, "maximum": 300},
+            "fps": {"type": "integer", "minimum": 1, "maximum": 60, "default": 30},
+        },
+        ["duration"],
+        "Makes it a video template.",
+    )
+    return _object(
+        {
+            "apiKey": key,
+            "id": _text("The template's id; a new `tpl_…` id when absent.", pattern=ID_PATTERN),
+            "name": _text("The template's name.", minLength=1),
+            "width": side,
+            "height": side,
+            "video": video,
+            "layers": {"type": "array", "items": layer, "maxItems": MAX_LAYERS},
+        },
+        ["name", "width", "height"],
+        "A template in the template format (docs/template-format.md): canvas, fonts, background, optional "
+        "video and audio, and the layer stack.",
+        additionalProperties=True,
+    )
+
+
+def _headers() -> Json:
+    def header(description: str, schema: Json, required: bool = False) -> Json:
+        return {"description": description, "required": required, "schema": schema}
+
+    integer = {"type": "integer", "minimum": 0}
+    return {
+        "X-Request-Id": header(
+            "The request's id, as in `error.requestId`; the client's own when it sent one.", {"type": "string"}, True
+        ),
+        "X-RateLimit-Limit": header("The key's rate limit, in requests a minute.", integer),
+        "X-RateLimit-Remaining": header("Requests left in the current minute.", integer),
+        "Retry-After": header(
+            "Seconds until the limit resets (`TOO_MANY_REQUESTS`, `USAGE_EXCEEDED`, `RATE_LIMITED`).", integer
+        ),
+        "X-Templatekit-Warnings": header(
+            "The modifications (or template fields) that were ignored, as a JSON array, cut to 4 KB; absent when none.",
+            _json_text({"type": "array", "items": {"type": "string"}}, "A JSON array of texts."),
+        ),
+        "Idempotent-Replayed": header(
+            "`true` when the answer is the first answer to the same `Idempotency-Key`.",
+            {"type": "string", "const": "true"},
+        ),
+        "Content-Location": header(
+            "With `s3Config`: the image's URL in the caller's bucket.", {"type": "string", "format": "uri"}
+        ),
+        "ETag": header("The image's entity tag, for `If-None-Match`.", {"type": "string"}),
+        "Cache-Control": header("How long the answer may be kept.", {"type": "string"}),
+    }
+
+
+def _examples() -> Json:
+    docs = Settings().docs_url
+    return {
+        code: {"summary": when, "value": envelope(code, message, "req_0123456789abcdef01234567", docs)}
+        for code, (when, message) in CODES.items()
+    }
+
+
+def _parameters() -> Json:
+    return {
+        "IdempotencyKey": _param(
+            "Idempotency-Key",
+            "header",
+            {"type": "string", "minLength": 1, "maxLength": 255},
+            "Makes the request safe to retry: a repeat with the same key within 24 h gets the first answer "
+            "(images and PDFs marked `Idempotent-Replayed: true`; a video's repeat follows the same video) and "
+            "is not rendered or billed again. The same key with a different request, or while the first is "
+            "still running past the render time limit, is `CONFLICT`. 1 to 255 printable ASCII characters.",
+        ),
+        "Stream": _query_flag("stream", "Answer the video's events as a `text/event-stream`"),
+    }
+
+
+INFO_TEXT = """\
+Renders design templates (named layers, changed by modifications) into PNG, JPEG, WebP, PDF and MP4.
+
+**Keys.** Send the API key as query `apiKey`, as body field `apiKey`, or as
+`Authorization: Bearer <key>`; when several are sent they must agree. A key sees the templates
+of its workspace, and the videos and files of its own project.
+
+**Errors.** Every failure answers `{"error": {"code", "docs", "message", "requestId"}}` (schema
+`Error`) with the status of its code; several codes share a status, so look at `code`. The
+request id is also in `X-Request-Id`.
+
+**Limits.** Answers carry `X-RateLimit-Limit` and `X-RateLimit-Remaining` (the key's limit a
+minute); rate-limit and usage errors carry `Retry-After`. A generation is one billable render;
+thumbnails, cache hits and failed renders are not billed."""
+
+
+@cache
+def document() -> dict[str, Any]:
+    """The document; built once, as it is the same for every request."""
+    errors = _ErrorResponses()
+    paths = {**_render_paths(errors), **_video_paths(errors), **_template_paths(errors), **_meta_paths(errors)}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "templatekit", "version": "0.0.0", "description": INFO_TEXT},
+        "servers": [{"url": "/v1"}],
+        "security": [{"bearer": []}, {"apiKey": []}],
+        "tags": [
+            {"name": "renders", "description": "Images and PDFs."},
+            {"name": "videos", "description": "Video jobs and their events."},
+            {"name": "templates", "description": "The workspace's templates."},
+            {"name": "meta", "description": "The project, the server, stored files and this document."},
+        ],
+        "paths": paths,
+        "components": {
+            "schemas": _schemas(),
+            "parameters": _parameters(),
+            "headers": _headers(),
+            "responses": errors.defined,
+            "examples": _examples(),
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer", "description": "`Authorization: Bearer <API key>`."},
+                "apiKey": {
+                    "type": "apiKey",
+                    "in": "query",
+                    "name": "apiKey",
+                    "description": "The API key as query `apiKey`.",
+                },
+            },
+        },
+    }

@@ -1,0 +1,109 @@
+"""The OpenAPI document: valid 3.1, equal to the app's routes, consistent, and served as is."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from openapi_spec_validator import validate
+from openapi_spec_validator.validation import OpenAPIV31SpecValidator
+from starlette.routing import Mount, Route
+from starlette.testclient import TestClient
+
+from templatekit_server.app import create_app
+from templatekit_server.errors import STATUS
+from templatekit_server.openapi import CODES, document
+from templatekit_server.settings import Settings
+
+METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+ERROR_REF = "#/components/schemas/Error"
+
+
+def _operations(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    for path, item in spec["paths"].items():
+        for method, operation in item.items():
+            if method in METHODS:
+                yield method.upper(), path, operation
+
+
+def _refs(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "$ref" and isinstance(item, str):
+                yield item
+            else:
+                yield from _refs(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _refs(item)
+
+
+def _resolve(spec: dict[str, Any], ref: str) -> Any:
+    assert ref.startswith("#/"), ref
+    found: Any = spec
+    for part in ref[2:].split("/"):
+        found = found[part.replace("~1", "/").replace("~0", "~")]
+    return found
+
+
+def _dereferenced(spec: dict[str, Any], value: Any) -> Any:
+    while isinstance(value, dict) and "$ref" in value:
+        value = _resolve(spec, value["$ref"])
+    return value
+
+
+def test_document_is_valid_openapi_3_1() -> None:
+    spec = document()
+    assert spec["openapi"].startswith("3.1")
+    validate(spec, cls=OpenAPIV31SpecValidator)
+
+
+def test_document_has_every_route_of_the_app_and_nothing_else(tmp_path: Path) -> None:
+    app = create_app(Settings(data_dir=tmp_path, workers=1))
+    (mount,) = [route for route in app.routes if isinstance(route, Mount)]
+    assert mount.path == "/v1"
+    served = {
+        (method, route.path.replace("{path:path}", "{path}"))
+        for route in mount.routes
+        if isinstance(route, Route)
+        for method in route.methods or ()
+        if method != "HEAD"
+    }
+    documented = {(method, path) for method, path, _ in _operations(document())}
+    assert document()["servers"] == [{"url": "/v1"}]
+    assert documented == served
+
+
+def test_document_is_consistent() -> None:
+    spec = document()
+    assert spec["info"]["version"] == "0.0.0"
+    ids = [operation["operationId"] for _, _, operation in _operations(spec)]
+    assert len(ids) == len(set(ids))
+    for ref in set(_refs(spec)):
+        _resolve(spec, ref)
+    for method, path, operation in _operations(spec):
+        errors = [_dereferenced(spec, answer) for status, answer in operation["responses"].items() if status[0] in "45"]
+        schemas = [answer["content"]["application/json"]["schema"] for answer in errors]
+        assert {"$ref": ERROR_REF} in schemas, f"{method} {path}: no error response"
+        assert len(schemas) == len(errors), f"{method} {path}: an error response without the Error schema"
+
+
+def test_error_codes_are_the_server_s() -> None:
+    spec = document()
+    assert list(CODES) == list(STATUS)
+    detail = spec["components"]["schemas"]["ErrorDetail"]
+    assert detail["properties"]["code"]["enum"] == list(STATUS)
+    assert set(detail["required"]) == {"code", "docs", "message", "requestId"}
+    for _, _, operation in _operations(spec):
+        for status, answer in operation["responses"].items():
+            if status[0] in "45":
+                examples = _dereferenced(spec, answer)["content"]["application/json"]["examples"]
+                assert {STATUS[code] for code in examples} == {int(status)}
+
+
+def test_document_is_served(tmp_path: Path) -> None:
+    with TestClient(create_app(Settings(data_dir=tmp_path, workers=1))) as client:
+        answer = client.get("/v1/openapi.json")
+    assert answer.status_code == 200
+    assert answer.json() == document()
