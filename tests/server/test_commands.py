@@ -1,0 +1,101 @@
+"""``templatekit admin`` and ``templatekit serve --demo``, run as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.conftest import decode
+from tests.server.conftest import free_port
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "templates"
+
+
+def admin(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "templatekit.cli", "admin", "--data-dir", str(data_dir), *args]
+    return subprocess.run(command, capture_output=True, text=True, check=False)
+
+
+def answer(data_dir: Path, *args: str) -> dict:
+    done = admin(data_dir, *args)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_admin_makes_accounts_keys_and_templates_and_reports_usage(tmp_path):
+    workspace = answer(tmp_path, "workspace", "create", "--name", "Acme", "--plan", "automate")["id"]
+    project = answer(tmp_path, "project", "create", "--workspace", workspace, "--name", "Web")["id"]
+    key = answer(tmp_path, "key", "create", "--project", project)
+    assert key["id"].startswith("key_") and key["key"].startswith("tk_live_") and len(key["key"]) >= 48
+    added = answer(tmp_path, "template", "add", "--workspace", workspace, str(EXAMPLES / "product-card.json"))
+    assert (added["id"], added["version"]) == ("tpl_product_card", 1)
+    again = admin(tmp_path, "template", "add", "--workspace", workspace, str(EXAMPLES / "product-card.json"))
+    assert again.returncode == 1 and "overwrite" in again.stderr
+    replaced = answer(
+        tmp_path, "template", "add", "--workspace", workspace, "--id", "mine", str(EXAMPLES / "product-card.json")
+    )
+    assert replaced["id"] == "mine"
+    report = answer(tmp_path, "usage", "--workspace", workspace)
+    assert (report["day"], report["month"], report["limits"]["daily"]) == (0, 0, 500)
+    assert answer(tmp_path, "workspace", "set-plan", workspace, "pro")["plan"] == "pro"
+    assert answer(tmp_path, "usage", "--workspace", workspace)["limits"]["daily"] == 5000
+    assert answer(tmp_path, "key", "revoke", key["id"])["revoked"] is True
+
+
+def test_admin_names_what_does_not_exist(tmp_path):
+    for args, named in [
+        (("project", "create", "--workspace", "ws_nothing", "--name", "x"), "ws_nothing"),
+        (("key", "create", "--project", "prj_nothing"), "prj_nothing"),
+        (("key", "revoke", "key_nothing"), "key_nothing"),
+        (("workspace", "create", "--name", "x", "--plan", "gold"), "gold"),
+        (("usage", "--workspace", "ws_nothing"), "ws_nothing"),
+    ]:
+        done = admin(tmp_path, *args)
+        assert done.returncode == 1 and named in done.stderr, args
+
+
+def test_serve_demo_prints_a_key_and_a_curl_line_that_works(tmp_path):
+    port = free_port()
+    command = [sys.executable, "-m", "templatekit.cli", "serve", "--demo", "--port", str(port), "--workers", "1"]
+    env = {**os.environ, "TEMPLATEKIT_DATA_DIR": str(tmp_path / "data")}
+    server = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path
+    )
+    try:
+        printed = [server.stdout.readline() for _ in range(3)]
+        key = re.search(r"demo API key: (tk_live_\S+)", printed[0]).group(1)
+        curl = printed[2].strip()
+        assert curl.startswith("curl ") and key in curl
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/v1/liveness").status_code == 200:
+                    break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline and server.poll() is None
+                time.sleep(0.1)
+        done = subprocess.run(shlex.split(curl), cwd=tmp_path, capture_output=True, check=False)
+        assert done.returncode == 0, done.stderr
+        assert decode((tmp_path / "card.png").read_bytes()).size == (1200, 630)
+        listed = httpx.get(f"http://127.0.0.1:{port}/v1/templates", headers={"Authorization": f"Bearer {key}"}).json()
+        assert {"tpl_social_card", "tpl_invoice", "tpl_promo_video"} <= {item["id"] for item in listed}
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    # a second start finds the demo again and prints the same key
+    again = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path
+    )
+    try:
+        assert again.stdout.readline().strip() == f"demo API key: {key}"
+    finally:
+        again.terminate()
+        again.wait(timeout=30)
