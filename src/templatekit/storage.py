@@ -74,13 +74,17 @@ class Store:
         except Exception as exc:  # every fsspec backend has its own errors
             raise StorageError(f"cannot write {key} to {self.url}: {_reason(exc)}") from None
 
-    def put_file(self, key: str, source: str | os.PathLike[str]) -> None:
+    def put_file(self, key: str, source: str | os.PathLike[str], content_type: str | None = None) -> None:
         """Copy a local file under ``key`` without reading it whole into memory."""
         path = self.path(key)
         try:
             if self.local:
                 self.fs.makedirs(posixpath.dirname(path), exist_ok=True)
-            self.fs.put_file(os.fspath(source), path)
+                self.fs.put_file(os.fspath(source), path)
+            elif content_type is not None:
+                self.fs.put_file(os.fspath(source), path, ContentType=content_type)
+            else:
+                self.fs.put_file(os.fspath(source), path)
         except Exception as exc:
             raise StorageError(f"cannot write {key} to {self.url}: {_reason(exc)}") from None
 

@@ -174,7 +174,7 @@ def render_movie(job: VideoJob) -> VideoOutput | Failure:
             result = tk.render_video(
                 template, job.modifications, path=path, assets=_Worker.assets, on_progress=ProgressEvents(job.video_id)
             )
-            _Worker.store.put_file(job.file_key, path)
+            _Worker.store.put_file(job.file_key, path, "video/mp4")
         except TemplatekitError as exc:
             error = from_library(exc)
             return Failure(error.code, error.message)

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from tests.conftest import decode
-from tests.server.conftest import free_port, text_template
+from tests.server.conftest import LiveServer, free_port, text_template, video_template
 
 ANY_ACTION = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}
 
@@ -168,3 +168,41 @@ def test_a_bad_config_names_the_field(client, live, account, s3):
         answer = post(client, live, account, "createStoredImage", {"templateId": "card", "s3Config": config})
         assert answer.status_code == 400, config
         assert field in answer.json()["error"]["message"]
+
+
+def test_the_default_storage_may_be_an_s3_bucket(client, s3, tmp_path):
+    """TEMPLATEKIT_STORAGE_URL: stored images and videos go to the bucket and are served
+    from it at their signed /files URLs."""
+    server = LiveServer(
+        tmp_path / "data",
+        {
+            "TEMPLATEKIT_STORAGE_URL": f"s3://{s3.bucket}/server-files",
+            "AWS_ENDPOINT_URL": s3.endpoint,
+            "AWS_ACCESS_KEY_ID": s3.key_id,
+            "AWS_SECRET_ACCESS_KEY": s3.secret,
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "TEMPLATEKIT_WORKERS": "1",
+        },
+    )
+    server.data_dir.mkdir(parents=True)
+    server.start()
+    try:
+        account = server.account()
+        server.add_template(account, text_template())
+        server.add_template(account, video_template())
+        stored = post(client, server, account, "createStoredImage", {"templateId": "card"})
+        assert stored.status_code == 200, stored.text
+        url = stored.json()["url"]
+        key = url.split("/files/")[1].split("?")[0]
+        in_bucket = s3.client().get_object(Bucket=s3.bucket, Key=f"server-files/{key}")
+        served = client.get(url)
+        assert served.status_code == 200 and served.content == in_bucket["Body"].read()
+        assert in_bucket["ContentType"] == "image/png"
+        video = client.post(f"{server.api}/templates/renderVideo", json={"templateId": "clip"}, headers=account.bearer)
+        assert video.status_code == 200, video.text
+        assert client.get(video.json()["url"]).headers["content-type"] == "video/mp4"
+        video_key = video.json()["url"].split("/files/")[1].split("?")[0]
+        assert s3.client().head_object(Bucket=s3.bucket, Key=f"server-files/{video_key}")["ContentType"] == "video/mp4"
+        assert not (server.data_dir / "files").exists()
+    finally:
+        server.stop()

@@ -9,6 +9,8 @@ import json
 import pytest
 from pypdf import PdfReader
 
+from templatekit_server.plans import DEFAULT_PLANS
+from templatekit_server.usage import reserve
 from tests.conftest import decode
 from tests.server.conftest import image_template, text_template
 
@@ -200,3 +202,16 @@ def test_a_pdf_has_no_free_thumbnail(client, live, account):
     answer = post(client, live, account, "createPdf", {"templateId": "card", "thumbnail": True})
     assert answer.headers["content-type"] == "application/pdf"
     assert live.used(account) == 1
+
+
+def test_the_daily_limit_stops_renders_with_usage_exceeded(client, live):
+    account = live.account("free")  # 100 a day
+    live.add_template(account, text_template())
+    reserve(live.db, account.workspace, DEFAULT_PLANS["free"], 99, "createImage")
+    assert post(client, live, account, "createImage", {"templateId": "card"}).status_code == 200
+    over = post(client, live, account, "createImage", {"templateId": "card"})
+    assert error_of(over) == (500, "USAGE_EXCEEDED")
+    assert "daily limit of 100" in over.json()["error"]["message"]
+    assert 0 < int(over.headers["Retry-After"]) <= 86_400
+    assert post(client, live, account, "createImage", {"templateId": "card", "thumbnail": True}).status_code == 200
+    assert live.used(account) == 100

@@ -78,9 +78,10 @@ def _queued(server: ServerState, caller: Caller, template_id: str, modifications
 
 
 async def _finished(request: Request, video_id: str) -> Response:
-    """Wait for the video; 200 ``{url, id}``, or the error it failed with."""
+    """Wait for the video; 200 ``{url, id}``, or the error it failed with. A client that
+    goes away stops the waiting, not the job."""
     server = _server(request)
-    while True:
+    while not await request.is_disconnected():
         row = await run_in_threadpool(jobs.find, server.db, video_id)
         if row.status == "done":
             return JSONResponse({"url": _video_url(server, request, row.file_key), "id": video_id})
@@ -88,6 +89,7 @@ async def _finished(request: Request, video_id: str) -> Response:
             error = row.error or {}
             raise ApiError(error.get("code", "INTERNAL_SERVER_ERROR"), error.get("message", "the render failed"))
         await asyncio.sleep(POLL_SECONDS)
+    return Response(status_code=499)  # nobody reads it: the client closed the connection
 
 
 def _video_url(server: ServerState, request: Request, key: str) -> str:
@@ -138,7 +140,10 @@ async def _events(request: Request, video_id: str, after: int) -> AsyncIterator[
         found = await run_in_threadpool(events.after, server.db, video_id, seq)
         for number, data in found:
             seq = number
-            yield _record(server, request, video_id, data)
+            if data["type"] == "done":
+                row = await run_in_threadpool(jobs.find, server.db, video_id)
+                data = {"type": "done", "url": _video_url(server, request, row.file_key)}
+            yield _record(data)
             sent_at = time.monotonic()
             if data["type"] in TERMINAL:
                 return
@@ -148,7 +153,7 @@ async def _events(request: Request, video_id: str, after: int) -> AsyncIterator[
                 ahead = await run_in_threadpool(jobs.ahead, server.db, row)
                 if ahead != ahead_sent:
                     ahead_sent = ahead
-                    yield _record(server, request, video_id, {"type": "queued", "ahead": ahead})
+                    yield _record({"type": "queued", "ahead": ahead})
                     sent_at = time.monotonic()
         if time.monotonic() - sent_at >= server.settings.keep_alive_seconds:
             yield ": keep-alive\n\n"
@@ -156,10 +161,7 @@ async def _events(request: Request, video_id: str, after: int) -> AsyncIterator[
         await asyncio.sleep(POLL_SECONDS)
 
 
-def _record(server: ServerState, request: Request, video_id: str, data: dict[str, Any]) -> str:
-    if data["type"] == "done":
-        row = jobs.find(server.db, video_id)
-        data = {"type": "done", "url": _video_url(server, request, row.file_key)}
+def _record(data: dict[str, Any]) -> str:
     return f"event: {data['type']}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
