@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Iterable
 from typing import Any
 
 from attrs import frozen
 from sqlalchemy import select, update
 
 from templatekit_server.db import Database, api_keys, now, projects, workspaces
-from templatekit_server.plans import DEFAULT_PLANS
 from templatekit_server.sealing import Sealer
 
 KEY_PREFIX = "tk_live_"
@@ -48,18 +48,22 @@ def md5_hex(text: str) -> str:
     return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
-def create_workspace(db: Database, name: str, plan: str = "free") -> str:
-    if plan not in DEFAULT_PLANS:
-        raise AccountError(f"plan {plan!r}: must be one of {', '.join(DEFAULT_PLANS)}")
+def create_workspace(db: Database, name: str, plan: str, plans: Iterable[str]) -> str:
+    _check_plan(plan, plans)
     workspace_id = new_id("ws")
     with db.write() as connection:
         connection.execute(workspaces.insert().values(id=workspace_id, name=name, plan=plan, created_at=now()))
     return workspace_id
 
 
-def set_plan(db: Database, workspace_id: str, plan: str) -> None:
-    if plan not in DEFAULT_PLANS:
-        raise AccountError(f"plan {plan!r}: must be one of {', '.join(DEFAULT_PLANS)}")
+def _check_plan(plan: str, plans: Iterable[str]) -> None:
+    names = list(plans)
+    if plan not in names:
+        raise AccountError(f"plan {plan!r}: must be one of {', '.join(names)}")
+
+
+def set_plan(db: Database, workspace_id: str, plan: str, plans: Iterable[str]) -> None:
+    _check_plan(plan, plans)
     with db.write() as connection:
         done = connection.execute(update(workspaces).where(workspaces.c.id == workspace_id).values(plan=plan))
         if not done.rowcount:
@@ -79,8 +83,9 @@ def create_project(db: Database, workspace_id: str, name: str, avatar: str | Non
     return project_id
 
 
-def create_key(db: Database, sealer: Sealer, project_id: str) -> tuple[str, str]:
-    """A new key of the project: (key id, key). The key is not kept in clear."""
+def create_key(db: Database, sealer: Sealer, project_id: str, rate_limit: int | None = None) -> tuple[str, str]:
+    """A new key of the project: (key id, key). The key is not kept in clear.
+    ``rate_limit`` (requests a minute) replaces the plan's for this key."""
     key = KEY_PREFIX + secrets.token_urlsafe(32)
     key_id = new_id("key")
     with db.write() as connection:
@@ -94,9 +99,26 @@ def create_key(db: Database, sealer: Sealer, project_id: str) -> tuple[str, str]
                 md5=md5_hex(key),
                 sealed=sealer.seal(key),
                 created_at=now(),
+                rate_limit=_checked_rate(rate_limit),
             )
         )
     return key_id, key
+
+
+def set_rate_limit(db: Database, key_id: str, rate_limit: int | None) -> None:
+    """The key's own rate limit (requests a minute), or None for its plan's."""
+    with db.write() as connection:
+        done = connection.execute(
+            update(api_keys).where(api_keys.c.id == key_id).values(rate_limit=_checked_rate(rate_limit))
+        )
+        if not done.rowcount:
+            raise AccountError(f"key {key_id!r} does not exist")
+
+
+def _checked_rate(rate_limit: int | None) -> int | None:
+    if rate_limit is not None and rate_limit < 1:
+        raise AccountError(f"rate limit {rate_limit}: must be at least 1 request a minute")
+    return rate_limit
 
 
 def revoke_key(db: Database, key_id: str) -> None:

@@ -39,7 +39,8 @@ _CLIENT_ID = re.compile(r"[A-Za-z0-9._\-]{1,64}")
 
 class RequestIds:
     """Gives every request an id (the client's ``X-Request-Id`` when it is a plain
-    token), at ``request.state.request_id`` and in the answer's ``X-Request-Id``, and
+    token), at ``request.state.request_id`` and in the answer's ``X-Request-Id``; adds
+    the key's rate-limit window to the answer (see ``inputs.count_request``); and
     logs one access line per request: method, path, status, time and id, but never the
     query string, which may carry an API key or a signature."""
 
@@ -64,6 +65,9 @@ class RequestIds:
                 headers = MutableHeaders(scope=message)
                 if REQUEST_ID not in headers:
                     headers[REQUEST_ID] = request_id
+                for name, value in scope["state"].get("rate_limit_headers", {}).items():
+                    if name not in headers:
+                        headers[name] = value
             await send(message)
 
         try:

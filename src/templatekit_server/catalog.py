@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from attrs import frozen
-from sqlalchemy import func, select, update
+from sqlalchemy import Connection, select, update
 
 from templatekit import load_template
 from templatekit.describe import describe
@@ -155,9 +155,14 @@ def save(
 def info(db: Database, workspace_id: str, template_id: str) -> TemplateInfo:
     """The template's summary, or NOT_FOUND."""
     with db.read() as connection:
-        row = connection.execute(
-            select(*_INFO_COLUMNS).where(templates.c.workspace_id == workspace_id, templates.c.id == template_id)
-        ).first()
+        return info_in(connection, workspace_id, template_id)
+
+
+def info_in(connection: Connection, workspace_id: str, template_id: str) -> TemplateInfo:
+    """``info`` within a transaction of the caller's."""
+    row = connection.execute(
+        select(*_INFO_COLUMNS).where(templates.c.workspace_id == workspace_id, templates.c.id == template_id)
+    ).first()
     if row is None:
         raise ApiError("NOT_FOUND", f"template {template_id} does not exist")
     return TemplateInfo(*row)
@@ -189,16 +194,6 @@ def details(db: Database, workspace_id: str, template_id: str) -> dict[str, Any]
     """``{name, id, layers: [{name, id, type, suggestInput}]}`` of the newest version."""
     found = info(db, workspace_id, template_id)
     return describe(load_template(body(db, workspace_id, template_id, found.version)))
-
-
-def count(db: Database, workspace_id: str) -> int:
-    with db.read() as connection:
-        return int(
-            connection.execute(
-                select(func.count()).select_from(templates).where(templates.c.workspace_id == workspace_id)
-            ).scalar()
-            or 0
-        )
 
 
 _INFO_COLUMNS = (

@@ -24,18 +24,21 @@ def _command(name: str) -> Callable[[argparse.Namespace], int]:
     return run
 
 
-def _data_dir_option(parser: argparse.ArgumentParser) -> None:
+def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data-dir",
         type=Path,
         default=None,
         help=f"database and file storage (default: ${DATA_DIR_ENV}, else ./templatekit-data)",
     )
+    parser.add_argument(
+        "--config", type=Path, default=None, help="TOML file of plans (default: $TEMPLATEKIT_CONFIG, else built in)"
+    )
 
 
 def add_serve(commands: Any) -> None:
     serve = commands.add_parser("serve", help="run the /v1 HTTP server")
-    _data_dir_option(serve)
+    _common_options(serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument("--workers", type=int, default=None, help="render processes (default: one per core)")
@@ -47,7 +50,7 @@ def add_serve(commands: Any) -> None:
 
 def add_admin(commands: Any) -> None:
     admin = commands.add_parser("admin", help="manage workspaces, projects, keys and templates")
-    _data_dir_option(admin)
+    _common_options(admin)
     groups = admin.add_subparsers(required=True, metavar="OBJECT")
 
     workspace = groups.add_parser("workspace", help="workspaces").add_subparsers(required=True, metavar="ACTION")
@@ -70,7 +73,12 @@ def add_admin(commands: Any) -> None:
     key = groups.add_parser("key", help="API keys").add_subparsers(required=True, metavar="ACTION")
     create = key.add_parser("create", help="create a key (shown once)")
     create.add_argument("--project", required=True)
+    create.add_argument("--rate-limit", type=int, default=None, help="requests a minute (default: the plan's)")
     create.set_defaults(run=_command("create_key"))
+    rate = key.add_parser("set-rate-limit", help="a key's own rate limit, or 'plan' for its plan's")
+    rate.add_argument("key_id")
+    rate.add_argument("limit", help="requests a minute, or 'plan'")
+    rate.set_defaults(run=_command("set_rate_limit"))
     revoke = key.add_parser("revoke", help="revoke a key by its id")
     revoke.add_argument("key_id")
     revoke.set_defaults(run=_command("revoke_key"))

@@ -11,10 +11,12 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from attrs import frozen
+
 from templatekit_server import accounts, catalog, usage
 from templatekit_server.db import Database
 from templatekit_server.errors import ApiError
-from templatekit_server.plans import DEFAULT_PLANS
+from templatekit_server.plans import ConfigError, Plan, load_plans
 from templatekit_server.sealing import Sealer, server_secret
 from templatekit_server.settings import Settings
 
@@ -24,7 +26,12 @@ def serve(args: argparse.Namespace) -> int:
 
     from templatekit_server.app import create_app
 
-    settings = Settings.from_env(data_dir=args.data_dir, workers=args.workers)
+    settings = Settings.from_env(data_dir=args.data_dir, workers=args.workers, config=args.config)
+    try:
+        load_plans(settings.config_path)  # a bad file stops the start with its reason
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.demo:
         from templatekit_server.demo import ensure_demo
@@ -59,17 +66,29 @@ def _open(settings: Settings) -> tuple[Database, Sealer]:
     return Database(settings.database), Sealer(server_secret(settings.secret, settings.data_dir))
 
 
-Action = Callable[[Database, Sealer, argparse.Namespace], Any]
+@frozen
+class Admin:
+    """What an admin command works with."""
+
+    db: Database
+    sealer: Sealer
+    plans: dict[str, Plan]
 
 
-def _admin(action: Action) -> Callable[[argparse.Namespace], int]:
-    """Run ``action(db, sealer, args)`` and print its JSON answer."""
+def _admin(action: Callable[[Admin, argparse.Namespace], Any]) -> Callable[[argparse.Namespace], int]:
+    """Run ``action(admin, args)`` and print its JSON answer."""
 
     @functools.wraps(action)
     def run(args: argparse.Namespace) -> int:
-        db, sealer = _open(Settings.from_env(data_dir=args.data_dir))
+        settings = Settings.from_env(data_dir=args.data_dir, config=args.config)
         try:
-            print(json.dumps(action(db, sealer, args), indent=2))
+            plans = load_plans(settings.config_path)
+        except ConfigError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        db, sealer = _open(settings)
+        try:
+            print(json.dumps(action(Admin(db, sealer, plans), args), indent=2))
         except (accounts.AccountError, ApiError, OSError, json.JSONDecodeError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
@@ -81,48 +100,64 @@ def _admin(action: Action) -> Callable[[argparse.Namespace], int]:
 
 
 @_admin
-def create_workspace(db: Database, _sealer: Sealer, args: argparse.Namespace) -> dict[str, str]:
-    return {"id": accounts.create_workspace(db, args.name, args.plan)}
+def create_workspace(admin: Admin, args: argparse.Namespace) -> dict[str, str]:
+    return {"id": accounts.create_workspace(admin.db, args.name, args.plan, admin.plans)}
 
 
 @_admin
-def set_plan(db: Database, _sealer: Sealer, args: argparse.Namespace) -> dict[str, str]:
-    accounts.set_plan(db, args.workspace, args.plan)
+def set_plan(admin: Admin, args: argparse.Namespace) -> dict[str, str]:
+    accounts.set_plan(admin.db, args.workspace, args.plan, admin.plans)
     return {"id": args.workspace, "plan": args.plan}
 
 
 @_admin
-def create_project(db: Database, _sealer: Sealer, args: argparse.Namespace) -> dict[str, str]:
-    return {"id": accounts.create_project(db, args.workspace, args.name, args.avatar)}
+def create_project(admin: Admin, args: argparse.Namespace) -> dict[str, str]:
+    return {"id": accounts.create_project(admin.db, args.workspace, args.name, args.avatar)}
 
 
 @_admin
-def create_key(db: Database, sealer: Sealer, args: argparse.Namespace) -> dict[str, str]:
-    key_id, key = accounts.create_key(db, sealer, args.project)
-    return {"id": key_id, "key": key}
+def create_key(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
+    key_id, key = accounts.create_key(admin.db, admin.sealer, args.project, args.rate_limit)
+    return {"id": key_id, "key": key, "rateLimit": args.rate_limit}
 
 
 @_admin
-def revoke_key(db: Database, _sealer: Sealer, args: argparse.Namespace) -> dict[str, Any]:
-    accounts.revoke_key(db, args.key_id)
+def set_rate_limit(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
+    limit = None if args.limit == "plan" else _whole(args.limit, "limit")
+    accounts.set_rate_limit(admin.db, args.key_id, limit)
+    return {"id": args.key_id, "rateLimit": limit}
+
+
+def _whole(text: str, name: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise accounts.AccountError(
+            f"{name} {text!r}: must be a whole number of requests a minute, or 'plan'"
+        ) from None
+
+
+@_admin
+def revoke_key(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
+    accounts.revoke_key(admin.db, args.key_id)
     return {"id": args.key_id, "revoked": True}
 
 
 @_admin
-def add_template(db: Database, _sealer: Sealer, args: argparse.Namespace) -> dict[str, Any]:
-    _workspace(db, args.workspace)
+def add_template(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
+    _workspace(admin.db, args.workspace)
     body = json.loads(args.file.read_text(encoding="utf-8"))
     if args.id:
         body["id"] = args.id
     body = catalog.inline_local_files(body, args.file.resolve().parent)
-    template_id, version, warnings = catalog.save(db, args.workspace, body, overwrite=args.overwrite)
+    template_id, version, warnings = catalog.save(admin.db, args.workspace, body, overwrite=args.overwrite)
     return {"id": template_id, "version": version, "warnings": warnings}
 
 
 @_admin
-def usage_report(db: Database, _sealer: Sealer, args: argparse.Namespace) -> dict[str, Any]:
-    found = _workspace(db, args.workspace)
-    return usage.report(db, args.workspace, DEFAULT_PLANS[found["plan"]])
+def usage_report(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
+    found = _workspace(admin.db, args.workspace)
+    return usage.report(admin.db, args.workspace, admin.plans[found["plan"]])
 
 
 def _workspace(db: Database, workspace_id: str) -> dict[str, Any]:

@@ -224,10 +224,22 @@ class Database:
             with connection.begin():
                 yield connection
 
-    def insert_ignoring_duplicates(self, table: Table, **values: Any) -> Any:
-        """An INSERT that does nothing when the primary key exists already."""
+    def add_to_count(
+        self, connection: Connection, table: Table, keys: dict[str, Any], n: int, limit: int | None
+    ) -> bool:
+        """Add ``n`` to the ``count`` of the row at ``keys`` (made when absent) unless the
+        sum would pass ``limit``; whether it was added. One statement, an upsert whose
+        update has the limit as its condition, so that it is atomic on its own."""
+        if limit is not None and n > limit:
+            return False
         dialect = postgresql if self.url.get_backend_name() == "postgresql" else sqlite
-        return dialect.insert(table).values(**values).on_conflict_do_nothing()
+        statement = dialect.insert(table).values(**keys, count=n)
+        statement = statement.on_conflict_do_update(
+            index_elements=list(keys),
+            set_={"count": table.c.count + n},
+            where=None if limit is None else table.c.count + n <= limit,
+        )
+        return bool(connection.execute(statement).rowcount)
 
     def close(self) -> None:
         self.engine.dispose()

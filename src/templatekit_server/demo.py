@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from templatekit_server import accounts, catalog
 from templatekit_server.db import Database, api_keys
+from templatekit_server.plans import DEFAULT_PLANS
 from templatekit_server.sealing import Sealer
 
 MARKER = "demo.json"
@@ -37,7 +38,7 @@ def ensure_demo(db: Database, sealer: Sealer, data_dir: Path) -> str:
         if key is not None:
             _store_examples(db, ids["workspace"])
             return key
-    workspace = accounts.create_workspace(db, "Demo", "pro")
+    workspace = accounts.create_workspace(db, "Demo", "pro", DEFAULT_PLANS)
     project = accounts.create_project(db, workspace, "Demo project")
     key_id, key = accounts.create_key(db, sealer, project)
     marker.write_text(json.dumps({"workspace": workspace, "project": project, "key": key_id}), encoding="utf-8")

@@ -143,14 +143,26 @@ def given_key(request: Request, body: Any) -> str | None:
     return keys.pop() if keys else None
 
 
-async def authenticate(request: Request, body: Any = None, *, video: bool = False) -> Caller:
-    """The caller of a request. A missing key is UNAUTHORIZED; an unknown or revoked key
-    is UNAUTHORIZED, except on renderVideo where the interface answers BAD_REQUEST."""
+async def authenticate(request: Request, operation: str, body: Any = None) -> Caller:
+    """The caller of a request, counted against its rate limit. A missing key is
+    UNAUTHORIZED; an unknown or revoked key is UNAUTHORIZED, except on renderVideo where
+    the interface answers BAD_REQUEST."""
     key = given_key(request, body)
     if key is None:
         raise ApiError("UNAUTHORIZED", "an API key is required (query apiKey, body apiKey, or Authorization: Bearer)")
-    db = request.app.state.server.db
-    caller = await run_in_threadpool(accounts.caller_for_key, db, key)
+    server = request.app.state.server
+    caller = await run_in_threadpool(accounts.caller_for_key, server.db, key)
     if caller is None:
-        raise ApiError("BAD_REQUEST" if video else "UNAUTHORIZED", "the API key is unknown or revoked")
+        code = "BAD_REQUEST" if operation == "renderVideo" else "UNAUTHORIZED"
+        raise ApiError(code, "the API key is unknown or revoked")
+    await count_request(request, caller, operation)
     return caller
+
+
+async def count_request(request: Request, caller: Caller, operation: str) -> None:
+    """Count the request against the key's rate limit (the key's own, else its plan's);
+    the window goes into the answer's X-RateLimit headers."""
+    server = request.app.state.server
+    per_minute = caller.rate_limit or server.plan(caller).rate_per_minute
+    window = await server.limiter.hit(caller.key_id, per_minute, operation)
+    request.state.rate_limit_headers = window.headers()

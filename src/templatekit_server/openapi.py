@@ -182,7 +182,7 @@ def _images() -> Json:
 
 def _response(description: str, content: Json | None = None, headers: Iterable[str] = ()) -> Json:
     """A response with the headers every answer carries, then ``headers``."""
-    names = ("X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", *headers)
+    names = ("X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", *headers)
     found: Json = {"description": description, "headers": {name: _ref("headers", name) for name in names}}
     if content is not None:
         found["content"] = content
@@ -753,6 +753,10 @@ def _headers() -> Json:
         ),
         "X-RateLimit-Limit": header("The key's rate limit, in requests a minute.", integer),
         "X-RateLimit-Remaining": header("Requests left in the current minute.", integer),
+        "X-RateLimit-Reset": header(
+            "When the oldest request of the current window leaves it (unix seconds): one more is allowed then.",
+            integer,
+        ),
         "Retry-After": header(
             "Seconds until the limit resets (`TOO_MANY_REQUESTS`, `USAGE_EXCEEDED`, `RATE_LIMITED`).", integer
         ),
@@ -806,8 +810,9 @@ of its workspace, and the videos and files of its own project.
 `Error`) with the status of its code; several codes share a status, so look at `code`. The
 request id is also in `X-Request-Id`.
 
-**Limits.** Answers carry `X-RateLimit-Limit` and `X-RateLimit-Remaining` (the key's limit a
-minute); rate-limit and usage errors carry `Retry-After`. A generation is one billable render;
+**Limits.** Answers to requests with a key carry `X-RateLimit-Limit`, `X-RateLimit-Remaining`
+and `X-RateLimit-Reset` (the key's limit a minute, a moving window); rate-limit and usage errors
+carry `Retry-After`. A generation is one billable render;
 thumbnails, cache hits and failed renders are not billed."""
 
 

@@ -1,8 +1,25 @@
-"""Plans: the generation limits, the rate limit and whether ``s3Config`` may be used."""
+"""Plans: the generation limits, the rate limit and whether ``s3Config`` may be used.
+
+The four plans of the interface are built in; a TOML file (``--config``, or
+``TEMPLATEKIT_CONFIG``) may change them or add others::
+
+    [plans.free]
+    daily = 50              # the other fields keep their built-in values
+
+    [plans.enterprise]      # a new plan names every field
+    monthly = 2_000_000
+    daily = 500_000
+    rate_per_minute = 10_000
+    s3_config = true
+"""
 
 from __future__ import annotations
 
-from attrs import frozen
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from attrs import evolve, fields, frozen
 
 
 @frozen
@@ -23,3 +40,54 @@ DEFAULT_PLANS = {
         Plan("scale", 200_000, 50_000, 3_000, True),
     )
 }
+
+_FIELDS = {field.name: field.type for field in fields(Plan) if field.name != "name"}
+
+
+class ConfigError(ValueError):
+    """The configuration file is unreadable or has a wrong value; the message names it."""
+
+
+def load_plans(path: Path | None) -> dict[str, Plan]:
+    """The built-in plans, changed and extended by the file at ``path`` (if any)."""
+    plans = dict(DEFAULT_PLANS)
+    if path is None:
+        return plans
+    try:
+        config = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    unknown = sorted(set(config) - {"plans"})
+    if unknown:
+        raise ConfigError(f"{path}: unknown setting {unknown[0]!r} (expected [plans.NAME] tables)")
+    tables = config.get("plans", {})
+    if not isinstance(tables, dict):
+        raise ConfigError(f"{path}: plans must be tables, e.g. [plans.free]")
+    for name, table in tables.items():
+        plans[name] = _plan(path, name, table, plans.get(name))
+    return plans
+
+
+def _plan(path: Path, name: str, table: Any, base: Plan | None) -> Plan:
+    where = f"{path}: [plans.{name}]"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} must be a table")
+    unknown = sorted(set(table) - set(_FIELDS))
+    if unknown:
+        raise ConfigError(f"{where}: unknown field {unknown[0]!r} (expected {', '.join(_FIELDS)})")
+    if base is None:
+        missing = [field for field in _FIELDS if field not in table]
+        if missing:
+            raise ConfigError(f"{where}: a new plan needs {', '.join(missing)}")
+        base = Plan(name, 0, 0, 1, False)
+    for field, value in table.items():
+        if field == "s3_config":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where}.s3_config: must be true or false (got {value!r})")
+            continue
+        minimum = 1 if field == "rate_per_minute" else 0
+        if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+            raise ConfigError(f"{where}.{field}: must be a whole number of at least {minimum} (got {value!r})")
+    return evolve(base, **table)

@@ -49,6 +49,11 @@ class Settings:
     #: Hosts or networks exempt from the address policy of fetched images
     #: (comma-separated; ``TEMPLATEKIT_FETCH_ALLOW``).
     fetch_allow: str = ""
+    #: A TOML file that changes or adds plans (see ``templatekit_server.plans``).
+    config: str | None = None
+    #: Where rate-limit windows are kept: ``memory://`` (this process) or a
+    #: ``redis://host:port`` URL shared by several server processes.
+    rate_limit_url: str = "memory://"
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: object) -> Settings:
@@ -63,7 +68,13 @@ class Settings:
         values.update({key: value for key, value in overrides.items() if value is not None})
         if "data_dir" in values:
             values["data_dir"] = Path(str(values["data_dir"]))
+        if "config" in values:
+            values["config"] = str(values["config"])
         return evolve(cls(), **values)
+
+    @property
+    def config_path(self) -> Path | None:
+        return Path(self.config) if self.config else None
 
     @property
     def render_workers(self) -> int:
@@ -95,6 +106,8 @@ _ENV = {
     "TEMPLATEKIT_MAX_BODY_BYTES": "max_body_bytes",
     "TEMPLATEKIT_KEEP_ALIVE_SECONDS": "keep_alive_seconds",
     "TEMPLATEKIT_FETCH_ALLOW": "fetch_allow",
+    "TEMPLATEKIT_CONFIG": "config",
+    "TEMPLATEKIT_RATE_LIMIT_URL": "rate_limit_url",
 }
 
 

@@ -11,7 +11,8 @@ from templatekit_server.accounts import Caller
 from templatekit_server.db import Database
 from templatekit_server.files import Files
 from templatekit_server.jobs import VideoRunner
-from templatekit_server.plans import DEFAULT_PLANS, Plan
+from templatekit_server.plans import Plan, load_plans
+from templatekit_server.ratelimits import RateLimiter
 from templatekit_server.rendering import RenderPool
 from templatekit_server.sealing import Sealer, server_secret
 from templatekit_server.settings import Settings
@@ -25,7 +26,8 @@ class ServerState:
         self.sealer = Sealer(server_secret(settings.secret, settings.data_dir))
         self.files = Files(Store(settings.storage), self.sealer, settings.file_url_ttl)
         self.allow = AllowList.parse(settings.fetch_allow.split(","))
-        self.plans = dict(DEFAULT_PLANS)
+        self.plans = load_plans(settings.config_path)
+        self.limiter = RateLimiter(settings.rate_limit_url)
         self.stills = RenderPool(settings, settings.render_workers, settings.render_timeout)
         self.video_pool = RenderPool(settings, settings.video_workers, settings.video_timeout)
         self.runner = VideoRunner(

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from attrs import frozen
-from sqlalchemy import Connection, Table, select, update
+from sqlalchemy import Connection, select, update
 
 from templatekit_server.db import Database, now, usage, usage_by_operation
 from templatekit_server.errors import ApiError
@@ -62,10 +62,11 @@ def reserve_in(
     if generations <= 0:
         return reservation
     for period, limit in ((day, plan.daily), (month, plan.monthly)):
-        if not _add_within(db, connection, usage, workspace_id, period, generations, limit):
+        if not db.add_to_count(connection, usage, {"workspace_id": workspace_id, "period": period}, generations, limit):
             raise _exceeded(plan, period, limit, at, generations)
     for period in (day, month):
-        _add_within(db, connection, usage_by_operation, workspace_id, period, generations, None, operation)
+        keys = {"workspace_id": workspace_id, "period": period, "operation": operation}
+        db.add_to_count(connection, usage_by_operation, keys, generations, None)
     return reservation
 
 
@@ -94,27 +95,6 @@ def release_in(connection: Connection, reservation: Reservation) -> None:
             )
             .values(count=usage_by_operation.c.count - n)
         )
-
-
-def _add_within(
-    db: Database,
-    connection: Connection,
-    table: Table,
-    workspace_id: str,
-    period: str,
-    n: int,
-    limit: int | None,
-    operation: str | None = None,
-) -> bool:
-    """Add ``n`` to the counter unless that passes ``limit``; whether it was added."""
-    keys: dict[str, Any] = {"workspace_id": workspace_id, "period": period}
-    if operation is not None:
-        keys["operation"] = operation
-    connection.execute(db.insert_ignoring_duplicates(table, **keys, count=0))
-    condition = [table.c[name] == value for name, value in keys.items()]
-    if limit is not None:
-        condition.append(table.c.count + n <= limit)
-    return bool(connection.execute(update(table).where(*condition).values(count=table.c.count + n)).rowcount)
 
 
 def _exceeded(plan: Plan, period: str, limit: int, at: float, asked: int) -> ApiError:

@@ -110,7 +110,7 @@ class LiveServer:
         return Sealer(server_secret(None, self.data_dir))
 
     def account(self, plan: str = "pro") -> Account:
-        workspace = accounts.create_workspace(self.db, "test", plan)
+        workspace = accounts.create_workspace(self.db, "test", plan, DEFAULT_PLANS)
         project = accounts.create_project(self.db, workspace, "test project")
         key_id, key = accounts.create_key(self.db, self.sealer, project)
         return Account(workspace, project, key_id, key)

@@ -26,7 +26,7 @@ def _server(request: Request) -> ServerState:
 
 async def info(request: Request) -> Response:
     server = _server(request)
-    caller = await authenticate(request)
+    caller = await authenticate(request, "getInfo")
     found = await run_in_threadpool(accounts.project, server.db, caller.project_id)
     if found is None:  # pragma: no cover - keys belong to projects
         raise ApiError("NOT_FOUND", "the key's project does not exist")

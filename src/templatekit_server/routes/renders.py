@@ -23,7 +23,7 @@ from templatekit_server.bucket import Bucket
 from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.files import Files
 from templatekit_server.idempotency import Answer
-from templatekit_server.inputs import Fields, authenticate, read_json
+from templatekit_server.inputs import Fields, authenticate, count_request, read_json
 from templatekit_server.rendering import StillJob, StillOutput, render_still
 from templatekit_server.state import ServerState
 
@@ -50,14 +50,14 @@ def _server(request: Request) -> ServerState:
     return request.app.state.server  # type: ignore[no-any-return]
 
 
-async def _body_and_caller(request: Request) -> tuple[dict[str, Any], Caller, Fields]:
+async def _body_and_caller(request: Request, operation: str) -> tuple[dict[str, Any], Caller, Fields]:
     server = _server(request)
     body = await read_json(request, server.settings.max_body_bytes)
     if body is None:
         body = {}
     if not isinstance(body, dict):
         raise bad_request(f"request body: must be a JSON object (got {type(body).__name__})")
-    caller = await authenticate(request, body)
+    caller = await authenticate(request, operation, body)
     return body, caller, Fields(body, server.settings.max_text_chars)
 
 
@@ -91,11 +91,7 @@ async def render(request: Request, still: Still) -> tuple[StillOutput, usage.Res
     """Reserve, render; the output, the reservation (None when free) and the version."""
     server = _server(request)
     caller = still.caller
-    info = await run_in_threadpool(catalog.info, server.db, caller.workspace_id, still.template_id)
-    reservation = None
-    if not still.thumbnail:
-        plan = server.plan(caller)
-        reservation = await run_in_threadpool(usage.reserve, server.db, caller.workspace_id, plan, 1, still.operation)
+    info, reservation = await run_in_threadpool(_reserved, server, still)
     job = StillJob(
         caller.workspace_id,
         still.template_id,
@@ -113,6 +109,18 @@ async def render(request: Request, still: Still) -> tuple[StillOutput, usage.Res
     return output, reservation, info.version
 
 
+def _reserved(server: ServerState, still: Still) -> tuple[catalog.TemplateInfo, usage.Reservation | None]:
+    """The template's version and, unless the render is free, its generation reserved:
+    one transaction (and one trip to a thread) per render."""
+    caller = still.caller
+    if still.thumbnail:
+        return catalog.info(server.db, caller.workspace_id, still.template_id), None
+    with server.db.write() as connection:
+        info = catalog.info_in(connection, caller.workspace_id, still.template_id)
+        plan = server.plan(caller)
+        return info, usage.reserve_in(server.db, connection, caller.workspace_id, plan, 1, still.operation)
+
+
 async def _release(server: ServerState, reservation: usage.Reservation | None) -> None:
     if reservation is not None:
         await run_in_threadpool(usage.release, server.db, reservation)
@@ -128,7 +136,7 @@ async def _delivered(server: ServerState, reservation: usage.Reservation | None,
 
 
 async def create_image(request: Request) -> Response:
-    body, caller, fields = await _body_and_caller(request)
+    body, caller, fields = await _body_and_caller(request, "createImage")
     output_format = fields.choice("format", IMAGE_FORMATS, "png", FORMAT_ALIASES)
     still = _still(request, "createImage", caller, fields, output_format)
 
@@ -146,7 +154,7 @@ async def create_image(request: Request) -> Response:
 
 
 async def create_pdf(request: Request) -> Response:
-    body, caller, fields = await _body_and_caller(request)
+    body, caller, fields = await _body_and_caller(request, "createPdf")
     still = _still(request, "createPdf", caller, fields, "pdf")
 
     async def produce() -> Answer:
@@ -157,7 +165,7 @@ async def create_pdf(request: Request) -> Response:
 
 
 async def create_stored_image(request: Request) -> Response:
-    body, caller, fields = await _body_and_caller(request)
+    body, caller, fields = await _body_and_caller(request, "createStoredImage")
     output_format = fields.choice("format", IMAGE_FORMATS, "png", FORMAT_ALIASES)
     still = _still(request, "createStoredImage", caller, fields, output_format)
 
@@ -191,6 +199,7 @@ async def signed_url(request: Request) -> Response:
         raise bad_request(f"{twice[0]}: given more than once")
     query = dict(params)
     caller, key = await _signer(server, query)
+    await count_request(request, caller, "signedurl")
     canonical = signing.canonical(params)
     if not signing.valid(key, canonical, query["sign"]):
         raise bad_request("sign: the signature does not match the parameters")

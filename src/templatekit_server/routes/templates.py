@@ -21,7 +21,7 @@ def _server(request: Request) -> ServerState:
 
 
 async def details(request: Request) -> Response:
-    caller = await authenticate(request)
+    caller = await authenticate(request, "getTemplate")
     template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
     found = await run_in_threadpool(catalog.details, _server(request).db, caller.workspace_id, template_id)
     return JSONResponse(found)
@@ -29,7 +29,7 @@ async def details(request: Request) -> Response:
 
 async def listing(request: Request) -> Response:
     server = _server(request)
-    caller = await authenticate(request)
+    caller = await authenticate(request, "listTemplates")
     fields = Fields(request.query_params, server.settings.max_text_chars, "query")
     with_layers = fields.flag("includeLayers")
 
@@ -48,7 +48,7 @@ async def listing(request: Request) -> Response:
 async def upload(request: Request) -> Response:
     server = _server(request)
     body = await read_json(request, server.settings.max_body_bytes)
-    caller = await authenticate(request, body)
+    caller = await authenticate(request, "createTemplate", body)
     if not isinstance(body, dict):
         raise bad_request(f"request body: must be a template object (got {type(body).__name__})")
     template = {key: value for key, value in body.items() if key != "apiKey"}

@@ -39,7 +39,7 @@ async def render_video(request: Request) -> Response:
     body = {} if body is None else body
     if not isinstance(body, dict):
         raise bad_request(f"request body: must be a JSON object (got {type(body).__name__})")
-    caller = await authenticate(request, body, video=True)
+    caller = await authenticate(request, "renderVideo", body)
     fields = Fields(body, server.settings.max_text_chars)
     template_id = catalog.checked_template_id(str(fields.text("templateId", required=True)))
     modifications = fields.raw("modifications")
@@ -98,7 +98,7 @@ def _video_url(server: ServerState, request: Request, key: str) -> str:
 
 async def video(request: Request) -> Response:
     server = _server(request)
-    caller = await authenticate(request)
+    caller = await authenticate(request, "getVideo")
     video_id = request.path_params["video_id"]
     row = await run_in_threadpool(jobs.find, server.db, video_id)
     if row is None:
