@@ -13,6 +13,9 @@ from pathlib import Path
 
 import httpx
 
+from templatekit_server.db import Database
+from templatekit_server.plans import DEFAULT_PLANS
+from templatekit_server.usage import reserve
 from tests.conftest import decode
 from tests.server.conftest import free_port
 
@@ -47,7 +50,25 @@ def test_admin_makes_accounts_keys_and_templates_and_reports_usage(tmp_path):
     assert (report["day"], report["month"], report["limits"]["daily"]) == (0, 0, 500)
     assert answer(tmp_path, "workspace", "set-plan", workspace, "pro")["plan"] == "pro"
     assert answer(tmp_path, "usage", "--workspace", workspace)["limits"]["daily"] == 5000
+    limited = answer(tmp_path, "key", "create", "--project", project, "--rate-limit", "30")
+    assert limited["rateLimit"] == 30
+    assert answer(tmp_path, "key", "set-rate-limit", limited["id"], "plan")["rateLimit"] is None
+    assert admin(tmp_path, "key", "set-rate-limit", limited["id"], "lots").returncode == 1
     assert answer(tmp_path, "key", "revoke", key["id"])["revoked"] is True
+
+
+def test_admin_usage_counts_by_operation(tmp_path):
+    workspace = answer(tmp_path, "workspace", "create", "--name", "Acme")["id"]
+    db = Database(f"sqlite:///{tmp_path / 'templatekit.db'}")
+    try:
+        reserve(db, workspace, DEFAULT_PLANS["free"], 3, "createImage")
+        reserve(db, workspace, DEFAULT_PLANS["free"], 5, "renderVideo")
+    finally:
+        db.close()
+    report = answer(tmp_path, "usage", "--workspace", workspace)
+    assert (report["day"], report["month"], report["plan"]) == (8, 8, "free")
+    assert report["byOperation"]["day"] == {"createImage": 3, "renderVideo": 5}
+    assert report["limits"] == {"daily": 100, "monthly": 100, "ratePerMinute": 60}
 
 
 def test_admin_names_what_does_not_exist(tmp_path):
