@@ -6,15 +6,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 from openapi_spec_validator import validate
 from openapi_spec_validator.validation import OpenAPIV31SpecValidator
 from starlette.routing import Mount, Route
-from starlette.testclient import TestClient
 
 from templatekit_server.app import create_app
 from templatekit_server.errors import STATUS
 from templatekit_server.openapi import CODES, document
 from templatekit_server.settings import Settings
+from tests.server.conftest import LiveServer
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 ERROR_REF = "#/components/schemas/Error"
@@ -102,8 +103,7 @@ def test_error_codes_are_the_server_s() -> None:
                 assert {STATUS[code] for code in examples} == {int(status)}
 
 
-def test_document_is_served(tmp_path: Path) -> None:
-    with TestClient(create_app(Settings(data_dir=tmp_path, workers=1))) as client:
-        answer = client.get("/v1/openapi.json")
+def test_document_is_served(live: LiveServer) -> None:
+    answer = httpx.get(f"{live.api}/openapi.json")
     assert answer.status_code == 200
     assert answer.json() == document()

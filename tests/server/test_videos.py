@@ -7,13 +7,14 @@ import io
 import json
 import time
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from typing import Any
 
 import av
 import httpx
 import pytest
 
-from tests.server.conftest import LiveServer, text_template, video_template
+from tests.server.conftest import Account, LiveServer, text_template, video_template
 
 
 @pytest.fixture
@@ -47,6 +48,31 @@ def stream_until_done(response: httpx.Response) -> list[tuple[str, Any]]:
     return seen
 
 
+def stream_video(
+    client: httpx.Client, server: LiveServer, account: Account, template_id: str
+) -> AbstractContextManager[httpx.Response]:
+    """renderVideo with ?stream=true, as a context manager giving the response."""
+    return client.stream(
+        "POST",
+        f"{server.api}/templates/renderVideo",
+        params={"stream": "true"},
+        json={"templateId": template_id},
+        headers=account.bearer,
+    )
+
+
+def queue_video(client: httpx.Client, server: LiveServer, account: Account, template_id: str) -> str:
+    """renderVideo with ?wait=false: the video's id."""
+    answer = client.post(
+        f"{server.api}/templates/renderVideo",
+        params={"wait": "false"},
+        json={"templateId": template_id},
+        headers=account.bearer,
+    )
+    assert answer.status_code == 202, answer.text
+    return str(answer.json()["id"])
+
+
 def probe(data: bytes) -> tuple[str, int, int, int, float]:
     with av.open(io.BytesIO(data)) as container:
         stream = container.streams.video[0]
@@ -67,7 +93,7 @@ def wait_for(client, live, account, video_id, status=("done", "failed"), timeout
         if answer["status"] in status:
             return answer
         time.sleep(0.2)
-    raise AssertionError(f"video {video_id} is still {answer['status']}")
+    raise AssertionError(f"video {video_id} is still {answer['status']}:\n{live.log()[-4000:]}")
 
 
 def test_waiting_for_a_video_answers_its_url_and_the_mp4_is_right(client, live, account):
@@ -97,13 +123,7 @@ def test_wait_false_answers_at_once_and_the_video_can_be_polled(client, live, ac
 
 def test_a_stream_reports_created_progress_and_done(client, live, account):
     live.add_template(account, video_template("long", seconds=3, fps=20))
-    with client.stream(
-        "POST",
-        f"{live.api}/templates/renderVideo",
-        params={"stream": "true"},
-        json={"templateId": "long"},
-        headers=account.bearer,
-    ) as response:
+    with stream_video(client, live, account, "long") as response:
         assert response.headers["content-type"].startswith("text/event-stream")
         seen = stream_until_done(response)
     kinds = [event for event, _ in seen]
@@ -120,22 +140,8 @@ def test_a_stream_reports_created_progress_and_done(client, live, account):
 
 def test_a_video_waits_in_line_and_says_how_many_are_ahead(client, live, account):
     live.add_template(account, video_template("slow", seconds=8, fps=30, size=720))
-    first, second = (
-        client.post(
-            f"{live.api}/templates/renderVideo",
-            params={"wait": "false"},
-            json={"templateId": "slow"},
-            headers=account.bearer,
-        ).json()["id"]
-        for _ in range(2)
-    )
-    with client.stream(
-        "POST",
-        f"{live.api}/templates/renderVideo",
-        params={"stream": "true"},
-        json={"templateId": "clip"},
-        headers=account.bearer,
-    ) as response:
+    first, second = (queue_video(client, live, account, "slow") for _ in range(2))
+    with stream_video(client, live, account, "clip") as response:
         seen = stream_until_done(response)
     queued = [data["ahead"] for event, data in seen if event == "queued"]
     assert queued and queued[0] >= 1 and queued == sorted(queued, reverse=True)
@@ -146,13 +152,7 @@ def test_a_video_waits_in_line_and_says_how_many_are_ahead(client, live, account
 
 def test_a_dropped_stream_resumes_by_id_without_rendering_again(client, live, account):
     live.add_template(account, video_template("resume", seconds=3, fps=30, size=240))
-    with client.stream(
-        "POST",
-        f"{live.api}/templates/renderVideo",
-        params={"stream": "true"},
-        json={"templateId": "resume"},
-        headers=account.bearer,
-    ) as response:
+    with stream_video(client, live, account, "resume") as response:
         events = records(response.iter_lines())
         event, created = next(events)
         assert event == "created"
@@ -168,12 +168,7 @@ def test_a_dropped_stream_resumes_by_id_without_rendering_again(client, live, ac
 
 
 def test_videos_belong_to_their_project(client, live, account):
-    video_id = client.post(
-        f"{live.api}/templates/renderVideo",
-        params={"wait": "false"},
-        json={"templateId": "clip"},
-        headers=account.bearer,
-    ).json()["id"]
+    video_id = queue_video(client, live, account, "clip")
     same_workspace_other_project = live.account()
     stranger = client.get(f"{live.api}/videos/{video_id}", headers=same_workspace_other_project.bearer)
     assert (stranger.status_code, stranger.json()["error"]["code"]) == (403, "FORBIDDEN")
@@ -208,13 +203,7 @@ def test_a_failed_video_reports_its_error_and_is_not_billed(client, live, accoun
         {"type": "video", "name": "clip", "x": 0, "y": 0, "width": 96, "height": 96, "src": web.url("/no-clip.mp4")}
     )
     live.add_template(account, template)
-    with client.stream(
-        "POST",
-        f"{live.api}/templates/renderVideo",
-        params={"stream": "true"},
-        json={"templateId": "broken"},
-        headers=account.bearer,
-    ) as response:
+    with stream_video(client, live, account, "broken") as response:
         seen = stream_until_done(response)
     event, data = seen[-1]
     assert event == "error"
@@ -256,13 +245,7 @@ def test_a_server_killed_mid_video_finishes_it_after_a_restart_and_bills_it_once
     server = restartable
     account = server.account()
     server.add_template(account, video_template("killed", seconds=8, fps=30, size=320))
-    with client.stream(
-        "POST",
-        f"{server.api}/templates/renderVideo",
-        params={"stream": "true"},
-        json={"templateId": "killed"},
-        headers=account.bearer,
-    ) as response:
+    with stream_video(client, server, account, "killed") as response:
         events = records(response.iter_lines())
         video_id = next(events)[1]["id"]
         first = next(data for event, data in events if event == "progress")
@@ -270,7 +253,7 @@ def test_a_server_killed_mid_video_finishes_it_after_a_restart_and_bills_it_once
         server.stop(kill=True)  # SIGKILL, mid-render
     server.start()
     done = wait_for(client, server, account, video_id)
-    assert done["status"] == "done"
+    assert done["status"] == "done", server.log()
     assert probe(client.get(done["url"]).content)[3] == 240
     assert server.used(account) == 8
     assert "queued again" in server.log()
@@ -281,19 +264,8 @@ def test_keep_alive_comments_flow_while_a_video_waits(client, restartable):
     account = server.account()
     server.add_template(account, video_template("busy", seconds=6, fps=30, size=720))
     server.add_template(account, video_template())
-    client.post(
-        f"{server.api}/templates/renderVideo",
-        params={"wait": "false"},
-        json={"templateId": "busy"},
-        headers=account.bearer,
-    )
-    with client.stream(
-        "POST",
-        f"{server.api}/templates/renderVideo",
-        params={"stream": "true"},
-        json={"templateId": "clip"},
-        headers=account.bearer,
-    ) as response:
+    queue_video(client, server, account, "busy")
+    with stream_video(client, server, account, "clip") as response:
         seen = stream_until_done(response)
     assert ("comment", "keep-alive") in seen
     assert seen[-1][0] == "done"

@@ -8,6 +8,7 @@ anywhere gives the generation back.
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from attrs import frozen
@@ -30,6 +31,7 @@ from templatekit_server.state import ServerState
 IMAGE_FORMATS = ("png", "jpeg", "webp")
 FORMAT_ALIASES = {"jpg": "jpeg"}
 CACHED = "public, max-age=86400"
+Produce = Callable[[], Awaitable[Answer]]
 
 
 @frozen
@@ -50,7 +52,8 @@ def _server(request: Request) -> ServerState:
     return request.app.state.server  # type: ignore[no-any-return]
 
 
-async def _body_and_caller(request: Request, operation: str) -> tuple[dict[str, Any], Caller, Fields]:
+async def _posted(request: Request, operation: str) -> tuple[dict[str, Any], Still]:
+    """The body of a render request and what it asks for."""
     server = _server(request)
     body = await read_json(request, server.settings.max_body_bytes)
     if body is None:
@@ -58,7 +61,12 @@ async def _body_and_caller(request: Request, operation: str) -> tuple[dict[str, 
     if not isinstance(body, dict):
         raise bad_request(f"request body: must be a JSON object (got {type(body).__name__})")
     caller = await authenticate(request, operation, body)
-    return body, caller, Fields(body, server.settings.max_text_chars)
+    return body, _still(server, operation, caller, Fields(body, server.settings.max_text_chars))
+
+
+async def _answered(request: Request, body: dict[str, Any], still: Still, produce: Produce) -> Response:
+    wait = _server(request).settings.render_timeout + 5
+    return response(*await idempotent(request, still.caller, still.operation, body, produce, wait))
 
 
 def _bucket(server: ServerState, caller: Caller, value: Any) -> Bucket | None:
@@ -71,19 +79,20 @@ def _bucket(server: ServerState, caller: Caller, value: Any) -> Bucket | None:
     return Bucket.parse(value, server.allow)
 
 
-def _still(request: Request, operation: str, caller: Caller, fields: Fields, output: str) -> Still:
+def _still(server: ServerState, operation: str, caller: Caller, fields: Fields) -> Still:
     template_id = catalog.checked_template_id(str(fields.text("templateId", required=True)))
-    if output == "pdf":  # a PDF has no thumbnail, and is answered, not uploaded
-        return Still(operation, caller, template_id, fields.raw("modifications"), output, debug=fields.flag("_debug"))
+    modifications, debug = fields.raw("modifications"), fields.flag("_debug")
+    if operation == "createPdf":  # a PDF has no thumbnail, and is answered, not uploaded
+        return Still(operation, caller, template_id, modifications, "pdf", debug=debug)
     return Still(
         operation,
         caller,
         template_id,
-        fields.raw("modifications"),
-        output,
+        modifications,
+        fields.choice("format", IMAGE_FORMATS, "png", FORMAT_ALIASES),
         thumbnail=fields.flag("thumbnail"),
-        debug=fields.flag("_debug"),
-        bucket=_bucket(_server(request), caller, fields.raw("s3Config")),
+        debug=debug,
+        bucket=_bucket(server, caller, fields.raw("s3Config")),
     )
 
 
@@ -136,9 +145,7 @@ async def _delivered(server: ServerState, reservation: usage.Reservation | None,
 
 
 async def create_image(request: Request) -> Response:
-    body, caller, fields = await _body_and_caller(request, "createImage")
-    output_format = fields.choice("format", IMAGE_FORMATS, "png", FORMAT_ALIASES)
-    still = _still(request, "createImage", caller, fields, output_format)
+    body, still = await _posted(request, "createImage")
 
     async def produce() -> Answer:
         server = _server(request)
@@ -150,24 +157,21 @@ async def create_image(request: Request) -> Response:
             )
         return Answer(200, output.media_type, headers, output.data)
 
-    return response(*await idempotent(request, caller, "createImage", body, produce, _wait(request)))
+    return await _answered(request, body, still, produce)
 
 
 async def create_pdf(request: Request) -> Response:
-    body, caller, fields = await _body_and_caller(request, "createPdf")
-    still = _still(request, "createPdf", caller, fields, "pdf")
+    body, still = await _posted(request, "createPdf")
 
     async def produce() -> Answer:
         output, _, _ = await render(request, still)
         return Answer(200, output.media_type, warnings_header(output.warnings), output.data)
 
-    return response(*await idempotent(request, caller, "createPdf", body, produce, _wait(request)))
+    return await _answered(request, body, still, produce)
 
 
 async def create_stored_image(request: Request) -> Response:
-    body, caller, fields = await _body_and_caller(request, "createStoredImage")
-    output_format = fields.choice("format", IMAGE_FORMATS, "png", FORMAT_ALIASES)
-    still = _still(request, "createStoredImage", caller, fields, output_format)
+    body, still = await _posted(request, "createStoredImage")
 
     async def produce() -> Answer:
         server = _server(request)
@@ -175,16 +179,12 @@ async def create_stored_image(request: Request) -> Response:
         if still.bucket is not None:
             url = await _delivered(server, reservation, still.bucket.upload, output.data, output.media_type)
         else:
-            key = Files.new_key(f"images/{caller.project_id}", output.media_type)
+            key = Files.new_key(f"images/{still.caller.project_id}", output.media_type)
             await _delivered(server, reservation, server.files.store.put, key, output.data, output.media_type)
             url = server.files.url(server.api_base(request), key)
         return json_answer({"url": url}, headers=warnings_header(output.warnings))
 
-    return response(*await idempotent(request, caller, "createStoredImage", body, produce, _wait(request)))
-
-
-def _wait(request: Request) -> float:
-    return _server(request).settings.render_timeout + 5
+    return await _answered(request, body, still, produce)
 
 
 # ------------------------------------------------------------------ signed URLs
@@ -210,8 +210,7 @@ async def signed_url(request: Request) -> Response:
         if int(expires) < time.time():
             raise bad_request(f"expires: the URL expired at {expires}")
     fields = Fields(query, server.settings.max_text_chars, "query")
-    output_format = fields.choice("format", IMAGE_FORMATS, "png", FORMAT_ALIASES)
-    still = _still(request, "signedurl", caller, fields, output_format)
+    still = _still(server, "signedurl", caller, fields)
     info = await run_in_threadpool(catalog.info, server.db, caller.workspace_id, still.template_id)
     fresh = fields.flag("nocache")
     cache_key = render_cache.cache_key(caller.workspace_id, still.template_id, info.version, canonical)
