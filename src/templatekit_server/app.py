@@ -112,7 +112,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     if exc.status_code == 404:
         return error_response(request, "NOT_FOUND", f"no such endpoint: {request.method} {request.url.path}")
     if exc.status_code == 405:
-        return error_response(request, "BAD_REQUEST", f"{request.method} is not allowed on {request.url.path}")
+        message = f"{request.method} is not allowed on {request.url.path}"
+        return error_response(request, "METHOD_NOT_ALLOWED", message, dict(exc.headers or {}))
     return error_response(request, "BAD_REQUEST", str(exc.detail))
 
 

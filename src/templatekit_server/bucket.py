@@ -4,6 +4,7 @@ service) with the caller's credentials, through s3fs."""
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from typing import Any
 
@@ -17,6 +18,9 @@ from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.files import EXTENSIONS
 
 PRESIGNED_SECONDS = 7 * 86_400  # the longest a SigV4 presigned URL may live
+# S3's naming rules (older buckets may also have capitals and underscores).
+_BUCKET = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]{1,61}[A-Za-z0-9]")
+_REGION = re.compile(r"[a-z0-9\-]{1,40}")
 _FIELDS = ("bucket", "region", "endpoint", "accessKeyId", "secretAccessKey", "prefix", "publicUrl")
 
 
@@ -53,6 +57,12 @@ class Bucket:
         for name in ("bucket", "accessKeyId", "secretAccessKey"):
             if not texts[name]:
                 raise bad_request(f"s3Config.{name}: required")
+        if not _BUCKET.fullmatch(str(texts["bucket"])):
+            raise bad_request(
+                f"s3Config.bucket: {str(texts['bucket'])[:80]!r} is not a bucket name (3 to 63 of a-z 0-9 . -)"
+            )
+        if texts["region"] is not None and not _REGION.fullmatch(texts["region"]):
+            raise bad_request(f"s3Config.region: {texts['region'][:80]!r} is not a region name (like eu-west-1)")
         endpoint = texts["endpoint"]
         if endpoint is not None:
             from templatekit.assets.network import check_endpoint

@@ -52,6 +52,10 @@ CODES: dict[str, tuple[str, str]] = {
         "the template, video or file does not exist for this key",
         "template tpl_0123456789abcdef does not exist",
     ),
+    "METHOD_NOT_ALLOWED": (
+        "the path exists but not with this method (HTTP's 405, with an `Allow` header); not an operation's answer",
+        "DELETE is not allowed on /v1/templates",
+    ),
     "CONFLICT": (
         "the template id exists already (without `overwrite`), or an `Idempotency-Key` was used with"
         " a different request or its first request is still running",
@@ -95,8 +99,10 @@ With `stream=true` the answer is a `text/event-stream` (Server-Sent Events). Eac
 When nothing else is sent for 15 s a comment line `: keep-alive` is. The stream ends after
 `done` or `error`; once it has started, a failure is an `error` event, not an error status."""
 EVENTS_SCHEMA_TEXT = (
-    "Server-Sent Events: `event: <type>` and `data: <VideoEvent JSON>` records, and `: keep-alive` comments."
+    "One record of the stream (Server-Sent Events): `event: <type>` and `data: <VideoEvent JSON>`;"
+    " `: keep-alive` comment lines come between records."
 )
+EVENT_TYPES = ("created", "queued", "progress", "done", "error")
 
 EVENTS_EXAMPLE = """\
 event: created
@@ -372,7 +378,16 @@ def _signed_url_parameters() -> list[Json]:
 
 def _video_paths(errors: _ErrorResponses) -> Json:
     stream = _ref("parameters", "Stream")
-    events = {"schema": {"type": "string", "description": EVENTS_SCHEMA_TEXT}, "example": EVENTS_EXAMPLE}
+    record = {
+        "type": "object",
+        "description": EVENTS_SCHEMA_TEXT,
+        "required": ["event", "data"],
+        "properties": {
+            "event": {"enum": list(EVENT_TYPES)},
+            "data": _json_text(_schema("VideoEvent"), "The event's JSON; its `type` is the event's name."),
+        },
+    }
+    events = {"schema": record, "example": EVENTS_EXAMPLE}
     render_video = _operation(
         "renderVideo",
         "videos",
@@ -628,10 +643,15 @@ def _schemas() -> Json:
                 "s3Config": _schema("S3ConfigValue"),
             },
             ["templateId"],
+            examples=[
+                {"templateId": "tpl_social_card", "modifications": {"title": "Hello from templatekit"}},
+                {"templateId": "tpl_social_card", "format": "webp", "thumbnail": True},
+            ],
         ),
         "PdfRequest": _object(
             {"apiKey": key, "templateId": template_id, "modifications": modifications, "_debug": debug},
             ["templateId"],
+            examples=[{"templateId": "tpl_invoice", "modifications": [{"name": "bill_to", "text": "Ada Lovelace"}]}],
         ),
         "VideoRequest": _object(
             {
@@ -640,6 +660,7 @@ def _schemas() -> Json:
                 "modifications": modifications,
             },
             ["templateId"],
+            examples=[{"templateId": "tpl_promo_video", "modifications": {"title": "Autumn collection"}}],
         ),
         "VideoQueued": _object({"id": _text("The video's id."), "status": {"const": "queued"}}, ["id", "status"]),
         "VideoDone": _object(

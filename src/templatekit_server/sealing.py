@@ -64,4 +64,5 @@ class Sealer:
         return hmac.new(self._file_key, message, hashlib.sha256).hexdigest()
 
     def file_signature_valid(self, key: str, expires: int | None, signature: str) -> bool:
-        return hmac.compare_digest(self.file_signature(key, expires), signature)
+        given = signature.encode("utf-8", "replace")  # compare_digest takes non-ASCII text only as bytes
+        return hmac.compare_digest(self.file_signature(key, expires).encode("ascii"), given)

@@ -40,4 +40,5 @@ def signature(key: str, text: str) -> str:
 
 
 def valid(key: str, text: str, given: str) -> bool:
-    return hmac.compare_digest(signature(key, text), given.lower())
+    # compare_digest takes non-ASCII text only as bytes
+    return hmac.compare_digest(signature(key, text).encode("ascii"), given.lower().encode("utf-8", "replace"))
