@@ -12,6 +12,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
@@ -117,6 +118,15 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return error_response(request, "BAD_REQUEST", str(exc.detail))
 
 
+async def _database_error(request: Request, exc: Exception) -> Response:
+    """The database failed (full disk, lost connection): the request is refused whole,
+    its transaction rolled back, so nothing is billed or half-written."""
+    assert isinstance(exc, SQLAlchemyError)
+    reason = getattr(exc, "orig", None) or exc
+    log.error("database error (request %s): %s", _request_id(request), reason)
+    return error_response(request, "INTERNAL_SERVER_ERROR", f"the server's database failed: {reason}")
+
+
 async def _unexpected(request: Request, exc: Exception) -> Response:
     log.error("unexpected error (request %s)", _request_id(request), exc_info=exc)
     message = "an unexpected error occurred; quote the request id when reporting it"
@@ -155,6 +165,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             ApiError: _api_error,
             TemplatekitError: _library_error,
             HTTPException: _http_error,
+            SQLAlchemyError: _database_error,
             Exception: _unexpected,
         },
         lifespan=lifespan,

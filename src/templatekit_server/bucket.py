@@ -21,6 +21,7 @@ PRESIGNED_SECONDS = 7 * 86_400  # the longest a SigV4 presigned URL may live
 # S3's naming rules (older buckets may also have capitals and underscores).
 _BUCKET = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]{1,61}[A-Za-z0-9]")
 _REGION = re.compile(r"[a-z0-9\-]{1,40}")
+_PUBLIC_URL = re.compile(r"https?://[\x21-\x7e]+")  # no spaces or control characters: it becomes a header
 _FIELDS = ("bucket", "region", "endpoint", "accessKeyId", "secretAccessKey", "prefix", "publicUrl")
 
 
@@ -71,6 +72,9 @@ class Bucket:
                 check_endpoint(endpoint, allow)
             except Problem as problem:
                 raise bad_request(f"s3Config.endpoint: {endpoint} is refused: {problem}") from None
+        public_url = texts["publicUrl"]
+        if public_url is not None and not _PUBLIC_URL.fullmatch(public_url):
+            raise bad_request(f"s3Config.publicUrl: {public_url[:80]!r} is not an http(s) URL")
         prefix = texts["prefix"] or ""
         try:
             checked_key(f"{prefix}name")
@@ -85,7 +89,7 @@ class Bucket:
             region=texts["region"],
             endpoint=endpoint,
             prefix=prefix,
-            public_url=texts["publicUrl"],
+            public_url=public_url,
         )
 
     def upload(self, data: bytes, media_type: str) -> str:
@@ -104,7 +108,7 @@ class Bucket:
                 client_kwargs=client,
                 config_kwargs={
                     "connect_timeout": 5,
-                    "read_timeout": 30,
+                    "read_timeout": 15,
                     "retries": {"max_attempts": 2},
                     "signature_version": "s3v4",  # presigned URLs too: S3 refuses version 2 in newer regions
                 },

@@ -34,7 +34,7 @@ async def read_json(request: Request, limit: int) -> Any:
     if not raw.strip():
         return None
     try:
-        value = json.loads(raw, object_pairs_hook=_without_duplicates)
+        value = json.loads(raw, object_pairs_hook=_without_duplicates, parse_constant=_not_json)
     except UnicodeDecodeError:
         raise bad_request("request body: not UTF-8 text") from None
     except json.JSONDecodeError as exc:
@@ -44,6 +44,10 @@ async def read_json(request: Request, limit: int) -> Any:
     if _depth(value) > MAX_DEPTH:
         raise bad_request(f"request body: nested more than {MAX_DEPTH} levels deep")
     return value
+
+
+def _not_json(constant: str) -> Any:
+    raise bad_request(f"request body: {constant} is not a JSON number")
 
 
 def _without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
