@@ -4,6 +4,7 @@ deadline and size limits, decoding of every accepted format, and SVG safety."""
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import io
 import ipaddress
@@ -171,6 +172,30 @@ def unsized(size: int) -> Route:
     return route
 
 
+def lying(declared: int, sent: bytes) -> Route:
+    """A Content-Length that is not the length of the body."""
+
+    def route(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(declared))
+        handler.end_headers()
+        handler.wfile.write(sent)
+        handler.close_connection = True
+
+    return route
+
+
+def gzip_bomb(handler: BaseHTTPRequestHandler) -> None:
+    """50 KB that a client which decompresses would turn into 50 MB."""
+    body = gzip.compress(b"\0" * 50_000_000, compresslevel=9)
+    handler.send_response(200)
+    handler.send_header("Content-Encoding", "gzip")
+    handler.send_header("Content-Type", "image/png")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 @pytest.fixture(scope="module")
 def running(files: dict[str, bytes]) -> Iterator[Server]:
     routes: dict[str, Route] = {path: (lambda h, body=body: send(h, body)) for path, body in files.items()}
@@ -187,6 +212,9 @@ def running(files: dict[str, bytes]) -> Iterator[Server]:
             "/big": lambda h: send(h, b"\0" * 2_000_000),
             "/big-unsized": unsized(2_000_000),
             "/host": lambda h: send(h, files["/a.png"]),
+            "/lying-long": lying(declared=2_000_000, sent=files["/a.jpg"][:100]),
+            "/lying-short": lying(declared=100, sent=files["/a.jpg"]),
+            "/gzip-bomb": gzip_bomb,
         }
     )
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -229,6 +257,11 @@ def refused(call: Callable[[], object]) -> str:
         ("127.0.0.1", "127.0.0.1 is a loopback address"),
         ("localhost", "is a loopback address"),
         ("2130706433", "127.0.0.1 is a loopback address"),
+        ("0177.0.0.1", "127.0.0.1 is a loopback address"),
+        ("0x7f.0.0.1", "127.0.0.1 is a loopback address"),
+        ("127.1", "127.0.0.1 is a loopback address"),
+        ("0", "0.0.0.0 is an unspecified address"),
+        ("012.1.2.3", "10.1.2.3 is a private address"),
         ("[::1]", "::1 is a loopback address"),
         ("0.0.0.0", "0.0.0.0 is an unspecified address"),
         ("10.1.2.3", "10.1.2.3 is a private address"),
@@ -353,6 +386,22 @@ def test_content_length_over_the_limit_is_refused(server: Server) -> None:
 def test_reading_stops_at_the_limit_without_content_length(server: Server) -> None:
     message = refused(lambda: AssetLoader(allow=["127.0.0.1"], max_bytes=1_000_000).fetch(server.url("/big-unsized")))
     assert "more than the 1,000,000 byte limit" in message
+
+
+def test_a_body_shorter_than_its_content_length_is_an_error(loader: AssetLoader, server: Server) -> None:
+    message = refused(lambda: loader.load_image(server.url("/lying-long")))
+    assert "the response ended after 100 of its 2,000,000 bytes" in message
+
+
+def test_a_body_longer_than_its_content_length_is_cut_there(loader: AssetLoader, server: Server) -> None:
+    assert len(loader.fetch(server.url("/lying-short"))) == 100
+    assert "cannot decode" in refused(lambda: loader.load_image(server.url("/lying-short")))
+
+
+def test_compressed_bodies_are_never_inflated(loader: AssetLoader, server: Server) -> None:
+    data = loader.fetch(server.url("/gzip-bomb"))
+    assert len(data) < 100_000  # the bytes as sent, not 50 MB
+    assert "not a PNG, JPEG, WebP, GIF or SVG image" in refused(lambda: loader.load_image(server.url("/gzip-bomb")))
 
 
 def test_http_errors_are_reported(loader: AssetLoader, server: Server) -> None:

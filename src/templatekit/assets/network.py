@@ -166,7 +166,7 @@ def _shut_down_at(connection: http.client.HTTPConnection, deadline: float, timeo
     timer.start()
     try:
         yield
-    except (OSError, http.client.HTTPException):
+    except (OSError, http.client.HTTPException, Problem):  # a cut connection reads as a short body too
         if expired.is_set():
             raise Problem(f"timed out after {timeout:g} s") from None
         raise
@@ -188,6 +188,8 @@ def _read_body(response: http.client.HTTPResponse, limit: int) -> bytes:
         total += len(chunk)
         if total > limit:
             raise Problem(f"the response is more than the {limit:,} byte limit")
+    if length.strip().isdigit() and total < int(length):
+        raise Problem(f"the response ended after {total:,} of its {int(length):,} bytes")
     return b"".join(chunks)
 
 
