@@ -3,15 +3,19 @@ service) with the caller's credentials, through s3fs."""
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import json
 import re
 import secrets
+import socket
 from typing import Any
 
-from attrs import frozen
+from aiohttp.abc import AbstractResolver, ResolveResult
+from attrs import field, frozen
 
 from templatekit.assets.common import Problem
-from templatekit.assets.policy import AllowList
+from templatekit.assets.policy import ALLOW_ENV, AllowList, address_refusal
 from templatekit.errors import StorageError
 from templatekit.storage import Store, checked_key
 from templatekit_server.errors import ApiError, bad_request
@@ -34,6 +38,7 @@ class Bucket:
     endpoint: str | None = None
     prefix: str = ""
     public_url: str | None = None
+    allow: AllowList = field(default=AllowList.parse(()), eq=False, repr=False)
 
     @classmethod
     def parse(cls, value: Any, allow: AllowList) -> Bucket:
@@ -90,6 +95,7 @@ class Bucket:
             endpoint=endpoint,
             prefix=prefix,
             public_url=public_url,
+            allow=allow,
         )
 
     def upload(self, data: bytes, media_type: str) -> str:
@@ -111,6 +117,8 @@ class Bucket:
                     "read_timeout": 15,
                     "retries": {"max_attempts": 2},
                     "signature_version": "s3v4",  # presigned URLs too: S3 refuses version 2 in newer regions
+                    # the address policy again, on the addresses the connection uses (no DNS rebinding)
+                    "connector_args": {"resolver": PolicyResolver(self.allow), "use_dns_cache": False},
                 },
                 skip_instance_cache=True,
             )
@@ -123,3 +131,33 @@ class Bucket:
         if url is None:
             raise ApiError("INTERNAL_SERVER_ERROR", f"bucket {self.bucket}: no presigned URL could be made")
         return url
+
+
+class PolicyResolver(AbstractResolver):
+    """Resolves a host for the S3 client and refuses it unless every address passes the
+    address policy. The client connects to the addresses resolved here, so the check
+    holds for the connection itself, not for a look-up made before it."""
+
+    def __init__(self, allow: AllowList) -> None:
+        self.allow = allow
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM, family=family)
+        found: list[ResolveResult] = []
+        for kind, _, proto, _, sockaddr in infos:
+            address = ipaddress.ip_address(str(sockaddr[0]).partition("%")[0])
+            reason = None if self.allow.permits(host, address) else address_refusal(address)
+            if reason is not None:
+                raise OSError(f"{host}: {reason} (allow it with {ALLOW_ENV})")
+            flags = socket.AI_NUMERICHOST | socket.AI_NUMERICSERV
+            found.append(
+                ResolveResult(
+                    hostname=host, host=str(sockaddr[0]), port=int(sockaddr[1]), family=kind, proto=proto, flags=flags
+                )
+            )
+        return found
+
+    async def close(self) -> None:
+        """Nothing to release: look-ups go through the event loop's own resolver."""

@@ -3,6 +3,7 @@ mode, over HTTP, with IAM authentication switched on)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -15,6 +16,9 @@ import boto3
 import httpx
 import pytest
 
+from templatekit.assets.policy import AllowList
+from templatekit_server.bucket import Bucket, PolicyResolver
+from templatekit_server.errors import ApiError
 from tests.conftest import decode
 from tests.server.conftest import LiveServer, free_port, text_template, video_template
 
@@ -206,3 +210,26 @@ def test_the_default_storage_may_be_an_s3_bucket(client, s3, tmp_path):
         assert not (server.data_dir / "files").exists()
     finally:
         server.stop()
+
+
+def test_the_address_policy_holds_on_the_connection_the_upload_makes(s3):
+    """A Bucket made without the parse-time check (as if DNS had answered differently
+    then) still cannot reach a loopback endpoint by name: the client's resolver refuses
+    it. (An IP literal is not looked up, so the parse-time check is all it needs.)"""
+    by_name = s3.endpoint.replace("127.0.0.1", "localhost")
+    bucket = Bucket(s3.bucket, s3.key_id, s3.secret, "us-east-1", by_name, allow=AllowList.parse([]))
+    with pytest.raises(ApiError) as refused:
+        bucket.upload(b"\x89PNG", "image/png")
+    assert refused.value.code == "INTERNAL_SERVER_ERROR" and "Could not connect" in refused.value.message
+    # the same bucket, the same name, only the allow list differs: the refusal was the policy's
+    allowed = Bucket(s3.bucket, s3.key_id, s3.secret, "us-east-1", by_name, allow=AllowList.parse(["localhost"]))
+    assert allowed.upload(b"\x89PNG", "image/png").startswith(by_name)
+
+
+def test_the_resolver_refuses_non_global_addresses():
+    async def resolve(allow: list[str]):  # type: ignore[no-untyped-def]
+        return await PolicyResolver(AllowList.parse(allow)).resolve("localhost", 9000)
+
+    with pytest.raises(OSError, match="loopback address"):
+        asyncio.run(resolve([]))
+    assert {result["host"] for result in asyncio.run(resolve(["localhost"]))} & {"127.0.0.1", "::1"}
