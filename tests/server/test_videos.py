@@ -269,3 +269,32 @@ def test_keep_alive_comments_flow_while_a_video_waits(client, restartable):
         seen = stream_until_done(response)
     assert ("comment", "keep-alive") in seen
     assert seen[-1][0] == "done"
+
+
+def closed_streams(server: LiveServer, video_id: str) -> int:
+    return server.log().count(f"event stream of {video_id} closed")
+
+
+def test_a_client_that_goes_away_leaves_no_stream_behind_and_the_video_goes_on(client, live, account):
+    live.add_template(account, video_template("left", seconds=4, fps=30, size=480))
+    with stream_video(client, live, account, "left") as response:
+        events = records(response.iter_lines())
+        video_id = next(events)[1]["id"]
+        next(event for event, _ in events if event == "progress")
+    deadline = time.monotonic() + 10
+    while not closed_streams(live, video_id):  # the server noticed: the stream is gone
+        assert time.monotonic() < deadline, "the event stream was not closed"
+        time.sleep(0.1)
+    assert client.get(f"{live.api}/videos/{video_id}", headers=account.bearer).json()["status"] == "rendering"
+    assert wait_for(client, live, account, video_id)["status"] == "done"
+
+
+def test_a_client_that_stops_reading_holds_nothing_once_the_video_is_done(client, live, account):
+    live.add_template(account, video_template("stalled", seconds=3, fps=30, size=320))
+    with stream_video(client, live, account, "stalled") as response:
+        video_id = next(records(response.iter_lines()))[1]["id"]  # then read nothing more
+        assert wait_for(client, live, account, video_id)["status"] == "done"
+        deadline = time.monotonic() + 10
+        while not closed_streams(live, video_id):
+            assert time.monotonic() < deadline, "the stream of a finished video is still open"
+            time.sleep(0.1)

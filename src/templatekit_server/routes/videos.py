@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -26,6 +27,7 @@ from templatekit_server.inputs import Fields, authenticate, read_json
 from templatekit_server.state import ServerState
 
 POLL_SECONDS = 0.25
+log = logging.getLogger("templatekit.server")
 TERMINAL = ("done", "error")
 
 
@@ -131,6 +133,18 @@ def _event_stream(request: Request, video_id: str, after: int) -> Response:
 
 
 async def _events(request: Request, video_id: str, after: int) -> AsyncIterator[str]:
+    """``_records``, and a log line when the stream ends: after the last event, or when
+    the client went away (the render goes on either way; it is not the stream's)."""
+    sent = 0
+    try:
+        async for record in _records(request, video_id, after):
+            sent += 1
+            yield record
+    finally:
+        log.info("event stream of %s closed after %d records", video_id, sent)
+
+
+async def _records(request: Request, video_id: str, after: int) -> AsyncIterator[str]:
     """The video's events after ``after`` as SSE records, then new ones as they come,
     ``queued {ahead}`` while it waits, a keep-alive comment when nothing else is sent,
     until ``done`` or ``error``."""
