@@ -1,4 +1,4 @@
-"""Developer sessions: ``nox -s tests``, ``nox -s lint``, ``nox -s bench``."""
+"""Developer sessions: ``nox -s tests``, ``nox -s lint``, ``nox -s bench``, ``nox -s soak``."""
 
 from __future__ import annotations
 
@@ -24,3 +24,10 @@ def lint(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     session.install("-e", ".[bench]")
     session.run("python", "benchmarks/social_card.py", *session.posargs)
+
+
+@nox.session
+def soak(session: nox.Session) -> None:
+    """Load and leak runs against a real server (minutes; figures in docs/reliability.md)."""
+    session.install("-e", ".[server,bench]")
+    session.run("python", "benchmarks/soak.py", *session.posargs)

@@ -102,7 +102,14 @@ class _Worker:
 def _start_worker(settings: Settings) -> None:
     _Worker.db = Database(settings.database)
     _Worker.store = Store(settings.storage)
-    _Worker.assets = tk.AssetLoader(allow=settings.fetch_allow.split(","), allow_files=False)
+    _Worker.assets = tk.AssetLoader(
+        allow=settings.fetch_allow.split(","),
+        allow_files=False,
+        timeout=settings.fetch_timeout,
+        max_bytes=settings.fetch_max_bytes,
+        max_media_bytes=settings.media_max_bytes,
+        max_pixels=settings.max_pixels,
+    )
     _Worker.scratch = Path(tempfile.gettempdir())
     _exit_with_parent()
 

@@ -49,6 +49,12 @@ class Settings:
     #: Hosts or networks exempt from the address policy of fetched images
     #: (comma-separated; ``TEMPLATEKIT_FETCH_ALLOW``).
     fetch_allow: str = ""
+    #: Limits of fetched images, fonts and clips: the whole download, its bytes (images
+    #: and fonts; clips and music), and the pixels of a decoded image.
+    fetch_timeout: float = 10.0
+    fetch_max_bytes: int = 20_000_000
+    media_max_bytes: int = 200_000_000
+    max_pixels: int = 50_000_000
     #: A TOML file that changes or adds plans (see ``templatekit_server.plans``).
     config: str | None = None
     #: Where rate-limit windows are kept: ``memory://`` (this process) or a
@@ -106,6 +112,10 @@ _ENV = {
     "TEMPLATEKIT_MAX_BODY_BYTES": "max_body_bytes",
     "TEMPLATEKIT_KEEP_ALIVE_SECONDS": "keep_alive_seconds",
     "TEMPLATEKIT_FETCH_ALLOW": "fetch_allow",
+    "TEMPLATEKIT_FETCH_TIMEOUT": "fetch_timeout",
+    "TEMPLATEKIT_FETCH_MAX_BYTES": "fetch_max_bytes",
+    "TEMPLATEKIT_MEDIA_MAX_BYTES": "media_max_bytes",
+    "TEMPLATEKIT_MAX_PIXELS": "max_pixels",
     "TEMPLATEKIT_CONFIG": "config",
     "TEMPLATEKIT_RATE_LIMIT_URL": "rate_limit_url",
 }
