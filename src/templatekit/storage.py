@@ -32,9 +32,11 @@ def checked_key(key: str) -> str:
 
 class Store:
     """Bytes under one root URL. ``options`` go to the fsspec filesystem (for s3fs:
-    ``key``, ``secret``, ``endpoint_url``, ``client_kwargs``, …)."""
+    ``key``, ``secret``, ``endpoint_url``, ``client_kwargs``, …). ``timeout`` bounds
+    each whole operation on a remote store, retries included: a service that accepts
+    the connection and never answers fails the operation instead of hanging it."""
 
-    def __init__(self, url: str, **options: Any) -> None:
+    def __init__(self, url: str, *, timeout: float | None = None, **options: Any) -> None:
         try:
             from fsspec.core import url_to_fs
         except ImportError:  # pragma: no cover - fsspec comes with the server and s3 extras
@@ -46,6 +48,8 @@ class Store:
             raise StorageError(f"storage {url}: {exc}") from None
         self.root = root.rstrip("/")
         self.local = "file" in _protocols(self.fs)
+        # fsspec's blocking wrappers of asynchronous filesystems take a deadline
+        self._deadline = {"timeout": timeout} if timeout and getattr(self.fs, "async_impl", False) else {}
 
     def path(self, key: str) -> str:
         """The filesystem path of ``key``."""
@@ -66,13 +70,13 @@ class Store:
                     if self.fs.exists(partial):
                         self.fs.rm(partial)
             elif content_type is not None:
-                self.fs.pipe_file(path, data, ContentType=content_type)
+                self.fs.pipe_file(path, data, ContentType=content_type, **self._deadline)
             else:
-                self.fs.pipe_file(path, data)
+                self.fs.pipe_file(path, data, **self._deadline)
         except StorageError:
             raise
         except Exception as exc:  # every fsspec backend has its own errors
-            raise StorageError(f"cannot write {key} to {self.url}: {_reason(exc)}") from None
+            raise StorageError(f"cannot write {key} to {self.url}: {self._reason(exc)}") from None
 
     def put_file(self, key: str, source: str | os.PathLike[str], content_type: str | None = None) -> None:
         """Copy a local file under ``key`` without reading it whole into memory."""
@@ -82,21 +86,26 @@ class Store:
                 self.fs.makedirs(posixpath.dirname(path), exist_ok=True)
                 self.fs.put_file(os.fspath(source), path)
             elif content_type is not None:
-                self.fs.put_file(os.fspath(source), path, ContentType=content_type)
+                self.fs.put_file(os.fspath(source), path, ContentType=content_type, **self._deadline)
             else:
-                self.fs.put_file(os.fspath(source), path)
+                self.fs.put_file(os.fspath(source), path, **self._deadline)
         except Exception as exc:
-            raise StorageError(f"cannot write {key} to {self.url}: {_reason(exc)}") from None
+            raise StorageError(f"cannot write {key} to {self.url}: {self._reason(exc)}") from None
 
     def get(self, key: str) -> bytes:
         try:
-            return bytes(self.fs.cat_file(self.path(key)))
+            return bytes(self.fs.cat_file(self.path(key), **self._deadline))
         except FileNotFoundError:
             raise StorageError(f"{key} is not in {self.url}") from None
         except StorageError:
             raise
         except Exception as exc:
-            raise StorageError(f"cannot read {key} from {self.url}: {_reason(exc)}") from None
+            raise StorageError(f"cannot read {key} from {self.url}: {self._reason(exc)}") from None
+
+    def _reason(self, exc: BaseException) -> str:
+        if self._deadline and type(exc).__name__ == "FSTimeoutError":
+            return f"no answer within {self._deadline['timeout']:g} s"
+        return _reason(exc)
 
     @contextmanager
     def open(self, key: str) -> Iterator[IO[bytes]]:

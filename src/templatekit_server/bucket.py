@@ -39,9 +39,10 @@ class Bucket:
     prefix: str = ""
     public_url: str | None = None
     allow: AllowList = field(default=AllowList.parse(()), eq=False, repr=False)
+    timeout: float = 15.0  # seconds to connect, and for each read
 
     @classmethod
-    def parse(cls, value: Any, allow: AllowList) -> Bucket:
+    def parse(cls, value: Any, allow: AllowList, timeout: float = 15.0) -> Bucket:
         """From the request's ``s3Config`` (an object, or its JSON text); BAD_REQUEST
         naming the field otherwise. The endpoint must pass the address policy."""
         if isinstance(value, str):
@@ -96,6 +97,7 @@ class Bucket:
             prefix=prefix,
             public_url=public_url,
             allow=allow,
+            timeout=timeout,
         )
 
     def upload(self, data: bytes, media_type: str) -> str:
@@ -113,14 +115,15 @@ class Bucket:
                 endpoint_url=self.endpoint,
                 client_kwargs=client,
                 config_kwargs={
-                    "connect_timeout": 5,
-                    "read_timeout": 15,
+                    "connect_timeout": min(5.0, self.timeout),
+                    "read_timeout": self.timeout,
                     "retries": {"max_attempts": 2},
                     "signature_version": "s3v4",  # presigned URLs too: S3 refuses version 2 in newer regions
                     # the address policy again, on the addresses the connection uses (no DNS rebinding)
                     "connector_args": {"resolver": PolicyResolver(self.allow), "use_dns_cache": False},
                 },
                 skip_instance_cache=True,
+                timeout=2 * self.timeout + 5,  # two attempts, and the connections
             )
             store.put(key, data, media_type)
             if self.public_url:

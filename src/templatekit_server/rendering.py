@@ -101,7 +101,7 @@ class _Worker:
 
 def _start_worker(settings: Settings) -> None:
     _Worker.db = Database(settings.database)
-    _Worker.store = Store(settings.storage)
+    _Worker.store = Store(settings.storage, timeout=settings.storage_timeout)
     _Worker.assets = tk.AssetLoader(
         allow=settings.fetch_allow.split(","),
         allow_files=False,

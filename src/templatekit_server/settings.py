@@ -55,6 +55,11 @@ class Settings:
     fetch_max_bytes: int = 20_000_000
     media_max_bytes: int = 200_000_000
     max_pixels: int = 50_000_000
+    #: Uploads to a caller's bucket (``s3Config``): seconds to connect (at most 5) and for
+    #: each read; two attempts.
+    s3_timeout: float = 15.0
+    #: The longest one write or read of a remote default storage may take (an MP4 too).
+    storage_timeout: float = 300.0
     #: A TOML file that changes or adds plans (see ``templatekit_server.plans``).
     config: str | None = None
     #: Where rate-limit windows are kept: ``memory://`` (this process) or a
@@ -116,6 +121,8 @@ _ENV = {
     "TEMPLATEKIT_FETCH_MAX_BYTES": "fetch_max_bytes",
     "TEMPLATEKIT_MEDIA_MAX_BYTES": "media_max_bytes",
     "TEMPLATEKIT_MAX_PIXELS": "max_pixels",
+    "TEMPLATEKIT_S3_TIMEOUT": "s3_timeout",
+    "TEMPLATEKIT_STORAGE_TIMEOUT": "storage_timeout",
     "TEMPLATEKIT_CONFIG": "config",
     "TEMPLATEKIT_RATE_LIMIT_URL": "rate_limit_url",
 }

@@ -24,7 +24,9 @@ class ServerState:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         self.db = Database(settings.database)
         self.sealer = Sealer(server_secret(settings.secret, settings.data_dir))
-        self.files = Files(Store(settings.storage), self.sealer, settings.file_url_ttl)
+        self.files = Files(
+            Store(settings.storage, timeout=settings.storage_timeout), self.sealer, settings.file_url_ttl
+        )
         self.allow = AllowList.parse(settings.fetch_allow.split(","))
         self.plans = load_plans(settings.config_path)
         self.limiter = RateLimiter(settings.rate_limit_url)

@@ -4,8 +4,12 @@ working."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -135,5 +139,51 @@ def test_a_full_disk_fails_requests_cleanly_and_nothing_is_lost(client, small_di
         )
         assert again.status_code == 200
         assert "Traceback" not in server.log()
+    finally:
+        server.stop()
+
+
+# ------------------------------------------------------------------ a caller's S3 that never answers
+
+
+@pytest.fixture
+def silent_endpoint():
+    """Accepts connections and never answers: an S3 service hung mid-request."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    accepted: list[socket.socket] = []
+
+    def accept() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                accepted.append(listener.accept()[0])
+
+    threading.Thread(target=accept, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    listener.close()
+    for connection in accepted:
+        connection.close()
+
+
+def test_a_hung_s3_service_fails_the_upload_at_its_time_limit_and_bills_nothing(client, tmp_path, silent_endpoint):
+    server = LiveServer(tmp_path / "data", {"TEMPLATEKIT_S3_TIMEOUT": "1", "TEMPLATEKIT_WORKERS": "1"})
+    server.data_dir.mkdir()
+    server.start()
+    try:
+        account = server.account("pro")
+        server.add_template(account, text_template())
+        config = {"bucket": "renders", "endpoint": silent_endpoint, "accessKeyId": "a", "secretAccessKey": "b"}
+        started = time.monotonic()
+        answer = client.post(
+            f"{server.api}/templates/createStoredImage",
+            json={"templateId": "card", "s3Config": config},
+            headers=account.bearer,
+        )
+        assert error_of(answer) == (500, "INTERNAL_SERVER_ERROR")
+        assert "no answer within 7 s" in answer.json()["error"]["message"]  # 2 attempts of 1 s, and connecting
+        assert time.monotonic() - started < 12  # not a hang
+        assert server.used(account) == 0
+        assert client.post(f"{server.api}/templates/createImage", json={"templateId": "card"}, headers=account.bearer)
     finally:
         server.stop()

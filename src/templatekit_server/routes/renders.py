@@ -76,7 +76,7 @@ def _bucket(server: ServerState, caller: Caller, value: Any) -> Bucket | None:
     plan = server.plan(caller)
     if not plan.s3_config:
         raise ApiError("FORBIDDEN", f"s3Config is not available on the {plan.name} plan")
-    return Bucket.parse(value, server.allow)
+    return Bucket.parse(value, server.allow, server.settings.s3_timeout)
 
 
 def _still(server: ServerState, operation: str, caller: Caller, fields: Fields) -> Still:
