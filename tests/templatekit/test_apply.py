@@ -137,3 +137,34 @@ def test_modification_objects_are_accepted():
 def test_too_many_modifications():
     with pytest.raises(tk.ModificationError, match="at most 500"):
         tk.apply(BASE, [{"name": "title", "text": str(i)} for i in range(501)])
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=20,
+)
+layer_names = st.sampled_from(["title", "photo", "qr", "code", "rating", "grid", "nope"])
+fields = st.sampled_from(["text", "src", "qrcode", "barcode", "star", "rows", "color", "size", "x", "opacity", "name"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        json_values,
+        st.lists(st.dictionaries(fields, json_values, max_size=3), max_size=4),
+        st.lists(
+            st.builds(lambda name, more: {"name": name, **more}, layer_names, st.dictionaries(fields, json_values))
+        ),
+        st.dictionaries(layer_names, json_values | st.dictionaries(fields, json_values, max_size=3), max_size=4),
+    ).flatmap(lambda value: st.sampled_from([value, json.dumps(value)]))
+)
+def test_any_json_is_applied_or_refused_with_a_modification_error(value):
+    """Whatever a client sends as modifications, the answer is a template or a
+    ModificationError that names what is wrong; never another exception."""
+    try:
+        applied = tk.apply(BASE, value)
+    except tk.ModificationError as exc:
+        assert str(exc)
+    else:
+        assert isinstance(applied.template, tk.Template)
