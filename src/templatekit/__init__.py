@@ -7,6 +7,7 @@
 
 from templatekit.apply import apply, normalize
 from templatekit.assets import AssetLoader, MemoryAssetLoader
+from templatekit.batch import BatchItem, render_many
 from templatekit.describe import describe
 from templatekit.errors import (
     AssetError,
@@ -21,16 +22,19 @@ from templatekit.model.modification import Modification
 from templatekit.model.template import Template
 from templatekit.render import prepare, render_image, render_pdf, render_video
 from templatekit.result import RenderResult
+from templatekit.storage import Store
 
 __all__ = [
     "AssetError",
     "AssetLoader",
+    "BatchItem",
     "MemoryAssetLoader",
     "Modification",
     "ModificationError",
     "RenderError",
     "RenderResult",
     "StorageError",
+    "Store",
     "Template",
     "TemplateError",
     "TemplatekitError",
@@ -40,6 +44,7 @@ __all__ = [
     "normalize",
     "prepare",
     "render_image",
+    "render_many",
     "render_pdf",
     "render_video",
 ]

@@ -23,10 +23,11 @@ BAR_WIDTH = 30
 
 
 class ProgressBar:
-    """Frames done, on standard error: a bar redrawn in place on a terminal, a line per
-    tenth of the work otherwise (logs, CI)."""
+    """Work done (frames, rows), on standard error: a bar redrawn in place on a terminal,
+    a line per tenth of the work otherwise (logs, CI)."""
 
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
+    def __init__(self, unit: str = "frames", stream: TextIO = sys.stderr) -> None:
+        self.unit = unit
         self.stream = stream
         self.live = stream.isatty()
         self.tenths = -1
@@ -37,14 +38,14 @@ class ProgressBar:
             filled = round(share * BAR_WIDTH)
             bar = "#" * filled + "-" * (BAR_WIDTH - filled)
             end = "\n" if done == total else ""
-            self.stream.write(f"\rrendering [{bar}] {share:4.0%} {done}/{total} frames{end}")
+            self.stream.write(f"\rrendering [{bar}] {share:4.0%} {done}/{total} {self.unit}{end}")
         elif int(share * 10) > self.tenths:
             self.tenths = int(share * 10)
-            self.stream.write(f"rendering: {share:.0%} ({done}/{total} frames)\n")
+            self.stream.write(f"rendering: {share:.0%} ({done}/{total} {self.unit})\n")
         self.stream.flush()
 
 
-BUILT_IN = ("render", "validate")
+BUILT_IN = ("render", "validate", "batch")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -84,6 +85,19 @@ def _parser(plugins: bool = True) -> argparse.ArgumentParser:
     render.add_argument("--thumbnail", action="store_true", help="a small preview (longest side 320 px)")
     render.add_argument("--debug", action="store_true", help="draw every layer's box and name")
     render.set_defaults(run=_render)
+
+    batch = commands.add_parser("batch", help="render a template once per row of a CSV file")
+    batch.add_argument("template", type=Path, help="template JSON file")
+    batch.add_argument("--csv", type=Path, required=True, help="rows: columns named layer.field, or a layer's name")
+    batch.add_argument("-o", "--output", type=Path, required=True, help="folder for the files")
+    batch.add_argument(
+        "--name",
+        default="{row}",
+        help="file name pattern: {row} (1, 2, …) and {column} placeholders; the extension comes from --format",
+    )
+    batch.add_argument("--format", choices=("png", "jpeg", "webp", "pdf"), default="png")
+    batch.add_argument("--workers", type=int, default=None, help="processes (default: one per core)")
+    batch.set_defaults(run=_batch)
 
     validate = commands.add_parser("validate", help="check template files and list every problem")
     validate.add_argument("templates", type=Path, nargs="+")
@@ -137,6 +151,12 @@ def _render(args: argparse.Namespace) -> int:
         pages = f", {template.video.duration:g} s at {template.video.fps} fps"
     print(f"{args.output} ({result.width}x{result.height}{pages}, {result.size:,} bytes)")
     return 0
+
+
+def _batch(args: argparse.Namespace) -> int:
+    from templatekit.batch_command import run_batch
+
+    return run_batch(args.template, args.csv, args.output, args.name, args.format, args.workers, ProgressBar("rows"))
 
 
 def _modifications(template: Template, source: str | None, settings: list[str]) -> list[Modification]:

@@ -31,6 +31,10 @@ class TemplateError(TemplatekitError):
         detail = "\n".join(f"  {p}" for p in self.problems)
         super().__init__(f"{source} is invalid ({len(self.problems)} problem(s)):\n{detail}")
 
+    def __reduce__(self) -> tuple[type, tuple[list[str], str]]:
+        """Pickled whole, so that errors of renders in other processes read the same."""
+        return self.__class__, (self.problems, self.source)
+
 
 class ModificationError(TemplatekitError):
     """A modification could not be applied: its value does not fit the layer's field."""
@@ -43,6 +47,9 @@ class AssetError(TemplatekitError):
         self.layer = layer
         self.url = url
         super().__init__(message)
+
+    def __reduce__(self) -> tuple[type, tuple[str], dict[str, str | None]]:
+        return self.__class__, (str(self),), {"layer": self.layer, "url": self.url}
 
 
 class RenderError(TemplatekitError):

@@ -8,12 +8,14 @@ def test_exported_names():
     assert tk.__all__ == [
         "AssetError",
         "AssetLoader",
+        "BatchItem",
         "MemoryAssetLoader",
         "Modification",
         "ModificationError",
         "RenderError",
         "RenderResult",
         "StorageError",
+        "Store",
         "Template",
         "TemplateError",
         "TemplatekitError",
@@ -23,6 +25,7 @@ def test_exported_names():
         "normalize",
         "prepare",
         "render_image",
+        "render_many",
         "render_pdf",
         "render_video",
     ]

@@ -1,0 +1,94 @@
+"""``templatekit batch``: one file per CSV row, in parallel, resumable.
+
+A file already in the output folder is not rendered again, so a batch that stopped (a
+crash, Ctrl-C, a full disk) goes on where it stopped when run again; files are written
+beside their place and renamed, so a file that exists is whole. Rows that fail are
+listed at the end, and the command exits 1.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import string
+import sys
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from templatekit.batch import CsvRow, csv_rows, render_many
+from templatekit.errors import ModificationError
+from templatekit.loading import load_template
+
+EXTENSIONS = {"png": "png", "jpeg": "jpg", "webp": "webp", "pdf": "pdf"}
+_UNSAFE = re.compile(r"[^\w.\-]+")
+SHOWN_FAILURES = 20
+
+
+def file_name(pattern: str, row: CsvRow, extension: str) -> str:
+    """The pattern with ``{row}`` and ``{column}`` filled in, made safe as one file name."""
+    try:
+        name = pattern.format_map({**row.cells, "row": row.number})
+    except (KeyError, ValueError, IndexError) as exc:
+        columns = ", ".join(sorted(row.cells))
+        raise ModificationError(f"--name {pattern!r}: {exc} is not a column (columns: {columns})") from None
+    safe = _UNSAFE.sub("_", name).strip("._") or f"row-{row.number}"
+    return f"{safe}.{extension}"
+
+
+def run_batch(
+    template_path: Path,
+    csv_path: Path,
+    output: Path,
+    pattern: str,
+    format: str,
+    workers: int | None,
+    progress: Callable[[int, int], None],
+) -> int:
+    template = load_template(template_path)
+    rows, notes = csv_rows(template, csv_path)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    _check_pattern(pattern)
+    output.mkdir(parents=True, exist_ok=True)
+    names = [file_name(pattern, row, EXTENSIONS[format]) for row in rows]
+    seen: dict[str, int] = {}
+    for row, name in zip(rows, names, strict=True):
+        if name in seen:
+            raise ModificationError(f"--name {pattern!r}: rows {seen[name]} and {row.number} both make {name}")
+        seen[name] = row.number
+    todo = [(row, name) for row, name in zip(rows, names, strict=True) if not (output / name).exists()]
+    skipped = len(rows) - len(todo)
+    if skipped:
+        print(f"{skipped} of {len(rows)} files exist already; rendering the other {len(todo)}", file=sys.stderr)
+    failures: list[str] = []
+    with ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+        items = render_many(
+            template,
+            [row.modifications for row, _ in todo],
+            format=format,
+            executor=pool,
+            on_progress=lambda done, total: progress(done, total or len(todo)),
+        )
+        for item in items:
+            row, name = todo[item.index]
+            if item.result is None:
+                failures.append(f"row {row.number}: {item.error}")
+                continue
+            partial = output / f".{name}.partial"
+            partial.write_bytes(item.result.data)
+            partial.replace(output / name)
+    written = len(todo) - len(failures)
+    print(f"{output}: {written} written, {skipped} there already, {len(failures)} failed")
+    for failure in failures[:SHOWN_FAILURES]:
+        print(f"  {failure}", file=sys.stderr)
+    if len(failures) > SHOWN_FAILURES:
+        print(f"  … and {len(failures) - SHOWN_FAILURES} more", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def _check_pattern(pattern: str) -> None:
+    try:
+        list(string.Formatter().parse(pattern))
+    except ValueError as exc:
+        raise ModificationError(f"--name {pattern!r}: {exc}") from None

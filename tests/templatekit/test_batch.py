@@ -1,0 +1,133 @@
+"""Batches: render_many on any executor (a process pool, a Dask cluster), CSV rows as
+modifications, and ``templatekit batch`` over 1,000 rows, resumed."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+import templatekit as tk
+from templatekit.batch import csv_rows, render_many
+from tests.conftest import decode, layer, template
+
+CARD = template(
+    layer("shape", "box", x=0, y=0, width=40, height=40, fill="#ff0000"),
+    layer("text", "title", x=40, y=0, width=160, height=40, text="Hello"),
+    layer("star", "rating", x=0, y=40, width=100, height=20, star=3),
+    layer("table", "grid", x=0, y=60, width=200, height=40, rows=[{"a": 1}]),
+    width=200,
+    height=100,
+)
+
+
+def test_render_many_keeps_the_order_of_the_rows_and_reports_failures():
+    rows = [{"box": {"fill": color}} for color in ("#00ff00", "not-a-colour", "#0000ff")]
+    seen = []
+    with ThreadPoolExecutor(2) as pool:
+        items = list(render_many(CARD, rows, executor=pool, on_progress=lambda done, total: seen.append((done, total))))
+    assert [item.index for item in items] == [0, 1, 2]
+    assert decode(items[0].result.data).convert("RGB").getpixel((5, 5)) == (0, 255, 0)
+    assert not items[1].ok and "fill" in items[1].error and "not-a-colour" in items[1].error
+    assert decode(items[2].result.data).convert("RGB").getpixel((5, 5)) == (0, 0, 255)
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+
+
+def test_render_many_in_processes_and_to_pdf():
+    rows = ({"title": f"Page {n}"} for n in range(5))  # a generator: no length
+    with ProcessPoolExecutor(2) as pool:
+        items = list(render_many(CARD, rows, format="pdf", executor=pool))
+    texts = [PdfReader(io.BytesIO(item.result.data)).pages[0].extract_text() for item in items]
+    assert [f"Page {n}" in text for n, text in enumerate(texts)] == [True] * 5
+
+
+def test_render_many_on_a_dask_cluster():
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        items = list(render_many(CARD, [{"title": f"Row {n}"} for n in range(6)], executor=client.get_executor()))
+    assert all(item.ok for item in items)
+    assert [decode(item.result.data).size for item in items] == [(200, 100)] * 6
+
+
+def test_csv_columns_become_modifications(tmp_path):
+    path = tmp_path / "rows.csv"
+    path.write_text('sku,title,box.fill,rating,grid\nA1,First,#00ff00,4.5,"[{""a"": 2}]"\nA2,,,,\n', encoding="utf-8")
+    rows, notes = csv_rows(tk.load_template(CARD), path)
+    assert notes == ["column 'sku' names no layer: it is used in file names only"]
+    assert rows[0].modifications == [
+        {"name": "title", "text": "First"},
+        {"name": "box", "fill": "#00ff00"},
+        {"name": "rating", "star": "4.5"},
+        {"name": "grid", "rows": [{"a": 2}]},
+    ]
+    assert rows[1].modifications == [] and rows[1].cells["sku"] == "A2"
+    applied = tk.apply(tk.load_template(CARD), rows[0].modifications).template
+    assert applied.layer("rating").star == 4.5
+
+
+def test_a_cell_that_is_not_json_is_named(tmp_path):
+    path = tmp_path / "rows.csv"
+    path.write_text("grid\n[{oops\n", encoding="utf-8")
+    with pytest.raises(tk.ModificationError, match="row 1, column 'grid': not valid JSON"):
+        csv_rows(tk.load_template(CARD), path)
+
+
+def batch(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "templatekit.cli", "batch", *args], capture_output=True, text=True)
+
+
+def test_a_thousand_rows_are_rendered_failures_listed_and_a_second_run_resumes(tmp_path):
+    template_path = tmp_path / "card.json"
+    template_path.write_text(json.dumps(CARD))
+    data = tmp_path / "data.csv"
+    with data.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["sku", "title", "box.fill"])
+        for n in range(1000):
+            writer.writerow([f"SKU-{n:04d}", f"Item {n}", "not-a-colour" if n in (17, 512) else f"#{n % 256:02x}0000"])
+    out = tmp_path / "out"
+    first = batch(str(template_path), "--csv", str(data), "-o", str(out), "--name", "{sku}", "--format", "webp")
+    assert first.returncode == 1, first.stderr
+    assert "998 written, 0 there already, 2 failed" in first.stdout
+    assert "row 18: " in first.stderr and "row 513: " in first.stderr and "not-a-colour" in first.stderr
+    files = sorted(path.name for path in out.iterdir())
+    assert len(files) == 998 and files[0] == "SKU-0000.webp" and not [name for name in files if "partial" in name]
+    image = decode((out / "SKU-0200.webp").read_bytes()).convert("RGB")
+    assert image.size == (200, 100) and abs(image.getpixel((5, 5))[0] - 200) <= 3
+    for name in ("SKU-0003.webp", "SKU-0999.webp"):
+        (out / name).unlink()
+    second = batch(str(template_path), "--csv", str(data), "-o", str(out), "--name", "{sku}", "--format", "webp")
+    assert "996 of 1000 files exist already; rendering the other 4" in second.stderr
+    assert "2 written, 996 there already, 2 failed" in second.stdout
+
+
+def test_bad_name_patterns_are_named(tmp_path):
+    template_path = tmp_path / "card.json"
+    template_path.write_text(json.dumps(CARD))
+    data = tmp_path / "data.csv"
+    data.write_text("sku,title\nA,x\nA,y\n")
+    unknown = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "o"), "--name", "{colour}")
+    assert unknown.returncode == 1 and "'colour' is not a column" in unknown.stderr
+    clash = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "o"), "--name", "{sku}")
+    assert clash.returncode == 1 and "rows 1 and 2 both make A.png" in clash.stderr
+
+
+def test_file_names_stay_in_the_folder(tmp_path):
+    template_path = tmp_path / "card.json"
+    template_path.write_text(json.dumps(CARD))
+    data = tmp_path / "data.csv"
+    data.write_text("sku\n../../escape\n/etc/passwd\n")
+    done = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "o"), "--name", "{sku}")
+    assert done.returncode == 0, done.stderr
+    assert sorted(path.name for path in (tmp_path / "o").iterdir()) == ["escape.png", "etc_passwd.png"]
+    assert not Path(tmp_path.parent / "escape.png").exists()
