@@ -10,6 +10,7 @@ import re
 import secrets
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -21,6 +22,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount
+from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from templatekit.errors import TemplatekitError
@@ -34,6 +36,7 @@ log = logging.getLogger("templatekit.server")
 access = logging.getLogger("templatekit.access")
 
 REQUEST_ID = "X-Request-Id"
+PLAYGROUND = Path(__file__).resolve().parent / "playground"
 HOUSEKEEPING_SECONDS = 600
 _CLIENT_ID = re.compile(r"[A-Za-z0-9._\-]{1,64}")
 
@@ -159,7 +162,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
             state.close()
 
     app = Starlette(
-        routes=[Mount("/v1", routes=[*renders.routes, *videos.routes, *templates.routes, *meta.routes])],
+        routes=[
+            Mount("/v1", routes=[*renders.routes, *videos.routes, *templates.routes, *meta.routes]),
+            Mount("/playground", app=StaticFiles(directory=PLAYGROUND, html=True), name="playground"),
+        ],
         middleware=[Middleware(RequestIds)],
         exception_handlers={
             ApiError: _api_error,

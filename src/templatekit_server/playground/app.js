@@ -1,0 +1,370 @@
+// The playground: one form field per layer of a template, a live preview, the same
+// request as curl and Python, signed URLs and video renders. The API key stays in this
+// page's memory: it is sent to the server, and never stored.
+
+const api = new URL("../v1/", document.baseURI).href.replace(/\/$/, "");
+const $ = (id) => document.getElementById(id);
+const state = { key: "", template: null, changed: new Map(), previewSerial: 0, chooseSerial: 0, timer: 0 };
+
+// ------------------------------------------------------------------ requests
+
+async function call(path, { method = "GET", body, query } = {}) {
+  const url = new URL(`${api}${path}`);
+  for (const [name, value] of Object.entries(query || {})) url.searchParams.set(name, value);
+  const response = await fetch(url, {
+    method,
+    headers: { Authorization: `Bearer ${state.key}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  if (!response.ok) {
+    let message = `HTTP ${response.status}`;
+    try {
+      const { error } = await response.json();
+      message = `${error.code}: ${error.message}`;
+    } catch {}
+    throw new Error(message);
+  }
+  return response;
+}
+
+function modifications() {
+  return [...state.changed].map(([name, fields]) => ({ name, ...fields }));
+}
+
+function renderBody(extra = {}) {
+  const body = { templateId: state.template.id, ...extra };
+  if (state.changed.size) body.modifications = modifications();
+  return body;
+}
+
+// ------------------------------------------------------------------ connecting
+
+$("connect").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  state.key = $("key").value.trim();
+  setStatus("connecting…");
+  try {
+    const templates = await (await call("/templates")).json();
+    const select = $("template");
+    select.replaceChildren(
+      ...templates.map((t) => new Option(`${t.name} (${t.width}×${t.height}${t.kind === "video" ? ", video" : ""})`, t.id)),
+    );
+    select.dataset.kinds = JSON.stringify(Object.fromEntries(templates.map((t) => [t.id, t])));
+    setStatus(`${templates.length} templates`);
+    $("editor").hidden = templates.length === 0;
+    if (templates.length) await chooseTemplate(templates[0].id);
+  } catch (error) {
+    setStatus(error.message, true);
+  }
+});
+
+function setStatus(text, failed = false) {
+  $("status").textContent = text;
+  $("status").classList.toggle("error", failed);
+}
+
+$("template").addEventListener("change", (event) => chooseTemplate(event.target.value));
+
+async function chooseTemplate(id) {
+  const serial = ++state.chooseSerial;
+  const summary = JSON.parse($("template").dataset.kinds)[id];
+  const details = await (await call(`/templates/${encodeURIComponent(id)}`)).json();
+  if (serial !== state.chooseSerial) return; // another template was chosen meanwhile
+  state.template = { ...summary, ...details };
+  state.changed = new Map();
+  $("template-info").textContent = `${summary.width}×${summary.height} px, ${details.layers.length} layers`;
+  $("fields").replaceChildren(...details.layers.map(fieldFor));
+  $("output").hidden = false;
+  $("render-video").hidden = summary.kind !== "video";
+  $("video-box").hidden = true;
+  $("signed").textContent = "";
+  $("signed-preview").hidden = true;
+  refresh();
+}
+
+// ------------------------------------------------------------------ one field per layer
+
+function fieldFor(layer) {
+  const box = document.createElement("fieldset");
+  box.dataset.layer = layer.name;
+  const legend = document.createElement("legend");
+  legend.textContent = `${layer.name} `;
+  const kind = document.createElement("small");
+  kind.textContent = layer.type;
+  legend.append(kind);
+  box.append(legend);
+  const set = (field, value) => change(layer.name, field, value);
+  switch (layer.type) {
+    case "text":
+    case "alert":
+    case "signature":
+      box.append(textInput(layer, "text", set, true), colorInput("color", set));
+      break;
+    case "image":
+      box.append(textInput(layer, "src", set), fileInput(set));
+      break;
+    case "shape":
+      box.append(colorInput("fill", set));
+      break;
+    case "qrcode":
+    case "barcode":
+      box.append(textInput(layer, layer.type, set));
+      break;
+    case "star":
+      box.append(starInput(layer, set));
+      break;
+    case "table":
+    case "chart":
+    case "keyvalue":
+      box.append(rowsEditor(layer, set));
+      break;
+    default:
+      box.append(textInput(layer, "text", set));
+  }
+  return box;
+}
+
+function labelled(text, input) {
+  const label = document.createElement("label");
+  label.append(text, input);
+  return label;
+}
+
+function textInput(layer, field, set, multiline = false) {
+  const input = document.createElement(multiline ? "textarea" : "input");
+  input.name = `${layer.name}.${field}`;
+  input.value = layer.suggestInput;
+  if (multiline) input.rows = Math.min(4, Math.max(1, layer.suggestInput.split("\n").length));
+  input.addEventListener("input", () => set(field, input.value));
+  return labelled(field, input);
+}
+
+function colorInput(field, set) {
+  // Template details do not carry colours: the picker says so until it is used.
+  const input = document.createElement("input");
+  input.type = "color";
+  input.name = field;
+  const label = labelled(`${field} (as designed)`, input);
+  input.addEventListener("input", () => {
+    label.firstChild.textContent = field;
+    set(field, input.value);
+  });
+  return label;
+}
+
+function fileInput(set) {
+  const input = document.createElement("input");
+  input.type = "file";
+  input.accept = "image/png,image/jpeg,image/webp,image/gif,image/svg+xml";
+  input.addEventListener("change", () => {
+    const file = input.files[0];
+    if (!file) return;
+    const reader = new FileReader();
+    reader.onload = () => set("src", reader.result);
+    reader.readAsDataURL(file);
+  });
+  return labelled("or a file", input);
+}
+
+function starInput(layer, set) {
+  const input = document.createElement("input");
+  input.type = "range";
+  input.min = 0;
+  input.max = 5;
+  input.step = 0.5;
+  input.value = Number(layer.suggestInput) || 0;
+  const shown = document.createElement("output");
+  shown.textContent = input.value;
+  input.addEventListener("input", () => {
+    shown.textContent = input.value;
+    set("star", Number(input.value));
+  });
+  const label = labelled("star", input);
+  label.append(shown);
+  return label;
+}
+
+function rowsEditor(layer, set) {
+  let rows;
+  try {
+    rows = JSON.parse(layer.suggestInput || "[]");
+  } catch {
+    rows = [];
+  }
+  const flat = Array.isArray(rows) && rows.every((row) => row && typeof row === "object" && !Array.isArray(row) &&
+    Object.values(row).every((value) => value === null || typeof value !== "object"));
+  if (!flat) return jsonEditor(layer, set);
+  const editor = $("rows-editor").content.firstElementChild.cloneNode(true);
+  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+  const head = editor.querySelector("thead");
+  const body = editor.querySelector("tbody");
+  head.innerHTML = "<tr></tr>";
+  for (const column of columns) head.firstChild.append(Object.assign(document.createElement("th"), { textContent: column }));
+  const emit = () => set("rows", [...body.rows].map((tr) =>
+    Object.fromEntries(columns.map((column, i) => [column, typed(tr.cells[i].firstChild.value, rows[0]?.[column])]))));
+  const addRow = (row) => {
+    const tr = body.insertRow();
+    for (const column of columns) {
+      const input = Object.assign(document.createElement("input"), { value: row[column] ?? "" });
+      input.addEventListener("input", emit);
+      tr.insertCell().append(input);
+    }
+    const remove = Object.assign(document.createElement("button"), { type: "button", textContent: "×", title: "remove" });
+    remove.addEventListener("click", () => { tr.remove(); emit(); });
+    tr.insertCell().append(remove);
+  };
+  rows.forEach(addRow);
+  editor.querySelector(".add-row").addEventListener("click", () => { addRow({}); emit(); });
+  return editor;
+}
+
+function typed(text, example) {
+  if (typeof example === "number" && text.trim() !== "" && !Number.isNaN(Number(text))) return Number(text);
+  if (typeof example === "boolean") return text === "true";
+  return text;
+}
+
+function jsonEditor(layer, set) {
+  const input = document.createElement("textarea");
+  input.rows = 6;
+  input.value = layer.suggestInput;
+  input.addEventListener("input", () => {
+    try {
+      set("rows", JSON.parse(input.value));
+      input.setCustomValidity("");
+    } catch (error) {
+      input.setCustomValidity(error.message);
+    }
+    input.reportValidity();
+  });
+  return labelled("rows (JSON)", input);
+}
+
+function change(layer, field, value) {
+  state.changed.set(layer, { ...(state.changed.get(layer) || {}), [field]: value });
+  clearTimeout(state.timer);
+  state.timer = setTimeout(refresh, 300);
+}
+
+// ------------------------------------------------------------------ preview and code
+
+function refresh() {
+  showCode();
+  preview({ thumbnail: true });
+}
+
+async function preview(extra) {
+  const serial = ++state.previewSerial;
+  $("preview-note").textContent = extra.thumbnail ? "thumbnail (free)" : "rendering…";
+  try {
+    const response = await call("/templates/createImage", { method: "POST", body: renderBody(extra) });
+    const blob = await response.blob();
+    if (serial !== state.previewSerial) return; // a newer preview is on its way
+    const warnings = response.headers.get("X-Templatekit-Warnings");
+    $("warnings").textContent = warnings ? JSON.parse(warnings).join("\n") : "";
+    URL.revokeObjectURL($("preview").src);
+    $("preview").src = URL.createObjectURL(blob);
+    $("preview-note").textContent = extra.thumbnail ? "thumbnail (free)" : `full size, ${Math.round(blob.size / 1024)} KB`;
+  } catch (error) {
+    if (serial === state.previewSerial) $("preview-note").textContent = error.message;
+  }
+}
+
+$("render").addEventListener("click", () => preview({ format: $("format").value }));
+
+$("render-pdf").addEventListener("click", async () => {
+  try {
+    const response = await call("/templates/createPdf", { method: "POST", body: renderBody() });
+    window.open(URL.createObjectURL(await response.blob()));
+  } catch (error) {
+    $("preview-note").textContent = error.message;
+  }
+});
+
+function showCode() {
+  const body = renderBody({ format: $("format").value });
+  const json = JSON.stringify(body);
+  const quoted = `'${json.replaceAll("'", "'\\''")}'`;
+  $("curl").textContent =
+    `curl -X POST ${api}/templates/createImage \\\n  -H "Authorization: Bearer $TEMPLATEKIT_KEY" \\\n` +
+    `  -H "Content-Type: application/json" \\\n  -d ${quoted} -o out.${body.format}`;
+  $("python").textContent =
+    `import os, httpx\n\nanswer = httpx.post(\n    "${api}/templates/createImage",\n` +
+    `    headers={"Authorization": f"Bearer {os.environ['TEMPLATEKIT_KEY']}"},\n` +
+    `    json=${JSON.stringify(body, null, 4).replaceAll("\n", "\n    ").replaceAll("true", "True").replaceAll("false", "False").replaceAll("null", "None")},\n)\n` +
+    `answer.raise_for_status()\nopen("out.${body.format}", "wb").write(answer.content)`;
+}
+
+$("format").addEventListener("change", showCode);
+
+// ------------------------------------------------------------------ signed URLs
+
+async function hex(buffer) {
+  return [...new Uint8Array(buffer)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+$("sign").addEventListener("click", async () => {
+  const encoder = new TextEncoder();
+  const params = new URLSearchParams({
+    apiKeyHashed: await hex(await crypto.subtle.digest("SHA-256", encoder.encode(state.key))),
+    templateId: state.template.id,
+    format: $("format").value,
+  });
+  if (state.changed.size) params.set("modifications", JSON.stringify(modifications()));
+  if ($("expires").value) params.set("expires", String(Math.floor(Date.now() / 1000) + Number($("expires").value)));
+  params.sort();
+  const key = await crypto.subtle.importKey("raw", encoder.encode(state.key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  params.append("sign", await hex(await crypto.subtle.sign("HMAC", key, encoder.encode(params.toString()))));
+  const url = `${api}/templates/signedurl?${params}`;
+  $("signed").textContent = url;
+  $("signed-preview").src = url;
+  $("signed-preview").hidden = false;
+});
+
+// ------------------------------------------------------------------ videos
+
+$("render-video").addEventListener("click", async () => {
+  $("video-box").hidden = false;
+  $("video").hidden = true;
+  $("video-progress").value = 0;
+  $("video-status").textContent = "sending…";
+  try {
+    const response = await call("/templates/renderVideo", { method: "POST", body: renderBody(), query: { stream: "true" } });
+    for await (const { event, data } of serverEvents(response.body)) {
+      if (event === "created") $("video-status").textContent = `video ${data.id} created`;
+      if (event === "queued") $("video-status").textContent = `waiting: ${data.ahead} ahead`;
+      if (event === "progress") {
+        $("video-progress").value = data.progress;
+        $("video-status").textContent = `frame ${data.frame} of ${data.totalFrames}`;
+      }
+      if (event === "done") {
+        $("video-progress").value = 1;
+        $("video-status").textContent = "done";
+        $("video").src = data.url;
+        $("video").hidden = false;
+      }
+      if (event === "error") $("video-status").textContent = `${data.error.code}: ${data.error.message}`;
+    }
+  } catch (error) {
+    $("video-status").textContent = error.message;
+  }
+});
+
+async function* serverEvents(stream) {
+  // EventSource cannot POST: read the text/event-stream records from the response body.
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const record = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const event = record.match(/^event: (.*)$/m)?.[1];
+      const data = record.match(/^data: (.*)$/m)?.[1];
+      if (event && data) yield { event, data: JSON.parse(data) };
+    }
+  }
+}
