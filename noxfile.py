@@ -27,6 +27,13 @@ def bench(session: nox.Session) -> None:
 
 
 @nox.session
+def docs(session: nox.Session) -> None:
+    """The documentation site, built with warnings as errors into site/."""
+    session.install("-e", ".[test]")
+    session.run("mkdocs", "build", "--strict", env={"NO_MKDOCS_2_WARNING": "1"})
+
+
+@nox.session
 def soak(session: nox.Session) -> None:
     """Load and leak runs against a real server (minutes; figures in docs/reliability.md)."""
     session.install("-e", ".[server,bench]")

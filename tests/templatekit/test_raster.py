@@ -8,12 +8,14 @@ import random
 import pytest
 from PIL import Image as PILImage
 
+import templatekit as tk
 from templatekit.layout.fonts import FontBook
 from templatekit.layout.scene import Bars, Clip, Ellipse, Group, Line, Polygon, Rect, Scene, TextRun
 from templatekit.layout.typeset import TextStyle, place, typeset
 from templatekit.model.values import Color, Gradient
 from templatekit.paint import raster
 from templatekit.png import write_png
+from tests.conftest import decode
 
 RED, BLUE, WHITE, BLACK = Color(255, 0, 0), Color(0, 0, 255), Color(255, 255, 255), Color(0, 0, 0)
 BOOK = FontBook.bundled()
@@ -189,3 +191,26 @@ def test_png_writer_round_trips_exactly(mode, size):
 def test_png_writer_refuses_other_modes():
     with pytest.raises(ValueError, match="RGB or RGBA"):
         write_png(PILImage.new("L", (2, 2)))
+
+
+def test_a_gradient_to_transparent_fades_without_going_grey():
+    """Premultiplied, as in CSS: halfway from red to transparent is half-transparent red."""
+    card = {
+        "name": "fade",
+        "width": 300,
+        "height": 60,
+        "background": "#ffffff",
+        "layers": [
+            {
+                "type": "shape",
+                "name": "fade",
+                "x": 0,
+                "y": 0,
+                "width": 300,
+                "height": 60,
+                "fill": {"from": "#f43f5e", "to": "transparent", "angle": 90},
+            }
+        ],
+    }
+    middle = decode(tk.render_image(card).data).convert("RGB").getpixel((150, 30))
+    assert all(abs(got - want) <= 3 for got, want in zip(middle, (250, 159, 175), strict=True)), middle

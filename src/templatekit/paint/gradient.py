@@ -27,9 +27,11 @@ def gradient_image(gradient: Gradient, size: tuple[int, int]) -> PILImage.Image:
     across = _ramp(width, abs(width * dx) / span, reverse=dx < 0).resize(size, PILImage.Resampling.NEAREST)
     down = _ramp(height, abs(height * dy) / span, reverse=dy < 0).transpose(PILImage.Transpose.TRANSPOSE)
     mask = ImageChops.add(across, down.resize(size, PILImage.Resampling.NEAREST))
-    start = PILImage.new("RGBA", size, gradient.from_.rgba)
-    end = PILImage.new("RGBA", size, gradient.to.rgba)
-    return PILImage.composite(end, start, mask)
+    # Blended premultiplied, as CSS does: a transparent end adds no colour of its own
+    # (``transparent`` is black at zero alpha, which would otherwise grey the middle).
+    start = PILImage.new("RGBA", size, gradient.from_.rgba).convert("RGBa")
+    end = PILImage.new("RGBA", size, gradient.to.rgba).convert("RGBa")
+    return PILImage.composite(end, start, mask).convert("RGBA")
 
 
 def _ramp(length: int, share: float, reverse: bool) -> PILImage.Image:
