@@ -17,7 +17,7 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     session.install("ruff", "mypy")
-    session.run("ruff", "check", "src", "tests", "benchmarks")
+    session.run("ruff", "check", "src", "tests", "benchmarks", "scripts")
 
 
 @nox.session

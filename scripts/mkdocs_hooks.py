@@ -65,7 +65,8 @@ def _operation(spec: Json, method: str, path: str, operation: Json) -> list[str]
         lines += ["| parameter | in | required | meaning |", "|---|---|---|---|"]
         for parameter in parameters:
             required = "yes" if parameter.get("required") else ""
-            lines.append(f"| `{parameter['name']}` | {parameter['in']} | {required} | {_cell(parameter.get('description', ''))} |")
+            meaning = _cell(parameter.get("description", ""))
+            lines.append(f"| `{parameter['name']}` | {parameter['in']} | {required} | {meaning} |")
         lines.append("")
     body = operation.get("requestBody")
     if body:
