@@ -276,7 +276,7 @@ def closed_streams(server: LiveServer, video_id: str) -> int:
 
 
 def test_a_client_that_goes_away_leaves_no_stream_behind_and_the_video_goes_on(client, live, account):
-    live.add_template(account, video_template("left", seconds=4, fps=30, size=480))
+    live.add_template(account, video_template("left", seconds=12, fps=30, size=480))
     with stream_video(client, live, account, "left") as response:
         events = records(response.iter_lines())
         video_id = next(events)[1]["id"]
