@@ -14,6 +14,7 @@ import av
 import httpx
 import pytest
 
+from templatekit_server import jobs
 from tests.server.conftest import Account, LiveServer, text_template, video_template
 
 
@@ -244,18 +245,19 @@ def restartable(tmp_path):
 def test_a_server_killed_mid_video_finishes_it_after_a_restart_and_bills_it_once(client, restartable):
     server = restartable
     account = server.account()
-    server.add_template(account, video_template("killed", seconds=8, fps=30, size=320))
+    server.add_template(account, video_template("killed", seconds=20, fps=30, size=480))
     with stream_video(client, server, account, "killed") as response:
         events = records(response.iter_lines())
         video_id = next(events)[1]["id"]
         first = next(data for event, data in events if event == "progress")
         assert first["progress"] < 0.5
         server.stop(kill=True)  # SIGKILL, mid-render
+    assert jobs.find(server.db, video_id).status == "rendering"  # it was killed before it finished
     server.start()
     done = wait_for(client, server, account, video_id)
     assert done["status"] == "done", server.log()
-    assert probe(client.get(done["url"]).content)[3] == 240
-    assert server.used(account) == 8
+    assert probe(client.get(done["url"]).content)[3] == 600
+    assert server.used(account) == 20
     assert "queued again" in server.log()
 
 
