@@ -18,6 +18,7 @@ from typing import Any
 
 from attrs import frozen
 from sqlalchemy import Connection, select, update
+from sqlalchemy.exc import IntegrityError
 
 from templatekit import load_template
 from templatekit.describe import describe
@@ -119,36 +120,45 @@ def save(
     stored = json.dumps({**body, "id": template_id}, ensure_ascii=False, separators=(",", ":"))
     kind = "video" if template.video is not None else "image"
     timestamp = now()
-    with db.write() as connection:
-        current = connection.execute(
-            select(templates.c.version).where(templates.c.workspace_id == workspace_id, templates.c.id == template_id)
-        ).scalar()
-        if current is not None and not overwrite:
-            raise ApiError("CONFLICT", f"template {template_id} exists already; send overwrite=true to replace it")
-        version = 1 if current is None else current + 1
-        values = {"name": template.name, "width": template.width, "height": template.height, "kind": kind}
-        if current is None:
+    try:
+        with db.write() as connection:
+            current = connection.execute(
+                select(templates.c.version).where(
+                    templates.c.workspace_id == workspace_id, templates.c.id == template_id
+                )
+            ).scalar()
+            if current is not None and not overwrite:
+                raise ApiError("CONFLICT", f"template {template_id} exists already; send overwrite=true to replace it")
+            version = 1 if current is None else current + 1
+            values = {"name": template.name, "width": template.width, "height": template.height, "kind": kind}
+            if current is None:
+                connection.execute(
+                    templates.insert().values(
+                        workspace_id=workspace_id,
+                        id=template_id,
+                        version=version,
+                        created_at=timestamp,
+                        updated_at=timestamp,
+                        **values,
+                    )
+                )
+            else:
+                connection.execute(
+                    update(templates)
+                    .where(templates.c.workspace_id == workspace_id, templates.c.id == template_id)
+                    .values(version=version, updated_at=timestamp, **values)
+                )
             connection.execute(
-                templates.insert().values(
+                template_versions.insert().values(
                     workspace_id=workspace_id,
-                    id=template_id,
+                    template_id=template_id,
                     version=version,
+                    body=stored,
                     created_at=timestamp,
-                    updated_at=timestamp,
-                    **values,
                 )
             )
-        else:
-            connection.execute(
-                update(templates)
-                .where(templates.c.workspace_id == workspace_id, templates.c.id == template_id)
-                .values(version=version, updated_at=timestamp, **values)
-            )
-        connection.execute(
-            template_versions.insert().values(
-                workspace_id=workspace_id, template_id=template_id, version=version, body=stored, created_at=timestamp
-            )
-        )
+    except IntegrityError:  # another request stored the same id at the same moment
+        raise ApiError("CONFLICT", f"template {template_id} was stored by another request at the same time") from None
     return template_id, version, warnings
 
 

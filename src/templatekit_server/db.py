@@ -1,9 +1,11 @@
 """The database: tables, schema migrations, transactions.
 
 Queries elsewhere are SQLAlchemy Core expressions, which every supported database
-speaks; what differs between databases (SQLite's write locking, upserts) lives here
-only. The default is an SQLite file in the data directory; ``database_url`` may name
-another database SQLAlchemy supports (PostgreSQL).
+speaks; what differs between databases (SQLite's write locking, upserts, PostgreSQL's
+row locks and advisory locks) lives here only. The default is an SQLite file in the data
+directory; ``database_url`` may name a PostgreSQL database
+(``postgresql+psycopg://user:password@host/db``, the ``postgres`` extra) shared by several
+server processes on several hosts.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
+    Select,
     String,
     Table,
     Text,
@@ -31,6 +34,7 @@ from sqlalchemy import (
     event,
     insert,
     select,
+    text,
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
@@ -175,6 +179,8 @@ render_cache = Table(
     Column("created_at", Float, nullable=False),
 )
 
+MIGRATION_LOCK = 0x746B6D67  # "tkmg": the advisory lock of schema migrations on PostgreSQL
+
 # Each step brings the schema from its index to the next version; step 0 creates it.
 MIGRATIONS = [lambda connection: metadata.create_all(connection)]
 
@@ -191,9 +197,12 @@ class Database:
     def __init__(self, url: str) -> None:
         self.url = make_url(url)
         self.sqlite = self.url.get_backend_name() == "sqlite"
+        self.postgres = self.url.get_backend_name() == "postgresql"
         options: dict[str, Any] = {"future": True}
         if self.sqlite:
             options["connect_args"] = {"check_same_thread": False, "timeout": 30}
+        else:
+            options.update(pool_pre_ping=True, pool_size=10, max_overflow=20)
         self.engine: Engine = create_engine(url, **options)
         if self.sqlite:
             _sqlite_locking(self.engine)
@@ -202,6 +211,8 @@ class Database:
     def migrate(self) -> None:
         """Create the schema, or bring it to the newest version."""
         with self.write() as connection:
+            if self.postgres:  # servers starting together migrate one after the other
+                connection.execute(text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": MIGRATION_LOCK})
             metadata.create_all(connection, tables=[schema_version])
             current = connection.execute(select(schema_version.c.version)).scalar()
             start = 0 if current is None else current
@@ -232,14 +243,36 @@ class Database:
         update has the limit as its condition, so that it is atomic on its own."""
         if limit is not None and n > limit:
             return False
-        dialect = postgresql if self.url.get_backend_name() == "postgresql" else sqlite
-        statement = dialect.insert(table).values(**keys, count=n)
+        statement = self._insert(table).values(**keys, count=n)
         statement = statement.on_conflict_do_update(
             index_elements=list(keys),
             set_={"count": table.c.count + n},
             where=None if limit is None else table.c.count + n <= limit,
         )
-        return bool(connection.execute(statement).rowcount)
+        # a row comes back only when one was written (rowcount is not reliable for
+        # upserts across drivers: psycopg gives -1)
+        return connection.execute(statement.returning(table.c.count)).first() is not None
+
+    def insert_unless_present(self, connection: Connection, table: Table, **values: Any) -> bool:
+        """Insert the row unless its primary key is taken; whether it was inserted. Atomic
+        against other inserts of the same key, on every host."""
+        statement = self._insert(table).values(**values).on_conflict_do_nothing()
+        primary = list(table.primary_key.columns)
+        return connection.execute(statement.returning(*primary)).first() is not None
+
+    def upsert(self, connection: Connection, table: Table, keys: dict[str, Any], values: dict[str, Any]) -> None:
+        """Insert the row, or replace its ``values`` when its primary key is taken."""
+        statement = self._insert(table).values(**keys, **values)
+        connection.execute(statement.on_conflict_do_update(index_elements=list(keys), set_=values))
+
+    def next_free(self, query: Select[Any]) -> Select[Any]:
+        """``query`` taking the rows it finds for this transaction, passing over rows other
+        transactions hold (PostgreSQL's ``FOR UPDATE SKIP LOCKED``; SQLite's write lock
+        already gives one writer at a time)."""
+        return query.with_for_update(skip_locked=True) if self.postgres else query
+
+    def _insert(self, table: Table) -> Any:
+        return (postgresql if self.postgres else sqlite).insert(table)
 
     def close(self) -> None:
         self.engine.dispose()

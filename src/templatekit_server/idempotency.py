@@ -93,20 +93,21 @@ async def claim(db: Database, key_id: str, key: str, digest: str, timeout: float
 
 
 def _claim_or_read(db: Database, key_id: str, key: str, digest: str) -> Any:
-    """Insert a pending row (None), or the row that is there (expired rows are replaced)."""
+    """Insert a pending row (None), or the row that is there (expired rows are replaced).
+    The insert is atomic against the same request on another host."""
     condition = (idempotency.c.key_id == key_id) & (idempotency.c.idempotency_key == key)
     with db.write() as connection:
-        row = connection.execute(select(idempotency).where(condition)).first()
-        if row is not None and row.created_at >= now() - LIFETIME:
-            return row
-        if row is not None:
-            connection.execute(delete(idempotency).where(condition))
-        connection.execute(
-            idempotency.insert().values(
-                key_id=key_id, idempotency_key=key, request_hash=digest, state="pending", created_at=now()
-            )
+        connection.execute(delete(idempotency).where(condition, idempotency.c.created_at < now() - LIFETIME))
+        inserted = db.insert_unless_present(
+            connection,
+            idempotency,
+            key_id=key_id,
+            idempotency_key=key,
+            request_hash=digest,
+            state="pending",
+            created_at=now(),
         )
-    return None
+        return None if inserted else connection.execute(select(idempotency).where(condition)).first()
 
 
 def forget_expired(db: Database) -> None:

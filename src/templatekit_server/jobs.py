@@ -102,9 +102,8 @@ def file_key(video_id: str) -> str:
 def claim(db: Database, worker: str) -> Any:
     """Take the oldest queued job for ``worker``; None when the queue is empty."""
     with db.write() as connection:
-        row = connection.execute(
-            select(videos).where(videos.c.status == "queued").order_by(videos.c.created_at, videos.c.id).limit(1)
-        ).first()
+        oldest = select(videos).where(videos.c.status == "queued").order_by(videos.c.created_at, videos.c.id).limit(1)
+        row = connection.execute(db.next_free(oldest)).first()
         if row is None:
             return None
         claimed = connection.execute(
@@ -209,6 +208,7 @@ class VideoRunner:
 
     async def run(self) -> None:
         """Until cancelled: claim jobs while there are free slots, wait for work otherwise."""
+        log.info("video runner %s started", self.worker)
         try:
             while True:
                 await run_in_threadpool(requeue_stale, self.db, self.stale_seconds, self.docs_url)

@@ -53,17 +53,14 @@ def keep(db: Database, files: Files, key: str, data: bytes, media_type: str, war
     cached = Cached(data, media_type, etag(data), warnings)
     with db.write() as connection:
         old = connection.execute(select(render_cache.c.file_key).where(render_cache.c.key == key)).scalar()
-        connection.execute(delete(render_cache).where(render_cache.c.key == key))
-        connection.execute(
-            render_cache.insert().values(
-                key=key,
-                file_key=file_key,
-                media_type=media_type,
-                etag=cached.etag,
-                warnings=list(warnings),
-                created_at=now(),
-            )
-        )
+        values = {
+            "file_key": file_key,
+            "media_type": media_type,
+            "etag": cached.etag,
+            "warnings": list(warnings),
+            "created_at": now(),
+        }
+        db.upsert(connection, render_cache, {"key": key}, values)
     if old is not None:
         files.store.delete(old)
     return cached

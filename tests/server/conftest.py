@@ -102,12 +102,13 @@ class LiveServer:
 
     @cached_property
     def db(self) -> Database:
+        """The server's database: its own SQLite file, or the one shared by a cluster."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        return Database(f"sqlite:///{self.data_dir / 'templatekit.db'}")
+        return Database(self.env.get("TEMPLATEKIT_DATABASE_URL") or f"sqlite:///{self.data_dir / 'templatekit.db'}")
 
     @cached_property
     def sealer(self) -> Sealer:
-        return Sealer(server_secret(None, self.data_dir))
+        return Sealer(server_secret(self.env.get("TEMPLATEKIT_SECRET"), self.data_dir))
 
     def account(self, plan: str = "pro") -> Account:
         workspace = accounts.create_workspace(self.db, "test", plan, DEFAULT_PLANS)

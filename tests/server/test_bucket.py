@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,6 +17,7 @@ from templatekit.assets.policy import AllowList
 from templatekit_server.bucket import Bucket, PolicyResolver
 from templatekit_server.errors import ApiError
 from tests.conftest import decode
+from tests.server import services
 from tests.server.conftest import LiveServer, free_port, text_template, video_template
 
 ANY_ACTION = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}
@@ -58,33 +56,15 @@ def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3]:
     """moto's S3 server in its own process. Its first four requests are not
     authenticated: they make a user, its key, its policy and the bucket; every
     later request must be signed with that key."""
-    port = free_port()
-    env = {**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": "4"}
-    log = (tmp_path_factory.mktemp("moto") / "moto.log").open("wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)], stdout=log, stderr=log, env=env
-    )
-    endpoint = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            httpx.get(f"{endpoint}/moto-api/", timeout=1)
-            break
-        except httpx.TransportError:
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise RuntimeError("moto's server did not start") from None
-            time.sleep(0.1)
-    root = {"aws_access_key_id": "root", "aws_secret_access_key": "root", "region_name": "us-east-1"}
-    iam = boto3.client("iam", endpoint_url=endpoint, **root)
-    iam.create_user(UserName="renderer")
-    key = iam.create_access_key(UserName="renderer")["AccessKey"]
-    iam.put_user_policy(UserName="renderer", PolicyName="s3", PolicyDocument=json.dumps(ANY_ACTION))
-    s3 = S3(endpoint, "customer-bucket", key["AccessKeyId"], key["SecretAccessKey"])
-    boto3.client("s3", endpoint_url=endpoint, **root).create_bucket(Bucket=s3.bucket)
-    yield s3
-    process.terminate()
-    process.wait(timeout=10)
-    log.close()
+    with services.moto_s3(tmp_path_factory.mktemp("moto"), unauthenticated_actions=4) as endpoint:
+        root = {"aws_access_key_id": "root", "aws_secret_access_key": "root", "region_name": "us-east-1"}
+        iam = boto3.client("iam", endpoint_url=endpoint, **root)
+        iam.create_user(UserName="renderer")
+        key = iam.create_access_key(UserName="renderer")["AccessKey"]
+        iam.put_user_policy(UserName="renderer", PolicyName="s3", PolicyDocument=json.dumps(ANY_ACTION))
+        s3 = S3(endpoint, "customer-bucket", key["AccessKeyId"], key["SecretAccessKey"])
+        boto3.client("s3", endpoint_url=endpoint, **root).create_bucket(Bucket=s3.bucket)
+        yield s3
 
 
 @pytest.fixture

@@ -4,8 +4,6 @@ processes (one SQLite file, one Redis), and correct at window edges (injected cl
 from __future__ import annotations
 
 import asyncio
-import shutil
-import subprocess
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -22,7 +20,8 @@ from templatekit_server.db import Database
 from templatekit_server.errors import ApiError
 from templatekit_server.plans import DEFAULT_PLANS, ConfigError, Plan, load_plans
 from templatekit_server.ratelimits import RateLimiter
-from tests.server.conftest import Account, LiveServer, free_port, text_template
+from tests.server import services
+from tests.server.conftest import Account, LiveServer, text_template
 
 CONCURRENT = 50
 
@@ -106,20 +105,8 @@ def test_every_keyed_answer_carries_its_window(live, client):
 
 @pytest.fixture
 def redis_url(tmp_path) -> Iterator[str]:
-    if shutil.which("redis-server") is None:
-        pytest.fail("redis-server is needed: apt-get install redis-server (.ci/run installs it)")
-    port = free_port()
-    process = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 10
-    while subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True).stdout.strip() != b"PONG":
-        assert time.monotonic() < deadline and process.poll() is None, "redis-server did not start"
-        time.sleep(0.05)
-    yield f"redis://127.0.0.1:{port}"
-    process.terminate()
-    process.wait(timeout=10)
+    with services.redis(tmp_path) as url:
+        yield url
 
 
 @pytest.fixture
