@@ -11,7 +11,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -149,6 +151,22 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 def client() -> Iterator[httpx.Client]:
     with httpx.Client(timeout=120) as http:
         yield http
+
+
+def burst(requests: list[tuple[str, str, dict[str, Any] | None]], headers: dict[str, str]) -> list[httpx.Response]:
+    """(method, url, JSON body) requests all at once, each on its own connection."""
+
+    def send(request: tuple[str, str, dict[str, Any] | None]) -> httpx.Response:
+        method, url, body = request
+        return httpx.request(method, url, json=body, headers=headers, timeout=120)
+
+    with ThreadPoolExecutor(len(requests)) as pool:
+        return list(pool.map(send, requests))
+
+
+def codes(answers: list[httpx.Response]) -> Counter[str]:
+    """How many answers succeeded ("OK"), and how many failed with each error code."""
+    return Counter("OK" if answer.status_code == 200 else answer.json()["error"]["code"] for answer in answers)
 
 
 # ------------------------------------------------------------------ templates

@@ -11,7 +11,6 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import av
@@ -23,7 +22,7 @@ from templatekit_server import accounts, jobs, usage
 from templatekit_server.plans import DEFAULT_PLANS
 from tests.conftest import decode
 from tests.server import services
-from tests.server.conftest import Account, LiveServer, free_port, text_template, video_template
+from tests.server.conftest import Account, LiveServer, burst, codes, free_port, text_template, video_template
 from tests.server.test_signed_urls import signed_query
 from tests.server.test_videos import stream_until_done
 
@@ -92,19 +91,6 @@ def account_in(cluster: Cluster, plan: str = "pro") -> Account:
     account = cluster.admin.account(plan)
     cluster.admin.add_template(account, text_template())
     return account
-
-
-def burst(requests: list[tuple[str, str, dict | None]], headers: dict[str, str]) -> list[httpx.Response]:
-    def send(request: tuple[str, str, dict | None]) -> httpx.Response:
-        method, url, body = request
-        return httpx.request(method, url, json=body, headers=headers, timeout=120)
-
-    with ThreadPoolExecutor(len(requests)) as pool:
-        return list(pool.map(send, requests))
-
-
-def codes(answers: list[httpx.Response]) -> Counter[str]:
-    return Counter("OK" if answer.status_code == 200 else answer.json()["error"]["code"] for answer in answers)
 
 
 def test_all_three_started_together_on_one_schema(cluster):

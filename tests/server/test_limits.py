@@ -7,11 +7,9 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 
-import httpx
 import limits.aio.storage.memory
 import pytest
 
@@ -21,24 +19,9 @@ from templatekit_server.errors import ApiError
 from templatekit_server.plans import DEFAULT_PLANS, ConfigError, Plan, load_plans
 from templatekit_server.ratelimits import RateLimiter
 from tests.server import services
-from tests.server.conftest import Account, LiveServer, text_template
+from tests.server.conftest import Account, LiveServer, burst, codes, text_template
 
 CONCURRENT = 50
-
-
-def burst(urls_and_bodies: list[tuple[str, str, dict | None]], headers: dict[str, str]) -> list[httpx.Response]:
-    """All requests at once, each on its own connection."""
-
-    def send(request: tuple[str, str, dict | None]) -> httpx.Response:
-        method, url, body = request
-        return httpx.request(method, url, json=body, headers=headers, timeout=120)
-
-    with ThreadPoolExecutor(len(urls_and_bodies)) as pool:
-        return list(pool.map(send, urls_and_bodies))
-
-
-def codes(answers: list[httpx.Response]) -> Counter[str]:
-    return Counter("OK" if answer.status_code == 200 else answer.json()["error"]["code"] for answer in answers)
 
 
 def leave(server: LiveServer, account: Account, left: int) -> None:
