@@ -76,6 +76,9 @@ def test_edit_fields_preview_and_sign(page, live):
     with page.expect_response(lambda response: sent_with(response, "From the browser")) as answered:
         page.fill("textarea[name='title.text']", "From the browser")
     assert "From the browser" in page.text_content("#curl")
+    snippet = page.text_content("#python")
+    compile(snippet, "python snippet", "exec")  # the Python shown is Python
+    assert '"text": "From the browser"' in snippet and "/templates/createImage" in snippet
     assert json.loads(answered.value.request.post_data)["modifications"] == [
         {"name": "title", "text": "From the browser"}
     ]
@@ -113,6 +116,9 @@ def test_rows_and_stars_are_edited_in_place(page, live):
         {"item": "Pie", "price": ""},
     ]
     assert sent["stars"]["star"] == 4.5
+    snippet = page.text_content("#python")
+    compile(snippet, "python snippet", "exec")
+    assert '"price": 5' in snippet and '"star": 4.5' in snippet
     preview_shown(page)
 
 
@@ -121,6 +127,8 @@ def test_a_video_renders_with_its_progress_bar(page, live):
     live.add_template(account, video_template("movie", seconds=2, fps=15, size=160))
     connect(page, live, account)
     page.wait_for_selector("#render-video:not([hidden])")
+    assert "/templates/renderVideo" in page.text_content("#curl")
+    compile(page.text_content("#python"), "python snippet", "exec")
     page.click("#render-video")
     page.wait_for_function("document.getElementById('video-status').textContent === 'done'", timeout=60_000)
     assert page.evaluate("document.getElementById('video-progress').value") == 1

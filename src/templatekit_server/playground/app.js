@@ -282,17 +282,36 @@ $("render-pdf").addEventListener("click", async () => {
 });
 
 function showCode() {
-  const body = renderBody({ format: $("format").value });
-  const json = JSON.stringify(body);
-  const quoted = `'${json.replaceAll("'", "'\\''")}'`;
+  // A video template's request is renderVideo, which waits and answers {"url", "id"}.
+  const video = state.template.kind === "video";
+  const operation = video ? "renderVideo" : "createImage";
+  const body = video ? renderBody() : renderBody({ format: $("format").value });
+  const quoted = `'${JSON.stringify(body).replaceAll("'", "'\\''")}'`;
+  const output = video ? "" : ` -o out.${body.format}`;
   $("curl").textContent =
-    `curl -X POST ${api}/templates/createImage \\\n  -H "Authorization: Bearer $TEMPLATEKIT_KEY" \\\n` +
-    `  -H "Content-Type: application/json" \\\n  -d ${quoted} -o out.${body.format}`;
+    `curl -X POST ${api}/templates/${operation} \\\n  -H "Authorization: Bearer $TEMPLATEKIT_KEY" \\\n` +
+    `  -H "Content-Type: application/json" \\\n  -d ${quoted}${output}`;
+  const save = video ? `print(answer.json()["url"])` : `open("out.${body.format}", "wb").write(answer.content)`;
   $("python").textContent =
-    `import os, httpx\n\nanswer = httpx.post(\n    "${api}/templates/createImage",\n` +
+    `import os, httpx\n\nanswer = httpx.post(\n    "${api}/templates/${operation}",\n` +
     `    headers={"Authorization": f"Bearer {os.environ['TEMPLATEKIT_KEY']}"},\n` +
-    `    json=${JSON.stringify(body, null, 4).replaceAll("\n", "\n    ").replaceAll("true", "True").replaceAll("false", "False").replaceAll("null", "None")},\n)\n` +
-    `answer.raise_for_status()\nopen("out.${body.format}", "wb").write(answer.content)`;
+    `    json=${python(body, "    ")},\n    timeout=${video ? "None" : "60"},\n)\nanswer.raise_for_status()\n${save}`;
+}
+
+function python(value, indent) {
+  // JSON as a Python literal: strings and numbers are the same, the constants are not.
+  if (value === null) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  const inner = `${indent}    `;
+  if (Array.isArray(value)) {
+    return value.length ? `[\n${value.map((item) => inner + python(item, inner)).join(",\n")},\n${indent}]` : "[]";
+  }
+  if (typeof value === "object") {
+    const items = Object.entries(value).map(([key, item]) => `${inner}${JSON.stringify(key)}: ${python(item, inner)}`);
+    return items.length ? `{\n${items.join(",\n")},\n${indent}}` : "{}";
+  }
+  return JSON.stringify(value);
 }
 
 $("format").addEventListener("change", showCode);
