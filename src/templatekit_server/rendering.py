@@ -5,8 +5,9 @@ has its worker killed, a worker that dies fails only the render it was doing, an
 way the pool starts a fresh worker. Workers read templates from the database themselves
 (cached by id and version), so a request sends only ids and modifications.
 
-Failures come back as ``Failure`` values (an API code and message) rather than
-exceptions, since not every library exception survives pickling intact.
+Failures come back as ``Failure`` values (an API code and message), mapped from the
+library's exceptions in the worker, so that the server gets the answer to send and
+nothing else to interpret.
 """
 
 from __future__ import annotations
@@ -96,7 +97,6 @@ class _Worker:
     db: Database
     store: Store
     assets: tk.AssetLoader
-    scratch: Path
 
 
 def _start_worker(settings: Settings) -> None:
@@ -110,7 +110,6 @@ def _start_worker(settings: Settings) -> None:
         max_media_bytes=settings.media_max_bytes,
         max_pixels=settings.max_pixels,
     )
-    _Worker.scratch = Path(tempfile.gettempdir())
     _exit_with_parent()
 
 
@@ -174,7 +173,7 @@ class ProgressEvents:
 def render_movie(job: VideoJob) -> VideoOutput | Failure:
     """Render a video job to a scratch file, store it under ``job.file_key`` and record
     progress events on the way."""
-    with tempfile.TemporaryDirectory(prefix="templatekit-video-", dir=_Worker.scratch) as scratch:
+    with tempfile.TemporaryDirectory(prefix="templatekit-video-") as scratch:
         path = Path(scratch) / "video.mp4"
         try:
             template = _template(job.workspace_id, job.template_id, job.version)

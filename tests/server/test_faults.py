@@ -57,10 +57,11 @@ def test_ids_and_paths_cannot_escape(client, live, account):
             f"{live.api}/templates/createImage", json={"templateId": template_id}, headers=account.bearer
         )
         assert error_of(answer) == (400, "BAD_REQUEST"), template_id
+    secret = (live.data_dir / "secret.key").read_bytes()
     for path in ["../secret.key", "..%2Fsecret.key", "%2e%2e/secret.key", "images/../../secret.key", "/etc/passwd"]:
         answer = client.get(f"{live.api}/files/{path}", params={"sig": "0" * 64})
         assert answer.status_code in (400, 404), path
-        assert b"secret" not in answer.content.split(b'"message"')[0]
+        assert secret not in answer.content and b"root:" not in answer.content
     for video_id in ["../../etc/passwd", "vid_x' OR '1'='1"]:
         answer = client.get(f"{live.api}/videos/{video_id}", headers=account.bearer)
         assert error_of(answer) == (404, "NOT_FOUND"), video_id

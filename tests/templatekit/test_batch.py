@@ -111,11 +111,17 @@ def test_a_thousand_rows_are_rendered_failures_listed_and_a_second_run_resumes(t
     assert "2 written, 996 there already, 2 failed" in second.stdout
 
 
-def test_bad_name_patterns_are_named(tmp_path):
+def card_and_rows(tmp_path: Path, rows: str) -> tuple[Path, Path]:
+    """The card's template file and a CSV file of ``rows``."""
     template_path = tmp_path / "card.json"
     template_path.write_text(json.dumps(CARD))
     data = tmp_path / "data.csv"
-    data.write_text("sku,title\nA,x\nA,y\n")
+    data.write_text(rows)
+    return template_path, data
+
+
+def test_bad_name_patterns_are_named(tmp_path):
+    template_path, data = card_and_rows(tmp_path, "sku,title\nA,x\nA,y\n")
     unknown = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "o"), "--name", "{colour}")
     assert unknown.returncode == 1 and "'colour' is not a column" in unknown.stderr
     clash = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "o"), "--name", "{sku}")
@@ -123,10 +129,7 @@ def test_bad_name_patterns_are_named(tmp_path):
 
 
 def test_file_names_stay_in_the_folder(tmp_path):
-    template_path = tmp_path / "card.json"
-    template_path.write_text(json.dumps(CARD))
-    data = tmp_path / "data.csv"
-    data.write_text("sku\n../../escape\n/etc/passwd\n")
+    template_path, data = card_and_rows(tmp_path, "sku\n../../escape\n/etc/passwd\n")
     done = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "o"), "--name", "{sku}")
     assert done.returncode == 0, done.stderr
     assert sorted(path.name for path in (tmp_path / "o").iterdir()) == ["escape.png", "etc_passwd.png"]
