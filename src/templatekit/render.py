@@ -13,6 +13,7 @@ from pathlib import Path
 from attrs import frozen
 from PIL import Image as PILImage
 
+from templatekit import extras
 from templatekit.apply import Modifications, apply
 from templatekit.assets import AssetLoader
 from templatekit.encode import encode, image_format
@@ -213,7 +214,7 @@ def render_video(
     try:
         from templatekit.video.movie import write_video
     except ImportError as exc:
-        raise RenderError(f'video rendering needs PyAV: pip install "templatekit[video]" ({exc})') from None
+        raise RenderError(extras.explain("video", exc)) from None
     resolved, ctx, warnings = _resolve(template, modifications, assets)
     if resolved.video is None:
         raise TemplateError(

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
+from templatekit import extras
 from templatekit.errors import StorageError
 
 _KEY = re.compile(r"[A-Za-z0-9_.\-]+(/[A-Za-z0-9_.\-]+)*")
@@ -37,14 +38,15 @@ class Store:
     the connection and never answers fails the operation instead of hanging it."""
 
     def __init__(self, url: str, *, timeout: float | None = None, **options: Any) -> None:
-        try:
-            from fsspec.core import url_to_fs
-        except ImportError:  # pragma: no cover - fsspec comes with the server and s3 extras
-            raise StorageError('storage needs fsspec: pip install "templatekit[server]"') from None
+        from fsspec.core import url_to_fs  # imported by the first store: most renders store nothing
+
         self.url = url
         try:
             self.fs, root = url_to_fs(url, **options)
-        except (ImportError, ValueError) as exc:
+        except ImportError as exc:  # the filesystem's package is not installed
+            reason = extras.explain("s3", exc) if url.startswith("s3:") else str(exc)
+            raise StorageError(f"storage {url}: {reason}") from None
+        except ValueError as exc:
             raise StorageError(f"storage {url}: {exc}") from None
         self.root = root.rstrip("/")
         self.local = "file" in _protocols(self.fs)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
+from templatekit import extras
 from templatekit.assets.policy import AllowList
 from templatekit.storage import Store
 from templatekit_server.accounts import Caller
-from templatekit_server.db import Database
 from templatekit_server.files import Files
 from templatekit_server.jobs import VideoRunner
 from templatekit_server.plans import Plan, load_plans
@@ -16,13 +16,16 @@ from templatekit_server.ratelimits import RateLimiter
 from templatekit_server.rendering import RenderPool
 from templatekit_server.sealing import Sealer, server_secret
 from templatekit_server.settings import Settings
+from templatekit_server.startup import open_database, ready_data_dir
 
 
 class ServerState:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
-        self.db = Database(settings.database)
+        #: why this installation cannot render videos, or None when it can
+        self.video_unavailable = extras.unavailable("video")
+        ready_data_dir(settings.data_dir)
+        self.db = open_database(settings.database)
         self.sealer = Sealer(server_secret(settings.secret, settings.data_dir))
         self.files = Files(
             Store(settings.storage, timeout=settings.storage_timeout), self.sealer, settings.file_url_ttl
@@ -53,3 +56,9 @@ class ServerState:
         self.stills.close()
         self.video_pool.close()
         self.db.close()
+
+
+def server_of(request: Request) -> ServerState:
+    """The state of the app that received ``request``."""
+    state: ServerState = request.app.state.server
+    return state

@@ -37,6 +37,7 @@ from typing import Any, TypeVar
 from attrs import field, frozen
 from PIL import Image as PILImage
 
+from templatekit import extras
 from templatekit.cache import BoundedCache
 from templatekit.errors import RenderError
 from templatekit.layout.fonts import FONT_DIR, Face
@@ -46,7 +47,7 @@ try:
     from choreographer.browsers import Chromium
     from kaleido.errors import JavascriptError, KaleidoError
 except ImportError as exc:  # the charts extra is not installed
-    raise RenderError("charts need Plotly and Kaleido: pip install 'templatekit[charts]'") from exc
+    raise RenderError(extras.explain("charts", exc)) from exc
 
 T = TypeVar("T")
 _logger = logging.getLogger(__name__)
@@ -320,7 +321,7 @@ class _Browser:
             for _ in range(2):
                 try:
                     session = self._ready()
-                    work = session.kaleido.calc_fig(dict(figure), opts=dict(opts))  # type: ignore[arg-type]
+                    work = session.kaleido.calc_fig(dict(figure), opts=dict(opts))
                     return session.run(work, RENDER_TIMEOUT)
                 except (KaleidoError, JavascriptError) as exc:
                     raise RenderError(f"layer {layer!r}: Plotly could not draw the chart: {exc}") from exc

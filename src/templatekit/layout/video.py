@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 
+from templatekit import extras
 from templatekit.errors import AssetError
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.image import fitted_pixels
@@ -15,8 +16,8 @@ from templatekit.model.layers import VideoLayer
 def layout(layer: VideoLayer, ctx: LayoutContext) -> list[Item]:
     try:
         from templatekit.video.clips import ClipReader
-    except ImportError:
-        ctx.warn(layer.name, 'video layers need PyAV: pip install "templatekit[video]"')
+    except ImportError as exc:
+        ctx.warn(layer.name, extras.explain("video", exc))
         return []
     try:
         data = ctx.assets.fetch_media(layer.src, ctx.base_dir)

@@ -24,24 +24,22 @@ from templatekit_server.answers import idempotent, json_answer
 from templatekit_server.errors import ApiError, bad_request, from_library
 from templatekit_server.idempotency import Answer
 from templatekit_server.inputs import Fields, authenticate, read_json
-from templatekit_server.state import ServerState
+from templatekit_server.state import ServerState, server_of
 
 POLL_SECONDS = 0.25
 log = logging.getLogger("templatekit.server")
 TERMINAL = ("done", "error")
 
 
-def _server(request: Request) -> ServerState:
-    return request.app.state.server  # type: ignore[no-any-return]
-
-
 async def render_video(request: Request) -> Response:
-    server = _server(request)
+    server = server_of(request)
     body = await read_json(request, server.settings.max_body_bytes)
     body = {} if body is None else body
     if not isinstance(body, dict):
         raise bad_request(f"request body: must be a JSON object (got {type(body).__name__})")
     caller = await authenticate(request, "renderVideo", body)
+    if server.video_unavailable:  # refused before a job exists, never a job that fails later
+        raise bad_request(f"renderVideo: {server.video_unavailable}")
     fields = Fields(body, server.settings.max_text_chars)
     template_id = catalog.checked_template_id(str(fields.text("templateId", required=True)))
     modifications = fields.raw("modifications")
@@ -82,7 +80,7 @@ def _queued(server: ServerState, caller: Caller, template_id: str, modifications
 async def _finished(request: Request, video_id: str) -> Response:
     """Wait for the video; 200 ``{url, id}``, or the error it failed with. A client that
     goes away stops the waiting, not the job."""
-    server = _server(request)
+    server = server_of(request)
     while not await request.is_disconnected():
         row = await run_in_threadpool(jobs.find, server.db, video_id)
         if row.status == "done":
@@ -99,7 +97,7 @@ def _video_url(server: ServerState, request: Request, key: str) -> str:
 
 
 async def video(request: Request) -> Response:
-    server = _server(request)
+    server = server_of(request)
     caller = await authenticate(request, "getVideo")
     video_id = request.path_params["video_id"]
     row = await run_in_threadpool(jobs.find, server.db, video_id)
@@ -148,7 +146,7 @@ async def _records(request: Request, video_id: str, after: int) -> AsyncIterator
     """The video's events after ``after`` as SSE records, then new ones as they come,
     ``queued {ahead}`` while it waits, a keep-alive comment when nothing else is sent,
     until ``done`` or ``error``."""
-    server = _server(request)
+    server = server_of(request)
     seq, ahead_sent, sent_at = after, None, time.monotonic()
     while True:
         found = await run_in_threadpool(events.after, server.db, video_id, seq)
