@@ -10,6 +10,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, TextIO
 
+from templatekit import extras
 from templatekit.apply import normalize
 from templatekit.errors import TemplateError, TemplatekitError
 from templatekit.loading import load_template
@@ -65,7 +66,7 @@ def _parser(plugins: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="templatekit", description="Render design templates.")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
-    render = commands.add_parser("render", help="render a template to an image file")
+    render = commands.add_parser("render", help="render a template to an image, a PDF or an MP4 video")
     render.add_argument("template", type=Path, help="template JSON file")
     render.add_argument("-m", "--modifications", help="modifications: a JSON file, or JSON text")
     render.add_argument(
@@ -80,7 +81,7 @@ def _parser(plugins: bool = True) -> argparse.ArgumentParser:
         "--output",
         type=Path,
         required=True,
-        help="output file (.png, .jpg, .webp, .pdf; .mp4 for video templates)",
+        help="output file (.png, .jpg, .webp, .pdf; .mp4 for video templates); missing folders are made",
     )
     render.add_argument("--thumbnail", action="store_true", help="a small preview (longest side 320 px)")
     render.add_argument("--debug", action="store_true", help="draw every layer's box and name")
@@ -95,7 +96,9 @@ def _parser(plugins: bool = True) -> argparse.ArgumentParser:
         default="{row}",
         help="file name pattern: {row} (1, 2, …) and {column} placeholders; the extension comes from --format",
     )
-    batch.add_argument("--format", choices=("png", "jpeg", "webp", "pdf"), default="png")
+    batch.add_argument(
+        "--format", choices=("png", "jpeg", "webp", "pdf"), default="png", help="file format of every row (default png)"
+    )
     batch.add_argument("--workers", type=int, default=None, help="processes (default: one per core)")
     batch.set_defaults(run=_batch)
 
@@ -114,43 +117,61 @@ def _add_plugin_commands(commands: Any) -> None:
         try:
             add = entry.load()
         except ImportError as exc:
-            missing = commands.add_parser(entry.name, help='(needs: pip install "templatekit[server]")')
-            missing.set_defaults(run=lambda _args, name=entry.name, exc=exc: _not_installed(name, exc))
+            reason = extras.explain("server", exc)
+            missing = commands.add_parser(entry.name, help=f"(not available: {reason})")
+            missing.set_defaults(run=lambda _args, name=entry.name, reason=reason: _not_installed(name, reason))
             continue
         add(commands)
 
 
-def _not_installed(name: str, exc: ImportError) -> int:
-    print(
-        f'error: templatekit {name} needs the server extra: pip install "templatekit[server]" ({exc})', file=sys.stderr
-    )
-    return 2
+def _not_installed(name: str, reason: str) -> int:
+    return _usage(f"templatekit {name}: {reason}")
 
 
 def _render(args: argparse.Namespace) -> int:
-    suffix = args.output.suffix.lower()
+    output: Path = args.output
+    suffix = output.suffix.lower()
     if suffix not in OUTPUT_SUFFIXES:
-        choices = ", ".join(OUTPUT_SUFFIXES)
-        print(f"error: -o {args.output}: the output must end in one of {choices}", file=sys.stderr)
-        return 2
+        return _usage(f"-o {output}: the output must end in one of {', '.join(OUTPUT_SUFFIXES)}")
     template = load_template(args.template)
+    if suffix == ".mp4" and template.video is None:
+        return _usage(
+            f'-o {output}: MP4 output needs a video template (one with a "video" field);'
+            f" {template.name!r} is a still design: write .png, .jpg, .webp or .pdf"
+        )
     modifications = _modifications(template, args.modifications, args.set)
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocker = next(folder for folder in output.parents if folder.exists())
+        return _usage(f"-o {output}: {blocker} is a file, not a folder")
+    except OSError as exc:
+        return _usage(f"-o {output}: cannot make the folder {output.parent} ({exc.strerror or exc})")
     if suffix == ".mp4":
-        result = render_video(template, modifications, on_progress=ProgressBar(), path=args.output)
+        result = render_video(template, modifications, on_progress=ProgressBar(), path=output)
     elif suffix == ".pdf":
         result = render_pdf(template, modifications, debug=args.debug)
     else:
         result = render_image(
             template, modifications, format=IMAGE_SUFFIXES[suffix], thumbnail=args.thumbnail, debug=args.debug
         )
-    result.save(args.output)
+    try:
+        result.save(output)
+    except OSError as exc:
+        return _usage(f"-o {output}: cannot write ({exc.strerror or exc})")
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     pages = f", {result.pages} pages" if result.pages > 1 else ""
     if template.video is not None and suffix == ".mp4":
         pages = f", {template.video.duration:g} s at {template.video.fps} fps"
-    print(f"{args.output} ({result.width}x{result.height}{pages}, {result.size:,} bytes)")
+    print(f"{output} ({result.width}x{result.height}{pages}, {result.size:,} bytes)")
     return 0
+
+
+def _usage(message: str) -> int:
+    """A mistake in the command's arguments: said on standard error, exit status 2."""
+    print(f"error: {message}", file=sys.stderr)
+    return 2
 
 
 def _batch(args: argparse.Namespace) -> int:

@@ -23,17 +23,22 @@ class TemplatekitError(Exception):
 
 
 class TemplateError(TemplatekitError):
-    """The template is invalid. ``problems`` holds one message per problem found."""
+    """The template is invalid. ``problems`` holds one message per problem found;
+    ``warnings`` what was found besides them that alone would not stop a render
+    (unknown fields or layer kinds), so that one message tells all there is to fix."""
 
-    def __init__(self, problems: Sequence[str], source: str = "template") -> None:
+    def __init__(self, problems: Sequence[str], source: str = "template", warnings: Sequence[str] = ()) -> None:
         self.problems = list(problems)
         self.source = source
-        detail = "\n".join(f"  {p}" for p in self.problems)
-        super().__init__(f"{source} is invalid ({len(self.problems)} problem(s)):\n{detail}")
+        self.warnings = list(warnings)
+        message = f"{source} is invalid ({len(self.problems)} problem(s)):" + "".join(f"\n  {p}" for p in self.problems)
+        if self.warnings:
+            message += f"\nand {len(self.warnings)} warning(s):" + "".join(f"\n  {w}" for w in self.warnings)
+        super().__init__(message)
 
-    def __reduce__(self) -> tuple[type, tuple[list[str], str]]:
+    def __reduce__(self) -> tuple[type, tuple[list[str], str, list[str]]]:
         """Pickled whole, so that errors of renders in other processes read the same."""
-        return self.__class__, (self.problems, self.source)
+        return self.__class__, (self.problems, self.source, self.warnings)
 
 
 class ModificationError(TemplatekitError):

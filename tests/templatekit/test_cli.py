@@ -86,8 +86,64 @@ def test_render_a_video_with_progress(tmp_path):
     assert len(frames) == 24 and frames[-1].getpixel((50, 50))[1] > 200  # the modification took
 
 
-def test_a_still_template_to_mp4_is_an_error_that_says_why(tmp_path):
+def test_a_still_template_to_mp4_is_an_error_about_the_extension(tmp_path):
     path = tmp_path / "still.json"
     path.write_text(json.dumps(template(layer("shape", "box", fill="#ff0000"))))
     done = run("render", str(path), "-o", str(tmp_path / "x.mp4"))
-    assert done.returncode == 1 and "video" in done.stderr and not (tmp_path / "x.mp4").exists()
+    assert done.returncode == 2 and not (tmp_path / "x.mp4").exists()
+    assert f"-o {tmp_path / 'x.mp4'}: MP4 output needs a video template" in done.stderr
+    assert "write .png, .jpg, .webp or .pdf" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_validate_and_render_report_the_same_problems(tmp_path):
+    """One check for both commands: validate lists the unknown kind and the bad value;
+    render (lenient about kinds it does not know) fails on the value and still tells of
+    the unknown kind."""
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(template(layer("txt", "a"), layer("text", "b", text="hi", size=-3))))
+    validated = run("validate", str(path))
+    assert validated.returncode == 1 and f"{path}: 2 problem(s)" in validated.stdout
+    assert "  layers[0].type: must be one of text, image," in validated.stdout and "(got 'txt')" in validated.stdout
+    assert "  layers[1].size: must be a positive number (got -3.0)" in validated.stdout
+    rendered = run("render", str(path), "-o", str(tmp_path / "x.png"))
+    assert rendered.returncode == 1 and "Traceback" not in rendered.stderr
+    assert "  layers[1].size: must be a positive number (got -3.0)" in rendered.stderr
+    assert "  layers[0]: unknown layer type 'txt'; kept but not drawn" in rendered.stderr
+
+
+def test_output_folders_are_made_and_a_file_in_the_way_is_named(tmp_path):
+    out = tmp_path / "new" / "deeper" / "card.png"
+    done = run("render", str(EXAMPLES / "social-card.json"), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert decode(out.read_bytes()).size == (1200, 630)
+    (tmp_path / "plain").write_text("a file")
+    blocked = run("render", str(EXAMPLES / "social-card.json"), "-o", str(tmp_path / "plain" / "sub" / "card.png"))
+    assert blocked.returncode == 2 and "Traceback" not in blocked.stderr
+    assert f"{tmp_path / 'plain'} is a file, not a folder" in blocked.stderr
+
+
+def test_the_readme_modifications_example_runs(tmp_path):
+    """The README's `-m mods.json` line, with the file the examples ship."""
+    out = tmp_path / "ticket.webp"
+    done = run(
+        "render",
+        "examples/templates/event-ticket.json",
+        "-m",
+        "examples/mods/event-ticket.json",
+        "-o",
+        str(out),
+        "--thumbnail",
+        cwd=EXAMPLES.parents[1],
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""  # every modification of the example applies
+    assert decode(out.read_bytes()).format == "WEBP"
+    readme = (EXAMPLES.parents[1] / "README.md").read_text()
+    assert "-m examples/mods/event-ticket.json" in readme
+
+
+def test_help_names_every_output_and_option():
+    overview = run("--help").stdout
+    assert "render a template to an image, a PDF or an MP4 video" in overview
+    batch = run("batch", "--help").stdout
+    assert "file format of every row" in batch

@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 import re
 import typing
-from collections.abc import Iterable, Iterator
-from contextvars import ContextVar
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal, Union
 
@@ -117,8 +116,9 @@ def _cell(value: Any, _: Any) -> CellValue:
 def _chart_rows(value: Any, _: Any) -> tuple[ChartPoint, ...] | tuple[ChartSeries, ...]:
     if not isinstance(value, (list, tuple)):
         raise ValueError(f"must be a list (got {value!r})")
-    is_series = bool(value) and isinstance(value[0], dict) and "data" in value[0]
-    return converter.structure(value, tuple[ChartSeries, ...] if is_series else tuple[ChartPoint, ...])
+    if value and isinstance(value[0], dict) and "data" in value[0]:
+        return converter.structure(value, tuple[ChartSeries, ...])
+    return converter.structure(value, tuple[ChartPoint, ...])
 
 
 def _column(value: Any, _: Any) -> Column:
@@ -127,19 +127,17 @@ def _column(value: Any, _: Any) -> Column:
     return _column_object(value, Column)
 
 
-_lenient: ContextVar[bool] = ContextVar("lenient", default=False)
-
-
 def _layer(value: Any, _: Any) -> AnyLayer:
+    """A layer of its kind; one of a kind this version does not know is kept whole, and
+    ``structure_template`` decides whether that is a problem (strict) or a warning."""
     if not isinstance(value, dict):
         raise ValueError(f"a layer must be an object (got {value!r})")
     kind = value.get("type")
-    cls = LAYER_KINDS.get(kind) if isinstance(kind, str) else None
-    if cls is None:
-        if isinstance(kind, str) and kind and _lenient.get():
-            return _unknown_layer(kind, value)
+    if isinstance(kind, str) and kind and kind not in LAYER_KINDS:
+        return _unknown_layer(kind, value)
+    if not isinstance(kind, str) or not kind:
         raise FieldError("type", f"must be one of {', '.join(LAYER_KINDS)} (got {kind!r})")
-    return converter.structure({k: v for k, v in value.items() if k != "type"}, cls)
+    return converter.structure({k: v for k, v in value.items() if k != "type"}, LAYER_KINDS[kind])
 
 
 def _unknown_layer(kind: str, value: dict[str, Any]) -> UnknownLayer:
@@ -183,18 +181,20 @@ def _make_converter() -> Converter:
     )
 
     def structure_factory(cls: type) -> Any:
-        renames = {a.name: override(rename=json_name(a.name)) for a in attrs.fields(cls)}
+        renames: dict[str, Any] = {a.name: override(rename=json_name(a.name)) for a in attrs.fields(cls)}
         if cls is Template:
             renames.update(base_dir=override(omit=True), load_warnings=override(omit=True))
         return make_dict_structure_fn(cls, conv, **renames)
 
     def unstructure_factory(cls: type) -> Any:
-        renames = {a.name: override(rename=json_name(a.name)) for a in attrs.fields(cls)}
+        renames: dict[str, Any] = {a.name: override(rename=json_name(a.name)) for a in attrs.fields(cls)}
         if cls is Template:
             renames.update(base_dir=override(omit=True), load_warnings=override(omit=True))
         if cls is UnknownLayer:
             return lambda layer: {"type": layer.type_name, **layer.data}
-        unstructure = make_dict_unstructure_fn(cls, conv, _cattrs_omit_if_default=True, **renames)
+        unstructure: Callable[[Any], dict[str, Any]] = make_dict_unstructure_fn(
+            cls, conv, _cattrs_omit_if_default=True, **renames
+        )
         if not issubclass(cls, Layer):
             return unstructure
         return lambda layer: {"type": layer.TYPE, **unstructure(layer)}
@@ -217,9 +217,8 @@ def _length_input(value: Any) -> float | str:
 
 
 converter = _make_converter()
-_column_object = make_dict_structure_fn(
-    Column, converter, **{a.name: override(rename=json_name(a.name)) for a in attrs.fields(Column)}
-)
+_column_renames: dict[str, Any] = {a.name: override(rename=json_name(a.name)) for a in attrs.fields(Column)}
+_column_object = make_dict_structure_fn(Column, converter, **_column_renames)
 
 
 # ---------------------------------------------------------------- error reporting
@@ -339,23 +338,23 @@ def structure_template(data: Any, *, strict: bool, source: str = "template") -> 
     problems: dict[str, str] = {}
     warnings: list[str] = []
     template: Template | None = None
-    token = _lenient.set(not strict)
-    try:
-        while template is None:
-            try:
-                template = converter.structure(data, Template)
-            except (ClassValidationError, IterableValidationError) as exc:
-                if not _set_aside(data, exc, strict, problems, warnings):
-                    raise TemplateError(list(problems.values()), source) from None
-    finally:
-        _lenient.reset(token)
+    while template is None:
+        try:
+            template = converter.structure(data, Template)
+        except (ClassValidationError, IterableValidationError) as exc:
+            if not _set_aside(data, exc, strict, problems, warnings):
+                raise TemplateError(list(problems.values()), source, warnings) from None
     for index, layer in enumerate(template.layers):
         if isinstance(layer, UnknownLayer):
-            warnings.append(f"layers[{index}]: unknown layer type {layer.kind!r}; kept but not drawn")
+            kinds = ", ".join(LAYER_KINDS)
+            if strict:
+                problems[f"layers[{index}].type"] = f"layers[{index}].type: must be one of {kinds} (got {layer.kind!r})"
+            else:
+                warnings.append(f"layers[{index}]: unknown layer type {layer.kind!r}; kept but not drawn")
     for problem in model_problems(template):
         problems.setdefault(problem.split(": ", 1)[0], problem)
     if problems:
-        raise TemplateError(list(problems.values()), source)
+        raise TemplateError(list(problems.values()), source, warnings)
     return Loaded(template, tuple(warnings))
 
 
