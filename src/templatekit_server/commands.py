@@ -19,6 +19,7 @@ from templatekit_server.errors import ApiError
 from templatekit_server.plans import ConfigError, Plan, load_plans
 from templatekit_server.sealing import Sealer, server_secret
 from templatekit_server.settings import Settings
+from templatekit_server.startup import StartError, open_database, ready_data_dir
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -33,26 +34,41 @@ def serve(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if args.demo:
-        from templatekit_server.demo import ensure_demo
-
-        db, sealer = _open(settings)
-        key = ensure_demo(db, sealer, settings.data_dir)
-        db.close()
-        base = f"http://{_url_host(args.host)}:{args.port}/v1"
-        print(f"demo API key: {key}")
-        print("render the social card:")
-        print(
-            f"  curl -X POST {base}/templates/createImage -H 'Authorization: Bearer {key}'"
-            " -H 'Content-Type: application/json'"
-            ' -d \'{"templateId": "tpl_social_card", "modifications": {"title": "Hello from templatekit"}}\''
-            " -o card.png"
-        )
-        sys.stdout.flush()
+    try:
+        if args.demo:
+            _start_demo(settings, f"http://{_url_host(args.host)}:{args.port}")
+        app = create_app(settings)
+    except StartError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     # uvicorn's access log would show query strings, where API keys may be: the app logs
     # its own access lines without them.
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info", access_log=False)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info", access_log=False)
     return 0
+
+
+def _start_demo(settings: Settings, root: str) -> None:
+    """Make the demo account and print its key, a curl line, the playground's address,
+    and which templates need something this installation lacks."""
+    from templatekit_server.demo import ensure_demo, needs
+
+    db, sealer = _open(settings)
+    try:
+        key = ensure_demo(db, sealer, settings.data_dir)
+    finally:
+        db.close()
+    print(f"demo API key: {key}")
+    print("render the social card:")
+    print(
+        f"  curl -X POST {root}/v1/templates/createImage -H 'Authorization: Bearer {key}'"
+        " -H 'Content-Type: application/json'"
+        ' -d \'{"templateId": "tpl_social_card", "modifications": {"title": "Hello from templatekit"}}\''
+        " -o card.png"
+    )
+    print(f"try every template in your browser (paste the key): {root}/playground/")
+    for template_name, reason in needs():
+        print(f"note: {template_name}: {reason}")
+    sys.stdout.flush()
 
 
 def _url_host(host: str) -> str:
@@ -62,8 +78,8 @@ def _url_host(host: str) -> str:
 
 
 def _open(settings: Settings) -> tuple[Database, Sealer]:
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    return Database(settings.database), Sealer(server_secret(settings.secret, settings.data_dir))
+    ready_data_dir(settings.data_dir)
+    return open_database(settings.database), Sealer(server_secret(settings.secret, settings.data_dir))
 
 
 @frozen
@@ -86,7 +102,11 @@ def _admin(action: Callable[[Admin, argparse.Namespace], Any]) -> Callable[[argp
         except ConfigError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
-        db, sealer = _open(settings)
+        try:
+            db, sealer = _open(settings)
+        except StartError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
         try:
             print(json.dumps(action(Admin(db, sealer, plans), args), indent=2))
         except (accounts.AccountError, ApiError, OSError, json.JSONDecodeError) as exc:

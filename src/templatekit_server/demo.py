@@ -8,6 +8,8 @@ from pathlib import Path
 
 from sqlalchemy import select
 
+from templatekit import extras
+from templatekit.errors import RenderError
 from templatekit_server import accounts, catalog
 from templatekit_server.db import Database, api_keys
 from templatekit_server.plans import DEFAULT_PLANS
@@ -53,3 +55,27 @@ def _store_examples(db: Database, workspace: str) -> None:
         body = json.loads(path.read_text(encoding="utf-8"))
         if body.get("id") not in stored:
             catalog.save(db, workspace, catalog.inline_local_files(body, path.parent))
+
+
+def needs() -> list[tuple[str, str]]:
+    """The example templates this installation cannot render, each with what it lacks."""
+    found = []
+    for path in example_templates():
+        body = json.loads(path.read_text(encoding="utf-8"))
+        kinds = {layer.get("type") for layer in body.get("layers", [])}
+        reason = extras.unavailable("video") if "video" in body or "video" in kinds else None
+        if reason is None and "chart" in kinds:
+            reason = _charts_unavailable()
+        if reason:
+            found.append((f"{body.get('name')} ({body.get('id')})", reason))
+    return found
+
+
+def _charts_unavailable() -> str | None:
+    try:
+        from templatekit.charts.render import find_browser
+
+        find_browser()
+    except RenderError as exc:
+        return str(exc)
+    return None

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from templatekit_server.db import Database
 from templatekit_server.plans import DEFAULT_PLANS
@@ -91,10 +92,11 @@ def test_serve_demo_prints_a_key_and_a_curl_line_that_works(tmp_path):
         command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path
     )
     try:
-        printed = [server.stdout.readline() for _ in range(3)]
+        printed = [server.stdout.readline() for _ in range(4)]
         key = re.search(r"demo API key: (tk_live_\S+)", printed[0]).group(1)
         curl = printed[2].strip()
         assert curl.startswith("curl ") and key in curl
+        playground = re.search(r"(http://127\.0\.0\.1:\d+/playground/)$", printed[3].strip()).group(1)
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -108,6 +110,8 @@ def test_serve_demo_prints_a_key_and_a_curl_line_that_works(tmp_path):
         assert decode((tmp_path / "card.png").read_bytes()).size == (1200, 630)
         listed = httpx.get(f"http://127.0.0.1:{port}/v1/templates", headers={"Authorization": f"Bearer {key}"}).json()
         assert {"tpl_social_card", "tpl_invoice", "tpl_promo_video"} <= {item["id"] for item in listed}
+        page = httpx.get(playground)
+        assert page.status_code == 200 and "<title>" in page.text
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -120,3 +124,57 @@ def test_serve_demo_prints_a_key_and_a_curl_line_that_works(tmp_path):
     finally:
         again.terminate()
         again.wait(timeout=30)
+
+
+def _start_failure(tmp_path: Path, data_dir: Path, *command: str) -> str:
+    """What ``templatekit`` says when it cannot use ``data_dir``; it must stop at once."""
+    done = subprocess.run(
+        [sys.executable, "-m", "templatekit.cli", *command, "--data-dir", str(data_dir), *_rest(command)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    return done.stderr.strip()
+
+
+def _rest(command: tuple[str, ...]) -> list[str]:
+    return ["--port", str(free_port())] if command[0] == "serve" else ["workspace", "create", "--name", "x"]
+
+
+def test_a_data_folder_that_cannot_be_used_is_named_with_its_cause(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    for command in (("serve",), ("serve", "--demo"), ("admin",)):
+        said = _start_failure(tmp_path, blocker / "data", *command)
+        assert said == f"error: data folder {blocker / 'data'}: {blocker} is a file, not a folder"
+    database = tmp_path / "data" / "templatekit.db"
+    database.mkdir(parents=True)  # a folder where the database file should be
+    said = _start_failure(tmp_path, tmp_path / "data", "serve")
+    assert said == f"error: database sqlite:///{database}: cannot be opened (unable to open database file)"
+
+
+def test_a_read_only_data_folder_is_named_with_its_cause(tmp_path):
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    if os.geteuid() == 0:  # permissions do not stop root: a read-only file system does
+        mounted = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(folder)], capture_output=True
+        )
+        if mounted.returncode != 0:
+            pytest.skip(f"cannot mount a read-only tmpfs here: {mounted.stderr.decode().strip()}")
+        cause = "Read-only file system"
+    else:
+        folder.chmod(0o500)
+        cause = "Permission denied"
+    try:
+        assert _start_failure(tmp_path, folder, "serve") == f"error: data folder {folder}: cannot write in it ({cause})"
+        assert _start_failure(tmp_path, folder / "sub", "admin") == (
+            f"error: data folder {folder / 'sub'}: cannot be made ({cause})"
+        )
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["umount", "-l", str(folder)], check=False)
+        else:
+            folder.chmod(0o700)
