@@ -442,6 +442,25 @@ def _template_paths(errors: _ErrorResponses) -> Json:
             _param("template_id", "path", {"type": "string", "pattern": ID_PATTERN}, "The template's id."),
         ],
     )
+    get_source = _operation(
+        "getTemplateSource",
+        "templates",
+        "Get a template's JSON",
+        "The template as stored, in the template format: the current version, or the one `version` names.",
+        {
+            "200": _response("The template.", _json(_schema("Template"))),
+            **errors(*KEYED, "NOT_FOUND"),
+        },
+        parameters=[
+            _param("template_id", "path", {"type": "string", "pattern": ID_PATTERN}, "The template's id."),
+            _param(
+                "version",
+                "query",
+                {"type": "integer", "minimum": 1, "maximum": 2**31 - 1},
+                "A version (1 is the first); default: current.",
+            ),
+        ],
+    )
     list_templates = _operation(
         "listTemplates",
         "templates",
@@ -479,6 +498,7 @@ def _template_paths(errors: _ErrorResponses) -> Json:
     return {
         "/templates": {"get": list_templates, "post": create_template},
         "/templates/{template_id}": {"get": get_template},
+        "/templates/{template_id}/source": {"get": get_source},
     }
 
 

@@ -98,6 +98,33 @@ def test_edit_fields_preview_and_sign(page, live):
     assert page.context.cookies() == []
 
 
+def test_colour_pickers_start_at_the_layers_colours(page, live):
+    account = live.account()
+    card = text_template("colours")
+    card["layers"][1]["color"] = "rgba(255, 255, 255, 0.5)"
+    card["layers"].append({**card["layers"][0], "name": "named", "fill": "tomato"})
+    card["layers"].append({**card["layers"][0], "name": "fade", "fill": {"from": "#112233", "to": "#445566"}})
+    card["layers"].append({**card["layers"][1], "name": "plain"})
+    del card["layers"][-1]["color"]
+    live.add_template(account, card)
+    connect(page, live, account)
+
+    def picker(layer: str) -> tuple[str, str]:
+        selector = f"fieldset[data-layer='{layer}'] input[type=color]"
+        label = page.locator(f"fieldset[data-layer='{layer}'] label:has(input[type=color])").text_content()
+        return page.input_value(selector), label
+
+    assert picker("box") == ("#ff0000", "fill")
+    assert picker("title") == ("#ffffff", "color")
+    assert picker("named") == ("#ff6347", "fill")
+    assert picker("fade") == ("#112233", "fill (gradient)")
+    assert picker("plain") == ("#000000", "color (default)")
+    with page.expect_response(lambda response: sent_with(response, "#00ff0080")) as answered:
+        page.locator("fieldset[data-layer='title'] input[type=color]").fill("#00ff00")  # alpha 0.5 is kept
+    sent = json.loads(answered.value.request.post_data)["modifications"]
+    assert sent == [{"name": "title", "color": "#00ff0080"}]
+
+
 def test_rows_and_stars_are_edited_in_place(page, live):
     account = live.account()
     live.add_template(account, TABLE)

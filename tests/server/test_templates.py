@@ -25,6 +25,27 @@ def test_upload_then_details_and_render(client, live, account):
     assert decode(image.content).size == (240, 120)
 
 
+def test_source_gives_the_stored_json_of_each_version(client, live, account):
+    client.post(f"{live.api}/templates", json=text_template("kept"), headers=account.bearer)
+    client.post(
+        f"{live.api}/templates",
+        params={"overwrite": "true"},
+        json=text_template("kept", name="Second"),
+        headers=account.bearer,
+    )
+    current = client.get(f"{live.api}/templates/kept/source", headers=account.bearer)
+    assert current.status_code == 200 and current.headers["content-type"] == "application/json"
+    assert current.json() == text_template("kept", name="Second")
+    first = client.get(f"{live.api}/templates/kept/source", params={"version": 1}, headers=account.bearer)
+    assert first.json() == text_template("kept")
+    for version, code in (("3", "NOT_FOUND"), ("0", "BAD_REQUEST"), ("one", "BAD_REQUEST")):
+        answer = client.get(f"{live.api}/templates/kept/source", params={"version": version}, headers=account.bearer)
+        assert answer.json()["error"]["code"] == code, version
+    other = live.account()  # another workspace does not see it
+    hidden = client.get(f"{live.api}/templates/kept/source", headers=other.bearer)
+    assert hidden.json()["error"]["code"] == "NOT_FOUND"
+
+
 def test_an_existing_id_is_a_conflict_unless_overwritten(client, live, account):
     client.post(f"{live.api}/templates", json=text_template("twice"), headers=account.bearer)
     again = client.post(f"{live.api}/templates", json=text_template("twice", name="Second"), headers=account.bearer)

@@ -4,7 +4,15 @@
 
 const api = new URL("../v1/", document.baseURI).href.replace(/\/$/, "");
 const $ = (id) => document.getElementById(id);
-const state = { key: "", template: null, changed: new Map(), previewSerial: 0, chooseSerial: 0, timer: 0 };
+const state = {
+  key: "",
+  template: null,
+  designed: new Map(),
+  changed: new Map(),
+  previewSerial: 0,
+  chooseSerial: 0,
+  timer: 0,
+};
 
 // ------------------------------------------------------------------ requests
 
@@ -68,9 +76,11 @@ $("template").addEventListener("change", (event) => chooseTemplate(event.target.
 async function chooseTemplate(id) {
   const serial = ++state.chooseSerial;
   const summary = JSON.parse($("template").dataset.kinds)[id];
-  const details = await (await call(`/templates/${encodeURIComponent(id)}`)).json();
+  const path = `/templates/${encodeURIComponent(id)}`;
+  const [details, source] = await Promise.all([call(path), call(`${path}/source`)].map(async (r) => (await r).json()));
   if (serial !== state.chooseSerial) return; // another template was chosen meanwhile
   state.template = { ...summary, ...details };
+  state.designed = new Map((source.layers || []).map((layer) => [layer.name, layer]));
   state.changed = new Map();
   $("template-info").textContent = `${summary.width}×${summary.height} px, ${details.layers.length} layers`;
   $("fields").replaceChildren(...details.layers.map(fieldFor));
@@ -94,17 +104,18 @@ function fieldFor(layer) {
   legend.append(kind);
   box.append(legend);
   const set = (field, value) => change(layer.name, field, value);
+  const designed = state.designed.get(layer.name) || {};
   switch (layer.type) {
     case "text":
     case "alert":
     case "signature":
-      box.append(textInput(layer, "text", set, true), colorInput("color", set));
+      box.append(textInput(layer, "text", set, true), colorInput("color", designed.color, set));
       break;
     case "image":
       box.append(textInput(layer, "src", set), fileInput(set));
       break;
     case "shape":
-      box.append(colorInput("fill", set));
+      box.append(colorInput("fill", designed.fill, set));
       break;
     case "qrcode":
     case "barcode":
@@ -139,15 +150,34 @@ function textInput(layer, field, set, multiline = false) {
   return labelled(field, input);
 }
 
-function colorInput(field, set) {
-  // Template details do not carry colours: the picker says so until it is used.
+// A canvas context reads any CSS colour the template format allows (names, rgb(),
+// #rgb, #rrggbbaa) back as "#rrggbb" or "rgba(r, g, b, a)".
+const colorProbe = document.createElement("canvas").getContext("2d");
+
+function pickerColor(value) {
+  colorProbe.fillStyle = "#000000";
+  colorProbe.fillStyle = value;
+  const normal = colorProbe.fillStyle;
+  if (normal.startsWith("#")) return { hex: normal, alpha: "" };
+  const [r, g, b, a] = normal.match(/[\d.]+/g).map(Number);
+  const hex = (n) => n.toString(16).padStart(2, "0");
+  return { hex: `#${hex(r)}${hex(g)}${hex(b)}`, alpha: hex(Math.round(a * 255)) };
+}
+
+function colorInput(field, designed, set) {
+  // The picker starts at the layer's own colour; a gradient starts at its first colour
+  // and becomes a plain colour when picked. The colour's alpha is kept, as the picker has none.
   const input = document.createElement("input");
   input.type = "color";
   input.name = field;
-  const label = labelled(`${field} (as designed)`, input);
+  const gradient = designed && typeof designed === "object";
+  const color = pickerColor(gradient ? designed.from : designed ?? "#000000");
+  input.value = color.hex;
+  const note = designed === undefined ? " (default)" : gradient ? " (gradient)" : "";
+  const label = labelled(`${field}${note}`, input);
   input.addEventListener("input", () => {
     label.firstChild.textContent = field;
-    set(field, input.value);
+    set(field, input.value + color.alpha);
   });
   return label;
 }

@@ -1,7 +1,8 @@
-"""Templates: details, the list, and uploads."""
+"""Templates: details, the stored JSON, the list, and uploads."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -13,22 +14,42 @@ from templatekit_server import catalog
 from templatekit_server.answers import warnings_header
 from templatekit_server.errors import bad_request
 from templatekit_server.inputs import Fields, authenticate, read_json
-from templatekit_server.state import ServerState
+from templatekit_server.state import server_of
 
-
-def _server(request: Request) -> ServerState:
-    return request.app.state.server  # type: ignore[no-any-return]
+MAX_VERSION = 2**31 - 1
 
 
 async def details(request: Request) -> Response:
     caller = await authenticate(request, "getTemplate")
     template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
-    found = await run_in_threadpool(catalog.details, _server(request).db, caller.workspace_id, template_id)
+    found = await run_in_threadpool(catalog.details, server_of(request).db, caller.workspace_id, template_id)
     return JSONResponse(found)
 
 
+async def source(request: Request) -> Response:
+    """The template JSON as stored: the current version, or ``?version=N``."""
+    server = server_of(request)
+    caller = await authenticate(request, "getTemplateSource")
+    template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
+    asked = Fields(request.query_params, server.settings.max_text_chars, "query").text("version")
+    version = _version(asked) if asked is not None else None
+
+    def stored() -> str:
+        found = catalog.info(server.db, caller.workspace_id, template_id)
+        return catalog.body(server.db, caller.workspace_id, template_id, version or found.version)
+
+    text = await run_in_threadpool(stored)
+    return Response(text, media_type="application/json")
+
+
+def _version(text: str) -> int:
+    if not re.fullmatch(r"[0-9]{1,10}", text) or not 1 <= int(text) <= MAX_VERSION:
+        raise bad_request(f"query.version: must be a version number, 1 or more (got {text[:40]!r})")
+    return int(text)
+
+
 async def listing(request: Request) -> Response:
-    server = _server(request)
+    server = server_of(request)
     caller = await authenticate(request, "listTemplates")
     fields = Fields(request.query_params, server.settings.max_text_chars, "query")
     with_layers = fields.flag("includeLayers")
@@ -46,7 +67,7 @@ async def listing(request: Request) -> Response:
 
 
 async def upload(request: Request) -> Response:
-    server = _server(request)
+    server = server_of(request)
     body = await read_json(request, server.settings.max_body_bytes)
     caller = await authenticate(request, "createTemplate", body)
     if not isinstance(body, dict):
@@ -63,4 +84,5 @@ routes = [
     Route("/templates", listing, methods=["GET"]),
     Route("/templates", upload, methods=["POST"]),
     Route("/templates/{template_id}", details, methods=["GET"]),
+    Route("/templates/{template_id}/source", source, methods=["GET"]),
 ]
