@@ -63,6 +63,33 @@ def test_debug_draws_each_layer_box_and_name():
     assert r > 200 and g < 120 and b > 110
 
 
+def test_debug_labels_of_layers_at_the_same_corner_do_not_cover_each_other():
+    """The notebook's badge: a name and a role line that both start at (48, 140)."""
+    from templatekit.layout.scene import Rect
+    from templatekit.model.values import Color
+
+    same_corner = template(
+        layer("text", "name", x=48, y=140, width=300, height=90, text="Ada", size=64),
+        layer("text", "role", x=48, y=140, width=300, height=40, text="Speaker", size=28),
+        layer("text", "note", x=48, y=140, width=300, height=40, text="Note", size=28),
+        width=400,
+        height=300,
+    )
+    scene = tk.prepare(same_corner, debug=True).scene
+    labels = [item for item in scene.items if isinstance(item, Rect) and item.fill == Color(236, 72, 153)]
+    assert len(labels) == 3
+    for index, one in enumerate(labels):
+        for other in labels[index + 1 :]:
+            apart = (
+                one.x + one.width <= other.x
+                or other.x + other.width <= one.x
+                or one.y + one.height <= other.y
+                or other.y + other.height <= one.y
+            )
+            assert apart, (one, other)
+    assert all(label.y >= 0 and label.y + label.height <= 300 for label in labels)
+
+
 def test_warnings_collect_from_loading_modifying_and_layout():
     data = template(layer("text", "title", text="x", font="No Such Font"), extra=True)
     result = tk.render_image(data, {"title": "y", "missing": "z"})
