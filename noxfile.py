@@ -16,8 +16,11 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    session.install("ruff", "mypy")
-    session.run("ruff", "check", "src", "tests", "benchmarks", "scripts")
+    """ruff (rules and formatting) and mypy, as CI runs them."""
+    session.install("-e", ".[lint]")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+    session.run("mypy")
 
 
 @nox.session

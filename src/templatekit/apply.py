@@ -17,7 +17,7 @@ from cattrs.errors import ClassValidationError, IterableValidationError
 
 from templatekit.errors import ModificationError
 from templatekit.model.convert import converter, error_lines, json_name, model_problems
-from templatekit.model.layers import Layer, UnknownLayer
+from templatekit.model.layers import LAYER_KINDS, AnyLayer, UnknownLayer
 from templatekit.model.modification import Modification
 from templatekit.model.template import Template
 
@@ -95,11 +95,11 @@ def apply(template: Template, modifications: Modifications) -> Applied:
     return Applied(attrs.evolve(template, layers=tuple(layers)), tuple(warnings))
 
 
-def _apply_one(layer: Layer, mod: Modification, where: str, warnings: list[str]) -> Layer:
+def _apply_one(layer: AnyLayer, mod: Modification, where: str, warnings: list[str]) -> AnyLayer:
     if isinstance(layer, UnknownLayer):
         warnings.append(f"{where}: layer {mod.name!r} is of a kind this version does not know; ignored")
         return layer
-    fields = _modifiable_fields(type(layer))
+    fields = _modifiable_fields(layer.TYPE)
     changes: dict[str, Any] = {}
     for key, value in mod.fields.items():
         attribute = fields.get(key)
@@ -131,8 +131,10 @@ def _message(where: str, key: str, layer: str, detail: str) -> str:
 
 
 @cache
-def _modifiable_fields(cls: type[Layer]) -> dict[str, tuple[str, Any]]:
-    """JSON name -> (attribute name, resolved type) for the fields a modification may set."""
+def _modifiable_fields(kind: str) -> dict[str, tuple[str, Any]]:
+    """JSON name -> (attribute name, resolved type) for the fields a modification may set
+    on layers of ``kind``."""
+    cls = LAYER_KINDS[kind]
     hints = typing.get_type_hints(cls)
     return {
         json_name(a.name): (a.name, hints[a.name]) for a in attrs.fields(cls) if json_name(a.name) not in _FIXED_FIELDS

@@ -14,6 +14,7 @@ from starlette.responses import Response
 from templatekit_server import idempotency
 from templatekit_server.accounts import Caller
 from templatekit_server.idempotency import Answer
+from templatekit_server.state import server_of
 
 WARNINGS_HEADER = "X-Templatekit-Warnings"
 WARNINGS_LIMIT = 4096
@@ -55,7 +56,7 @@ async def idempotent(
     key = request.headers.get("idempotency-key")
     if key is None:
         return await produce(), False
-    db = request.app.state.server.db
+    db = server_of(request).db
     digest = idempotency.request_hash(operation, body, dict(request.query_params))
     claimed = await idempotency.claim(db, caller.key_id, key, digest, wait)
     if isinstance(claimed, Answer):

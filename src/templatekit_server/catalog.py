@@ -101,7 +101,7 @@ def inline_local_files(body: dict[str, Any], base_dir: Path) -> dict[str, Any]:
             return [inlined(item) for item in value]
         return value
 
-    return inlined(body)  # type: ignore[no-any-return]
+    return inlined(body)
 
 
 def _data_uri(path: Path) -> str:

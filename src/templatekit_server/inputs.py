@@ -13,6 +13,7 @@ from starlette.requests import Request
 from templatekit_server import accounts
 from templatekit_server.accounts import Caller
 from templatekit_server.errors import ApiError, bad_request
+from templatekit_server.state import server_of
 
 MAX_DEPTH = 64
 
@@ -154,7 +155,7 @@ async def authenticate(request: Request, operation: str, body: Any = None) -> Ca
     key = given_key(request, body)
     if key is None:
         raise ApiError("UNAUTHORIZED", "an API key is required (query apiKey, body apiKey, or Authorization: Bearer)")
-    server = request.app.state.server
+    server = server_of(request)
     caller = await run_in_threadpool(accounts.caller_for_key, server.db, key)
     if caller is None:
         code = "BAD_REQUEST" if operation == "renderVideo" else "UNAUTHORIZED"
@@ -166,7 +167,7 @@ async def authenticate(request: Request, operation: str, body: Any = None) -> Ca
 async def count_request(request: Request, caller: Caller, operation: str) -> None:
     """Count the request against the key's rate limit (the key's own, else its plan's);
     the window goes into the answer's X-RateLimit headers."""
-    server = request.app.state.server
+    server = server_of(request)
     per_minute = caller.rate_limit or server.plan(caller).rate_per_minute
     window = await server.limiter.hit(caller.key_id, per_minute, operation)
     request.state.rate_limit_headers = window.headers()

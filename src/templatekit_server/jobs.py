@@ -241,10 +241,10 @@ class VideoRunner:
             await run_in_threadpool(fail, self.db, job.id, self.worker, error)
         except Exception as exc:  # a bug: the job fails, the runner goes on
             log.exception("video %s failed (request %s)", job.id, job.request_id)
-            error = envelope(
+            failure = envelope(
                 "INTERNAL_SERVER_ERROR", f"the render failed ({type(exc).__name__})", job.request_id, self.docs_url
             )
-            await run_in_threadpool(fail, self.db, job.id, self.worker, error["error"])
+            await run_in_threadpool(fail, self.db, job.id, self.worker, failure["error"])
         else:
             await run_in_threadpool(finish, self.db, job.id, self.worker, key)
         finally:

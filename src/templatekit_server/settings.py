@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from attrs import evolve, frozen
 
@@ -71,7 +72,7 @@ class Settings:
         """Settings from ``TEMPLATEKIT_*`` variables, then ``overrides`` (None values are
         ignored, so that unset command-line options keep the environment's value)."""
         env = os.environ if environ is None else environ
-        values: dict[str, object] = {}
+        values: dict[str, Any] = {}
         for name, attribute in _ENV.items():
             raw = env.get(name)
             if raw not in (None, ""):

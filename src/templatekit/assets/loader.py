@@ -19,7 +19,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
 from attrs import field, frozen
@@ -160,7 +160,7 @@ class AssetLoader:
             upright = _rgb_or_rgba(ImageOps.exif_transpose(image))
         except (OSError, ValueError, SyntaxError, EOFError) as exc:
             raise Problem(f"the {image.format} data cannot be decoded ({exc})") from None
-        return LoadedImage(upright, image.format, data, digest)
+        return LoadedImage(upright, cast(ImageFormat, image.format), data, digest)  # one of _RASTER_FORMATS
 
 
 class MemoryAssetLoader(AssetLoader):

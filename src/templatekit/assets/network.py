@@ -126,12 +126,12 @@ class _PinnedHTTPSConnection(http.client.HTTPSConnection):
     host name."""
 
     def __init__(self, host: str, port: int, addresses: list[tuple[Any, ...]], timeout: float) -> None:
-        super().__init__(host, port, timeout=timeout)
+        self._tls = ssl.create_default_context()
+        super().__init__(host, port, timeout=timeout, context=self._tls)
         self._addresses = addresses
 
     def connect(self) -> None:
-        self.sock = _connect(self._addresses, self.timeout)
-        self.sock = self._context.wrap_socket(self.sock, server_hostname=self.host)
+        self.sock = self._tls.wrap_socket(_connect(self._addresses, self.timeout), server_hostname=self.host)
 
 
 def _connect(addresses: list[tuple[Any, ...]], timeout: float | None) -> socket.socket:

@@ -45,8 +45,8 @@ class Face:
     file: FontFile
 
 
-def _bundled(name: str, **kwargs: bool) -> FontFile:
-    return FontFile(str(FONT_DIR / name), **kwargs)
+def _bundled(name: str, color_bitmap: bool = False) -> FontFile:
+    return FontFile(str(FONT_DIR / name), color_bitmap=color_bitmap)
 
 
 def _bundled_faces() -> list[Face]:

@@ -9,6 +9,8 @@ Every other layer (a letterhead, addresses, a page frame) is drawn on every page
 
 from __future__ import annotations
 
+import functools
+
 from templatekit.layout.compose import background_color, background_items, layer_group, layout_layers, reused
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.scene import Group, Item, Scene
@@ -44,7 +46,7 @@ def _continued_tables(template: Template, ctx: LayoutContext) -> dict[int, list[
     for index, layer in enumerate(template.layers):
         if not (isinstance(layer, TableLayer) and layer.visible):
             continue
-        pages = reused(layer, ctx, "pages", lambda layer=layer: _table_pages(layer, ctx))
+        pages = reused(layer, ctx, "pages", functools.partial(_table_pages, layer, ctx))
         if len(pages) > 1:
             continued[index] = pages
     return continued

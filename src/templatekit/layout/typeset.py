@@ -28,7 +28,7 @@ from attrs import evolve, frozen
 from PIL import Image as PILImage
 from PIL import ImageDraw
 
-from templatekit.layout.fonts import EMOJI_SIZE, FontBook, coverage, pil_font
+from templatekit.layout.fonts import EMOJI_SIZE, Coverage, FontBook, coverage, pil_font
 from templatekit.layout.scene import FontFile, Image, Item, TextRun
 from templatekit.model.values import Color
 
@@ -135,7 +135,7 @@ def emoji_bitmap(file: FontFile, text: str) -> tuple[PILImage.Image, float, floa
     with the offset of its top-left corner from the pen position on the baseline."""
     font = pil_font(file, EMOJI_SIZE)
     left, top, right, bottom = font.getbbox(text, anchor="ls")
-    image = PILImage.new("RGBA", (max(1, right - left), max(1, bottom - top)))
+    image = PILImage.new("RGBA", (max(1, int(right - left)), max(1, int(bottom - top))))
     ImageDraw.Draw(image).text((-left, -top), text, font=font, anchor="ls", embedded_color=True)
     return image, left, top
 
@@ -157,7 +157,7 @@ def _is_neutral(char: str) -> bool:
     return unicodedata.category(char)[0] in "ZPNSC" or unicodedata.category(char) == "Mn"
 
 
-def _is_emoji(cluster: str, emoji: frozenset[int], primary: frozenset[int]) -> bool:
+def _is_emoji(cluster: str, emoji: Coverage, primary: Coverage) -> bool:
     code = ord(cluster[0])
     if code not in emoji or "\ufe0e" in cluster:
         return False

@@ -378,4 +378,4 @@ AnyLayer = Union[
 ]
 
 # The layer kinds of the format by their ``type``, in the order of the format.
-LAYER_KINDS: dict[str, type[Layer]] = {cls.TYPE: cls for cls in typing.get_args(AnyLayer) if cls is not UnknownLayer}
+LAYER_KINDS: dict[str, type[AnyLayer]] = {cls.TYPE: cls for cls in typing.get_args(AnyLayer) if cls is not UnknownLayer}

@@ -35,15 +35,14 @@ class Color:
             return cls.TRANSPARENT
         if value.startswith("#") and not _HEX.fullmatch(value):
             raise ValueError(f"not a colour: {text!r}")
-        rgba = _parse_css_function(value)
-        if rgba is None:
+        parsed: tuple[int, ...] | None = _parse_css_function(value)
+        if parsed is None:
             try:
-                rgba = ImageColor.getrgb(value)
+                parsed = ImageColor.getrgb(value)
             except ValueError:
                 raise ValueError(f"not a colour: {text!r}") from None
-        if len(rgba) == 3:
-            rgba = (*rgba, 255)
-        return cls(*rgba)
+        red, green, blue, *alpha = parsed
+        return cls(red, green, blue, alpha[0] if alpha else 255)
 
     @property
     def rgba(self) -> tuple[int, int, int, int]:

@@ -10,6 +10,7 @@ plays at its own speed in a 30 fps video.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 from fractions import Fraction
 
 import av
@@ -29,7 +30,7 @@ class ClipReader:
         self.name = layer.name
         self._data = data
         try:
-            self._container = av.open(io.BytesIO(data))
+            self._container = av.open(io.BytesIO(data), mode="r")
             self._stream = self._container.streams.video[0]
         except (av.FFmpegError, IndexError) as exc:
             raise AssetError(
@@ -79,7 +80,7 @@ class ClipReader:
             raise AssetError(f"layer {self.name!r}: the clip has no frames")
         return self._current
 
-    def _decode_from(self, moment: float):  # type: ignore[no-untyped-def]
+    def _decode_from(self, moment: float) -> Iterator[tuple[float, PILImage.Image]]:
         """Frames (time, RGB image) from the keyframe at or before ``moment`` onwards."""
         if moment > 0 and self._stream.time_base is not None:
             self._container.seek(int(Fraction(moment) / self._stream.time_base), stream=self._stream, backward=True)

@@ -203,7 +203,7 @@ class FrameMaker:
 
 def _inverse_alpha(pixels: np.ndarray) -> np.ndarray:
     """255 minus the alpha of RGBA pixels, in all four channels."""
-    return cv2.cvtColor(cv2.subtract(255, pixels[:, :, 3]), cv2.COLOR_GRAY2RGBA)
+    return cv2.cvtColor(255 - pixels[:, :, 3], cv2.COLOR_GRAY2RGBA)
 
 
 def _blend(frame: np.ndarray, pixels: np.ndarray, inverse: np.ndarray | None, x: int, y: int) -> None:
@@ -263,6 +263,7 @@ def _composite(frame: np.ndarray, sprite: _Sprite, layer: Layer, state: LayerSta
     rotation = layer.rotation if state.rotation is None else state.rotation
     opacity = layer.opacity * state.opacity
     height, width = frame.shape[:2]
+    placed: tuple[tuple[float, ...] | None, tuple[int, int, int, int]] | None
     if state.zoom != 1 and not rotation:
         placed = _zoomed_placement(sprite, layer, state, (width, height))
     else:
@@ -285,7 +286,7 @@ def _composite(frame: np.ndarray, sprite: _Sprite, layer: Layer, state: LayerSta
         frame[y0:y1, x0:x1] = patch
         return
     if opacity < 1:
-        patch = cv2.multiply(patch, (opacity, opacity, opacity, opacity))
+        patch = cv2.convertScaleAbs(patch, alpha=opacity)
     _blend(frame, patch, None, x0, y0)
 
 

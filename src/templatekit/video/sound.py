@@ -24,7 +24,7 @@ def decode(data: bytes, name: str, start: float = 0.0, length: float | None = No
     """The sound of a media file from ``start`` for ``length`` seconds as float32 (2, n)
     at AUDIO_RATE; None when the file has no sound."""
     try:
-        container = av.open(io.BytesIO(data))
+        container = av.open(io.BytesIO(data), mode="r")
     except av.FFmpegError as exc:
         raise AssetError(f"{name}: not a sound or video file this renderer can read ({exc})") from None
     with container:
@@ -32,7 +32,7 @@ def decode(data: bytes, name: str, start: float = 0.0, length: float | None = No
             return None
         stream = container.streams.audio[0]
         resampler = av.AudioResampler(format="fltp", layout="stereo", rate=AUDIO_RATE)
-        chunks = []
+        chunks: list[np.ndarray] = []
         try:
             for frame in container.decode(stream):
                 chunks.extend(resampled.to_ndarray() for resampled in resampler.resample(frame))

@@ -17,15 +17,11 @@ from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.files import MEDIA_TYPES
 from templatekit_server.inputs import authenticate
 from templatekit_server.openapi import document
-from templatekit_server.state import ServerState
-
-
-def _server(request: Request) -> ServerState:
-    return request.app.state.server  # type: ignore[no-any-return]
+from templatekit_server.state import server_of
 
 
 async def info(request: Request) -> Response:
-    server = _server(request)
+    server = server_of(request)
     caller = await authenticate(request, "getInfo")
     found = await run_in_threadpool(accounts.project, server.db, caller.project_id)
     if found is None:  # pragma: no cover - keys belong to projects
@@ -40,7 +36,7 @@ async def liveness(_request: Request) -> Response:
 
 async def stored_file(request: Request) -> Response:
     """A stored file, for whoever has its signed URL."""
-    server = _server(request)
+    server = server_of(request)
     key = request.path_params["path"]
     try:
         checked_key(key)

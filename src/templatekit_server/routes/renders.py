@@ -26,7 +26,7 @@ from templatekit_server.files import Files
 from templatekit_server.idempotency import Answer
 from templatekit_server.inputs import Fields, authenticate, count_request, read_json
 from templatekit_server.rendering import StillJob, StillOutput, render_still
-from templatekit_server.state import ServerState
+from templatekit_server.state import ServerState, server_of
 
 IMAGE_FORMATS = ("png", "jpeg", "webp")
 FORMAT_ALIASES = {"jpg": "jpeg"}
@@ -48,13 +48,9 @@ class Still:
     bucket: Bucket | None = None
 
 
-def _server(request: Request) -> ServerState:
-    return request.app.state.server  # type: ignore[no-any-return]
-
-
 async def _posted(request: Request, operation: str) -> tuple[dict[str, Any], Still]:
     """The body of a render request and what it asks for."""
-    server = _server(request)
+    server = server_of(request)
     body = await read_json(request, server.settings.max_body_bytes)
     if body is None:
         body = {}
@@ -65,7 +61,7 @@ async def _posted(request: Request, operation: str) -> tuple[dict[str, Any], Sti
 
 
 async def _answered(request: Request, body: dict[str, Any], still: Still, produce: Produce) -> Response:
-    wait = _server(request).settings.render_timeout + 5
+    wait = server_of(request).settings.render_timeout + 5
     return response(*await idempotent(request, still.caller, still.operation, body, produce, wait))
 
 
@@ -98,7 +94,7 @@ def _still(server: ServerState, operation: str, caller: Caller, fields: Fields) 
 
 async def render(request: Request, still: Still) -> tuple[StillOutput, usage.Reservation | None, int]:
     """Reserve, render; the output, the reservation (None when free) and the version."""
-    server = _server(request)
+    server = server_of(request)
     caller = still.caller
     info, reservation = await run_in_threadpool(_reserved, server, still)
     job = StillJob(
@@ -148,7 +144,7 @@ async def create_image(request: Request) -> Response:
     body, still = await _posted(request, "createImage")
 
     async def produce() -> Answer:
-        server = _server(request)
+        server = server_of(request)
         output, reservation, _ = await render(request, still)
         headers = warnings_header(output.warnings)
         if still.bucket is not None:
@@ -174,7 +170,7 @@ async def create_stored_image(request: Request) -> Response:
     body, still = await _posted(request, "createStoredImage")
 
     async def produce() -> Answer:
-        server = _server(request)
+        server = server_of(request)
         output, reservation, _ = await render(request, still)
         if still.bucket is not None:
             url = await _delivered(server, reservation, still.bucket.upload, output.data, output.media_type)
@@ -191,7 +187,7 @@ async def create_stored_image(request: Request) -> Response:
 
 
 async def signed_url(request: Request) -> Response:
-    server = _server(request)
+    server = server_of(request)
     params = request.query_params.multi_items()
     names = [name for name, _ in params]
     twice = sorted({name for name in names if names.count(name) > 1})
