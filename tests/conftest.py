@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,3 +41,31 @@ needs_chrome = pytest.mark.skipif(
     not _has_browser(),
     reason="no Chrome or Chromium found (install chromium, or set TEMPLATEKIT_CHROME to a Chrome binary)",
 )
+
+
+_HIDING = '''
+import os
+import sys
+
+
+class HideModules:
+    """Makes the modules named in TEMPLATEKIT_TEST_HIDE look uninstalled."""
+
+    hidden = set(os.environ.get("TEMPLATEKIT_TEST_HIDE", "").split(","))
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in self.hidden:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, HideModules())
+'''
+
+
+def without_modules(folder: Path, *names: str) -> dict[str, str]:
+    """Environment variables under which Python processes (and their children) start as if
+    ``names`` were not installed: what a user without an optional extra has."""
+    (folder / "sitecustomize.py").write_text(_HIDING)
+    path = os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH", "")]))
+    return {"PYTHONPATH": path, "TEMPLATEKIT_TEST_HIDE": ",".join(names)}

@@ -44,6 +44,8 @@ EXTRAS = {
                 "cryptography": "cryptography",
                 "pebble": "pebble",
                 "limits": "limits",
+                "s3fs": "s3fs",  # s3Config uploads
+                "aiohttp": "aiohttp",
             },
         ),
     )
@@ -68,16 +70,20 @@ def unavailable(extra: str) -> str | None:
 
 
 def explain(extra: str, exc: ImportError) -> str:
-    """The message for an ImportError met while loading the features of ``extra``:
-    the distribution of the module that failed, and the command that installs it."""
+    """The message for an ImportError met while loading the features of ``extra``: every
+    distribution of the extra that is missing (or the one of the module that failed,
+    when that is not one of the extra's own), and the command that installs them."""
     spec = EXTRAS[extra]
     module = (exc.name or "").partition(".")[0]
-    if not module:  # raised by a library on another's behalf, without the module's name
-        return unavailable(extra) or f"{spec.what} cannot start ({exc}): {spec.install()}"
-    distribution = spec.modules.get(module) or module or "a package"
-    if _installed(module):  # present but broken: its own message says why
+    if module and _installed(module):  # present but broken: its own message says why
+        distribution = spec.modules.get(module, module)
         return f"{spec.what} needs {distribution}, which is installed but cannot be imported ({exc}): {spec.install()}"
-    return f"{spec.what} needs {distribution}, which is not installed: {spec.install()}"
+    known = unavailable(extra)
+    if known is not None:
+        return known
+    if not module:  # raised by a library on another's behalf, without the module's name
+        return f"{spec.what} cannot start ({exc}): {spec.install()}"
+    return f"{spec.what} needs {module}, which is not installed: {spec.install()}"
 
 
 def _is_are(names: list[str]) -> str:

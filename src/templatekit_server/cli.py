@@ -8,15 +8,23 @@ the commands do is in ``templatekit_server.commands``, imported when one runs.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from templatekit import extras
 from templatekit_server.settings import DATA_DIR_ENV
 
 
-def _command(name: str) -> Callable[[argparse.Namespace], int]:
+def _command(name: str, command: str = "admin") -> Callable[[argparse.Namespace], int]:
+    """Run ``commands.<name>``; first say which of the server's packages are missing, if any."""
+
     def run(args: argparse.Namespace) -> int:
+        missing = extras.unavailable("server")
+        if missing:
+            print(f"error: templatekit {command}: {missing}", file=sys.stderr)
+            return 2
         from templatekit_server import commands
 
         return int(getattr(commands, name)(args))
@@ -45,7 +53,7 @@ def add_serve(commands: Any) -> None:
     serve.add_argument(
         "--demo", action="store_true", help="create a demo workspace, project, key and the example templates"
     )
-    serve.set_defaults(run=_command("serve"))
+    serve.set_defaults(run=_command("serve", "serve"))
 
 
 def add_admin(commands: Any) -> None:

@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from templatekit_server import jobs
+from tests.conftest import without_modules
 from tests.server.conftest import Account, LiveServer, text_template, video_template
 
 
@@ -300,3 +301,28 @@ def test_a_client_that_stops_reading_holds_nothing_once_the_video_is_done(client
         while not closed_streams(live, video_id):
             assert time.monotonic() < deadline, "the stream of a finished video is still open"
             time.sleep(0.1)
+
+
+def test_without_video_packages_render_video_is_refused_before_a_job_exists(client, tmp_path):
+    """A server installed without PyAV or OpenCV answers BAD_REQUEST naming the package
+    and the extra, never an accepted job that fails later; other renders still work."""
+    server = LiveServer(tmp_path / "data", {**without_modules(tmp_path, "cv2"), "TEMPLATEKIT_WORKERS": "1"}).start()
+    try:
+        account = server.account()
+        server.add_template(account, video_template())
+        server.add_template(account, text_template())
+        answer = client.post(f"{server.api}/templates/renderVideo", json={"templateId": "clip"}, headers=account.bearer)
+        assert answer.status_code == 400
+        assert answer.json()["error"] == {
+            **answer.json()["error"],
+            "code": "BAD_REQUEST",
+            "message": "renderVideo: video rendering needs opencv-python-headless, which is not installed:"
+            ' pip install "templatekit[video]"',
+        }
+        with server.db.read() as connection:
+            assert connection.execute(jobs.videos.select()).all() == []
+        assert server.used(account) == 0
+        image = client.post(f"{server.api}/templates/createImage", json={"templateId": "card"}, headers=account.bearer)
+        assert image.status_code == 200
+    finally:
+        server.stop()
