@@ -62,5 +62,6 @@ def test_a_missing_server_is_named(tmp_path):
     done = run_hiding(tmp_path, ("starlette",), "serve", "--port", "1")
     assert done.returncode == 2
     assert done.stderr.strip() == (
-        'error: templatekit serve: the server needs starlette, which is not installed: pip install "templatekit[server]"'
+        "error: templatekit serve: the server needs starlette, which is not installed:"
+        ' pip install "templatekit[server]"'
     )
