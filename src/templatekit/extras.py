@@ -32,7 +32,7 @@ EXTRAS = {
     extra.name: extra
     for extra in (
         Extra("video", "video rendering", {"av": "av", "numpy": "numpy", "cv2": "opencv-python-headless"}),
-        Extra("charts", "Plotly figures", {"plotly": "plotly", "kaleido": "kaleido"}),
+        Extra("charts", "drawing charts with Plotly", {"plotly": "plotly", "kaleido": "kaleido"}),
         Extra("s3", "S3 storage", {"s3fs": "s3fs", "aiohttp": "aiohttp"}),
         Extra(
             "server",

@@ -20,7 +20,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "templates"
 def test_a_dependency_of_a_dependency_is_named_too():
     nested = ModuleNotFoundError("No module named 'gone.browsers'", name="gone.browsers")
     assert extras.explain("charts", nested) == (
-        'Plotly figures needs gone, which is not installed: pip install "templatekit[charts]"'
+        'drawing charts with Plotly needs gone, which is not installed: pip install "templatekit[charts]"'
     )
     broken = ImportError("libGL.so.1: cannot open shared object file", name="cv2")
     assert extras.explain("video", broken) == (
