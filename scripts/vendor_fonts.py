@@ -1,106 +1,144 @@
-"""Rebuild ``src/templatekit/fonts/`` from Debian's font packages.
+"""Rebuild ``src/templatekit/fonts/`` from Debian's font packages and the npm registry.
 
-Run on a Debian machine: ``python scripts/vendor_fonts.py``. It downloads the
-packages with ``apt-get download``, unpacks them with ``dpkg -x``, converts
-CFF-outline OpenType faces to TrueType outlines (the PDF writer embeds only
-TrueType outlines), copies each face with its package's licence file, and writes
-the code point ranges of every face to ``coverage.json``.
+Run on a Debian machine with npm: ``python scripts/vendor_fonts.py``. It downloads the
+packages with ``apt-get download`` and unpacks them with ``dpkg -x``, copies each face
+with its package's licence file, and cuts the CJK faces down (with HarfBuzz's subsetter)
+to the characters of everyday text: every Hangul syllable, and the Han characters of
+GB 2312, Big5 (level 1) and JIS X 0208 with kana and CJK punctuation, which keeps them at
+a few megabytes each. The colour emoji font is Noto Color Emoji in its COLRv1 (vector)
+form, which Debian does not package; it comes from the npm package of Fontsource, which
+redistributes Google Fonts' build under the same licence (OFL).
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 from pathlib import Path
 
+import uharfbuzz as hb
 from fontTools.ttLib import TTFont
 
-from templatekit.fontconv import truetype_outlines
-
 DEST = Path(__file__).resolve().parent.parent / "src" / "templatekit" / "fonts"
+NOTO = "usr/share/fonts/truetype/noto"
+CJK = "usr/share/fonts/opentype/noto"
+EMOJI_NPM = "@fontsource/noto-color-emoji"
+EMOJI_FILE = "noto-color-emoji-emoji-400-normal.woff"
+
+INTER_STYLES = ("Thin", "ExtraLight", "Light", "Regular", "Medium", "SemiBold", "Bold", "ExtraBold", "Black")
+# Scripts with a regular and a bold face, and scripts with a regular one only.
+NOTO_TWO = (
+    "Arabic", "Armenian", "Bengali", "Devanagari", "Ethiopic", "Georgian", "Gujarati", "Gurmukhi", "Hebrew",
+    "Kannada", "Khmer", "Lao", "Malayalam", "Myanmar", "Oriya", "Sinhala", "Tamil", "Telugu", "Thai", "Symbols",
+)  # fmt: skip
+NOTO_ONE = ("Adlam", "Cherokee", "Mongolian", "NKo", "Syriac", "Thaana", "Tifinagh", "Symbols2", "Math")
+
+
+def _inter_faces() -> list[tuple[str, str]]:
+    faces = []
+    for style in INTER_STYLES:
+        italic = "Italic" if style == "Regular" else f"{style}Italic"
+        faces += [(f"usr/share/fonts/opentype/inter/Inter-{name}.otf", f"Inter-{name}.otf") for name in (style, italic)]
+    return faces
+
 
 # package -> (path inside the package, file name in DEST)
 FACES: dict[str, list[tuple[str, str]]] = {
-    "fonts-inter": [
-        (f"usr/share/fonts/opentype/inter/Inter-{style}.otf", f"Inter-{style}.ttf")
-        for style in (
-            "Light",
-            "LightItalic",
-            "Regular",
-            "Italic",
-            "Medium",
-            "MediumItalic",
-            "SemiBold",
-            "SemiBoldItalic",
-            "Bold",
-            "BoldItalic",
-            "ExtraBold",
-            "ExtraBoldItalic",
-            "Black",
-            "BlackItalic",
-        )
-    ],
+    "fonts-inter": _inter_faces(),
     "fonts-dancingscript": [
-        (f"usr/share/fonts/opentype/dancingscript/DancingScript-{s}.otf", f"DancingScript-{s}.ttf")
+        (f"usr/share/fonts/opentype/dancingscript/DancingScript-{s}.otf", f"DancingScript-{s}.otf")
         for s in ("Regular", "Bold")
     ],
     "fonts-noto-core": [
-        (f"usr/share/fonts/truetype/noto/{name}", name)
-        for name in (
-            "NotoSansArabic-Regular.ttf",
-            "NotoSansArabic-Bold.ttf",
-            "NotoSansHebrew-Regular.ttf",
-            "NotoSansHebrew-Bold.ttf",
-            "NotoSansDevanagari-Regular.ttf",
-            "NotoSansDevanagari-Bold.ttf",
-            "NotoSansThai-Regular.ttf",
-            "NotoSansThai-Bold.ttf",
-            "NotoSansSymbols-Regular.ttf",
-            "NotoSansSymbols2-Regular.ttf",
-            "NotoSansMath-Regular.ttf",
-        )
-    ],
-    "fonts-droid-fallback": [("usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf", "DroidSansFallbackFull.ttf")],
-    "fonts-noto-color-emoji": [("usr/share/fonts/truetype/noto/NotoColorEmoji.ttf", "NotoColorEmoji.ttf")],
+        (f"{NOTO}/NotoSans{script}-{weight}.ttf", f"NotoSans{script}-{weight}.ttf")
+        for script in NOTO_TWO
+        for weight in ("Regular", "Bold")
+    ]
+    + [(f"{NOTO}/NotoSans{script}-Regular.ttf", f"NotoSans{script}-Regular.ttf") for script in NOTO_ONE],
 }
 
+HANGUL = [(0x1100, 0x11FF), (0x3130, 0x318F), (0xA960, 0xA97F), (0xAC00, 0xD7A3), (0xD7B0, 0xD7FF), (0xFFA0, 0xFFDC)]
+CJK_COMMON = [(0x3000, 0x30FF), (0x31F0, 0x31FF), (0x3200, 0x33FF), (0xFE30, 0xFE4F), (0xFF00, 0xFF9F)]
+# face index in NotoSansCJK-*.ttc (0 JP, 1 KR, 2 SC, 3 TC, 4 HK) -> (file name stem, what it keeps)
+CJK_SUBSETS = {1: ("NotoSansCJKKR", "hangul"), 2: ("NotoSansCJKSC", "han")}
 
-def cff_to_truetype(src: Path, dest: Path) -> None:
-    truetype_outlines(TTFont(src)).save(dest)
+
+def han_characters() -> set[int]:
+    """The Han characters of GB 2312, Big5 level 1 and JIS X 0208, by their codecs."""
+    found: set[str] = set()
+    for high in range(0xA1, 0xFF):
+        for low in range(0x40, 0xFF):
+            for codec in ("gb2312", "euc_jp", "big5"):
+                with contextlib.suppress(UnicodeDecodeError):
+                    found.update(bytes([high, low]).decode(codec))
+    return {ord(char) for char in found if 0x3400 <= ord(char) <= 0x9FFF}
+
+
+def subset_cjk(source: Path, index: int, characters: set[int], dest: Path) -> None:
+    face = hb.Face(hb.Blob.from_file_path(str(source)), index)
+    options = hb.SubsetInput()
+    for code in characters:
+        options.unicode_set.add(code)
+    options.flags = hb.SubsetFlags.NOTDEF_OUTLINE | hb.SubsetFlags.NO_LAYOUT_CLOSURE | hb.SubsetFlags.NO_HINTING
+    for tag in ("vhea", "vmtx", "VORG", "DSIG", "BASE"):  # vertical text is not laid out
+        options.drop_table_tag_set.add(int.from_bytes(tag.encode("ascii"), "big"))
+    dest.write_bytes(hb.subset(face, options).blob.data)
+
+
+def unpack(package: str, work: Path) -> Path:
+    subprocess.run(["apt-get", "download", "-qq", package], cwd=work, check=True)
+    deb = next(work.glob(f"{package}_*.deb"))
+    root = work / package
+    subprocess.run(["dpkg", "-x", str(deb), str(root)], check=True)
+    return root
+
+
+def vendor_emoji(work: Path, licences: Path) -> None:
+    """Noto Color Emoji, COLRv1, without its SVG table (the same glyphs again)."""
+    subprocess.run(["npm", "pack", "-q", EMOJI_NPM], cwd=work, check=True, capture_output=True)
+    archive = next(work.glob("fontsource-noto-color-emoji-*.tgz"))
+    with tarfile.open(archive) as tar:
+        tar.extractall(work / "emoji", filter="data")
+    package = work / "emoji" / "package"
+    font = TTFont(package / "files" / EMOJI_FILE)
+    font.flavor = None
+    del font["SVG "]
+    font.save(DEST / "NotoColorEmoji-Regular.ttf")
+    shutil.copyfile(package / "LICENSE", licences / "noto-color-emoji.txt")
 
 
 def main() -> int:
-    DEST.mkdir(parents=True, exist_ok=True)
+    for old in DEST.glob("*.[ot]t[fc]"):
+        old.unlink()
     licences = DEST / "licences"
-    licences.mkdir(exist_ok=True)
+    shutil.rmtree(licences, ignore_errors=True)
+    licences.mkdir(parents=True)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for package, faces in FACES.items():
-            subprocess.run(["apt-get", "download", "-qq", package], cwd=work, check=True)
-            deb = next(work.glob(f"{package}_*.deb"))
-            root = work / package
-            subprocess.run(["dpkg", "-x", str(deb), str(root)], check=True)
+            root = unpack(package, work)
             for inner, name in faces:
-                src = root / inner
-                if src.suffix == ".otf":
-                    cff_to_truetype(src, DEST / name)
-                else:
-                    shutil.copyfile(src, DEST / name)
+                shutil.copyfile(root / inner, DEST / name)
             shutil.copyfile(root / f"usr/share/doc/{package}/copyright", licences / f"{package}.txt")
             print(f"{package}: {len(faces)} faces")
-    write_coverage()
+        root = unpack("fonts-noto-cjk", work)
+        kept = {
+            "hangul": {c for a, b in HANGUL for c in range(a, b + 1)},
+            "han": han_characters() | {c for a, b in CJK_COMMON for c in range(a, b + 1)},
+        }
+        for index, (stem, what) in CJK_SUBSETS.items():
+            characters = kept[what]
+            for weight in ("Regular", "Bold"):
+                subset_cjk(root / CJK / f"NotoSansCJK-{weight}.ttc", index, characters, DEST / f"{stem}-{weight}.otf")
+        shutil.copyfile(root / "usr/share/doc/fonts-noto-cjk/copyright", licences / "fonts-noto-cjk.txt")
+        print(f"fonts-noto-cjk: {len(CJK_SUBSETS) * 2} subsets")
+        vendor_emoji(work, licences)
+        print("noto-color-emoji: COLRv1")
     return 0
-
-
-def write_coverage() -> None:
-    """Code point ranges of every face, so that rendering never decodes a cmap."""
-    from templatekit.layout.fonts import COVERAGE_FILE, read_coverage
-
-    ranges = {font.name: read_coverage(str(font)).ranges for font in sorted(DEST.glob("*.ttf"))}
-    (DEST / COVERAGE_FILE).write_text(json.dumps(ranges, separators=(",", ":")) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
