@@ -21,13 +21,13 @@ from templatekit.errors import AssetError, RenderError, TemplateError
 from templatekit.layout import debug as debug_overlay
 from templatekit.layout.compose import layout_template
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.fonts import Face, FontBook, load_face
 from templatekit.layout.pages import layout_pages
 from templatekit.layout.scene import Group, Scene
 from templatekit.loading import TemplateSource, load_template
 from templatekit.model.template import Template
 from templatekit.paint.raster import paint
 from templatekit.result import RenderResult
+from templatekit.text.fonts import Face, FontBook, load_face
 
 THUMBNAIL_SIDE = 320
 PDF_DENSITY = 3.0
@@ -254,7 +254,7 @@ def template_fonts(template: Template, assets: AssetLoader) -> FontBook:
             faces.append(_face(source.family, source.weight, source.style == "italic", data))
         except AssetError as exc:
             raise AssetError(f"fonts[{index}] ({source.family!r}): {exc}", url=source.src) from None
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             raise AssetError(
                 f"fonts[{index}] ({source.family!r}): {source.src} is not a font file ({exc})", url=source.src
             ) from None

@@ -9,8 +9,8 @@ import pytest
 import templatekit as tk
 from templatekit.layout import alert
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.fonts import FontBook
-from templatekit.layout.scene import Ellipse, Group, Polygon, Rect, TextRun
+from templatekit.layout.scene import Ellipse, GlyphRun, Group, Polygon, Rect
+from templatekit.text.fonts import FontBook
 from tests.conftest import decode, layer, template
 
 BOOK = FontBook.bundled()
@@ -30,13 +30,13 @@ def lay(**fields) -> tuple[list, list[str]]:
     return alert.layout(tk.load_template(template(spec(**fields))).layers[0], ctx), ctx.warnings
 
 
-def runs(items) -> list[TextRun]:
-    return [item for item in items if isinstance(item, TextRun)]
+def runs(items) -> list[GlyphRun]:
+    return [item for item in items if isinstance(item, GlyphRun)]
 
 
 def icon(items) -> list:
     """The shapes after the box and its accent bar."""
-    return [item for item in items[2:] if not isinstance(item, TextRun)]
+    return [item for item in items[2:] if not isinstance(item, GlyphRun)]
 
 
 def bounds(item) -> tuple[float, float, float, float]:
@@ -47,7 +47,7 @@ def bounds(item) -> tuple[float, float, float, float]:
     return item.x, item.y, item.x + item.width, item.y + item.height
 
 
-def font_name(run: TextRun) -> str:
+def font_name(run: GlyphRun) -> str:
     return run.font.path.rsplit("/", 1)[-1]
 
 
@@ -96,10 +96,10 @@ def test_title_is_semibold_and_larger_with_the_body_below_it_in_the_variant_colo
     palette = alert.PALETTES["error"]
     title, *body = runs(items)
     assert warnings == []
-    assert title.text == TITLE and font_name(title) == "Inter-SemiBold.ttf"
+    assert title.text == TITLE and font_name(title) == "Inter-SemiBold.otf"
     assert title.size == pytest.approx(SIZE * alert.TITLE_SCALE) and title.color == palette.title
     assert " ".join(run.text for run in body) == BODY and len(body) == 2  # wrapped
-    assert all(font_name(run) == "Inter-Regular.ttf" and run.size == SIZE and run.color == palette.text for run in body)
+    assert all(font_name(run) == "Inter-Regular.otf" and run.size == SIZE and run.color == palette.text for run in body)
     assert title.y < body[0].y < body[1].y
     assert {run.x for run in (title, *body)} == {title.x}
 
@@ -133,7 +133,7 @@ def test_content_is_centred_vertically():
 def test_empty_title_or_body_leaves_no_gap():
     (body,) = runs(lay(text="Only a body")[0])
     (title,) = runs(lay(title="Only a title")[0])
-    assert font_name(body) == "Inter-Regular.ttf" and font_name(title) == "Inter-SemiBold.ttf"
+    assert font_name(body) == "Inter-Regular.otf" and font_name(title) == "Inter-SemiBold.otf"
     for run in (body, title):  # one line, centred: the baseline is a little below the middle
         assert Y + HEIGHT / 2 < run.y < Y + HEIGHT / 2 + SIZE * 0.6
 
@@ -143,13 +143,16 @@ def test_text_that_does_not_fit_ends_with_an_ellipsis_and_warns():
     body = runs(items)[1:]
     assert body and body[-1].text.endswith("\u2026")
     assert max(run.y for run in body) <= Y + 90
-    assert warnings == ["layer 'notice': text cut to fit the box"]
+    (warning,) = warnings
+    assert warning.startswith("layer 'notice': body cut to 1 line(s) to fit the box; not shown: 'way to your inbox.")
 
 
 def test_body_left_out_when_no_line_of_it_fits():
     items, warnings = lay(title=TITLE, text=BODY, height=40)
     assert [run.text for run in runs(items)] == [TITLE]
-    assert warnings == ["layer 'notice': text cut to fit the box"]
+    assert warnings == [
+        "layer 'notice': body left out: no room for a line of it under the title; not shown: " + repr(BODY[:59] + "…")
+    ]
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

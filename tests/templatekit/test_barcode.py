@@ -10,11 +10,11 @@ import templatekit as tk
 from templatekit.layout import barcode
 from templatekit.layout.compose import layout_template
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.fonts import FontBook
-from templatekit.layout.scene import Bars, Rect, TextRun
+from templatekit.layout.scene import Bars, GlyphRun, Rect
 from templatekit.model.layers import BarcodeLayer
 from templatekit.model.values import Color
 from templatekit.paint.raster import paint
+from templatekit.text.fonts import FontBook
 from tests.conftest import layer, template
 
 CTX = LayoutContext(fonts=FontBook.bundled(), assets=None)
@@ -38,10 +38,10 @@ def code(**fields) -> BarcodeLayer:
     return BarcodeLayer(**{**base, **fields})
 
 
-def parts(layer: BarcodeLayer) -> tuple[Rect, Bars, list[TextRun]]:
+def parts(layer: BarcodeLayer) -> tuple[Rect, Bars, list[GlyphRun]]:
     background, bars, *text = barcode.layout(layer, CTX)
     assert isinstance(background, Rect) and isinstance(bars, Bars)
-    assert all(isinstance(run, TextRun) for run in text)
+    assert all(isinstance(run, GlyphRun) for run in text)
     return background, bars, text
 
 
@@ -78,7 +78,7 @@ def test_human_readable_line_shows_the_full_code_under_the_bars():
     assert {(y, h) for _, y, _, h in bars.rects} == {(10, 200 - band)}
     assert text[0].size == pytest.approx(200 * barcode.TEXT_SIZE)
     assert all(10 + 200 - band < run.y <= 210 for run in text)
-    assert all(run.font.path.endswith("Inter-Regular.ttf") for run in text)
+    assert all(run.font.path.endswith("Inter-Regular.otf") for run in text)
 
 
 def test_without_text_the_bars_take_the_whole_height():

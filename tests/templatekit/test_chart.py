@@ -18,9 +18,9 @@ from templatekit.charts import render
 from templatekit.charts.figure import PALETTE, build_figure, merge
 from templatekit.layout import chart
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.fonts import FONT_DIR, FontBook
 from templatekit.layout.scene import Group, Image
 from templatekit.model.layers import ChartLayer
+from templatekit.text.fonts import FONT_DIR, FontBook
 from tests.conftest import decode, layer, needs_chrome, template
 
 KINDS = ("bar", "horizontalBar", "line", "area", "pie", "doughnut", "scatter")
@@ -276,7 +276,7 @@ def test_a_chart_is_one_image_covering_the_layer_at_twice_its_size():
 def test_charts_draw_with_the_bundled_and_template_fonts(tmp_path):
     """A template font that is Inter's own file draws exactly like the bundled Inter (so
     Chrome draws with Inter, not a system font), and another family draws differently."""
-    (tmp_path / "brand.ttf").write_bytes((FONT_DIR / "Inter-Regular.ttf").read_bytes())
+    (tmp_path / "brand.ttf").write_bytes((FONT_DIR / "Inter-Regular.otf").read_bytes())
 
     def render_in(font: str) -> bytes:
         data = chart_template("bar", font=font, plotly={"title": {"text": "Quarterly sales 2026"}})

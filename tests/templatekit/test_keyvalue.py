@@ -7,9 +7,9 @@ import pytest
 import templatekit as tk
 from templatekit.layout import keyvalue
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.fonts import FontBook
-from templatekit.layout.scene import Line, TextRun
+from templatekit.layout.scene import GlyphRun, Line
 from templatekit.model.values import Color
+from templatekit.text.fonts import FontBook
 from tests.conftest import decode, layer, template
 
 BOOK = FontBook.bundled()
@@ -29,19 +29,19 @@ def lay(rows=SUMMARY, **fields) -> tuple[list, list[str]]:
     return keyvalue.layout(tk.load_template(template(spec)).layers[0], ctx), ctx.warnings
 
 
-def runs(items) -> list[TextRun]:
-    return [item for item in items if isinstance(item, TextRun)]
+def runs(items) -> list[GlyphRun]:
+    return [item for item in items if isinstance(item, GlyphRun)]
 
 
 def lines(items) -> list[Line]:
     return [item for item in items if isinstance(item, Line)]
 
 
-def by_text(items) -> dict[str, TextRun]:
+def by_text(items) -> dict[str, GlyphRun]:
     return {run.text: run for run in runs(items)}
 
 
-def font_name(run: TextRun) -> str:
+def font_name(run: GlyphRun) -> str:
     return run.font.path.rsplit("/", 1)[-1]
 
 
@@ -57,8 +57,8 @@ def test_each_row_has_its_key_at_the_left_edge_and_its_value_at_the_right_edge()
 
 def test_default_colours_and_weights_set_keys_apart_from_values():
     runs_ = by_text(lay()[0])
-    assert runs_["Subtotal"].color == KEY_GREY and font_name(runs_["Subtotal"]) == "Inter-Regular.ttf"
-    assert runs_["$120.00"].color == VALUE_INK and font_name(runs_["$120.00"]) == "Inter-Medium.ttf"
+    assert runs_["Subtotal"].color == KEY_GREY and font_name(runs_["Subtotal"]) == "Inter-Regular.otf"
+    assert runs_["$120.00"].color == VALUE_INK and font_name(runs_["$120.00"]) == "Inter-Medium.otf"
     assert {run.size for run in runs_.values()} == {SIZE}
 
 
@@ -110,10 +110,10 @@ def test_row_styles_override_colour_weight_italic_and_size():
     ]  # fmt: skip
     runs_ = by_text(lay(rows)[0])
     assert runs_["-$12.00"].color == Color(22, 163, 74)
-    assert runs_["paid"].color == Color(220, 38, 38) and font_name(runs_["paid"]) == "Inter-Italic.ttf"
+    assert runs_["paid"].color == Color(220, 38, 38) and font_name(runs_["paid"]) == "Inter-Italic.otf"
     assert runs_["x"].color == Color(0, 0, 255)  # valueColor wins over valueStyle.color
-    assert font_name(runs_["Total"]) == "Inter-SemiBold.ttf" and runs_["Total"].color == Color(0, 0, 0)
-    assert font_name(runs_["$129.90"]) == "Inter-Bold.ttf" and runs_["$129.90"].size == 22
+    assert font_name(runs_["Total"]) == "Inter-SemiBold.otf" and runs_["Total"].color == Color(0, 0, 0)
+    assert font_name(runs_["$129.90"]) == "Inter-Bold.otf" and runs_["$129.90"].size == 22
     assert runs_["$129.90"].color == VALUE_INK and runs_["Both"].color == KEY_GREY
 
 

@@ -9,12 +9,12 @@ import pytest
 from PIL import Image as PILImage
 
 import templatekit as tk
-from templatekit.layout.fonts import FontBook
-from templatekit.layout.scene import Bars, Clip, Ellipse, Group, Line, Polygon, Rect, Scene, TextRun
-from templatekit.layout.typeset import TextStyle, place, typeset
+from templatekit.layout.scene import Bars, Clip, Ellipse, GlyphRun, Group, Line, Polygon, Rect, Scene
 from templatekit.model.values import Color, Gradient
 from templatekit.paint import raster
 from templatekit.png import write_png
+from templatekit.text.fonts import FontBook
+from templatekit.text.typeset import TextStyle, place, typeset
 from tests.conftest import decode
 
 RED, BLUE, WHITE, BLACK = Color(255, 0, 0), Color(0, 0, 255), Color(255, 255, 255), Color(0, 0, 0)
@@ -138,7 +138,7 @@ def test_arabic_is_shaped_and_emoji_are_in_colour():
     shaped = draw(*arabic, width=320, height=80)
     box = ink_box(shaped)
     run = arabic[0]
-    assert isinstance(run, TextRun) and box is not None
+    assert isinstance(run, GlyphRun) and box is not None
     # joined letters: the ink is about as wide as the shaped advance (isolated forms are far wider)
     assert abs((box[2] - box[0]) - run.width) < run.width * 0.15
     emoji = place(typeset("😀", TextStyle(size=60), BOOK, 300), 0, 0, 100, 100)

@@ -113,7 +113,7 @@ def test_missing_image_names_the_layer_and_the_file(tmp_path):
 
 
 def test_template_fonts_are_loaded_and_used(tmp_path):
-    font = Path(tk.__file__).parent / "fonts" / "DancingScript-Bold.ttf"
+    font = Path(tk.__file__).parent / "fonts" / "DancingScript-Bold.otf"
     (tmp_path / "brand.ttf").write_bytes(font.read_bytes())
     data = template(
         layer("text", "t", text="Brand", font="Brand", width=300), fonts=[{"family": "Brand", "src": "brand.ttf"}]
@@ -183,10 +183,11 @@ def test_quote_card_draws_arabic_hebrew_and_emoji():
     arabic = runs["البساطة هي روح الكفاءة"]
     region = image.crop((int(arabic.x), int(arabic.y - 40), int(arabic.x + arabic.width), int(arabic.y + 15)))
     assert sum(1 for p in region.get_flattened_data() if max(p) < 160) > 500  # dark glyph ink
-    emoji = [
-        item for group in prepared.scene.items for item in group.items if getattr(item, "key", "").startswith("emoji:")
-    ]
-    assert {e.key for e in emoji} == {"emoji:✨", "emoji:🚀", "emoji:🌿"}
+    emoji = [item for item in runs.values() if item.font.path.endswith("NotoColorEmoji-Regular.ttf")]
+    assert {e.text for e in emoji} == {"✨", "🚀", "🌿"}
+    rocket = next(e for e in emoji if e.text == "🚀")
+    region = image.crop((int(rocket.x), int(rocket.y - rocket.size), int(rocket.x + rocket.width), int(rocket.y)))
+    assert len(region.getcolors(1 << 16) or ()) > 100  # drawn in colour, not as a box
 
 
 def test_layer_rotation_and_opacity_apply_to_the_whole_layer():
@@ -206,16 +207,6 @@ def test_background_image_fills_the_canvas(tmp_path):
     data = template(background={"src": "bg.png", "fit": "cover"}, width=300, height=300)
     image = decode(tk.render_image(tk.load_template(data, base_dir=tmp_path)).data).convert("RGB")
     assert image.getpixel((5, 5)) == image.getpixel((295, 295)) == (200, 30, 30)
-
-
-def test_missing_shaping_support_is_reported(monkeypatch):
-    from templatekit.layout import text
-
-    monkeypatch.setattr(text, "SHAPING", False)
-    result = tk.render_image(template(layer("text", "t", text="مرحبا", width=300)))
-    assert result.warnings == (
-        "layer 't': right-to-left text needs Pillow with Raqm and FriBiDi (libfribidi0); drawn unshaped",
-    )
 
 
 def test_unchanged_layers_are_laid_out_once_and_keep_their_warnings(monkeypatch, tmp_path):

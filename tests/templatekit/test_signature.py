@@ -7,16 +7,16 @@ import pytest
 import templatekit as tk
 from templatekit.layout import signature
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.fonts import FontBook
-from templatekit.layout.scene import Line, TextRun
-from templatekit.layout.typeset import vertical_metrics
+from templatekit.layout.scene import GlyphRun, Line
 from templatekit.model.values import Color
+from templatekit.text.fonts import FontBook, hb_font
 from tests.conftest import decode, layer, template
 
 BOOK = FontBook.bundled()
 X, Y, WIDTH, HEIGHT = 20, 30, 320, 130
 NAME, TITLE, DATE = "Amelia Hartmann", "Chief Executive Officer", "12 March 2025"
-ASCENT, DESCENT = vertical_metrics(BOOK.match("Dancing Script").file)
+_SCRIPT_FACE = hb_font(BOOK.match("Dancing Script").file)
+ASCENT, DESCENT = _SCRIPT_FACE.ascender, _SCRIPT_FACE.descender
 
 
 def spec(**fields) -> dict:
@@ -28,22 +28,22 @@ def lay(**fields) -> tuple[list, list[str]]:
     return signature.layout(tk.load_template(template(spec(**fields))).layers[0], ctx), ctx.warnings
 
 
-def parts(**fields) -> tuple[TextRun | None, Line, list[TextRun]]:
+def parts(**fields) -> tuple[GlyphRun | None, Line, list[GlyphRun]]:
     """The name run, the line, and the runs under the line."""
     items, _ = lay(**fields)
     (line,) = [item for item in items if isinstance(item, Line)]
-    runs = [item for item in items if isinstance(item, TextRun)]
+    runs = [item for item in items if isinstance(item, GlyphRun)]
     names = [run for run in runs if run.y < line.start[1]]
     return (names[0] if names else None), line, [run for run in runs if run.y > line.start[1]]
 
 
-def font_name(run: TextRun) -> str:
+def font_name(run: GlyphRun) -> str:
     return run.font.path.rsplit("/", 1)[-1]
 
 
 def test_name_is_in_dancing_script_in_the_layer_colour():
     name, _, _ = parts(title=TITLE, date=DATE, color="#1e3a8a")
-    assert name.text == NAME and font_name(name) == "DancingScript-Regular.ttf"
+    assert name.text == NAME and font_name(name) == "DancingScript-Regular.otf"
     assert name.color == Color(30, 58, 138)
 
 
@@ -76,7 +76,7 @@ def test_title_left_and_date_right_on_one_row_in_small_muted_inter():
     assert (title.text, date.text) == (TITLE, DATE)
     assert title.x == X and date.x + date.width == pytest.approx(X + WIDTH)
     assert title.y == date.y > line.start[1] + title.size
-    assert font_name(title) == "Inter-Medium.ttf" and font_name(date) == "Inter-Regular.ttf"
+    assert font_name(title) == "Inter-Medium.otf" and font_name(date) == "Inter-Regular.otf"
     assert title.size == date.size <= signature.META_MAX
     assert (title.color, date.color) == (signature.TITLE_COLOR, signature.DATE_COLOR)
 
@@ -106,9 +106,10 @@ def test_an_empty_name_still_draws_the_line_and_the_details():
 
 def test_a_name_too_long_even_at_the_smallest_size_is_cut_with_a_warning():
     items, warnings = lay(text="Name " * 40, width=120)
-    (name,) = [item for item in items if isinstance(item, TextRun)]
+    (name,) = [item for item in items if isinstance(item, GlyphRun)]
     assert name.text.endswith("\u2026") and name.size == signature.MIN_NAME_SIZE
-    assert warnings == ["layer 'sign': name cut to fit the box"]
+    (warning,) = warnings
+    assert warning.startswith("layer 'sign': name cut to fit the box; not shown: 'Name Name")
 
 
 def test_painted_line_is_under_the_name_ink():
@@ -126,6 +127,6 @@ def test_painted_line_is_under_the_name_ink():
 
 def test_a_title_wider_than_the_box_is_cut_with_a_warning():
     items, warnings = lay(title="Senior Vice President of Global Strategic Partnerships", width=200)
-    (title,) = [item for item in items if isinstance(item, TextRun) and item.font.path.endswith("Inter-Medium.ttf")]
+    (title,) = [item for item in items if isinstance(item, GlyphRun) and item.font.path.endswith("Inter-Medium.otf")]
     assert title.text.endswith("\u2026") and title.x + title.width <= X + 200 + 0.01
-    assert warnings == ["layer 'sign': title or date cut to fit the width"]
+    assert warnings == ["layer 'sign': title or date cut to fit the width; not shown: 'Strategic Partnerships'"]

@@ -10,11 +10,11 @@ import templatekit as tk
 from templatekit.layout import star
 from templatekit.layout.compose import layout_template
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.fonts import FontBook
 from templatekit.layout.scene import Group, Polygon
 from templatekit.model.layers import StarLayer
 from templatekit.model.values import Color
 from templatekit.paint.raster import paint
+from templatekit.text.fonts import FontBook
 from tests.conftest import layer, template
 
 CTX = LayoutContext(fonts=FontBook.bundled(), assets=None)

@@ -8,9 +8,9 @@ import pytest
 import templatekit as tk
 from templatekit.layout import table
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.fonts import FontBook
-from templatekit.layout.scene import Group, Rect, TextRun
+from templatekit.layout.scene import GlyphRun, Group, Rect
 from templatekit.model.values import Color
+from templatekit.text.fonts import FontBook
 from tests.conftest import decode, layer, template
 
 BOOK = FontBook.bundled()
@@ -46,8 +46,8 @@ def flatten(items) -> list:
     return flat
 
 
-def runs(items) -> dict[str, TextRun]:
-    return {item.text: item for item in flatten(items) if isinstance(item, TextRun)}
+def runs(items) -> dict[str, GlyphRun]:
+    return {item.text: item for item in flatten(items) if isinstance(item, GlyphRun)}
 
 
 def fills(items) -> list[Rect]:
@@ -256,8 +256,8 @@ def test_themes_differ_in_rules_stripes_and_frame():
     assert rule_counts == {"none": 1, "default": 5, "bright": 4, "simplify": 5, "arco": 4}
     (strong,) = [r for r in rules(drawn["simplify"]) if r.height == 2]
     assert strong.fill == Color.parse("#0f172a") and strong.y == ROW - 1
-    assert runs(drawn["simplify"])["name"].font.path.endswith("Inter-Bold.ttf")
-    assert runs(drawn["default"])["name"].font.path.endswith("Inter-SemiBold.ttf")
+    assert runs(drawn["simplify"])["name"].font.path.endswith("Inter-Bold.otf")
+    assert runs(drawn["default"])["name"].font.path.endswith("Inter-SemiBold.otf")
     assert runs(drawn["bright"])["name"].color == Color(255, 255, 255)
     stripes = [r for r in fills(drawn["bright"]) if r.fill == Color.parse("#eef2ff")]
     assert [s.y for s in stripes] == [2 * ROW, 4 * ROW]  # the 2nd and 4th body rows
@@ -267,7 +267,7 @@ def test_themes_differ_in_rules_stripes_and_frame():
     assert frame.stroke == Color.parse("#e5e6eb") and frame.radius == 4 and frame.height == 5 * ROW
     verticals = [r for r in fills(drawn["arco"]) if r.width == 1]
     assert len(verticals) == 2  # between the three columns
-    assert all(isinstance(item, (Rect, TextRun)) for item in drawn["none"])
+    assert all(isinstance(item, (Rect, GlyphRun)) for item in drawn["none"])
 
 
 def test_colour_fields_override_the_theme():

@@ -1,22 +1,27 @@
-"""Text layout, asserted on the Scene: lines, fonts, positions."""
+"""Text layout, asserted on the Scene: lines, fonts, glyphs, positions, in every script."""
 
 from __future__ import annotations
 
 import pytest
 
-from templatekit.layout.fonts import FontBook
-from templatekit.layout.scene import Image, TextRun
-from templatekit.layout.typeset import TextStyle, fit, measure, place, typeset
+from templatekit.layout.scene import GlyphRun
+from templatekit.text.fonts import FontBook, hb_font
+from templatekit.text.typeset import TextStyle, fit, place, typeset
 
 BOOK = FontBook.bundled()
 STYLE = TextStyle(size=20)
 
 
-def runs(items):
-    return [item for item in items if isinstance(item, TextRun)]
+def runs(items) -> list[GlyphRun]:
+    return [item for item in items if isinstance(item, GlyphRun)]
 
 
-def font_name(run: TextRun) -> str:
+def laid_out(text: str, width: float = 1000, style: TextStyle = STYLE) -> list[GlyphRun]:
+    block = typeset(text, style, BOOK, width)
+    return runs(place(block, 0, 0, width, block.height))
+
+
+def font_name(run: GlyphRun) -> str:
     return run.font.path.rsplit("/", 1)[-1]
 
 
@@ -25,20 +30,29 @@ def test_wraps_by_words_within_the_width():
     assert block.text == ["the quick brown", "fox jumps over", "the lazy dog"]
     assert all(line.width <= 160 for line in block.lines)
     assert block.height == pytest.approx(3 * 20 * 1.2)
+    assert not block.broke_words and not block.truncated
 
 
-def test_long_words_break_and_explicit_newlines_are_kept():
+def test_a_word_wider_than_the_line_breaks_between_clusters_and_says_so():
     block = typeset("Supercalifragilistic\nok", STYLE, BOOK, 100)
     assert block.broke_words
     assert "".join(block.text[:-1]) == "Supercalifragilistic"
     assert block.text[-1] == "ok"
 
 
-def test_max_lines_cuts_with_an_ellipsis_that_fits():
+def test_numbers_stay_whole_while_anything_else_fits():
+    block = typeset("Total 200 USD", STYLE, BOOK, 60)
+    assert block.text == ["Total", "200", "USD"] and not block.broke_words
+    cell = typeset("200", STYLE, BOOK, 25)  # nothing fits: split, and said so
+    assert cell.broke_words and "".join(cell.text) == "200"
+
+
+def test_max_lines_cuts_with_an_ellipsis_that_fits_and_keeps_what_it_hid():
     block = typeset("one two three four five six seven eight", STYLE, BOOK, 120, max_lines=2)
     assert len(block.lines) == 2 and block.truncated
     assert block.text[-1].endswith("\u2026")
     assert block.lines[-1].width <= 120
+    assert block.hidden.startswith("five") and block.hidden.endswith("eight")
 
 
 def test_box_height_limits_lines_and_ellipsis_can_be_off():
@@ -71,57 +85,126 @@ def test_alignment_and_vertical_alignment():
     assert right.y == pytest.approx(100 - 24 + (24 - block.ascent - block.descent) / 2 + block.ascent)
 
 
-def test_justify_stretches_all_but_the_last_line():
+def test_justify_stretches_all_but_the_last_line_at_its_spaces():
     block = typeset("aa bb cc dd ee ff gg hh ii", STYLE, BOOK, 120)
     items = runs(place(block, 0, 0, 120, 200, "justify"))
-    first_line = [r for r in items if r.y == items[0].y]
-    assert first_line[-1].x + first_line[-1].width == pytest.approx(120)
-    last_line = [r for r in items if r.y == items[-1].y]
-    assert last_line[-1].x + last_line[-1].width < 120
+    first, last = items[0], items[-1]
+    assert first.y != last.y
+    assert first.x == 0 and first.x + first.width == pytest.approx(120)
+    assert last.x == 0 and last.x + last.width < 120
+
+
+def test_justified_right_to_left_text_ends_its_last_line_at_the_right():
+    text = "שלום עולם זה טקסט ארוך מאוד שצריך לעבור כמה שורות"
+    block = typeset(text, STYLE, BOOK, 150)
+    assert len(block.lines) > 1
+    items = runs(place(block, 0, 0, 150, 300, "justify"))
+    last_line = [run for run in items if run.y == items[-1].y]
+    assert max(run.x + run.width for run in last_line) == pytest.approx(150)
+    assert min(run.x for run in last_line) > 0
 
 
 def test_weight_and_italic_pick_the_closest_face():
-    assert font_name(runs(place(typeset("x", TextStyle(weight=700), BOOK, 100), 0, 0, 100, 50))[0]) == "Inter-Bold.ttf"
-    assert (
-        font_name(runs(place(typeset("x", TextStyle(weight=650, italic=True), BOOK, 100), 0, 0, 100, 50))[0])
-        == "Inter-BoldItalic.ttf"
-    )
+    assert font_name(laid_out("x", style=TextStyle(weight=700))[0]) == "Inter-Bold.otf"
+    assert font_name(laid_out("x", style=TextStyle(weight=650, italic=True))[0]) == "Inter-BoldItalic.otf"
+    assert font_name(laid_out("x", style=TextStyle(weight=100))[0]) == "Inter-Thin.otf"
 
 
-def test_fallback_picks_a_font_per_script_and_emoji_become_images():
-    items = place(typeset("Hi 😀 مرحبا 你好 ♞ שלום", STYLE, BOOK, 1000), 0, 0, 1000, 50)
-    fonts = {r.text.strip(): font_name(r) for r in runs(items)}
-    assert fonts["Hi"] == "Inter-Regular.ttf"
-    assert fonts["مرحبا"] == "NotoSansArabic-Regular.ttf"
-    assert fonts["你好"] == "DroidSansFallbackFull.ttf"
-    assert fonts["שלום"] == "NotoSansHebrew-Regular.ttf"
-    assert fonts["♞"] == "NotoSansSymbols2-Regular.ttf"
-    emoji = [item for item in items if isinstance(item, Image)]
-    assert len(emoji) == 1 and emoji[0].key == "emoji:😀"
-    assert emoji[0].height == pytest.approx(20 * emoji[0].image.height / 109)
+@pytest.mark.parametrize(
+    ("text", "font"),
+    [
+        ("Hi", "Inter-Regular.otf"),
+        ("Tiếng Việt Ελληνικά Русский", "Inter-Regular.otf"),
+        ("مرحبا", "NotoSansArabic-Regular.ttf"),
+        ("שלום", "NotoSansHebrew-Regular.ttf"),
+        ("नमस्ते", "NotoSansDevanagari-Regular.ttf"),
+        ("বাংলা", "NotoSansBengali-Regular.ttf"),
+        ("தமிழ்", "NotoSansTamil-Regular.ttf"),
+        ("สวัสดี", "NotoSansThai-Regular.ttf"),
+        ("ສະບາຍດີ", "NotoSansLao-Regular.ttf"),
+        ("ខ្មែរ", "NotoSansKhmer-Regular.ttf"),
+        ("မြန်မာ", "NotoSansMyanmar-Regular.ttf"),
+        ("ሰላም", "NotoSansEthiopic-Regular.ttf"),
+        ("Հայերեն", "NotoSansArmenian-Regular.ttf"),
+        ("ქართული", "NotoSansGeorgian-Regular.ttf"),
+        ("ᏣᎳᎩ", "NotoSansCherokee-Regular.ttf"),
+        ("안녕하세요", "NotoSansCJKKR-Regular.otf"),
+        ("你好世界", "NotoSansCJKSC-Regular.otf"),
+        ("ひらがなカタカナ", "NotoSansCJKSC-Regular.otf"),
+        ("♞", "NotoSansSymbols2-Regular.ttf"),
+        ("😀", "NotoColorEmoji-Regular.ttf"),
+    ],
+)
+def test_every_script_has_a_font_and_no_box(text, font):
+    block = typeset(text, STYLE, BOOK, 1000)
+    assert block.missing == ()
+    items = runs(place(block, 0, 0, 1000, 50))
+    assert {font_name(run) for run in items} == {font}  # a run per script, all in the script's font
+    assert all(glyph != 0 for run in items for glyph in run.glyphs)  # no .notdef box
 
 
-def test_emoji_sequences_stay_whole():
-    items = place(typeset("👍🏽 👨‍👩‍👧 🇫🇷 1️⃣", STYLE, BOOK, 1000), 0, 0, 1000, 50)
-    assert [i.key for i in items if isinstance(i, Image)] == ["emoji:👍🏽", "emoji:👨‍👩‍👧", "emoji:🇫🇷", "emoji:1️⃣"]
+def test_bold_text_in_other_scripts_is_bold():
+    style = TextStyle(size=20, weight=700)
+    assert font_name(laid_out("粗体", style=style)[0]) == "NotoSansCJKSC-Bold.otf"
+    assert font_name(laid_out("굵게", style=style)[0]) == "NotoSansCJKKR-Bold.otf"
+    assert font_name(laid_out("مرحبا", style=style)[0]) == "NotoSansArabic-Bold.ttf"
+
+
+def test_ligature_characters_and_symbols_of_everyday_text_are_drawn():
+    block = typeset("ﬁle ﬂow → ∑ ≠ ½ € ™ ©", STYLE, BOOK, 1000)
+    assert block.missing == ()
+    assert all(glyph != 0 for run in runs(place(block, 0, 0, 1000, 50)) for glyph in run.glyphs)
+
+
+def test_a_character_no_font_has_is_named_and_its_box_stays_on_the_line():
+    block = typeset("a\U0001fbffb", STYLE, BOOK, 1000)  # an unassigned code point
+    assert block.missing == ("\U0001fbff",)
+    (run,) = [run for run in runs(place(block, 0, 0, 1000, 50)) if "\U0001fbff" in run.text]
+    assert run.font.path.endswith("Inter-Regular.otf") and run.glyphs == (0,)
+    box = hb_font(run.font).font.get_glyph_extents(0)
+    assert box.y_bearing / hb_font(run.font).upem * 20 <= block.ascent  # the box is no taller than the line
+
+
+def test_emoji_presentation_follows_unicode():
+    fonts = {run.text: font_name(run) for run in laid_out("♥ ♥️ ☎ ☎️ ✉ ✉️ 😀 😀︎")}
+    emoji = {text for text, font in fonts.items() if font == "NotoColorEmoji-Regular.ttf"}
+    assert {"♥️", "☎️", "✉️", "😀"} <= {t.strip() for t in emoji}
+    text_runs = " ".join(text for text, font in fonts.items() if font != "NotoColorEmoji-Regular.ttf")
+    assert "♥" in text_runs and "☎" in text_runs and "✉" in text_runs
+
+
+def test_emoji_sequences_are_one_glyph_each():
+    (run,) = [r for r in laid_out("👍🏽👨‍👩‍👧🇫🇷1️⃣🧑‍🚀") if font_name(r) == "NotoColorEmoji-Regular.ttf"]
+    assert len(run.glyphs) == 5
 
 
 def test_right_to_left_runs_are_in_visual_order():
-    items = runs(place(typeset("abc שלום 42 עולם", STYLE, BOOK, 1000), 0, 0, 1000, 50))
-    assert [(r.text.strip(), r.rtl) for r in sorted(items, key=lambda r: r.x)] == [
+    items = laid_out("abc שלום 42 עולם")
+    assert [(r.text.strip(), r.rtl) for r in sorted(items, key=lambda r: r.x) if r.text.strip()] == [
         ("abc", False),
         ("עולם", True),
         ("42", False),
         ("שלום", True),
     ]
-    rtl_paragraph = runs(place(typeset("שלום עולם! hello 42", STYLE, BOOK, 1000), 0, 0, 1000, 50))
-    assert [r.text.strip() for r in sorted(rtl_paragraph, key=lambda r: r.x)] == ["hello 42", "!", "שלום עולם"]
+    rtl_paragraph = laid_out("שלום עולם! hello 42")
+    visual = [r.text.strip() for r in sorted(rtl_paragraph, key=lambda r: r.x) if r.text.strip()]
+    assert visual == ["hello 42", "!", "שלום עולם"]
 
 
-def test_arabic_is_one_shaped_run_measured_as_a_whole():
-    (item,) = runs(place(typeset("مرحبا بالعالم", STYLE, BOOK, 1000), 0, 0, 1000, 50))
-    assert item.rtl and item.text == "مرحبا بالعالم"
-    assert item.width == pytest.approx(measure("مرحبا بالعالم", item.font, 20, True))
+def test_arabic_indic_digits_keep_their_order_and_brackets_mirror_in_right_to_left_text():
+    items = laid_out("السعر (١٢٠) «نعم»")
+    digits = next(run for run in items if "١٢٠" in run.text)
+    assert not digits.rtl  # numbers run left to right inside right-to-left text
+    brackets = next(run for run in items if "(" in run.text and run.rtl)
+    font = hb_font(brackets.font).font
+    opening = brackets.glyphs[brackets.clusters.index(brackets.text.index("("))]
+    assert font.glyph_to_string(opening) in ("parenright", "parenright.ar", "uni0029")  # mirrored: drawn as ")"
+
+
+def test_arabic_is_one_shaped_run():
+    (item,) = laid_out("مرحبا بالسلام")
+    assert item.rtl and item.text == "مرحبا بالسلام"
+    assert len(item.glyphs) < len(item.text)  # joined forms, and lam-alef as one glyph
 
 
 def test_letter_spacing_and_transform():
@@ -130,6 +213,15 @@ def test_letter_spacing_and_transform():
     assert spaced == pytest.approx(plain + 15, abs=1.5)  # kerning aside, three gaps of 5 px
     assert typeset("Hello", TextStyle(transform="uppercase"), BOOK, 1000).text == ["HELLO"]
     assert typeset("Hello", TextStyle(transform="lowercase"), BOOK, 1000).text == ["hello"]
+    (run,) = laid_out("CERT", style=TextStyle(size=20, letter_spacing=4))
+    assert run.letter_spacing == 4
+
+
+def test_chinese_and_japanese_lines_neither_start_with_closing_marks_nor_end_with_opening_ones():
+    block = typeset("這是一個測試。「你好」他說。這是一個測試。", STYLE, BOOK, 100)
+    assert len(block.lines) > 1
+    assert not any(line[0] in "。、」）』" for line in block.text)
+    assert not any(line[-1] in "「（『“" for line in block.text)
 
 
 def test_cjk_breaks_between_ideographs():
@@ -137,8 +229,21 @@ def test_cjk_breaks_between_ideographs():
     assert len(block.lines) == 2 and all(len(t) == 6 for t in block.text)
 
 
-@pytest.mark.parametrize("name", ["Inter-Regular.ttf", "NotoSansArabic-Bold.ttf", "NotoColorEmoji.ttf"])
-def test_shipped_coverage_matches_the_font_files(name):
-    from templatekit.layout.fonts import FONT_DIR, _bundled_coverage, read_coverage
+def test_thai_breaks_between_words_not_inside_them():
+    block = typeset("สวัสดีครับผมชื่อจอห์นยินดีที่ได้รู้จัก", STYLE, BOOK, 90)
+    words = {"สวัสดี", "ครับ", "ผม", "ชื่อ", "จอห์น", "ยินดี", "ที่", "ได้", "รู้จัก"}
+    assert len(block.lines) > 1 and not block.broke_words
+    for line in block.text:  # each line is a sequence of whole words
+        rest = line
+        while rest:
+            word = next((w for w in sorted(words, key=len, reverse=True) if rest.startswith(w)), None)
+            assert word is not None, (line, rest)
+            rest = rest[len(word) :]
 
-    assert _bundled_coverage()[name].ranges == read_coverage(str(FONT_DIR / name)).ranges
+
+def test_glyph_runs_carry_the_text_and_clusters_they_draw():
+    (run,) = laid_out("Hamburg")
+    assert run.text == "Hamburg" and run.clusters == tuple(range(7))
+    assert run.positions[0] == (0.0, 0.0) and run.positions[1][0] > 0
+    (devanagari,) = laid_out("नमस्ते")
+    assert set(devanagari.clusters) <= set(range(len(devanagari.text)))

@@ -19,7 +19,7 @@ from templatekit.assets.common import Problem, decode_data_uri, is_svg, megapixe
 FONT_DIR = Path(__file__).resolve().parent.parent / "fonts"
 # Text in SVGs is drawn in the bundled sans family; handing resvg the whole font folder
 # (24 MB, emoji and CJK included) would make every SVG slow to draw.
-FONT_FILES = [str(FONT_DIR / f"Inter-{style}.ttf") for style in ("Regular", "Italic", "Bold", "BoldItalic")]
+FONT_FILES = [str(FONT_DIR / f"Inter-{style}.otf") for style in ("Regular", "Italic", "Bold", "BoldItalic")]
 SizeHint = tuple[int, int] | None
 
 

@@ -40,7 +40,7 @@ from PIL import Image as PILImage
 from templatekit import extras
 from templatekit.cache import BoundedCache
 from templatekit.errors import RenderError
-from templatekit.layout.fonts import FONT_DIR, Face
+from templatekit.text.fonts import FONT_DIR, Face
 
 try:
     import kaleido

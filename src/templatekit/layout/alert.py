@@ -20,9 +20,9 @@ from attrs import frozen
 
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.scene import Clip, Ellipse, Group, Item, Point, Polygon, Rect
-from templatekit.layout.typeset import TextBlock, TextStyle, place, typeset
 from templatekit.model.layers import AlertLayer
 from templatekit.model.values import Color
+from templatekit.text.typeset import TextBlock, TextStyle, place, typeset
 
 RADIUS = 8.0
 BORDER = 1.0
@@ -105,19 +105,16 @@ def _text_blocks(
     body = TextStyle(family=layer.font, size=size, color=palette.text, line_height=TEXT_LINE_HEIGHT)
     blocks: list[TextBlock] = []
     room = height
-    cut = False
-    for text, style in ((layer.title, title), (layer.text, body)):
+    for what, text, style in (("title", layer.title, title), ("body", layer.text, body)):
         if not text:
             continue
         if blocks and room < style.size * style.line_height:
-            cut = True
+            ctx.warn_hidden(layer.name, f"{what} left out: no room for a line of it under the title", text)
             break
         block = typeset(text, style, ctx.fonts, width, max_height=room)
         blocks.append(block)
-        cut |= block.truncated
+        ctx.report_text(layer.name, block, what)
         room -= block.height + size * TITLE_GAP
-    if cut:
-        ctx.warn(layer.name, "text cut to fit the box")
     return blocks
 
 

@@ -19,8 +19,8 @@ from attrs import field, frozen
 from templatekit.errors import ModificationError
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.scene import Bars, Item, Rect
-from templatekit.layout.typeset import TextStyle, fit, place
 from templatekit.model.layers import BarcodeLayer
+from templatekit.text.typeset import TextStyle, fit, place
 
 QUIET_ZONE = 10  # modules of background on each side
 TEXT_SIZE = 0.15  # font size of the human-readable line, as a share of the box height

@@ -8,8 +8,6 @@ figure's data inline, never a URL to fetch.
 
 from __future__ import annotations
 
-import html
-import re
 from typing import Any
 
 import attrs
@@ -17,8 +15,8 @@ import attrs
 from templatekit.charts.figure import TEXT_WEIGHTS, build_figure
 from templatekit.charts.render import font_family, rasterise, vectorise
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.fonts import coverage
-from templatekit.layout.scene import EncodedSource, FontFile, Image, Item
+from templatekit.layout.scene import Image, Item
+from templatekit.layout.vector import svg_vector
 from templatekit.model.layers import ChartLayer
 
 
@@ -27,24 +25,12 @@ def layout(layer: ChartLayer, ctx: LayoutContext) -> list[Item]:
     figure = build_figure(_inline_only(layer, ctx), family)
     width, height = max(1, round(layer.width)), max(1, round(layer.height))
     raster = rasterise(figure, width, height, layer=layer.name, scale=ctx.density)
-    source = None
-    if ctx.vector and ctx.fonts.has_family(family):  # vector text needs the font as a file
+    vector = None
+    if ctx.vector:
         svg = vectorise(figure, width, height, layer=layer.name)
-        if _drawable_text(svg, ctx.fonts.match(family).file):
-            source = EncodedSource(svg, "SVG", raster.image.size, (0, 0, *raster.image.size))
-    return [Image(layer.x, layer.y, layer.width, layer.height, raster.image, f"chart:{raster.key}", source=source)]
-
-
-def _drawable_text(svg: bytes, font: FontFile) -> bool:
-    """Whether the font has every character of the chart's text. A vector chart's text
-    is drawn in that one font, where the browser fell back to others (Arabic, CJK…):
-    such a chart keeps its bitmap instead."""
-    covered = coverage(font)
-    text = html.unescape("".join(_SVG_TEXT.findall(svg.decode("utf-8", "replace"))))
-    return all(ord(char) in covered for char in text if not char.isspace())
-
-
-_SVG_TEXT = re.compile(r">([^<]+)</(?:text|tspan)>")
+        vector = svg_vector(svg, (layer.x, layer.y, layer.width, layer.height), ctx.fonts)
+    key = f"chart:{raster.key}"
+    return [Image(layer.x, layer.y, layer.width, layer.height, raster.image, key, vector=vector)]
 
 
 def _font_family(layer: ChartLayer, ctx: LayoutContext) -> str:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from attrs import define, field
 
-from templatekit.layout.fonts import FontBook
+from templatekit.text.fonts import FontBook
+from templatekit.text.typeset import TextBlock
 
 if TYPE_CHECKING:
     from templatekit.assets import AssetLoader
@@ -27,7 +30,36 @@ class LayoutContext:
     def warn(self, layer: str, message: str) -> None:
         self.warnings.append(f"layer {layer!r}: {message}")
 
+    def report_text(self, layer: str, block: TextBlock, what: str = "text") -> None:
+        """Warn of what of a text block does not show as written: text cut to fit, a
+        word broken across lines, characters that no font has."""
+        if block.truncated:
+            self.warn_hidden(layer, f"{what} cut to {len(block.lines)} line(s) to fit the box", block.hidden)
+        self.report_glyphs(layer, [block], what)
+
+    def warn_hidden(self, layer: str, what: str, hidden: str) -> None:
+        """Warn that text was cut, quoting (the start of) what does not show."""
+        shown = hidden if len(hidden) <= 60 else hidden[:59] + "…"
+        self.warn(layer, f"{what}; not shown: {shown!r}")
+
+    def report_glyphs(self, layer: str, blocks: Iterable[TextBlock], what: str = "text") -> None:
+        """Warn of words broken across lines and characters no font has, in any of the
+        layer's text blocks (once each)."""
+        blocks = list(blocks)
+        broken = sum(block.broke_words for block in blocks)
+        if broken:
+            where = "the box" if len(blocks) == 1 else f"its box ({broken} place(s))"
+            self.warn(layer, f"{what}: a word or number wider than {where} was broken across lines")
+        missing = list(dict.fromkeys(cluster for block in blocks for cluster in block.missing))
+        if missing:
+            named = ", ".join(f"{c!r} ({_code_points(c)})" for c in missing)
+            self.warn(layer, f"no font has {named}; drawn as a box")
+
     def face_warning(self, layer: str, family: str) -> None:
         """Warn once per layer when a requested family is not available."""
         if not self.fonts.has_family(family):
             self.warn(layer, f"font {family!r} is not available; using Inter")
+
+
+def _code_points(text: str) -> str:
+    return " ".join(f"U+{ord(char):04X} {unicodedata.name(char, 'unnamed')}" for char in text)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from templatekit.layout.fonts import FontBook
 from templatekit.layout.scene import Item, Rect
-from templatekit.layout.typeset import TextStyle, place, typeset
 from templatekit.model.template import Template
 from templatekit.model.values import Color
+from templatekit.text.fonts import FontBook
+from templatekit.text.typeset import TextStyle, place, typeset
 
 _LINE = Color(236, 72, 153)
 _LABEL_TEXT = Color(255, 255, 255)

@@ -17,6 +17,7 @@ from templatekit.cache import BoundedCache
 from templatekit.errors import AssetError
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.scene import Clip, Ellipse, EncodedSource, Group, Image, Item, Rect
+from templatekit.layout.vector import svg_vector
 from templatekit.model.layers import Border, Fit, Focus, ImageLayer
 from templatekit.model.values import Length
 
@@ -79,15 +80,37 @@ def fitted_image(
     placed = _place(loaded.image.size, fit, x, y, width, height, focus)
     key = _key(loaded.key, placed.crop, grayscale)
     pixels = _prepared(loaded, placed.crop, grayscale, key)
-    source = None
-    if loaded.format in ("JPEG", "SVG") and not grayscale:
-        crop = placed.crop or (0, 0, *loaded.image.size)
+    crop = placed.crop or (0, 0, *loaded.image.size)
+    source = vector = None
+    if loaded.format == "JPEG" and not grayscale:
         source = EncodedSource(loaded.data, loaded.format, loaded.image.size, crop)
-    item = Image(placed.x, placed.y, placed.width, placed.height, pixels, key, source=source)
+    if loaded.format == "SVG" and not grayscale and ctx.vector:
+        vector = _vector(loaded, _whole_box(placed, crop, loaded.image.size), ctx)
+    item = Image(placed.x, placed.y, placed.width, placed.height, pixels, key, source=source, vector=vector)
     ellipse, corner = _corners(radius, width, height)
     if not ellipse and corner == 0:
         return item
     return Group((item,), clip=Clip(x, y, width, height, radius=corner, ellipse=ellipse))
+
+
+def _whole_box(placed: _Placement, crop: Crop, size: tuple[int, int]) -> tuple[float, float, float, float]:
+    """Where the whole source lands when its ``crop`` fills the placement."""
+    left, top, right, bottom = crop
+    scale_x, scale_y = placed.width / (right - left), placed.height / (bottom - top)
+    return (placed.x - left * scale_x, placed.y - top * scale_y, size[0] * scale_x, size[1] * scale_y)
+
+
+_VECTORS: BoundedCache[tuple[str, tuple[float, ...]], Group | None] = BoundedCache(max_entries=64, max_weight=64)
+
+
+def _vector(loaded: LoadedImage, box: tuple[float, float, float, float], ctx: LayoutContext) -> Group | None:
+    """The SVG as paths over ``box``, kept by content and place (logos repeat)."""
+    key = (loaded.key, box)
+    found = _VECTORS.get(key)
+    if found is None:
+        found = svg_vector(loaded.data, box, ctx.fonts) or Group(())
+        _VECTORS.put(key, found, 1)
+    return found if found.items else None
 
 
 def fitted_pixels(image: PILImage.Image, key: str, fit: Fit, x: float, y: float, width: float, height: float) -> Image:

@@ -15,12 +15,12 @@ import math
 from attrs import frozen
 
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.fonts import FontBook
 from templatekit.layout.scene import Item, Line
-from templatekit.layout.typeset import TextStyle, place, typeset
 from templatekit.model.layers import KeyValueLayer, KeyValueRow
 from templatekit.model.layers import TextStyle as StyleOverride
 from templatekit.model.values import Color
+from templatekit.text.fonts import FontBook
+from templatekit.text.typeset import TextBlock, TextStyle, place, typeset
 
 KEY_SHARE = 0.45  # widest the key column gets, as a share of the layer width
 GAP = 1.5  # between the key and value columns, in multiples of the layer's size
@@ -47,7 +47,12 @@ class Columns:
 class PlacedRow:
     items: tuple[Item, ...]
     height: float
-    cut: bool  # lines of the key or value were left out
+    blocks: tuple[TextBlock, TextBlock]  # the key's and the value's
+
+    @property
+    def cut(self) -> bool:
+        """Lines of the key or value were left out."""
+        return any(block.truncated for block in self.blocks)
 
 
 def layout(layer: KeyValueLayer, ctx: LayoutContext) -> list[Item]:
@@ -56,6 +61,7 @@ def layout(layer: KeyValueLayer, ctx: LayoutContext) -> list[Item]:
     columns = _columns(layer, [(row.key, key) for row, (key, _) in zip(layer.rows, styles, strict=True)], ctx.fonts)
     top = layer.y
     items: list[Item] = []
+    blocks: list[TextBlock] = []
     for index, (row, (key, value)) in enumerate(zip(layer.rows, styles, strict=True)):
         divider, row_top = _after(layer, top) if index else (None, top)
         placed = _row(row, key, value, columns, row_top, layer.y + layer.height - row_top, ctx.fonts)
@@ -65,11 +71,13 @@ def layout(layer: KeyValueLayer, ctx: LayoutContext) -> list[Item]:
         if divider is not None:
             items.append(divider)
         items.extend(placed.items)
+        blocks.extend(placed.blocks)
         if placed.cut:
             ctx.warn(layer.name, f"row {index + 1} cut to fit the box")
             _warn_hidden(layer, ctx, shown=index + 1)
             break
         top = row_top + placed.height
+    ctx.report_glyphs(layer.name, blocks)
     return items
 
 
@@ -100,7 +108,7 @@ def _row(
         *place(key_block, columns.key_x, key_top, columns.key_width, key_block.height),
         *place(value_block, columns.value_x, value_top, columns.value_width, value_block.height, "right"),
     ]
-    return PlacedRow(tuple(items), height, key_block.truncated or value_block.truncated)
+    return PlacedRow(tuple(items), height, (key_block, value_block))
 
 
 def _key_style(layer: KeyValueLayer, row: KeyValueRow) -> TextStyle:

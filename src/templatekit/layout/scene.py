@@ -7,7 +7,7 @@ are files, images are decoded, colours are RGBA; a painter cannot fail on a Scen
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Any, Literal, Union
 
 from attrs import field, frozen
 from PIL import Image as PILImage
@@ -16,6 +16,8 @@ from templatekit.model.values import Color, Gradient
 
 Paint = Union[Color, Gradient]
 Point = tuple[float, float]
+LineCap = Literal["butt", "round", "square"]
+LineJoin = Literal["miter", "round", "bevel"]
 
 
 @frozen
@@ -25,7 +27,6 @@ class FontFile:
     path: str
     data: bytes | None = field(default=None, eq=False, repr=False)  # path names the content
     index: int = 0
-    color_bitmap: bool = False  # an emoji font drawn from its colour bitmaps
 
 
 @frozen
@@ -68,6 +69,29 @@ class Polygon:
 
 
 @frozen
+class Path:
+    """Contours of straight and cubic Bézier segments: ``("M", x, y)``, ``("L", x, y)``,
+    ``("C", x1, y1, x2, y2, x, y)``, ``("Z",)``; filled by the non-zero rule (even-odd
+    with ``even_odd``) and stroked along the path (centred on it)."""
+
+    commands: tuple[tuple[Any, ...], ...]
+    fill: Paint | None = None
+    stroke: Color | None = None
+    stroke_width: float = 0.0
+    even_odd: bool = False
+    line_cap: LineCap = "butt"
+    line_join: LineJoin = "miter"
+
+    def bounds(self) -> tuple[float, float, float, float]:
+        """The box of the path's points (control points included: it holds the curves)."""
+        xs = [v for c in self.commands for v in c[1::2]]
+        ys = [v for c in self.commands for v in c[2::2]]
+        if not xs:
+            return (0.0, 0.0, 0.0, 0.0)
+        return (min(xs), min(ys), max(xs), max(ys))
+
+
+@frozen
 class Bars:
     """Axis-aligned filled rectangles of one colour (QR modules, barcode bars).
 
@@ -79,19 +103,26 @@ class Bars:
 
 
 @frozen
-class TextRun:
-    """A run of text in one font, one direction, one colour, starting at ``x`` on
-    the baseline ``y``. ``width`` is its advance as laid out."""
+class GlyphRun:
+    """Shaped text: glyphs of one font, size and colour, each drawn at ``positions[i]``
+    (px from the run's origin ``x, y`` on the baseline; y points down). ``text`` is the
+    source text the glyphs draw, in logical order, and ``clusters[i]`` the index in it of
+    the first character of glyph i's cluster: what a PDF maps back to for search and
+    copy. ``width`` is the run's advance as laid out. Painters draw the glyphs as given."""
 
     x: float
     y: float
-    text: str
     font: FontFile
     size: float
     color: Color
+    glyphs: tuple[int, ...]
+    positions: tuple[tuple[float, float], ...]
     width: float
+    text: str
+    clusters: tuple[int, ...]
     rtl: bool = False
-    language: str | None = None
+    letter_spacing: float = 0.0  # px after each glyph cluster, included in ``positions``
+    offset: int = 0  # where ``text`` starts in the text of its block: runs in reading order
 
 
 @frozen
@@ -119,6 +150,7 @@ class Image:
     key: str
     smooth: bool = True
     source: EncodedSource | None = field(default=None, eq=False)
+    vector: Group | None = field(default=None, eq=False)  # the same picture as paths, for vector output
 
 
 @frozen
@@ -146,7 +178,7 @@ class Group:
     label: str | None = None  # the layer name, for debug drawing
 
 
-Item = Union[Rect, Ellipse, Line, Polygon, Bars, TextRun, Image, Group]
+Item = Union[Rect, Ellipse, Line, Polygon, Path, Bars, GlyphRun, Image, Group]
 
 
 @frozen

@@ -14,9 +14,10 @@ import math
 
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.scene import Item, Line
-from templatekit.layout.typeset import Align, TextBlock, TextStyle, fit, place, typeset, vertical_metrics
 from templatekit.model.layers import SignatureLayer
 from templatekit.model.values import Color
+from templatekit.text.fonts import hb_font
+from templatekit.text.typeset import Align, TextBlock, TextStyle, fit, place, typeset
 
 META_FONT = "Inter"
 META_SHARE = 0.1  # size of the title and date, as a share of the box height…
@@ -39,7 +40,8 @@ def layout(layer: SignatureLayer, ctx: LayoutContext) -> list[Item]:
     rows = _meta_rows(layer, ctx, meta_size)
     below = sum(_height(row) for row in rows)
     gap = meta_size * META_GAP if rows else 0.0
-    ascent, descent = vertical_metrics(ctx.fonts.match(layer.font).file)
+    face = hb_font(ctx.fonts.match(layer.font).file)
+    ascent, descent = face.ascender, face.descender
     crossing = max(0.0, descent - SINK) / (ascent + SINK)  # descender below the line, per px of name room
     room = max(1.0, min(layer.height - below - gap, (layer.height - below) / (1 + crossing)))
     line_y = math.floor(layer.y + room - LINE_WIDTH) + LINE_WIDTH / 2
@@ -64,7 +66,8 @@ def _name(layer: SignatureLayer, ctx: LayoutContext, line_y: float, ascent: floa
     style = TextStyle(family=layer.font, size=room / (ascent + SINK), color=layer.color, line_height=ascent + SINK)
     block = fit(layer.text, style, ctx.fonts, width, room, min_size=MIN_NAME_SIZE, max_lines=1)
     if block.truncated:
-        ctx.warn(layer.name, "name cut to fit the box")
+        ctx.warn_hidden(layer.name, "name cut to fit the box", block.hidden)
+    ctx.report_glyphs(layer.name, [block], "name")
     baseline = line_y - block.style.size * SINK
     return place(block, layer.x + inset, baseline - block.first_baseline, width, block.height)
 
@@ -79,8 +82,10 @@ def _meta_rows(layer: SignatureLayer, ctx: LayoutContext, size: float) -> list[l
         for text, style in ((layer.title, title), (layer.date, date))
         if text
     ]
-    if any(block.truncated for block in blocks):
-        ctx.warn(layer.name, "title or date cut to fit the width")
+    for block in blocks:
+        if block.truncated:
+            ctx.warn_hidden(layer.name, "title or date cut to fit the width", block.hidden)
+    ctx.report_glyphs(layer.name, blocks, "title or date")
     if len(blocks) == 2 and blocks[0].width + blocks[1].width + size * META_SPACING <= layer.width:
         return [[(blocks[0], "left"), (blocks[1], "right")]]
     return [[(block, "left")] for block in blocks]

@@ -18,11 +18,11 @@ from typing import Literal
 from attrs import evolve, frozen
 
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.fonts import FontBook
 from templatekit.layout.scene import Clip, Group, Item, Rect
-from templatekit.layout.typeset import TextBlock, TextStyle, place, typeset
 from templatekit.model.layers import CellValue, Column, TableLayer
 from templatekit.model.values import Color
+from templatekit.text.fonts import FontBook
+from templatekit.text.typeset import TextBlock, TextStyle, place, typeset
 
 CellAlign = Literal["left", "center", "right"]
 
@@ -400,4 +400,5 @@ def layout(layer: TableLayer, ctx: LayoutContext) -> list[Item]:
         ctx.warn(layer.name, f"{cut} cell(s) cut after {ADAPTIVE_MAX_LINES} lines to fit their column")
     elif cut:
         ctx.warn(layer.name, f"{cut} cell(s) cut to one line to fit their column; heightMode adaptive wraps them")
+    ctx.report_glyphs(layer.name, [cell.block for row in (geometry.header, *shown) for cell in row.cells], "a cell")
     return table_items(geometry, layer.x, layer.y, range(count))

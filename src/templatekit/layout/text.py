@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from PIL import features
-
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Item, Rect, TextRun
-from templatekit.layout.typeset import TextStyle, fit, place, typeset
+from templatekit.layout.scene import Item, Rect
 from templatekit.model.layers import TextLayer
-
-SHAPING = bool(features.check_feature("raqm"))
+from templatekit.text.typeset import TextStyle, fit, place, typeset
 
 
 def layout(layer: TextLayer, ctx: LayoutContext) -> list[Item]:
@@ -46,10 +42,6 @@ def layout(layer: TextLayer, ctx: LayoutContext) -> list[Item]:
         block = typeset(
             layer.text, style, ctx.fonts, width, max_lines=layer.max_lines, max_height=height, ellipsis=layer.ellipsis
         )
-    if block.truncated:
-        ctx.warn(layer.name, f"text cut to {len(block.lines)} line(s) to fit the box")
-    placed = place(block, x, y, width, height, layer.align, layer.vertical_align)
-    if not SHAPING and any(isinstance(item, TextRun) and item.rtl for item in placed):
-        ctx.warn(layer.name, "right-to-left text needs Pillow with Raqm and FriBiDi (libfribidi0); drawn unshaped")
-    items.extend(placed)
+    ctx.report_text(layer.name, block)
+    items.extend(place(block, x, y, width, height, layer.align, layer.vertical_align))
     return items

@@ -34,6 +34,20 @@ def gradient_image(gradient: Gradient, size: tuple[int, int]) -> PILImage.Image:
     return PILImage.composite(end, start, mask).convert("RGBA")
 
 
+def gradient_line(
+    gradient: Gradient, bounds: tuple[float, float, float, float]
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Start and end of the CSS gradient line over a box (x, y, width, height): through
+    its centre at ``angle``, long enough that the corners get the end colours, as
+    ``gradient_image`` draws it."""
+    x, y, width, height = bounds
+    angle = math.radians(gradient.angle)
+    dx, dy = math.sin(angle), -math.cos(angle)
+    half = (abs(width * dx) + abs(height * dy)) / 2
+    cx, cy = x + width / 2, y + height / 2
+    return (cx - dx * half, cy - dy * half), (cx + dx * half, cy + dy * half)
+
+
 def _ramp(length: int, share: float, reverse: bool) -> PILImage.Image:
     """One row rising from 0 to 255 * share over ``length`` pixels (at pixel centres)."""
     line = PILImage.new("L", (length, 1))

@@ -18,24 +18,25 @@ from PIL import Image as PILImage
 from PIL import ImageChops, ImageDraw
 
 from templatekit.cache import BoundedCache
-from templatekit.layout.fonts import pil_font
 from templatekit.layout.scene import (
     Bars,
     Clip,
     Ellipse,
-    FontFile,
+    GlyphRun,
     Group,
     Image,
     Item,
     Line,
     Paint,
+    Path,
     Polygon,
     Rect,
     Scene,
-    TextRun,
 )
 from templatekit.model.values import Color
+from templatekit.paint.glyphs import glyph_image
 from templatekit.paint.gradient import gradient_image
+from templatekit.paint.paths import draw_path
 
 SUPERSAMPLE = 4
 Box = tuple[float, float, float, float]  # left, top, right, bottom
@@ -256,6 +257,16 @@ def _paint_polygon(surface: Surface, item: Polygon) -> None:
     _composite(surface, _fill_patch(item.fill, (pw, ph)), _mask((pw, ph), draw), x0, y0)
 
 
+def _paint_path(surface: Surface, item: Path) -> None:
+    """Paths are drawn by resvg (fill rules, curves, joins and caps, anti-aliased)."""
+    pad = item.stroke_width
+    x0, y0, x1, y1 = item.bounds()
+    left, top, pw, ph, _, _ = _pixel_box(surface, x0 - pad, y0 - pad, x1 - x0 + 2 * pad, y1 - y0 + 2 * pad)
+    origin_x, origin_y = (left + surface.left) / surface.scale, (top + surface.top) / surface.scale
+    patch = draw_path(item, (origin_x, origin_y), (pw, ph), surface.scale)
+    _blend(surface.image, patch, left, top)
+
+
 def _paint_line(surface: Surface, item: Line) -> None:
     (ax, ay), (bx, by) = item.start, item.end
     length = math.hypot(bx - ax, by - ay) or 1.0
@@ -282,50 +293,22 @@ def _paint_bars(surface: Surface, item: Bars) -> None:
         _composite(surface, _fill_patch(item.color, target.size), target, 0, 0)
 
 
-def _paint_text(surface: Surface, item: TextRun) -> None:
-    """Text is drawn as a coverage mask composited in its colour (so that translucent
-    text blends). Pillow puts every glyph on a whole pixel, which shows at small sizes as
-    uneven gaps ("lam p"); small text is therefore drawn at 2x or 4x and reduced, which
-    keeps glyph positions to a quarter pixel."""
-    size = item.size * surface.scale
+def _paint_glyph_run(surface: Surface, item: GlyphRun) -> None:
+    """Glyph outlines as a coverage mask filled with the run's colour (so that
+    translucent text blends), colour glyphs as they are painted."""
     x, y = surface.px(item.x, item.y)
-    factor = _text_supersampling(size)
     left, top = math.floor(x), math.floor(y)
-    phase = (round((x - left) * factor), round((y - top) * factor))
-    mask, dx, dy = _text_mask(item.font, size, item.text, item.rtl, factor, phase)
-    _composite(surface, PILImage.new("RGBA", mask.size, item.color.rgba), mask, left + dx, top + dy)
-
-
-def _text_supersampling(size: float) -> int:
-    return 4 if size < 24 else 2 if size < 48 else 1
-
-
-_TEXT_MASKS: BoundedCache[tuple[Any, ...], tuple[PILImage.Image, int, int]] = BoundedCache(4096, 64_000_000)
-
-
-def _text_mask(
-    font_file: FontFile, size: float, text: str, rtl: bool, factor: int, phase: tuple[int, int]
-) -> tuple[PILImage.Image, int, int]:
-    """The run's coverage mask at 1x, and its offset from the whole pixel the pen is in;
-    ``phase`` is the pen's position inside that pixel, in 1/factor steps."""
-    key = (font_file, size, text, rtl, factor, phase)
-    cached = _TEXT_MASKS.get(key)
-    if cached is not None:
-        return cached
-    font = pil_font(font_file, size * factor)
-    direction = "rtl" if rtl else "ltr"
-    left, top, right, bottom = font.getbbox(text, anchor="ls", direction=direction)
-    # The big mask starts on a whole 1x pixel, so that reducing it keeps the grid.
-    offset_x = math.floor((left + phase[0]) / factor)
-    offset_y = math.floor((top + phase[1]) / factor)
-    width = math.ceil((right + phase[0]) / factor) - offset_x + 1
-    height = math.ceil((bottom + phase[1]) / factor) - offset_y + 1
-    big = PILImage.new("L", (width * factor, height * factor), 0)
-    origin = (phase[0] - offset_x * factor, phase[1] - offset_y * factor)
-    ImageDraw.Draw(big).text(origin, text, font=font, fill=255, anchor="ls", direction=direction)
-    result = (big.reduce(factor), offset_x, offset_y)
-    _TEXT_MASKS.put(key, result, width * height)
-    return result
+    placed, colored = glyph_image(item, surface.scale, (x - left, y - top))
+    if placed is None:
+        return
+    image, dx, dy = placed
+    if colored:
+        if item.color.a < 255:
+            image = image.copy()
+            image.putalpha(image.getchannel("A").point(lambda a: a * item.color.a // 255))
+        _blend(surface.image, image, left + dx, top + dy)
+    else:
+        _composite(surface, PILImage.new("RGBA", image.size, item.color.rgba), image, left + dx, top + dy)
 
 
 _RESIZED: BoundedCache[tuple[str, tuple[int, int], bool], PILImage.Image] = BoundedCache(128, 256_000_000)
@@ -414,17 +397,21 @@ def _bounds(item: Item) -> Box | None:
     """A box that contains everything the item paints (generous for text)."""
     if isinstance(item, (Rect, Ellipse, Image)):
         return (item.x, item.y, item.x + item.width, item.y + item.height)
-    if isinstance(item, TextRun):
+    if isinstance(item, GlyphRun):
         return (
             item.x - item.size * 0.5,
-            item.y - item.size * 1.3,
+            item.y - item.size * 1.5,
             item.x + item.width + item.size * 0.5,
-            item.y + item.size * 0.6,
+            item.y + item.size * 0.8,
         )
     if isinstance(item, Line):
         pad = item.width
         xs, ys = (item.start[0], item.end[0]), (item.start[1], item.end[1])
         return (min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad)
+    if isinstance(item, Path):
+        x0, y0, x1, y1 = item.bounds()
+        pad = item.stroke_width
+        return (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
     if isinstance(item, Polygon):
         points = [p for contour in item.contours for p in contour]
         return (
@@ -456,9 +443,10 @@ PAINTERS: dict[type, Callable[[Surface, Any], None]] = {
     Rect: _paint_rect,
     Ellipse: _paint_ellipse,
     Polygon: _paint_polygon,
+    Path: _paint_path,
     Line: _paint_line,
     Bars: _paint_bars,
-    TextRun: _paint_text,
+    GlyphRun: _paint_glyph_run,
     Image: _paint_image,
     Group: _paint_group,
 }

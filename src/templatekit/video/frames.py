@@ -27,10 +27,11 @@ from templatekit.cache import BoundedCache
 from templatekit.layout.compose import background_color, background_items, layout_layers
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.image import fitted_pixels
-from templatekit.layout.scene import Group, Item, Scene, TextRun
+from templatekit.layout.scene import GlyphRun, Group, Item, Scene
 from templatekit.model.layers import Layer, VideoLayer
 from templatekit.model.template import Template
 from templatekit.paint.raster import paint, paint_sprite
+from templatekit.text.unicode import graphemes
 from templatekit.video.clips import ClipReader
 from templatekit.video.timeline import LayerState, Timeline
 
@@ -221,40 +222,54 @@ def _blend(frame: np.ndarray, pixels: np.ndarray, inverse: np.ndarray | None, x:
 
 
 def _revealed_count(group: Group | None, share: float) -> int:
-    total = sum(len(run.text) for run in _runs(group.items)) if group is not None else 0
+    """Grapheme clusters of the layer's text shown at ``share`` of the typewriter."""
+    total = sum(len(graphemes(run.text)) for run in _runs(group.items)) if group is not None else 0
     return math.floor(total * share + 1e-9)
 
 
-def _runs(items: Sequence[Item]) -> list[TextRun]:
-    found: list[TextRun] = []
+def _runs(items: Sequence[Item]) -> list[GlyphRun]:
+    found: list[GlyphRun] = []
     for item in items:
         if isinstance(item, Group):
             found.extend(_runs(item.items))
-        elif isinstance(item, TextRun):
+        elif isinstance(item, GlyphRun):
             found.append(item)
     return found
 
 
 def _reveal(items: Sequence[Item], count: int) -> list[Item]:
-    """The items with only the first ``count`` characters of their text (in reading
-    order of the runs), each run where the full text put it."""
-    shown: list[Item] = []
+    """The items with only the first ``count`` grapheme clusters of their text, in
+    reading order: each glyph stays where (and as) the whole line shaped it, so joined
+    scripts do not jump and an emoji appears whole."""
+    shown: dict[int, int] = {}  # run id -> characters of its text shown
+    left = count
+    for run in sorted(_runs(items), key=lambda run: run.offset):
+        clusters = graphemes(run.text)
+        taken = min(len(clusters), max(left, 0))
+        shown[id(run)] = sum(len(cluster) for cluster in clusters[:taken])
+        left -= taken
+    return _shown(items, shown)
+
+
+def _shown(items: Sequence[Item], shown: dict[int, int]) -> list[Item]:
+    result: list[Item] = []
     for item in items:
-        if isinstance(item, TextRun):
-            if count <= 0:
-                continue
-            if len(item.text) > count:
-                item = evolve(item, text=item.text[:count])
-            count -= len(item.text)
-            shown.append(item)
+        if isinstance(item, GlyphRun):
+            keep = [index for index, cluster in enumerate(item.clusters) if cluster < shown[id(item)]]
+            if keep:
+                result.append(
+                    evolve(
+                        item,
+                        glyphs=tuple(item.glyphs[i] for i in keep),
+                        positions=tuple(item.positions[i] for i in keep),
+                        clusters=tuple(item.clusters[i] for i in keep),
+                    )
+                )
         elif isinstance(item, Group):
-            inner = _reveal(item.items, count)
-            count -= sum(len(run.text) for run in _runs(inner))
-            count = max(count, 0) if inner else count
-            shown.append(evolve(item, items=tuple(inner)))
+            result.append(evolve(item, items=tuple(_shown(item.items, shown))))
         else:
-            shown.append(item)
-    return shown
+            result.append(item)
+    return result
 
 
 def _composite(frame: np.ndarray, sprite: _Sprite, layer: Layer, state: LayerState) -> None:

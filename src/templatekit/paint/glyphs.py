@@ -1,0 +1,116 @@
+"""Glyph runs as pixels, by HarfBuzz's rasteriser: outlines become one coverage mask per
+run (every glyph at its exact sub-pixel position), colour glyphs (COLR v0/v1 emoji)
+become RGBA images painted from their layers and gradients, and colour bitmaps (CBDT)
+are scaled from their strike.
+
+Masks are cached by what they show, with the run's position within its first pixel
+rounded to a quarter pixel: the same text at the same size paints once.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+
+import uharfbuzz as hb
+from PIL import Image as PILImage
+
+from templatekit.cache import BoundedCache
+from templatekit.layout.scene import GlyphRun
+from templatekit.text.fonts import HbFont, hb_font
+
+PHASES = 4  # sub-pixel positions of a run's origin, per pixel
+
+Placed = tuple[PILImage.Image, int, int]  # image, and its top-left pixel from the run's origin pixel
+
+_MASKS: BoundedCache[tuple[object, ...], Placed] = BoundedCache(4096, 64_000_000)
+_COLOR: BoundedCache[tuple[object, ...], Placed] = BoundedCache(1024, 128_000_000)
+
+
+def glyph_image(run: GlyphRun, scale: float, phase: tuple[float, float]) -> tuple[Placed | None, bool]:
+    """The run drawn with its origin ``phase`` (0 ≤ x, y < 1) into its first pixel at
+    ``scale`` pixels per px: a coverage mask (L) to fill with the run's colour, or for
+    a colour font an RGBA image (the second value is True)."""
+    font = hb_font(run.font)
+    steps = (round(phase[0] * PHASES) / PHASES, round(phase[1] * PHASES) / PHASES)
+    key = (run.font, run.size * scale, run.glyphs, run.positions, steps)
+    cache, draw = (_COLOR, _color_image) if font.color else (_MASKS, _outline_mask)
+    placed = cache.get(key)
+    if placed is None:
+        placed = draw(run, font, scale, steps)
+        if placed is not None:
+            cache.put(key, placed, placed[0].width * placed[0].height * len(placed[0].getbands()))
+    return placed, font.color
+
+
+def _transform(font: HbFont, run: GlyphRun, scale: float, phase: tuple[float, float], index: int) -> tuple[float, ...]:
+    """Font units (y up) to the run's pixel grid (y up too; flipped when read out)."""
+    units = run.size * scale / font.upem
+    x, y = run.positions[index]
+    return (units, 0.0, 0.0, units, phase[0] + x * scale, -(phase[1] + y * scale))
+
+
+def _outline_mask(run: GlyphRun, font: HbFont, scale: float, phase: tuple[float, float]) -> Placed | None:
+    draw = hb.RasterDraw()
+    for index, glyph in enumerate(run.glyphs):
+        draw.transform = _transform(font, run, scale, phase, index)
+        draw.draw_glyph(font.font, glyph)
+    image = draw.render()
+    return None if image is None else _read(image, "L", "L")
+
+
+def _color_image(run: GlyphRun, font: HbFont, scale: float, phase: tuple[float, float]) -> Placed | None:
+    """The colour glyphs composited into one image (they may overlap)."""
+    layers = [
+        placed
+        for index, glyph in enumerate(run.glyphs)
+        if (placed := _color_glyph(font, glyph, _transform(font, run, scale, phase, index))) is not None
+    ]
+    if not layers:
+        return None
+    left = min(x for _, x, _ in layers)
+    top = min(y for _, _, y in layers)
+    right = max(x + image.width for image, x, _ in layers)
+    bottom = max(y + image.height for image, _, y in layers)
+    canvas = PILImage.new("RGBA", (right - left, bottom - top))
+    for image, x, y in layers:
+        canvas.alpha_composite(image, (x - left, y - top))
+    return canvas, left, top
+
+
+def _color_glyph(font: HbFont, glyph: int, transform: tuple[float, ...]) -> Placed | None:
+    if font.face.has_color_png and not font.face.glyph_has_color_paint(glyph):
+        return _bitmap_glyph(font, glyph, transform)
+    paint = hb.RasterPaint()
+    paint.transform = transform
+    extents = font.font.get_glyph_extents(glyph)
+    if extents is None or not paint.set_glyph_extents(extents):
+        return None
+    paint.paint_glyph(font.font, glyph)
+    image = paint.render()
+    return None if image is None else _read(image, "RGBA", "BGRa")
+
+
+def _bitmap_glyph(font: HbFont, glyph: int, transform: tuple[float, ...]) -> Placed | None:
+    """A glyph of a colour bitmap font (CBDT): its strike, scaled to the glyph's box."""
+    blob = font.font.get_glyph_color_png(glyph)
+    extents = font.font.get_glyph_extents(glyph)
+    if blob is None or extents is None or not blob.data:
+        return None
+    units, _, _, _, dx, dy = transform
+    width = max(1, round(extents.width * units))
+    height = max(1, round(-extents.height * units))
+    with PILImage.open(io.BytesIO(blob.data)) as strike:
+        image = strike.convert("RGBA").resize((width, height), PILImage.Resampling.LANCZOS)
+    return image, math.floor(dx + extents.x_bearing * units), math.floor(-(dy + extents.y_bearing * units))
+
+
+def _read(image: hb.RasterImage, mode: str, raw: str) -> Placed | None:
+    """A raster of HarfBuzz's (rows bottom to top) as a Pillow image, top row first."""
+    extents = image.extents
+    if extents.width <= 0 or extents.height <= 0:
+        return None
+    bands = len(mode)
+    whole = PILImage.frombuffer(mode, (extents.stride // bands, extents.height), bytes(image.buffer), "raw", raw, 0, -1)
+    cropped = whole.crop((0, 0, extents.width, extents.height))
+    return cropped, extents.x_origin, -(extents.y_origin + extents.height)

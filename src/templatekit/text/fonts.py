@@ -1,0 +1,252 @@
+"""Fonts: the bundled families, template-supplied faces, matching, and fallback.
+
+A ``FontBook`` answers the questions of text layout: which face is closest to a
+requested family, weight and style (CSS matching), and which font draws a character
+that face lacks (the fallback chain: other scripts, symbols, CJK, emoji, then the
+system's fonts through fontconfig). What a font can draw is read from its cmap by
+HarfBuzz (``HbFont``), which also shapes, measures and draws with it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterable
+from functools import cached_property, lru_cache
+from pathlib import Path
+
+import uharfbuzz as hb
+from attrs import frozen
+
+from templatekit.layout.scene import FontFile
+
+FONT_DIR = Path(__file__).resolve().parent.parent / "fonts"
+DEFAULT_FAMILY = "Inter"
+EMOJI_FAMILY = "Noto Color Emoji"
+
+_ALIASES = {"sans-serif": "Inter", "sans": "Inter", "cursive": "Dancing Script", "script": "Dancing Script"}
+
+_INTER_WEIGHTS = {
+    100: "Thin",
+    200: "ExtraLight",
+    300: "Light",
+    400: "Regular",
+    500: "Medium",
+    600: "SemiBold",
+    700: "Bold",
+    800: "ExtraBold",
+    900: "Black",
+}
+
+# The bundled face for each script Inter does not cover (ISO 15924 -> family); each
+# family is a regular and a bold face, or a regular one only.
+SCRIPT_FAMILIES = {
+    "Arab": "Noto Sans Arabic",
+    "Armn": "Noto Sans Armenian",
+    "Beng": "Noto Sans Bengali",
+    "Deva": "Noto Sans Devanagari",
+    "Ethi": "Noto Sans Ethiopic",
+    "Geor": "Noto Sans Georgian",
+    "Gujr": "Noto Sans Gujarati",
+    "Guru": "Noto Sans Gurmukhi",
+    "Hebr": "Noto Sans Hebrew",
+    "Knda": "Noto Sans Kannada",
+    "Khmr": "Noto Sans Khmer",
+    "Laoo": "Noto Sans Lao",
+    "Mlym": "Noto Sans Malayalam",
+    "Mymr": "Noto Sans Myanmar",
+    "Orya": "Noto Sans Oriya",
+    "Sinh": "Noto Sans Sinhala",
+    "Taml": "Noto Sans Tamil",
+    "Telu": "Noto Sans Telugu",
+    "Thai": "Noto Sans Thai",
+    "Adlm": "Noto Sans Adlam",
+    "Cher": "Noto Sans Cherokee",
+    "Mong": "Noto Sans Mongolian",
+    "Nkoo": "Noto Sans NKo",
+    "Syrc": "Noto Sans Syriac",
+    "Thaa": "Noto Sans Thaana",
+    "Tfng": "Noto Sans Tifinagh",
+    "Hani": "Noto Sans CJK SC",
+    "Hira": "Noto Sans CJK SC",
+    "Kana": "Noto Sans CJK SC",
+    "Bopo": "Noto Sans CJK SC",
+    "Hang": "Noto Sans CJK KR",
+}
+_ONE_WEIGHT = {
+    "Noto Sans Adlam",
+    "Noto Sans Cherokee",
+    "Noto Sans Mongolian",
+    "Noto Sans NKo",
+    "Noto Sans Syriac",
+    "Noto Sans Thaana",
+    "Noto Sans Tifinagh",
+    "Noto Sans Symbols 2",
+    "Noto Sans Math",
+    EMOJI_FAMILY,
+}
+
+# Families tried, in order, for a character neither the chosen face nor its script's has.
+FALLBACK_FAMILIES = (
+    "Inter",
+    "Noto Sans Symbols",
+    "Noto Sans Symbols 2",
+    "Noto Sans Math",
+    "Noto Sans CJK SC",
+    EMOJI_FAMILY,
+)
+
+
+@frozen
+class Face:
+    family: str
+    weight: int
+    italic: bool
+    file: FontFile
+
+
+def _bundled_faces() -> list[Face]:
+    def face(family: str, weight: int, italic: bool, style: str) -> Face:
+        stem = family.replace(" ", "")
+        name = f"{stem}-{style}.otf"
+        if not (FONT_DIR / name).exists():
+            name = f"{stem}-{style}.ttf"
+        return Face(family, weight, italic, FontFile(str(FONT_DIR / name)))
+
+    faces = []
+    for weight, style in _INTER_WEIGHTS.items():
+        italic = "Italic" if style == "Regular" else f"{style}Italic"
+        faces += [face("Inter", weight, False, style), face("Inter", weight, True, italic)]
+    two_weights = {"Dancing Script", "Noto Sans Symbols", *SCRIPT_FAMILIES.values()} - _ONE_WEIGHT
+    for family in sorted(two_weights):
+        faces += [face(family, 400, False, "Regular"), face(family, 700, False, "Bold")]
+    for family in sorted(_ONE_WEIGHT):
+        faces.append(face(family, 400, False, "Regular"))
+    return faces
+
+
+class HbFont:
+    """One font file as HarfBuzz reads it: the face, a font at one unit per font unit
+    (shaping results are then independent of the size), its metrics and its cmap."""
+
+    def __init__(self, file: FontFile) -> None:
+        blob = hb.Blob(file.data) if file.data is not None else hb.Blob.from_file_path(file.path)
+        self.face = hb.Face(blob, file.index)
+        self.font = hb.Font(self.face)
+        self.upem = self.face.upem
+        extents = self.font.get_font_extents("ltr")
+        self.ascender = extents.ascender / self.upem  # em fractions; descender positive, below
+        self.descender = -extents.descender / self.upem
+        self.unicodes = frozenset(self.face.unicodes)
+        self.color = self.face.has_color_paint or self.face.has_color_layers or self.face.has_color_png
+
+    @cached_property
+    def characters(self) -> dict[int, str]:
+        """Glyph -> the character the cmap maps to it (the first, when several do)."""
+        found: dict[int, str] = {}
+        for code in sorted(self.unicodes):
+            glyph = self.font.get_nominal_glyph(code)
+            if glyph:
+                found.setdefault(glyph, chr(code))
+        return found
+
+    def covers(self, text: str) -> bool:
+        """Whether every character of ``text`` that needs a glyph has one here."""
+        return all(ord(char) in self.unicodes or _invisible(char) for char in text)
+
+
+def _invisible(char: str) -> bool:
+    """Joiners and selectors that shape without a glyph of their own."""
+    return char in "\u200c\u200d\ufe0e\ufe0f" or "\U000e0020" <= char <= "\U000e007f" or "\ufe00" <= char <= "\ufe0f"
+
+
+@lru_cache(maxsize=128)
+def hb_font(file: FontFile) -> HbFont:
+    return HbFont(file)
+
+
+class FontBook:
+    """Font faces by family, with CSS-like matching and a fallback chain."""
+
+    def __init__(self, faces: Iterable[Face]) -> None:
+        self._fallbacks: dict[tuple[int, bool], tuple[FontFile, ...]] = {}
+        self._families: dict[str, list[Face]] = {}
+        for face in faces:
+            self._families.setdefault(face.family.casefold(), []).append(face)
+
+    @classmethod
+    @lru_cache(maxsize=1)
+    def bundled(cls) -> FontBook:
+        """The fonts that ship with templatekit."""
+        return cls(_bundled_faces())
+
+    def with_faces(self, faces: Iterable[Face]) -> FontBook:
+        """A new book with extra faces; a family of the same name is replaced."""
+        extra = list(faces)
+        replaced = {face.family.casefold() for face in extra}
+        kept = [f for name, fs in self._families.items() if name not in replaced for f in fs]
+        return FontBook([*kept, *extra])
+
+    def has_family(self, family: str) -> bool:
+        return _ALIASES.get(family.casefold(), family).casefold() in self._families
+
+    def match(self, family: str, weight: int = 400, italic: bool = False) -> Face:
+        """The closest face of ``family`` (or of the default family if unknown)."""
+        name = _ALIASES.get(family.casefold(), family).casefold()
+        faces = self._families.get(name) or self._families[DEFAULT_FAMILY.casefold()]
+        return min(faces, key=lambda f: (f.italic != italic, _weight_distance(f.weight, weight)))
+
+    def fallbacks(self, weight: int, italic: bool) -> tuple[FontFile, ...]:
+        chain = self._fallbacks.get((weight, italic))
+        if chain is None:
+            chain = tuple(self.match(family, weight, italic).file for family in FALLBACK_FAMILIES)
+            self._fallbacks[(weight, italic)] = chain
+        return chain
+
+    def for_script(self, script: str, weight: int, italic: bool) -> FontFile | None:
+        """The bundled face for a script (``Hang`` -> Noto Sans CJK KR), if there is one."""
+        family = SCRIPT_FAMILIES.get(script)
+        return None if family is None else self.match(family, weight, italic).file
+
+    @property
+    def emoji(self) -> FontFile:
+        return self.match(EMOJI_FAMILY).file
+
+
+def _weight_distance(have: int, want: int) -> float:
+    """CSS font matching, simplified: the nearest weight, bolder wins ties above 500."""
+    distance = abs(have - want)
+    return distance + (0.5 if (have < want) == (want > 500) else 0)
+
+
+def load_face(family: str, weight: int, italic: bool, data: bytes, key: str) -> Face:
+    """A template-supplied face; raises ``ValueError`` if the data is not a font."""
+    file = FontFile(f"template-font:{key}", data=data)
+    font = HbFont(file)
+    if font.face.glyph_count == 0 or not font.unicodes:
+        raise ValueError("not a TrueType or OpenType font with characters")
+    return Face(family, weight, italic, file)
+
+
+@lru_cache(maxsize=512)
+def system_font_for(char: str) -> FontFile | None:
+    """A font of the system's (fontconfig) that has ``char``: the last fallback, for
+    scripts no bundled font covers. None when there is none or no fontconfig."""
+    command = shutil.which("fc-match")
+    if command is None:
+        return None
+    pattern = f"sans-serif:charset={ord(char):x}"
+    try:
+        done = subprocess.run(
+            [command, "--format=%{file}\\n%{index}", pattern], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    path, _, index = done.stdout.partition("\n")
+    if done.returncode != 0 or not path or not Path(path).is_file():
+        return None
+    file = FontFile(path, index=int(index or 0))
+    try:
+        return file if ord(char) in hb_font(file).unicodes else None
+    except Exception:  # noqa: BLE001 - a font HarfBuzz cannot read is no font for us
+        return None

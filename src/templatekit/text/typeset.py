@@ -1,0 +1,546 @@
+"""Text layout shared by every layer kind that shows text: text and a style in, lines of
+shaped glyphs out, then placed in a box as Scene glyph runs.
+
+``typeset`` works paragraph by paragraph:
+
+1. itemise: each grapheme cluster goes to the first font that has it (the requested
+   face, the fallback chain, the system's fonts; colour emoji to the emoji font), and
+   characters are grouped into runs of one font, script and bidi level (UAX #9);
+2. shape each run with HarfBuzz, in the context of its paragraph;
+3. break into lines at the opportunities of UAX #14 (ICU: dictionaries for Thai, Lao,
+   Khmer and Myanmar, the CJK rules for what may start or end a line), filling each
+   line greedily; a word or number wider than the line is broken between grapheme
+   clusters only when nothing else fits, and said so in ``broke_words``;
+4. cut to the line limit, ending the last kept line with an ellipsis.
+
+``place`` orders each line's runs visually (rule L2), aligns and justifies the line,
+and gives each run as a ``GlyphRun``: the glyphs, their positions and the text they
+draw. Painters draw those glyphs and never shape. A run carries its own style, so a
+paragraph may mix styles (its lines are measured with its first style's metrics).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from itertools import accumulate
+from typing import Literal
+
+from attrs import evolve, frozen
+
+from templatekit.layout.scene import FontFile, GlyphRun, Item
+from templatekit.model.values import Color
+from templatekit.text import unicode
+from templatekit.text.fonts import FontBook, hb_font, system_font_for
+from templatekit.text.shaping import NO_LIGATURES, Features, shape
+
+ELLIPSIS = "\u2026"
+_EPSILON = 0.01
+
+Align = Literal["left", "center", "right", "justify"]
+VAlign = Literal["top", "middle", "bottom"]
+Transform = Literal["none", "uppercase", "lowercase"]
+JUSTIFIABLE = frozenset(" \u00a0\u1361\u3000")  # word separators that justification widens
+
+
+@frozen
+class TextStyle:
+    family: str = "Inter"
+    weight: int = 400
+    italic: bool = False
+    size: float = 16.0
+    color: Color = Color(0, 0, 0)
+    line_height: float = 1.2
+    letter_spacing: float = 0.0
+    transform: Transform = "none"
+
+
+@frozen
+class LineRun:
+    """Glyphs of one font, style and direction on a line, in visual order, with the
+    characters they draw (``clusters`` index into ``text``). Lengths in px."""
+
+    text: str
+    style: TextStyle
+    file: FontFile
+    level: int
+    glyphs: tuple[int, ...]
+    clusters: tuple[int, ...]
+    advances: tuple[float, ...]
+    x_offsets: tuple[float, ...]
+    y_offsets: tuple[float, ...]  # down is positive
+    script: str = ""
+    offset: int = 0  # where ``text`` starts in the whole text typeset
+
+    @property
+    def rtl(self) -> bool:
+        return self.level % 2 == 1
+
+    @property
+    def width(self) -> float:
+        return sum(self.advances)
+
+
+@frozen
+class LineBox:
+    runs: tuple[LineRun, ...]  # in logical order
+    rtl_paragraph: bool
+    last_in_paragraph: bool
+
+    @property
+    def width(self) -> float:
+        return sum(run.width for run in self.runs)
+
+    @property
+    def text(self) -> str:
+        return "".join(run.text for run in self.runs)
+
+
+@frozen
+class TextBlock:
+    lines: tuple[LineBox, ...]
+    style: TextStyle
+    ascent: float  # px above the baseline, of the primary face
+    descent: float  # px below the baseline
+    truncated: bool  # lines or characters were cut to fit
+    broke_words: bool  # a word or number wider than the line was broken
+    missing: tuple[str, ...] = ()  # characters no font has (drawn as boxes)
+    hidden: str = ""  # the text that was cut, for the warning that says so
+
+    @property
+    def line_height(self) -> float:
+        return self.style.size * self.style.line_height
+
+    @property
+    def height(self) -> float:
+        return len(self.lines) * self.line_height
+
+    @property
+    def first_baseline(self) -> float:
+        """Distance from the top of the block to the baseline of its first line."""
+        return (self.line_height - self.ascent - self.descent) / 2 + self.ascent
+
+    @property
+    def width(self) -> float:
+        return max((line.width for line in self.lines), default=0.0)
+
+    @property
+    def text(self) -> list[str]:
+        """The text of each line, in logical order (for tests and debugging)."""
+        return [line.text for line in self.lines]
+
+
+# ------------------------------------------------------------------ itemising
+
+
+@frozen
+class _Run:
+    start: int
+    end: int
+    file: FontFile
+    level: int
+    script: str
+
+
+class _Paragraph:
+    """One paragraph itemised and shaped: its runs, and the advance each character
+    adds to a line (a cluster's glyphs count at its first character)."""
+
+    def __init__(
+        self,
+        text: str,
+        style: TextStyle,
+        book: FontBook,
+        rtl: bool | None,
+        language: str,
+        missing: list[str],
+        offset: int = 0,
+    ) -> None:
+        self.text = text
+        self.offset = offset
+        self.style = style
+        self.language = language
+        primary = book.match(style.family, style.weight, style.italic).file
+        self.primary = primary
+        base, levels = unicode.bidi_levels(text, rtl)
+        self.rtl = base == 1
+        self.levels = levels
+        fonts, self.cluster_ends = _fonts(text, primary, book, style, missing)
+        self.runs = _runs(text, fonts, levels, unicode.scripts(text))
+        self.whole = {run: self.shaped(run, run.start, run.end) for run in self.runs}
+        advance = [0.0] * len(text)
+        for run, line_run in self.whole.items():
+            for cluster, width in zip(line_run.clusters, line_run.advances, strict=True):
+                advance[run.start + cluster] += width
+        self.prefix = [0.0, *accumulate(advance)]
+
+    def features(self, run: _Run) -> Features:
+        return NO_LIGATURES if self.style.letter_spacing and run.script not in unicode.CURSIVE else ()
+
+    def shaped(self, run: _Run, start: int, end: int) -> LineRun:
+        """The run's characters ``start:end`` shaped, in px at the style's size, with
+        letter spacing after each grapheme cluster (none in cursive scripts)."""
+        shaped = shape(
+            self.text, start, end, run.file, run.level % 2 == 1, run.script, self.language, self.features(run)
+        )
+        scale = self.style.size / shaped.upem
+        advances = [advance * scale for advance in shaped.advances]
+        spacing = self.style.letter_spacing
+        if spacing and run.script not in unicode.CURSIVE:
+            spaced = set()
+            for index, cluster in enumerate(shaped.clusters):
+                end_of_grapheme = self.cluster_ends.get(cluster)
+                if end_of_grapheme is not None and end_of_grapheme not in spaced:
+                    spaced.add(end_of_grapheme)
+                    advances[index] += spacing
+        return LineRun(
+            text=self.text[start:end],
+            style=self.style,
+            file=run.file,
+            level=run.level,
+            glyphs=shaped.glyphs,
+            clusters=tuple(cluster - start for cluster in shaped.clusters),
+            advances=tuple(advances),
+            x_offsets=tuple(offset * scale for offset in shaped.x_offsets),
+            y_offsets=tuple(-offset * scale for offset in shaped.y_offsets),
+            script=run.script,
+            offset=self.offset + start,
+        )
+
+    def width(self, start: int, end: int) -> float:
+        """Advance of ``start:end`` as the end of a line: trailing spaces hang."""
+        while end > start and self.text[end - 1].isspace():
+            end -= 1
+        return self.prefix[end] - self.prefix[start]
+
+    def line(self, start: int, end: int, last: bool) -> LineBox:
+        """The runs of ``start:end`` (trailing spaces left out), cut where the line ends."""
+        while end > start and self.text[end - 1].isspace():
+            end -= 1
+        runs = tuple(
+            self.whole[run]
+            if start <= run.start and run.end <= end
+            else self.shaped(run, max(run.start, start), min(run.end, end))
+            for run in self.runs
+            if run.start < end and run.end > start
+        )
+        return LineBox(runs, self.rtl, last)
+
+
+def _fonts(
+    text: str, primary: FontFile, book: FontBook, style: TextStyle, missing: list[str]
+) -> tuple[list[FontFile], dict[int, int]]:
+    """The font of each character, chosen per grapheme cluster, and for the first
+    character of each cluster the index of its cluster's last character."""
+    chain = book.fallbacks(style.weight, style.italic)
+    emoji = book.emoji
+    fonts: list[FontFile] = []
+    ends: dict[int, int] = {}
+    current: FontFile | None = None
+    position = 0
+    for cluster in unicode.graphemes(text):
+        ends[position] = position + len(cluster) - 1
+        position += len(cluster)
+        if unicode.is_emoji(cluster) and hb_font(emoji).covers(cluster[0]):
+            font = emoji
+        elif current is not None and current != emoji and _neutral(cluster) and hb_font(current).covers(cluster):
+            font = current  # spaces and punctuation stay in the run around them
+        elif hb_font(primary).covers(cluster):
+            font = primary
+        else:
+            own = book.for_script(unicode.script_of(cluster[0]), style.weight, style.italic)
+            candidates = chain if own is None else (own, *chain)
+            font = next((f for f in candidates if hb_font(f).covers(cluster)), None) or _last_resort(
+                cluster, primary, missing
+            )
+        fonts.extend([font] * len(cluster))
+        current = font
+    return fonts, ends
+
+
+def _neutral(cluster: str) -> bool:
+    return unicode.script_of(cluster[0]) == unicode.COMMON and not cluster[0].isdigit()
+
+
+def _last_resort(cluster: str, primary: FontFile, missing: list[str]) -> FontFile:
+    """A system font with the cluster's character, else the primary face (its box)."""
+    found = system_font_for(cluster[0])
+    if found is not None:
+        return found
+    if cluster not in missing:
+        missing.append(cluster)
+    return primary
+
+
+def _runs(text: str, fonts: list[FontFile], levels: list[int], scripts: list[str]) -> list[_Run]:
+    runs: list[_Run] = []
+    start = 0
+    for index in range(1, len(text) + 1):
+        if index == len(text) or (fonts[index], levels[index], scripts[index]) != (
+            fonts[start],
+            levels[start],
+            scripts[start],
+        ):
+            runs.append(_Run(start, index, fonts[start], levels[start], scripts[start]))
+            start = index
+    return runs
+
+
+# ------------------------------------------------------------------ breaking into lines
+
+
+def _break(paragraph: _Paragraph, max_width: float) -> tuple[list[tuple[int, int]], bool]:
+    """Line ranges of the paragraph, filled greedily; True when a word had to be broken."""
+    text = paragraph.text
+    if not text:
+        return [(0, 0)], False
+    opportunities = unicode.line_breaks(text, paragraph.language)
+    lines: list[tuple[int, int]] = []
+    broke = False
+    start, fitting = 0, None
+    index = 0
+    while index < len(opportunities):
+        stop = opportunities[index]
+        if paragraph.width(start, stop) <= max_width + _EPSILON:
+            fitting = stop
+            index += 1
+            continue
+        if fitting is not None:
+            lines.append((start, fitting))
+            start, fitting = fitting, None
+            continue
+        # Nothing fits: the word is broken between clusters, and its last piece (one
+        # cluster at least) begins the next line.
+        start = _split_wide(paragraph, start, stop, max_width, lines)
+        fitting = stop
+        index += 1
+        broke = True
+    lines.append((start, len(text)))
+    return lines, broke
+
+
+def _split_wide(paragraph: _Paragraph, start: int, stop: int, max_width: float, lines: list[tuple[int, int]]) -> int:
+    """Lines of whole grapheme clusters of ``start:stop``, at least one cluster each;
+    where the rest begins."""
+    position, line_start = start, start
+    for cluster in unicode.graphemes(paragraph.text[start:stop]):
+        end = position + len(cluster)
+        wider = paragraph.width(line_start, end) > max_width + _EPSILON  # spaces hang: never wider
+        if position > line_start and wider:
+            lines.append((line_start, position))
+            line_start = position
+        position = end
+    return line_start
+
+
+# ------------------------------------------------------------------ typesetting
+
+
+def apply_transform(text: str, transform: Transform) -> str:
+    if transform == "uppercase":
+        return text.upper()
+    if transform == "lowercase":
+        return text.lower()
+    return text
+
+
+def typeset(
+    text: str,
+    style: TextStyle,
+    book: FontBook,
+    max_width: float,
+    *,
+    max_lines: int | None = None,
+    max_height: float | None = None,
+    ellipsis: bool = True,
+    language: str = "",
+) -> TextBlock:
+    """Lay out ``text`` in lines no wider than ``max_width``.
+
+    Lines beyond ``max_lines``, or beyond what fits in ``max_height`` (at least one
+    line is always kept), are cut; the last kept line then ends with an ellipsis.
+    """
+    missing: list[str] = []
+    source = apply_transform(text, style.transform).replace("\r\n", "\n").replace("\t", " ")
+    paragraphs = []
+    offset = 0
+    for part in source.split("\n"):
+        paragraphs.append(_Paragraph(part, style, book, None, language, missing, offset))
+        offset += len(part) + 1
+    lines: list[LineBox] = []
+    spans: list[tuple[int, int, int]] = []  # paragraph, start and end of each line
+    broke = False
+    for number, paragraph in enumerate(paragraphs):
+        ranges, broke_here = _break(paragraph, max_width)
+        broke |= broke_here
+        for index, (start, end) in enumerate(ranges):
+            lines.append(paragraph.line(start, end, index == len(ranges) - 1))
+            spans.append((number, start, end))
+    limit = len(lines)
+    if max_lines is not None:
+        limit = min(limit, max(1, max_lines))
+    if max_height is not None:
+        limit = min(limit, max(1, math.floor(max_height / (style.size * style.line_height) + _EPSILON)))
+    hidden = ""
+    if limit < len(lines):
+        number, start, end = spans[limit - 1]
+        paragraph = paragraphs[number]
+        hidden = "\n".join([paragraph.text[end:], *(p.text for p in paragraphs[number + 1 :])]).strip()
+        lines = lines[:limit]
+        if ellipsis:
+            lines[-1] = _with_ellipsis(paragraph, start, end, max_width, book, missing)
+    primary = hb_font(book.match(style.family, style.weight, style.italic).file)
+    return TextBlock(
+        tuple(lines),
+        style,
+        primary.ascender * style.size,
+        primary.descender * style.size,
+        truncated=limit < len(spans),
+        broke_words=broke,
+        missing=tuple(missing),
+        hidden=hidden,
+    )
+
+
+def _with_ellipsis(
+    paragraph: _Paragraph, start: int, end: int, max_width: float, book: FontBook, missing: list[str]
+) -> LineBox:
+    """The line ``start:end`` cut after its last grapheme cluster that leaves room for
+    "…", and laid out again as its own paragraph in the same direction."""
+    mark = _Paragraph(ELLIPSIS, paragraph.style, book, paragraph.rtl, paragraph.language, [])
+    room = max_width - mark.width(0, 1)
+    cut = position = start
+    for cluster in unicode.graphemes(paragraph.text[start:end]):
+        position += len(cluster)
+        if paragraph.width(start, position) > room + _EPSILON:
+            break
+        cut = position
+    kept = paragraph.text[start:cut].rstrip() + ELLIPSIS
+    shortened = _Paragraph(kept, paragraph.style, book, paragraph.rtl, paragraph.language, [], paragraph.offset + start)
+    return shortened.line(0, len(kept), True)
+
+
+def fit(
+    text: str,
+    style: TextStyle,
+    book: FontBook,
+    width: float,
+    height: float,
+    *,
+    min_size: float,
+    max_lines: int | None = None,
+    ellipsis: bool = True,
+) -> TextBlock:
+    """The largest size in [min_size, style.size] at which the text fits the box
+    without cutting or breaking words (searched to a quarter pixel)."""
+
+    def attempt(size: float) -> TextBlock:
+        return typeset(
+            text, evolve(style, size=size), book, width, max_lines=max_lines, max_height=height, ellipsis=ellipsis
+        )
+
+    def fits(block: TextBlock) -> bool:
+        return not block.truncated and not block.broke_words and block.height <= height + _EPSILON
+
+    best = attempt(style.size)
+    if fits(best):
+        return best
+    low, high = min_size, style.size
+    best = attempt(low)
+    if not fits(best):
+        return best
+    while high - low > 0.25:
+        middle = (low + high) / 2
+        block = attempt(middle)
+        if fits(block):
+            low, best = middle, block
+        else:
+            high = middle
+    return best
+
+
+# ------------------------------------------------------------------ placing
+
+
+def visual_order(runs: Sequence[LineRun]) -> list[LineRun]:
+    """Unicode bidi rule L2: reverse runs at each level from the highest down to 1."""
+    order = list(runs)
+    top = max((run.level for run in order), default=0)
+    for level in range(top, 0, -1):
+        index = 0
+        while index < len(order):
+            if order[index].level >= level:
+                end = index
+                while end < len(order) and order[end].level >= level:
+                    end += 1
+                order[index:end] = reversed(order[index:end])
+                index = end
+            else:
+                index += 1
+    return order
+
+
+def _gaps(run: LineRun) -> list[int]:
+    """Glyphs of the run that justification may widen (word separators)."""
+    return [index for index, cluster in enumerate(run.clusters) if run.text[cluster] in JUSTIFIABLE]
+
+
+def place(
+    block: TextBlock,
+    x: float,
+    y: float,
+    width: float,
+    height: float,
+    align: Align = "left",
+    vertical_align: VAlign = "top",
+) -> list[Item]:
+    """Glyph runs of a text block aligned in a box. Justified lines fill the width at
+    their word separators; the last line of a paragraph sits at its start (the right
+    edge for right-to-left paragraphs)."""
+    line_height = block.line_height
+    top = y + {"top": 0.0, "middle": (height - block.height) / 2, "bottom": height - block.height}[vertical_align]
+    items: list[Item] = []
+    for number, line in enumerate(block.lines):
+        runs = visual_order(line.runs)
+        line_width = sum(run.width for run in runs)
+        gaps = [_gaps(run) for run in runs]
+        count = sum(len(g) for g in gaps)
+        justify = align == "justify" and not line.last_in_paragraph and count > 0
+        extra = (width - line_width) / count if justify else 0.0
+        side = align
+        if align == "justify" and not justify:
+            side = "right" if line.rtl_paragraph else "left"
+        if side in ("left", "justify"):
+            pen = x
+        else:
+            pen = x + (width - line_width) / (2 if side == "center" else 1)
+        baseline = top + number * line_height + block.first_baseline
+        for run, widened in zip(runs, gaps, strict=True):
+            run_item = _glyph_run(run, pen, baseline, set(widened) if extra else set(), extra)
+            if run_item.glyphs:
+                items.append(run_item)
+            pen += run_item.width
+    return items
+
+
+def _glyph_run(run: LineRun, x: float, baseline: float, widened: set[int], extra: float) -> GlyphRun:
+    positions = []
+    pen = 0.0
+    for index, (advance, dx, dy) in enumerate(zip(run.advances, run.x_offsets, run.y_offsets, strict=True)):
+        positions.append((pen + dx, dy))
+        pen += advance + (extra if index in widened else 0.0)
+    return GlyphRun(
+        x=x,
+        y=baseline,
+        font=run.file,
+        size=run.style.size,
+        color=run.style.color,
+        glyphs=run.glyphs,
+        positions=tuple(positions),
+        width=pen,
+        text=run.text,
+        clusters=run.clusters,
+        rtl=run.rtl,
+        letter_spacing=run.style.letter_spacing if run.script not in unicode.CURSIVE else 0.0,
+        offset=run.offset,
+    )

@@ -1,0 +1,125 @@
+"""The Unicode algorithms text layout needs, by ICU: bidi levels (UAX #9), line break
+opportunities (UAX #14, with dictionaries for Thai, Lao, Khmer and Myanmar and the CJK
+rules of line starts and ends), scripts (UAX #24) and emoji properties (UTS #51).
+
+ICU counts in UTF-16 code units; everything here answers in Python string indices
+(code points). Break iterators are not thread-safe: each thread keeps its own.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+
+import icu
+import regex
+
+_GRAPHEME = regex.compile(r"\X")
+_local = threading.local()
+
+COMMON = "Zyyy"  # spaces, punctuation, digits: take the script of their neighbours
+INHERITED = "Zinh"  # combining marks: the script of their base
+CURSIVE = frozenset({"Arab", "Syrc", "Mong", "Nkoo", "Phag", "Mand", "Adlm", "Rohg"})  # no letter spacing
+
+
+def _utf16_index(text: str) -> list[int] | None:
+    """Code point index of each UTF-16 unit, or None when the two count alike."""
+    if text.isascii() or max(text) < "\U00010000":
+        return None
+    index = []
+    for position, char in enumerate(text):
+        index.append(position)
+        if ord(char) > 0xFFFF:
+            index.append(position)
+    index.append(len(text))
+    return index
+
+
+def bidi_levels(text: str, rtl: bool | None = None) -> tuple[int, list[int]]:
+    """The paragraph's level (0 left-to-right, 1 right-to-left: ``rtl``, or the first
+    strong character's direction when None) and the embedding level of each character."""
+    if text.isascii() and not rtl:
+        return 0, [0] * len(text)
+    bidi = icu.Bidi()
+    units = icu.UnicodeString(text)
+    bidi.setPara(units, icu.Bidi.DEFAULT_LTR if rtl is None else int(rtl))
+    levels = bidi.getLevels()
+    if max(text) > "\uffff":  # one level per code point, not per UTF-16 unit
+        starts, unit = [], 0
+        for char in text:
+            starts.append(unit)
+            unit += 2 if char > "\uffff" else 1
+        levels = tuple(levels[unit] for unit in starts)
+    return bidi.getParaLevel(), list(levels)
+
+
+def _line_iterator(language: str) -> icu.BreakIterator:
+    iterators = getattr(_local, "line", None)
+    if iterators is None:
+        iterators = _local.line = {}
+    iterator = iterators.get(language)
+    if iterator is None:
+        iterator = iterators[language] = icu.BreakIterator.createLineInstance(icu.Locale(language))
+    return iterator
+
+
+def line_breaks(text: str, language: str = "") -> list[int]:
+    """Positions where a line may end (after the character before it), in order; the
+    text's length is the last."""
+    iterator = _line_iterator(language)
+    iterator.setText(text)
+    stops = list(iterator)
+    mapping = _utf16_index(text)
+    return stops if mapping is None else [mapping[stop] for stop in stops]
+
+
+def graphemes(text: str) -> list[str]:
+    """The grapheme clusters of ``text`` (what a reader takes as one character)."""
+    return _GRAPHEME.findall(text)
+
+
+@lru_cache(maxsize=256)
+def _script_tag(code: int) -> str:
+    return str(icu.Script(code).getShortName())
+
+
+def script_of(char: str) -> str:
+    """The ISO 15924 tag of a character's script (``Latn``, ``Arab``, ``Zyyy`` …)."""
+    if char < "\x80":
+        return "Latn" if char.isalpha() else COMMON
+    return _script_tag(icu.Char.getIntPropertyValue(char, icu.UProperty.SCRIPT))
+
+
+def scripts(text: str) -> list[str]:
+    """The script of each character, common and inherited characters resolved to the
+    script around them (the one before, else the one after), as HarfBuzz wants runs."""
+    found = [script_of(char) for char in text]
+    current = next((tag for tag in found if tag not in (COMMON, INHERITED)), "Latn")
+    for index, tag in enumerate(found):
+        if tag in (COMMON, INHERITED):
+            found[index] = current
+        else:
+            current = tag
+    return found
+
+
+def _has(char: str, prop: int) -> bool:
+    return bool(icu.Char.hasBinaryProperty(char, prop))
+
+
+def is_emoji(cluster: str) -> bool:
+    """Whether a grapheme cluster is shown as a colour emoji (UTS #51): a character of
+    emoji presentation not followed by VS15, or a text-default one followed by VS16, or
+    an emoji sequence (keycaps, flags, modifiers, ZWJ sequences)."""
+    first = cluster[0]
+    if first < "\u00a9":
+        return "\u20e3" in cluster and "\ufe0e" not in cluster  # keycaps: 1️⃣ #️⃣
+    if "\ufe0e" in cluster:
+        return False
+    if "\ufe0f" in cluster or "\u200d" in cluster and _has(first, icu.UProperty.EXTENDED_PICTOGRAPHIC):
+        return _has(first, icu.UProperty.EMOJI) or "\u200d" in cluster
+    if _has(first, icu.UProperty.REGIONAL_INDICATOR):
+        return True
+    if len(cluster) > 1 and _has(cluster[1], icu.UProperty.EMOJI_MODIFIER):
+        return True
+    return _has(first, icu.UProperty.EMOJI_PRESENTATION)
