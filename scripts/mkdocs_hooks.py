@@ -1,7 +1,8 @@
 """MkDocs hooks: pages and pictures made from the code when the site is built, so that
 they cannot fall out of date.
 
-- ``gallery/<name>.png``: each template of ``docs/gallery/*.json`` rendered by templatekit;
+- ``gallery/<name>.png``: each template of ``docs/gallery/*.json`` rendered by templatekit,
+  with exactly the warnings ``gallery-warnings.json`` lists for it;
 - ``api-reference.md`` and ``openapi.json``: the HTTP API from the server's own OpenAPI
   document.
 """
@@ -19,14 +20,20 @@ import templatekit as tk
 from templatekit_server.openapi import document
 
 Json = dict[str, Any]
+# The warnings each gallery sheet shows on purpose (text cut to fit, a word broken): any
+# other warning, or one of these missing, fails the build.
+EXPECTED = "gallery-warnings.json"
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     docs = Path(config["docs_dir"])
-    for sheet in sorted((docs / "gallery").glob("*.json")):
+    gallery = docs / "gallery"
+    expected: dict[str, list[str]] = json.loads((docs / EXPECTED).read_text(encoding="utf-8"))
+    for sheet in sorted(gallery.glob("*.json")):
         result = tk.render_image(sheet)
-        if result.warnings:
-            raise ValueError(f"{sheet}: {'; '.join(result.warnings)}")
+        wanted = expected.get(sheet.stem, [])
+        if sorted(result.warnings) != sorted(wanted):
+            raise ValueError(f"{sheet}: warnings {list(result.warnings)}, expected {wanted}")
         files.append(File.generated(config, f"gallery/{sheet.stem}.png", content=result.data))
     spec = document()
     files.append(File.generated(config, "openapi.json", content=json.dumps(spec, indent=2)))

@@ -27,7 +27,7 @@ from fontTools.ttLib import TTFont
 from PIL import Image, ImageChops, ImageDraw, ImageStat
 
 import templatekit as tk
-from templatekit.layout.scene import Group, Item, TextRun
+from templatekit.layout.scene import GlyphRun, Group, Item
 from templatekit.render import prepare
 from tests.conftest import layer, needs_chrome, template
 
@@ -360,12 +360,12 @@ def test_substituted_glyphs_keep_their_text():
         assert squash(string) in squash(text), f"{name}: {string!r} not found"
 
 
-def _runs(items: tuple[Item, ...]) -> list[TextRun]:
-    found: list[TextRun] = []
+def _runs(items: tuple[Item, ...]) -> list[GlyphRun]:
+    found: list[GlyphRun] = []
     for item in items:
         if isinstance(item, Group):
             found.extend(_runs(item.items))
-        elif isinstance(item, TextRun):
+        elif isinstance(item, GlyphRun):
             found.append(item)
     return found
 
@@ -376,24 +376,46 @@ def _postscript_name(path: str, index: int) -> str:
         return font["name"].getDebugName(6)
 
 
-def glyph_origins(page: pypdf.PageObject) -> list[tuple[float, float, str, float]]:
-    """Where each glyph of the page's text starts, in points (y up), in which font and at
-    which size: the content stream's text operators interpreted, the pen advanced by the
-    fonts' /Widths and the TJ adjustments (the painter uses neither Tc, Tw nor Tz)."""
+def _widths(font: pypdf.generic.DictionaryObject) -> dict[int, float]:
+    """Glyph id -> width in thousandths of an em, from a Type 0 font's /W array."""
+    entries = list(font["/DescendantFonts"][0].get_object()["/W"])
+    widths: dict[int, float] = {}
+    index = 0
+    while index < len(entries):
+        first, following = int(entries[index]), entries[index + 1]
+        if isinstance(following, list):
+            for offset, width in enumerate(following):
+                widths[first + offset] = float(width)
+            index += 2
+        else:
+            for code in range(first, int(following) + 1):
+                widths[code] = float(entries[index + 2])
+            index += 3
+    return widths
+
+
+def glyph_origins(page: pypdf.PageObject) -> list[tuple[float, float, str, float, int]]:
+    """Where each glyph of the page's text starts, in points (y up), in which font, at
+    which size and which glyph: the content stream's text operators interpreted, the pen
+    advanced by the fonts' /W widths and the TJ adjustments, raised by Ts (two-byte
+    glyph ids, Identity-H; the painter uses neither Tc, Tw nor Tz)."""
     fonts = {name: font.get_object() for name, font in page["/Resources"]["/Font"].items()}
+    widths = {name: _widths(font) for name, font in fonts.items()}
     identity = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
     ctm, stack = identity, []
-    line = matrix = identity
-    leading, font, size = 0.0, None, 0.0
+    matrix = identity
+    font_name, size, rise = "", 0.0, 0.0
     origins = []
 
     def show(string: pypdf.generic.PdfObject) -> None:
         nonlocal matrix
-        widths, first = font["/Widths"], font["/FirstChar"]
-        for code in string if isinstance(string, bytes) else string.get_original_bytes():
-            rendering = pypdf.mult(matrix, ctm)
-            origins.append((rendering[4], rendering[5], font["/BaseFont"], size * math.hypot(*rendering[:2])))
-            matrix = pypdf.mult([1, 0, 0, 1, widths[code - first] / 1000 * size, 0], matrix)
+        data = string if isinstance(string, bytes) else string.original_bytes  # as written, not as text
+        for high, low in zip(data[::2], data[1::2], strict=True):
+            glyph = high * 256 + low
+            rendering = pypdf.mult([1, 0, 0, 1, 0, rise], pypdf.mult(matrix, ctm))
+            scale = size * math.hypot(*rendering[:2])
+            origins.append((rendering[4], rendering[5], fonts[font_name]["/BaseFont"], scale, glyph))
+            matrix = pypdf.mult([1, 0, 0, 1, widths[font_name][glyph] / 1000 * size, 0], matrix)
 
     for operands, operator in pypdf.generic.ContentStream(page.get_contents(), page.pdf).operations:
         op = operator.decode()
@@ -404,19 +426,13 @@ def glyph_origins(page: pypdf.PageObject) -> list[tuple[float, float, str, float
         elif op == "cm":
             ctm = pypdf.mult([float(v) for v in operands], ctm)
         elif op == "BT":
-            line = matrix = identity
+            matrix = identity
         elif op == "Tm":
-            line = matrix = [float(v) for v in operands]
-        elif op in ("Td", "TD", "T*"):
-            tx, ty = (float(v) for v in operands) if operands else (0.0, -leading)
-            leading = -ty if op == "TD" else leading
-            line = matrix = pypdf.mult([1, 0, 0, 1, tx, ty], line)
-        elif op == "TL":
-            leading = float(operands[0])
+            matrix = [float(v) for v in operands]
         elif op == "Tf":
-            font, size = fonts[operands[0]], float(operands[1])
-        elif op == "Tj":
-            show(operands[0])
+            font_name, size = operands[0], float(operands[1])
+        elif op == "Ts":
+            rise = float(operands[0])
         elif op == "TJ":
             for part in operands[0]:
                 if isinstance(part, (int, float)):
@@ -424,29 +440,29 @@ def glyph_origins(page: pypdf.PageObject) -> list[tuple[float, float, str, float
                 else:
                     show(part)
         else:
-            assert op not in ("'", '"', "Tc", "Tw", "Tz", "Ts"), op
+            assert op not in ("Tj", "'", '"', "Tc", "Tw", "Tz", "Td", "TD", "T*"), op
     return origins
 
 
 @pytest.mark.parametrize("name", ["invoice", "quote-card", "certificate"])
-def test_text_runs_are_where_the_layout_put_them_in_the_same_fonts(name):
-    """Each run of the laid-out Scene starts with a glyph at its (x, y) px × 0.75 (y up),
-    at its size, in a subset of its own font file, in the order of the Scene; within
-    the half thousandth of an em by which the painter lets a glyph's position drift."""
+def test_every_glyph_is_where_the_layout_put_it_in_its_own_font(name):
+    """Each glyph of the laid-out Scene is in the PDF, in the Scene's order, at its
+    position px × 0.75 (y up), at its run's size, as its glyph id in a subset of its run's
+    font file; within a thousandth of an em. Colour glyphs (emoji) are images, with the
+    same glyphs as invisible text over them."""
     scene = prepare(EXAMPLES / f"{name}.json", paginate=True).scene
-    runs = _runs(scene.items)
-    glyphs = glyph_origins(reader(example_pdf(name).data).pages[0])
-    index = 0
-    for run in runs:
-        x, y = run.x * 0.75, (scene.height - run.y) * 0.75
-        close = 0.0005 * run.size * 0.75 + 0.001
-        while index < len(glyphs) and not (abs(glyphs[index][0] - x) <= close and abs(glyphs[index][1] - y) <= close):
-            index += 1
-        assert index < len(glyphs), f"{run.text!r}: no glyph at ({x:.2f}, {y:.2f}) after the runs before it"
-        _, _, font, size = glyphs[index]
-        assert size == pytest.approx(run.size * 0.75, abs=0.01), run.text
+    expected = [
+        ((run.x + dx) * 0.75, (scene.height - run.y - dy) * 0.75, run, glyph)
+        for run in _runs(scene.items)
+        for glyph, (dx, dy) in zip(run.glyphs, run.positions, strict=True)
+    ]
+    found = glyph_origins(reader(example_pdf(name).data).pages[0])
+    assert len(found) == len(expected)
+    for (x, y, font, size, glyph), (want_x, want_y, run, want_glyph) in zip(found, expected, strict=True):
+        close = 0.001 * run.size * 0.75 + 0.001
+        assert abs(x - want_x) <= close and abs(y - want_y) <= close, (run.text, x, want_x, y, want_y)
+        assert (glyph, size) == (want_glyph, pytest.approx(run.size * 0.75, abs=0.01)), run.text
         assert font.split("+", 1)[1] == _postscript_name(run.font.path, run.font.index), run.text
-        index += 1
 
 
 # ------------------------------------------------------------------ fonts
@@ -461,7 +477,8 @@ def test_fonts_are_embedded_subsets_and_never_base14(name):
         assert font["/Subtype"] in ("/TrueType", "/Type0"), font
         assert re.fullmatch(r"/[A-Z]{6}\+[\w-]+", font["/BaseFont"]), font["/BaseFont"]
         descriptor = (font["/DescendantFonts"][0] if font["/Subtype"] == "/Type0" else font)["/FontDescriptor"]
-        assert "/FontFile2" in descriptor.get_object(), font["/BaseFont"]  # the TrueType program is in the file
+        program = descriptor.get_object().get("/FontFile2") or descriptor.get_object().get("/FontFile3")
+        assert program is not None, font["/BaseFont"]  # the font program (TrueType or CFF) is in the file
         assert "/ToUnicode" in font
     # poppler agrees: every font embedded (emb), subset (sub), with a Unicode map (uni)
     with tempfile.NamedTemporaryFile(suffix=".pdf") as file:
@@ -860,14 +877,17 @@ def test_dashboard_text_charts_and_look():
 
 @needs_chrome
 def test_chart_labels_in_other_scripts():
-    """A vector chart's text is drawn in one font; a chart whose labels that font lacks
-    keeps the browser's drawing, as an image at 3x, so nothing shows as a box."""
+    """A vector chart's labels are set by the text engine, with its font fallback: Hebrew,
+    Arabic and Chinese labels are real text in their own fonts, and no image is needed."""
     rows = [{"label": "מכירות", "value": 52}, {"label": "المبيعات", "value": 27}, {"label": "销售", "value": 21}]
     source = simple(layer("chart", "chart", width=500, height=300, chartType="bar", rows=rows), width=500, height=300)
     pdf_page, png = pdf_and_png(source)
-    page = reader(tk.render_pdf(source).data).pages[0]
-    assert "\x00" not in page.extract_text()
-    assert [(image["/Width"], image["/Height"]) for image in image_xobjects(page)] == [(1500, 900)]
+    data = tk.render_pdf(source).data
+    assert image_xobjects(reader(data).pages[0]) == []
+    text = pdftotext(data)
+    assert "销售" in text and "מכירות" in squash(text)[::-1] + squash(text)
+    fonts = "\n".join(pdftotext_fonts(data))
+    assert "NotoSansHebrew" in fonts and "NotoSansArabic" in fonts and "NotoSansCJKsc" in fonts
     assert_looks_alike(pdf_page, png)
 
 
@@ -884,49 +904,6 @@ def test_cli_writes_a_pdf(tmp_path):
     document = reader(out.read_bytes())
     assert len(document.pages) == 1 and document.metadata.title == "Invoice"
     assert "Northwind Studio" in document.pages[0].extract_text()
-
-
-def test_shaped_runs_place_their_glyphs_where_reportlabs_writer_does():
-    """The spacing of shaped runs is written by templatekit: every glyph (kerned Latin,
-    joined Arabic, Hebrew) must be where ReportLab's own writer puts it, within the half
-    thousandth of an em the painter allows."""
-    from reportlab.pdfgen.canvas import Canvas
-
-    from templatekit.layout.fonts import FontBook
-    from templatekit.paint import pdf
-
-    book = FontBook.bundled()
-    lines = [
-        ("AVATAR Type, Wolf — “Toy”", "Inter"),
-        ("مرحبا بالعالم", "Noto Sans Arabic"),
-        ("שלום עולם", "Noto Sans Hebrew"),
-    ]
-    size = 28
-
-    def glyphs(own_writer: bool) -> list[tuple[float, float, str, float]]:
-        out = io.BytesIO()
-        canvas = Canvas(out, pagesize=(400, 160), invariant=True)
-        text = canvas.beginText()
-        for number, (string, family) in enumerate(lines):
-            name = pdf._font_name(book.match(family).file)
-            shaped = pdf._shaped(string, name, size)
-            assert shaped.adjustments  # these runs all need spacing
-            text.setFont(name, size)
-            text.setTextTransform(1, 0, 0, 1, 10, 120 - 45 * number)
-            if own_writer:
-                pdf._show(text, canvas, name, size, shaped)
-            else:
-                text.textOut(shaped.glyphs)
-        canvas.drawText(text)
-        canvas.showPage()
-        canvas.save()
-        return glyph_origins(reader(out.getvalue()).pages[0])
-
-    ours, reportlabs = glyphs(own_writer=True), glyphs(own_writer=False)
-    assert len(ours) == len(reportlabs) == sum(len(string) for string, _ in lines) - 1  # one Arabic ligature
-    for (x, y, font, _), (x2, y2, font2, _) in zip(ours, reportlabs, strict=True):
-        assert (font, y) == (font2, y2)
-        assert x == pytest.approx(x2, abs=pdf.SPACING_TOLERANCE / 1000 * size)
 
 
 def test_debug_boxes_mark_the_layers_each_page_shows():
@@ -966,7 +943,7 @@ def _cff_font() -> bytes:
     return out.getvalue()
 
 
-def test_template_fonts_with_cff_outlines_are_embedded_as_truetype(tmp_path):
+def test_template_fonts_with_cff_outlines_are_embedded_as_they_are(tmp_path):
     data = _cff_font()
     assert data[:4] == b"OTTO"
     (tmp_path / "brand.otf").write_bytes(data)
@@ -975,7 +952,7 @@ def test_template_fonts_with_cff_outlines_are_embedded_as_truetype(tmp_path):
     result = tk.render_pdf(source)
     assert "Hi" in page_texts(result.data)[0]
     fonts = pdftotext_fonts(result.data)
-    assert any("Brand" in line and "TrueType" in line and " yes yes " in line for line in fonts)
+    assert any("Brand" in line and "CID Type 0C (OT)" in line and " yes yes yes " in line for line in fonts)
     assert_looks_alike(rasterise(result.data)[0], flatten(tk.render_image(source).data))
 
 

@@ -1,0 +1,219 @@
+"""Fonts of a PDF: subsets embedded by glyph id, with the text each glyph stands for.
+
+Each font file becomes a Type 0 font with the Identity-H encoding whose character ids
+are the glyph ids the layout chose (the subset keeps glyph ids, so the page content can
+be written before the subset is made), a TrueType (FontFile2) or CFF (FontFile3,
+OpenType) program cut by HarfBuzz's subsetter to the glyphs used, a /W array of their
+advances, and a ToUnicode map from each glyph to the characters of its cluster, so that
+the text is found by search and copied whole. A glyph that stands for different text in
+different places (or for none of its own) is left to the ActualText of its run.
+
+Letter-spaced runs use a variant of the font whose widths include the spacing: text
+extractors then see glyphs that touch, as they look, and do not cut words apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from collections.abc import Iterable
+
+import uharfbuzz as hb
+from attrs import define, field
+
+from templatekit.layout.scene import FontFile
+from templatekit.paint.pdf.objects import Document, Name, Ref
+from templatekit.text.fonts import HbFont, hb_font
+
+MARK_WIDTH = 100.0  # thousandths of an em, the /W width of a glyph that advances nothing
+_DROPPED = ("GSUB", "GPOS", "GDEF", "BASE", "JSTF", "MATH", "kern", "vhea", "vmtx", "VORG", "DSIG", "COLR", "CPAL")
+
+
+@define
+class _Font:
+    """One font file of the document: its variants (by extra width), glyphs and text."""
+
+    number: int
+    descendants: dict[float, tuple[str, Ref]] = field(factory=dict)  # extra width -> (resource name, Type0 ref)
+    glyphs: set[int] = field(factory=lambda: {0})
+    text: dict[int, str] = field(factory=dict)
+
+
+class EmbeddedFonts:
+    def __init__(self, document: Document) -> None:
+        self.document = document
+        self._fonts: dict[FontFile, _Font] = {}
+        self._count = 0
+
+    def resource(self, file: FontFile, extra: float = 0.0) -> tuple[str, Ref]:
+        """The page resource name and object of ``file`` with ``extra`` (thousandths of
+        an em) added to every glyph's width."""
+        font = self._fonts.get(file)
+        if font is None:
+            font = self._fonts[file] = _Font(len(self._fonts))
+        extra = round(extra, 1)
+        found = font.descendants.get(extra)
+        if found is None:
+            self._count += 1
+            found = font.descendants[extra] = (f"F{self._count}", self.document.reserve())
+        return found
+
+    def advance(self, file: FontFile, glyph: int) -> float:
+        """A glyph's width in thousandths of an em, as the /W array states it."""
+        return _width(hb_font(file), glyph)
+
+    def map_text(self, file: FontFile, glyphs: Iterable[int], texts: Iterable[str]) -> list[bool]:
+        """Record what each glyph stands for; for each glyph, whether the ToUnicode map
+        says it (not when it stands for other text elsewhere in the document)."""
+        font = self._fonts[file]
+        said = []
+        for glyph, text in zip(glyphs, texts, strict=True):
+            font.glyphs.add(glyph)
+            said.append(not text or font.text.setdefault(glyph, text) == text)
+        return said
+
+    def write(self) -> dict[str, Ref]:
+        """Write every font; their resource names and objects."""
+        names: dict[str, Ref] = {}
+        for file, font in self._fonts.items():
+            _write_font(self.document, file, font)
+            names.update(font.descendants.values())
+        return names
+
+
+def _write_font(document: Document, file: FontFile, font: _Font) -> None:
+    source = hb_font(file)
+    glyphs = sorted(font.glyphs)
+    tag = _subset_tag(file, glyphs)
+    name = f"{tag}+{_postscript_name(source, font.number)}"
+    program, cff = _subset(source, glyphs)
+    entries = {"Subtype": Name("OpenType")} if cff else {"Length1": len(program)}
+    program_ref = document.add_stream(entries, program)
+    descriptor = document.add(_descriptor(source, name, program_ref, cff))
+    to_unicode = document.add_stream({}, _to_unicode(font.text))
+    widths = {glyph: _width(source, glyph) for glyph in glyphs}
+    for extra, (_, ref) in font.descendants.items():
+        cid_font = {
+            "Type": Name("Font"),
+            "Subtype": Name("CIDFontType0" if cff else "CIDFontType2"),
+            "BaseFont": Name(name),
+            "CIDSystemInfo": {"Registry": "Adobe", "Ordering": "Identity", "Supplement": 0},
+            "FontDescriptor": descriptor,
+            "W": _widths({glyph: width + extra for glyph, width in widths.items()}),
+        }
+        if not cff:
+            cid_font["CIDToGIDMap"] = Name("Identity")
+        document.set(
+            ref,
+            {
+                "Type": Name("Font"),
+                "Subtype": Name("Type0"),
+                "BaseFont": Name(name),
+                "Encoding": Name("Identity-H"),
+                "DescendantFonts": [document.add(cid_font)],
+                "ToUnicode": to_unicode,
+            },
+        )
+
+
+def _width(font: HbFont, glyph: int) -> float:
+    """A glyph's advance in thousandths of an em; a mark that advances nothing is given
+    a tenth of an em. Text is placed by its positions, not by these widths, but extractors
+    that measure glyphs by them (pdfminer.six) take two stacked marks of no width for the
+    end of a line."""
+    advance = round(font.font.get_glyph_h_advance(glyph) * 1000 / font.upem, 1)
+    return advance or MARK_WIDTH
+
+
+def _subset_tag(file: FontFile, glyphs: list[int]) -> str:
+    """Six capital letters from the font and the glyphs kept: distinct subsets get
+    distinct tags, the same subset the same one."""
+    digest = hashlib.sha256(f"{file.path}:{file.index}:{glyphs}".encode()).digest()
+    return "".join(chr(ord("A") + byte % 26) for byte in digest[:6])
+
+
+def _postscript_name(font: HbFont, number: int) -> str:
+    """The font's PostScript name, else its full name without spaces (PDF names allow
+    no spaces), else a made-up one."""
+    names = hb.OTNameIdPredefined
+    for name_id in (names.POSTSCRIPT_NAME, names.FULL_NAME, names.FONT_FAMILY):
+        raw = font.face.get_name(name_id) or ""
+        cleaned = "".join(c for c in raw if c.isascii() and c.isalnum() or c in "-_")
+        if cleaned:
+            return cleaned
+    return f"Font{number}"
+
+
+def _subset(font: HbFont, glyphs: list[int]) -> tuple[bytes, bool]:
+    """The font program with only ``glyphs`` (at their own ids), and whether its
+    outlines are CFF."""
+    options = hb.SubsetInput()
+    for glyph in glyphs:
+        options.glyph_set.add(glyph)
+    options.flags = hb.SubsetFlags.RETAIN_GIDS | hb.SubsetFlags.NOTDEF_OUTLINE | hb.SubsetFlags.NO_HINTING
+    for tag in _DROPPED:
+        options.drop_table_tag_set.add(int.from_bytes(tag.encode("ascii").ljust(4), "big"))
+    subset = hb.subset(font.face, options)
+    if subset is None:
+        raise RuntimeError("the font could not be subset")
+    return subset.blob.data, "CFF " in font.face.table_tags
+
+
+def _table(font: HbFont, tag: str) -> bytes:
+    return font.face.reference_table(tag).data
+
+
+def _descriptor(font: HbFont, name: str, program: Ref, cff: bool) -> dict[str, object]:
+    scale = 1000 / font.upem
+    head = _table(font, "head")
+    x_min, y_min, x_max, y_max = struct.unpack(">4h", head[36:44]) if len(head) >= 44 else (0, -200, 1000, 900)
+    post = _table(font, "post")
+    italic = struct.unpack(">i", post[4:8])[0] / 65536 if len(post) >= 8 else 0.0
+    os2 = _table(font, "OS/2")
+    cap = struct.unpack(">h", os2[88:90])[0] if len(os2) >= 90 else round(font.ascender * font.upem)
+    return {
+        "Type": Name("FontDescriptor"),
+        "FontName": Name(name),
+        "Flags": 4 | (64 if italic else 0),
+        "FontBBox": [round(v * scale) for v in (x_min, y_min, x_max, y_max)],
+        "ItalicAngle": round(italic, 2),
+        "Ascent": round(font.ascender * 1000),
+        "Descent": round(-font.descender * 1000),
+        "CapHeight": round(cap * scale),
+        "StemV": 80,
+        "FontFile3" if cff else "FontFile2": program,
+    }
+
+
+def _widths(widths: dict[int, float]) -> list[object]:
+    """The /W array: runs of consecutive glyph ids with their widths."""
+    result: list[object] = []
+    run: list[float] = []
+    first = previous = None
+    for glyph in sorted(widths):
+        if previous is not None and glyph == previous + 1:
+            run.append(widths[glyph])
+        else:
+            if run:
+                result += [first, run]
+            first, run = glyph, [widths[glyph]]
+        previous = glyph
+    if run:
+        result += [first, run]
+    return result
+
+
+def _to_unicode(text: dict[int, str]) -> bytes:
+    entries = [f"<{glyph:04X}> <{value.encode('utf-16-be').hex().upper()}>" for glyph, value in sorted(text.items())]
+    blocks = []
+    for start in range(0, len(entries), 100):
+        chunk = entries[start : start + 100]
+        blocks.append(f"{len(chunk)} beginbfchar\n" + "\n".join(chunk) + "\nendbfchar")
+    body = "\n".join(blocks)
+    return (
+        "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n"
+        "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n"
+        "/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n"
+        "1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n"
+        f"{body}\nendcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n"
+    ).encode("ascii")

@@ -1,0 +1,675 @@
+"""The PDF painter: Scenes become the pages of a vector PDF.
+
+One function per primitive, one dispatch table, as in the raster painter. Each page is
+``width × 0.75`` by ``height × 0.75`` points (96 px per inch); the page's first operator
+maps scene px, y pointing down, onto it, so every primitive is drawn in the same
+coordinates as in the raster painter.
+
+- Glyph runs are text in embedded subsets of their fonts, each glyph at the position
+  the layout gave it (see ``fonts``); colour glyphs (emoji) are images, drawn by the
+  raster painter's glyph renderer at four times their size and marked with their text.
+- Shapes, bars, polygons and paths are paths; opaque gradients are shadings clipped to
+  the shape, translucent ones images (a shading has no alpha of its own).
+- Images are embedded at their own resolution; a JPEG goes in as it came, cropped by a
+  clip when only part of it shows; an image with a vector version (SVG) is drawn as it.
+- A translucent group whose items may overlap is a transparency group (a form XObject)
+  faded as a whole, as the raster painter fades a layer.
+
+All pages share one resource dictionary. Output is deterministic: the same Scenes give
+the same bytes, unless a creation date is given.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+from attrs import frozen
+from PIL import Image as PILImage
+
+from templatekit.layout.scene import (
+    Bars,
+    Clip,
+    Ellipse,
+    GlyphRun,
+    Group,
+    Image,
+    Item,
+    Line,
+    Paint,
+    Path,
+    Polygon,
+    Rect,
+    Scene,
+)
+from templatekit.model.values import Color, Gradient
+from templatekit.paint.glyphs import glyph_image
+from templatekit.paint.gradient import gradient_image, gradient_line
+from templatekit.paint.pdf.fonts import EmbeddedFonts
+from templatekit.paint.pdf.objects import Document, Name, Raw, Ref, number, text_string
+from templatekit.text.fonts import hb_font
+
+POINTS_PER_PX = 0.75
+GRADIENT_DENSITY = 2.0  # pixels per px of a translucent gradient, embedded as an image
+EMOJI_DENSITY = 4.0  # pixels per px of colour glyphs
+EMOJI_MAX_PIXELS = 1024  # per em: a very large emoji is drawn at no more than this
+KAPPA = 0.5522847498  # Bézier handle length of a quarter circle
+
+
+@frozen
+class DocumentInfo:
+    """PDF metadata. Without ``created`` no date is recorded, so that the output is
+    byte-for-byte reproducible."""
+
+    title: str = ""
+    author: str = ""
+    creator: str = "templatekit"
+    subject: str = ""
+    created: datetime | None = None
+
+
+class _Resources:
+    """Fonts, images, forms, graphics states and shadings, named once for all pages."""
+
+    def __init__(self, document: Document) -> None:
+        self.document = document
+        self.fonts = EmbeddedFonts(document)
+        self.ref = document.reserve()
+        self.xobjects: dict[str, Ref] = {}
+        self.states: dict[str, Ref] = {}
+        self.shadings: dict[str, Ref] = {}
+        self._names: dict[object, str] = {}
+
+    def named(self, table: dict[str, Ref], prefix: str, key: object, make: Callable[[], Ref]) -> str:
+        name = self._names.get((prefix, key))
+        if name is None:
+            name = self._names[(prefix, key)] = f"{prefix}{len(table) + 1}"
+            table[name] = make()
+        return name
+
+    def alpha(self, fill: float, stroke: float | None = None) -> str:
+        stroke = fill if stroke is None else stroke
+        key = (round(fill, 4), round(stroke, 4))
+        entries = {"Type": Name("ExtGState"), "ca": key[0], "CA": key[1]}
+        return self.named(self.states, "GS", key, lambda: self.document.add(entries))
+
+    def write(self) -> None:
+        named = {
+            "Font": self.fonts.write(),
+            "XObject": self.xobjects,
+            "ExtGState": self.states,
+            "Shading": self.shadings,
+        }
+        self.document.set(self.ref, {kind: table for kind, table in named.items() if table})
+
+
+class _Canvas:
+    """A content stream being written, with the opacity of the groups around it."""
+
+    def __init__(self, resources: _Resources) -> None:
+        self.resources = resources
+        self.parts: list[str] = []
+        self.opacity = 1.0
+
+    def op(self, text: str) -> None:
+        self.parts.append(text)
+
+    def data(self) -> bytes:
+        return "\n".join(self.parts).encode("latin-1")
+
+
+def paint_pdf(pages: Sequence[Scene], info: DocumentInfo = DocumentInfo()) -> bytes:
+    """A PDF with one page per Scene."""
+    document = Document()
+    catalog, tree = document.reserve(), document.reserve()
+    resources = _Resources(document)
+    kids = []
+    for scene in pages:
+        canvas = _Canvas(resources)
+        height = scene.height * POINTS_PER_PX
+        canvas.op(f"{number(POINTS_PER_PX)} 0 0 {number(-POINTS_PER_PX)} 0 {number(height)} cm")
+        if scene.background is not None and scene.background.a:
+            _set_fill(canvas, scene.background)
+            canvas.op(f"0 0 {number(scene.width)} {number(scene.height)} re f")
+        _paint_items(canvas, scene.items)
+        contents = document.add_stream({}, canvas.data())
+        kids.append(
+            document.add(
+                {
+                    "Type": Name("Page"),
+                    "Parent": tree,
+                    "MediaBox": [0, 0, scene.width * POINTS_PER_PX, height],
+                    "Contents": contents,
+                    "Resources": resources.ref,
+                    "Group": {"S": Name("Transparency"), "CS": Name("DeviceRGB")},
+                }
+            )
+        )
+    resources.write()
+    document.set(tree, {"Type": Name("Pages"), "Kids": kids, "Count": len(kids)})
+    document.set(catalog, {"Type": Name("Catalog"), "Pages": tree})
+    entries: dict[str, Any] = {"Producer": "templatekit"}
+    for key, value in (("Title", info.title), ("Author", info.author), ("Creator", info.creator)):
+        if value:
+            entries[key] = value
+    if info.subject:
+        entries["Subject"] = info.subject
+    if info.created is not None:
+        entries["CreationDate"] = Raw(text_string(_pdf_date(info.created)))
+    return document.write(catalog, document.add(entries))
+
+
+def _pdf_date(moment: datetime) -> str:
+    """A PDF date string; a datetime without a time zone is taken as UTC."""
+    offset = moment.utcoffset()
+    if offset is None or not offset:
+        return moment.strftime("D:%Y%m%d%H%M%SZ")
+    minutes = int(offset.total_seconds() // 60)
+    sign = "+" if minutes >= 0 else "-"
+    return moment.strftime("D:%Y%m%d%H%M%S") + f"{sign}{abs(minutes) // 60:02d}'{abs(minutes) % 60:02d}'"
+
+
+def _paint_items(canvas: _Canvas, items: Sequence[Item]) -> None:
+    for item in items:
+        PAINTERS[type(item)](canvas, item)
+
+
+# ------------------------------------------------------------------ colours and paths
+
+
+def _rgb(color: Color) -> str:
+    return " ".join(number(round(channel / 255, 4)) for channel in (color.r, color.g, color.b))
+
+
+def _alpha(canvas: _Canvas, alpha: float) -> None:
+    if alpha < 1:
+        canvas.op(f"/{canvas.resources.alpha(alpha)} gs")
+
+
+def _set_fill(canvas: _Canvas, color: Color) -> None:
+    _alpha(canvas, color.a / 255 * canvas.opacity)
+    canvas.op(f"{_rgb(color)} rg")
+
+
+def _box_path(x: float, y: float, w: float, h: float, radius: float = 0.0, ellipse: bool = False) -> str:
+    if ellipse:
+        rx, ry = w / 2, h / 2
+        return _rounded(x, y, w, h, rx, ry)
+    if radius > 0:
+        r = min(radius, w / 2, h / 2)
+        return _rounded(x, y, w, h, r, r)
+    return f"{number(x)} {number(y)} {number(w)} {number(h)} re"
+
+
+def _rounded(x: float, y: float, w: float, h: float, rx: float, ry: float) -> str:
+    """A rectangle with elliptical corners of radii rx, ry (an ellipse when they are half
+    the sides), as four lines and four quarter arcs."""
+    kx, ky = rx * KAPPA, ry * KAPPA
+    right, bottom = x + w, y + h
+    points = [
+        ("m", x + rx, y),
+        ("l", right - rx, y),
+        ("c", right - rx + kx, y, right, y + ry - ky, right, y + ry),
+        ("l", right, bottom - ry),
+        ("c", right, bottom - ry + ky, right - rx + kx, bottom, right - rx, bottom),
+        ("l", x + rx, bottom),
+        ("c", x + rx - kx, bottom, x, bottom - ry + ky, x, bottom - ry),
+        ("l", x, y + ry),
+        ("c", x, y + ry - ky, x + rx - kx, y, x + rx, y),
+    ]
+    return " ".join(" ".join(number(float(v)) for v in p[1:]) + f" {p[0]}" for p in points) + " h"
+
+
+def _fill_path(canvas: _Canvas, path: str, paint: Paint, bounds: tuple[float, float, float, float]) -> None:
+    """Fill with a colour, or clip to the path and lay a gradient over it."""
+    if isinstance(paint, Color):
+        _set_fill(canvas, paint)
+        canvas.op(f"{path} f")
+        return
+    canvas.op(f"q {path} W n")
+    if paint.from_.a == paint.to.a == 255:
+        _alpha(canvas, canvas.opacity)
+        canvas.op(f"/{_shading(canvas, paint, bounds)} sh")
+    else:
+        _, _, width, height = bounds
+        size = (max(1, math.ceil(width * GRADIENT_DENSITY)), max(1, math.ceil(height * GRADIENT_DENSITY)))
+        image = gradient_image(paint, size)
+        _draw_image(canvas, ("gradient", paint, size), lambda document: _pixels_object(document, image), bounds)
+    canvas.op("Q")
+
+
+def _shading(canvas: _Canvas, gradient: Gradient, bounds: tuple[float, float, float, float]) -> str:
+    start, end = gradient_line(gradient, bounds)
+    entries = {
+        "ShadingType": 2,
+        "ColorSpace": Name("DeviceRGB"),
+        "Coords": [*start, *end],
+        "Function": {
+            "FunctionType": 2,
+            "Domain": [0, 1],
+            "C0": [round(c / 255, 4) for c in gradient.from_.rgba[:3]],
+            "C1": [round(c / 255, 4) for c in gradient.to.rgba[:3]],
+            "N": 1,
+        },
+        "Extend": [True, True],
+    }
+    resources = canvas.resources
+    key = (gradient, tuple(round(v, 3) for v in (*start, *end)))
+    return resources.named(resources.shadings, "Sh", key, lambda: resources.document.add(entries))
+
+
+def _stroke(canvas: _Canvas, path: str, color: Color, width: float) -> None:
+    _alpha(canvas, color.a / 255 * canvas.opacity)
+    canvas.op(f"{number(width)} w {_rgb(color)} RG {path} S")
+
+
+# ------------------------------------------------------------------ primitives
+
+
+def _paint_box(canvas: _Canvas, item: Rect | Ellipse, radius: float, ellipse: bool) -> None:
+    x, y, w, h = item.x, item.y, item.width, item.height
+    if item.fill is not None:
+        canvas.op("q")
+        _fill_path(canvas, _box_path(x, y, w, h, radius, ellipse), item.fill, (x, y, w, h))
+        canvas.op("Q")
+    if item.stroke is not None and item.stroke_width > 0:
+        inset = min(item.stroke_width, w, h) / 2  # strokes lie inside the box, as in the PNG
+        path = _box_path(x + inset, y + inset, w - 2 * inset, h - 2 * inset, max(0.0, radius - inset), ellipse)
+        canvas.op("q")
+        _stroke(canvas, path, item.stroke, item.stroke_width)
+        canvas.op("Q")
+
+
+def _paint_rect(canvas: _Canvas, item: Rect) -> None:
+    _paint_box(canvas, item, item.radius, ellipse=False)
+
+
+def _paint_ellipse(canvas: _Canvas, item: Ellipse) -> None:
+    _paint_box(canvas, item, 0.0, ellipse=True)
+
+
+def _paint_polygon(canvas: _Canvas, item: Polygon) -> None:
+    path = " ".join(
+        " ".join(f"{number(px)} {number(py)} {'m' if i == 0 else 'l'}" for i, (px, py) in enumerate(contour)) + " h"
+        for contour in item.contours
+    )
+    xs = [p[0] for contour in item.contours for p in contour]
+    ys = [p[1] for contour in item.contours for p in contour]
+    canvas.op("q")
+    _fill_path(canvas, path, item.fill, (min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)))
+    canvas.op("Q")
+
+
+def _path_data(item: Path) -> str:
+    parts = []
+    for command in item.commands:
+        operator, values = command[0], command[1:]
+        parts.append(" ".join(number(float(v)) for v in values) + (" " if values else "") + _PATH_OPERATORS[operator])
+    return " ".join(parts)
+
+
+_PATH_OPERATORS = {"M": "m", "L": "l", "C": "c", "Z": "h"}
+
+
+def _paint_path(canvas: _Canvas, item: Path) -> None:
+    path = _path_data(item)
+    canvas.op("q")
+    if item.fill is not None:
+        even_odd = "*" if item.even_odd else ""
+        if isinstance(item.fill, Color):
+            _set_fill(canvas, item.fill)
+            canvas.op(f"{path} f{even_odd}")
+        else:
+            _fill_path(canvas, path, item.fill, item.bounds())
+    if item.stroke is not None and item.stroke_width > 0:
+        canvas.op(f"{_LINE_CAPS[item.line_cap]} J {_LINE_JOINS[item.line_join]} j")
+        _stroke(canvas, path, item.stroke, item.stroke_width)
+    canvas.op("Q")
+
+
+_LINE_CAPS = {"butt": 0, "round": 1, "square": 2}
+_LINE_JOINS = {"miter": 0, "round": 1, "bevel": 2}
+
+
+def _paint_line(canvas: _Canvas, item: Line) -> None:
+    (ax, ay), (bx, by) = item.start, item.end
+    canvas.op("q 0 J")
+    _stroke(canvas, f"{number(ax)} {number(ay)} m {number(bx)} {number(by)} l", item.color, item.width)
+    canvas.op("Q")
+
+
+def _paint_bars(canvas: _Canvas, item: Bars) -> None:
+    canvas.op("q")
+    _set_fill(canvas, item.color)
+    canvas.op(f"{_bars_path(item.rects)} f")
+    canvas.op("Q")
+
+
+@lru_cache(maxsize=256)
+def _bars_path(rects: tuple[tuple[float, float, float, float], ...]) -> str:
+    """The rectangles of a code as one path, written once: a QR code has hundreds."""
+    return " ".join(f"{number(x)} {number(y)} {number(w)} {number(h)} re" for x, y, w, h in rects)
+
+
+# ------------------------------------------------------------------ text
+
+
+def _paint_glyph_run(canvas: _Canvas, run: GlyphRun) -> None:
+    if not run.glyphs:
+        return
+    if hb_font(run.font).color:
+        _paint_color_glyphs(canvas, run)
+    else:
+        _write_text(canvas, run, visible=True)
+
+
+def _write_text(canvas: _Canvas, run: GlyphRun, visible: bool) -> None:
+    """The run's glyphs as text, each at its position: TJ arrays with glyph widths from
+    the font's /W (letter spacing included in them), adjustments where the layout's
+    positions differ, and text rise for marks set off the baseline. A cluster whose
+    glyphs the ToUnicode map cannot give back in reading order (a reordered Indic vowel
+    sign, a glyph standing for other text elsewhere) is marked with its ActualText."""
+    fonts = canvas.resources.fonts
+    spacing = run.letter_spacing
+    name, _ = fonts.resource(run.font, spacing * 1000 / run.size)
+    texts = _glyph_texts(run)
+    actual = _actual_texts(run, texts, fonts.map_text(run.font, run.glyphs, texts))
+    canvas.op("q BT")
+    if visible:
+        _alpha(canvas, run.color.a / 255 * canvas.opacity)
+        canvas.op(f"{_rgb(run.color)} rg")
+    else:
+        canvas.op("3 Tr")  # invisible: found by search and copied, drawn by the image under it
+    canvas.op(f"/{name} {number(run.size)} Tf")
+    scale = run.size / 1000
+    pen_x: float | None = None
+    rise = 0.0
+    shown: list[str] = []
+    marked: str | None = None
+
+    def flush() -> None:
+        if shown:
+            canvas.op(f"[{''.join(shown)}] TJ")
+            shown.clear()
+
+    for index, (glyph, (x, y)) in enumerate(zip(run.glyphs, run.positions, strict=True)):
+        if actual[index] != marked:
+            flush()
+            if marked is not None:
+                canvas.op("EMC")
+            marked = actual[index]
+            if marked is not None:
+                canvas.op(f"/Span <</ActualText {text_string(marked)}>> BDC")
+        if abs(-y - rise) > 1e-3:  # a mark set above or below the baseline: text rise, same line
+            flush()
+            rise = -y
+            canvas.op(f"{number(rise)} Ts")
+        if pen_x is None:
+            canvas.op(f"1 0 0 -1 {number(run.x + x)} {number(run.y)} Tm")
+            pen_x = x
+        else:
+            adjust = (pen_x - x) / scale
+            if abs(adjust) >= 0.05:
+                shown.append(f" {number(round(adjust, 2))} ")
+                pen_x = x
+        shown.append(f"<{glyph:04X}>")
+        pen_x += (fonts.advance(run.font, glyph) + spacing * 1000 / run.size) * scale
+    flush()
+    if marked is not None:
+        canvas.op("EMC")
+    canvas.op("ET Q")
+
+
+def _actual_texts(run: GlyphRun, texts: list[str], said: list[bool]) -> list[str | None]:
+    """For each glyph, the ActualText of its cluster when the cluster needs one."""
+    bounds = sorted(set(run.clusters)) + [len(run.text)]
+    following = {start: bounds[index + 1] for index, start in enumerate(bounds[:-1])}
+    stream: dict[int, list[int]] = {}
+    for index, cluster in enumerate(run.clusters):
+        stream.setdefault(cluster, []).append(index)
+    needed = set()
+    for cluster, indices in stream.items():
+        read = "".join(texts[i][::-1] if run.rtl else texts[i] for i in (reversed(indices) if run.rtl else indices))
+        if read != run.text[cluster : following[cluster]] or not all(said[i] for i in indices):
+            needed.add(cluster)
+    return [run.text[c : following[c]] if c in needed else None for c in run.clusters]
+
+
+def _glyph_texts(run: GlyphRun) -> list[str]:
+    """The text each glyph stands for. A cluster of one glyph stands for its characters;
+    in a cluster of several (a base and its marks, an Indic syllable) each glyph stands
+    for the character the font maps to it, and what is left of the cluster goes with its
+    first glyph in reading order."""
+    characters = hb_font(run.font).characters
+    bounds = sorted(set(run.clusters)) + [len(run.text)]
+    following = {start: bounds[index + 1] for index, start in enumerate(bounds[:-1])}
+    order = range(len(run.glyphs) - 1, -1, -1) if run.rtl else range(len(run.glyphs))
+    members: dict[int, list[int]] = {}
+    for index in order:
+        members.setdefault(run.clusters[index], []).append(index)
+    texts = [""] * len(run.glyphs)
+    for cluster, indices in members.items():
+        text = run.text[cluster : following[cluster]]
+        if len(indices) == 1:
+            # Extractors put right-to-left glyphs back in reading order character by
+            # character: a ligature's characters (lam-alef) are given reversed for that.
+            texts[indices[0]] = text[::-1] if run.rtl else text
+            continue
+        rest = list(text)
+        for index in indices:
+            own = characters.get(run.glyphs[index])
+            if own is not None and own in rest:
+                texts[index] = own
+                rest.remove(own)
+        texts[indices[0]] = "".join(rest) + texts[indices[0]]
+    return texts
+
+
+def _paint_color_glyphs(canvas: _Canvas, run: GlyphRun) -> None:
+    """Colour glyphs (emoji) as an image, with the same glyphs as invisible text over
+    it, so that they are found and copied like any text."""
+    density = min(EMOJI_DENSITY, EMOJI_MAX_PIXELS / run.size)
+    placed, _ = glyph_image(run, density, (0.0, 0.0))
+    if placed is not None:
+        image, dx, dy = placed
+        if run.color.a < 255:
+            image = image.copy()
+            image.putalpha(image.getchannel("A").point(lambda a: a * run.color.a // 255))
+        box = (run.x + dx / density, run.y + dy / density, image.width / density, image.height / density)
+        key = ("glyphs", run.font, run.glyphs, run.positions, run.size, run.color.a)
+        _draw_image(canvas, key, lambda document: _pixels_object(document, image), box)
+    _write_text(canvas, run, visible=False)
+
+
+# ------------------------------------------------------------------ images
+
+
+def _draw_image(
+    canvas: _Canvas, key: object, make: Callable[[Document], Ref], box: tuple[float, float, float, float]
+) -> None:
+    """The image XObject ``make`` writes (once per ``key``) stretched over ``box``."""
+    resources = canvas.resources
+    name = resources.named(resources.xobjects, "Im", key, lambda: make(resources.document))
+    x, y, width, height = box
+    canvas.op("q")
+    _alpha(canvas, canvas.opacity)
+    canvas.op(f"{number(width)} 0 0 {number(-height)} {number(x)} {number(y + height)} cm /{name} Do Q")
+
+
+def _image_entries(size: tuple[int, int], gray: bool) -> dict[str, Any]:
+    return {
+        "Type": Name("XObject"),
+        "Subtype": Name("Image"),
+        "Width": size[0],
+        "Height": size[1],
+        "ColorSpace": Name("DeviceGray" if gray else "DeviceRGB"),
+        "BitsPerComponent": 8,
+    }
+
+
+def _jpeg_object(document: Document, data: bytes, size: tuple[int, int], gray: bool) -> Ref:
+    entries = {**_image_entries(size, gray), "Filter": Name("DCTDecode")}
+    return document.add_stream(entries, data, compress=False)
+
+
+def _pixels_object(document: Document, image: PILImage.Image) -> Ref:
+    """RGB (or grey) pixels, with their alpha as a soft mask when not opaque."""
+    entries = _image_entries(image.size, image.mode in ("L", "LA"))
+    if image.mode in ("RGBA", "LA") and _translucent(image):
+        entries["SMask"] = document.add_stream(_image_entries(image.size, True), image.getchannel("A").tobytes())
+    pixels = image.convert("L" if image.mode in ("L", "LA") else "RGB").tobytes()
+    return document.add_stream(entries, pixels)
+
+
+def _translucent(image: PILImage.Image) -> bool:
+    lowest = image.getchannel("A").getextrema()[0]
+    return isinstance(lowest, (int, float)) and lowest < 255
+
+
+def _paint_image(canvas: _Canvas, item: Image) -> None:
+    if item.vector is not None:
+        canvas.op("q")
+        canvas.op(f"{_box_path(item.x, item.y, item.width, item.height)} W n")
+        _paint_group(canvas, item.vector)
+        canvas.op("Q")
+        return
+    source = item.source
+    jpeg = _embeddable_jpeg(source.data) if source is not None and source.format == "JPEG" else None
+    canvas.op("q")
+    if source is not None and jpeg is not None:
+        # The whole source, scaled so that its crop fills the box, clipped to the box.
+        left, top, right, bottom = source.crop
+        scale_x, scale_y = item.width / (right - left), item.height / (bottom - top)
+        canvas.op(f"{_box_path(item.x, item.y, item.width, item.height)} W n")
+        box = (item.x - left * scale_x, item.y - top * scale_y, source.size[0] * scale_x, source.size[1] * scale_y)
+        data, size, gray = source.data, source.size, jpeg
+        _draw_image(canvas, ("jpeg", item.key), lambda document: _jpeg_object(document, data, size, gray), box)
+    else:
+        image = item.image
+        _draw_image(canvas, ("image", item.key), lambda document: _pixels_object(document, image), _box(item))
+    canvas.op("Q")
+
+
+def _box(item: Image) -> tuple[float, float, float, float]:
+    return (item.x, item.y, item.width, item.height)
+
+
+def _embeddable_jpeg(data: bytes) -> bool | None:
+    """Whether a JPEG that can go in as it is (RGB or grey, no EXIF orientation that
+    turns it) is grey; None when it cannot."""
+    with PILImage.open(io.BytesIO(data)) as image:
+        if image.mode not in ("RGB", "L") or image.getexif().get(0x0112, 1) != 1:
+            return None
+        return image.mode == "L"
+
+
+# ------------------------------------------------------------------ groups
+
+
+def _paint_group(canvas: _Canvas, group: Group) -> None:
+    outer = canvas.opacity
+    opacity = outer * group.opacity
+    if opacity <= 0:
+        return
+    canvas.op("q")
+    if group.rotation:
+        ox, oy = group.origin
+        angle = math.radians(group.rotation)  # y points down: a positive angle turns clockwise
+        cos, sin = math.cos(angle), math.sin(angle)
+        dx = ox - cos * ox + sin * oy
+        dy = oy - sin * ox - cos * oy
+        canvas.op(f"{number(cos)} {number(sin)} {number(-sin)} {number(cos)} {number(dx)} {number(dy)} cm")
+    if group.clip is not None:
+        _clip(canvas, group.clip)
+    if opacity >= 1 or not _may_overlap(group.items):
+        canvas.opacity = opacity
+        _paint_items(canvas, group.items)
+    else:
+        _paint_transparency_group(canvas, group.items, opacity)
+    canvas.opacity = outer
+    canvas.op("Q")
+
+
+def _may_overlap(items: Sequence[Item]) -> bool:
+    return len(items) > 1 or any(isinstance(item, Group) for item in items)
+
+
+def _paint_transparency_group(canvas: _Canvas, items: Sequence[Item], opacity: float) -> None:
+    """Items drawn into a form XObject marked as a transparency group, shown at
+    ``opacity``: PDF composites the items with each other first, then fades the result."""
+    inner = _Canvas(canvas.resources)
+    _paint_items(inner, items)
+    bounds = _bounds(items)
+    resources = canvas.resources
+    form = resources.document.add_stream(
+        {
+            "Type": Name("XObject"),
+            "Subtype": Name("Form"),
+            "BBox": list(bounds),
+            "Group": {"S": Name("Transparency")},
+            "Resources": resources.ref,
+        },
+        inner.data(),
+    )
+    name = resources.named(resources.xobjects, "Fm", form, lambda: form)
+    canvas.op(f"/{resources.alpha(opacity)} gs /{name} Do")
+
+
+def _bounds(items: Sequence[Item]) -> tuple[float, float, float, float]:
+    """A box around the items, generous: a form shows nothing outside its box."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for item in items:
+        for x, y in _extent(item):
+            xs.append(x)
+            ys.append(y)
+    if not xs:
+        return (0.0, 0.0, 0.0, 0.0)
+    pad = 4.0
+    return (min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad)
+
+
+def _extent(item: Item) -> list[tuple[float, float]]:
+    if isinstance(item, (Rect, Ellipse, Image)):
+        return [(item.x, item.y), (item.x + item.width, item.y + item.height)]
+    if isinstance(item, GlyphRun):
+        return [(item.x - item.size, item.y - item.size * 1.5), (item.x + item.width + item.size, item.y + item.size)]
+    if isinstance(item, Line):
+        return [item.start, item.end]
+    if isinstance(item, Polygon):
+        return [p for contour in item.contours for p in contour]
+    if isinstance(item, Path):
+        x0, y0, x1, y1 = item.bounds()
+        pad = item.stroke_width
+        return [(x0 - pad, y0 - pad), (x1 + pad, y1 + pad)]
+    if isinstance(item, Bars):
+        return [(x, y) for x, y, w, h in item.rects] + [(x + w, y + h) for x, y, w, h in item.rects]
+    if isinstance(item, Group):
+        x0, y0, x1, y1 = _bounds(item.items)
+        if not item.rotation:
+            return [(x0, y0), (x1, y1)]
+        ox, oy = item.origin
+        reach = max(math.hypot(x - ox, y - oy) for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1)))
+        return [(ox - reach, oy - reach), (ox + reach, oy + reach)]
+    return []
+
+
+def _clip(canvas: _Canvas, clip: Clip) -> None:
+    canvas.op(f"{_box_path(clip.x, clip.y, clip.width, clip.height, clip.radius, clip.ellipse)} W n")
+
+
+PAINTERS: dict[type, Callable[[_Canvas, Any], None]] = {
+    Rect: _paint_rect,
+    Ellipse: _paint_ellipse,
+    Polygon: _paint_polygon,
+    Path: _paint_path,
+    Line: _paint_line,
+    Bars: _paint_bars,
+    GlyphRun: _paint_glyph_run,
+    Image: _paint_image,
+    Group: _paint_group,
+}
