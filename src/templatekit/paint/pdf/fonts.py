@@ -17,12 +17,14 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import Iterable
+from functools import lru_cache
 
 import uharfbuzz as hb
 from attrs import define, field
+from zlib_ng import zlib_ng
 
 from templatekit.layout.scene import FontFile
-from templatekit.paint.pdf.objects import Document, Name, Ref
+from templatekit.paint.pdf.objects import COMPRESSION, Document, Name, Raw, Ref, number
 from templatekit.text.fonts import HbFont, hb_font
 
 MARK_WIDTH = 100.0  # thousandths of an em, the /W width of a glyph that advances nothing
@@ -60,7 +62,7 @@ class EmbeddedFonts:
 
     def advance(self, file: FontFile, glyph: int) -> float:
         """A glyph's width in thousandths of an em, as the /W array states it."""
-        return _width(hb_font(file), glyph)
+        return _width(file, glyph)
 
     def map_text(self, file: FontFile, glyphs: Iterable[int], texts: Iterable[str]) -> list[bool]:
         """Record what each glyph stands for; for each glyph, whether the ToUnicode map
@@ -86,12 +88,13 @@ def _write_font(document: Document, file: FontFile, font: _Font) -> None:
     glyphs = sorted(font.glyphs)
     tag = _subset_tag(file, glyphs)
     name = f"{tag}+{_postscript_name(source, font.number)}"
-    program, cff = _subset(source, glyphs)
-    entries = {"Subtype": Name("OpenType")} if cff else {"Length1": len(program)}
-    program_ref = document.add_stream(entries, program)
+    program, length, cff = _subset(file, tuple(glyphs))
+    kind: dict[str, object] = {"Subtype": Name("OpenType")} if cff else {"Length1": length}
+    entries = {**kind, "Filter": Name("FlateDecode")}
+    program_ref = document.add_stream(entries, program, compress=False)
     descriptor = document.add(_descriptor(source, name, program_ref, cff))
     to_unicode = document.add_stream({}, _to_unicode(font.text))
-    widths = {glyph: _width(source, glyph) for glyph in glyphs}
+    widths = {glyph: _width(file, glyph) for glyph in glyphs}
     for extra, (_, ref) in font.descendants.items():
         cid_font = {
             "Type": Name("Font"),
@@ -116,11 +119,13 @@ def _write_font(document: Document, file: FontFile, font: _Font) -> None:
         )
 
 
-def _width(font: HbFont, glyph: int) -> float:
+@lru_cache(maxsize=65536)
+def _width(file: FontFile, glyph: int) -> float:
     """A glyph's advance in thousandths of an em; a mark that advances nothing is given
     a tenth of an em. Text is placed by its positions, not by these widths, but extractors
     that measure glyphs by them (pdfminer.six) take two stacked marks of no width for the
     end of a line."""
+    font = hb_font(file)
     advance = round(font.font.get_glyph_h_advance(glyph) * 1000 / font.upem, 1)
     return advance or MARK_WIDTH
 
@@ -132,7 +137,7 @@ def _subset_tag(file: FontFile, glyphs: list[int]) -> str:
     return "".join(chr(ord("A") + byte % 26) for byte in digest[:6])
 
 
-def _postscript_name(font: HbFont, number: int) -> str:
+def _postscript_name(font: HbFont, index: int) -> str:
     """The font's PostScript name, else its full name without spaces (PDF names allow
     no spaces), else a made-up one."""
     names = hb.OTNameIdPredefined
@@ -141,12 +146,15 @@ def _postscript_name(font: HbFont, number: int) -> str:
         cleaned = "".join(c for c in raw if c.isascii() and c.isalnum() or c in "-_")
         if cleaned:
             return cleaned
-    return f"Font{number}"
+    return f"Font{index}"
 
 
-def _subset(font: HbFont, glyphs: list[int]) -> tuple[bytes, bool]:
-    """The font program with only ``glyphs`` (at their own ids), and whether its
-    outlines are CFF."""
+@lru_cache(maxsize=64)
+def _subset(file: FontFile, glyphs: tuple[int, ...]) -> tuple[bytes, int, bool]:
+    """The font program with only ``glyphs`` (at their own ids), compressed; its length
+    before compression, and whether its outlines are CFF. Kept for repeats: renders of a
+    template mostly use the same glyphs."""
+    font = hb_font(file)
     options = hb.SubsetInput()
     for glyph in glyphs:
         options.glyph_set.add(glyph)
@@ -156,7 +164,8 @@ def _subset(font: HbFont, glyphs: list[int]) -> tuple[bytes, bool]:
     subset = hb.subset(font.face, options)
     if subset is None:
         raise RuntimeError("the font could not be subset")
-    return subset.blob.data, "CFF " in font.face.table_tags
+    data = subset.blob.data
+    return zlib_ng.compress(data, COMPRESSION), len(data), "CFF " in font.face.table_tags
 
 
 def _table(font: HbFont, tag: str) -> bytes:
@@ -185,22 +194,22 @@ def _descriptor(font: HbFont, name: str, program: Ref, cff: bool) -> dict[str, o
     }
 
 
-def _widths(widths: dict[int, float]) -> list[object]:
+def _widths(widths: dict[int, float]) -> Raw:
     """The /W array: runs of consecutive glyph ids with their widths."""
-    result: list[object] = []
-    run: list[float] = []
-    first = previous = None
+    parts: list[str] = []
+    run: list[str] = []
+    previous = -2
     for glyph in sorted(widths):
-        if previous is not None and glyph == previous + 1:
-            run.append(widths[glyph])
-        else:
-            if run:
-                result += [first, run]
-            first, run = glyph, [widths[glyph]]
+        if glyph != previous + 1 and run:
+            parts.append(f"[{' '.join(run)}]")
+            run = []
+        if not run:
+            parts.append(str(glyph))
+        run.append(number(widths[glyph]))
         previous = glyph
     if run:
-        result += [first, run]
-    return result
+        parts.append(f"[{' '.join(run)}]")
+    return Raw(f"[{' '.join(parts)}]")
 
 
 def _to_unicode(text: dict[int, str]) -> bytes:

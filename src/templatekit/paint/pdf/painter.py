@@ -426,6 +426,8 @@ def _write_text(canvas: _Canvas, run: GlyphRun, visible: bool) -> None:
 
 def _actual_texts(run: GlyphRun, texts: list[str], said: list[bool]) -> list[str | None]:
     """For each glyph, the ActualText of its cluster when the cluster needs one."""
+    if all(said) and _one_glyph_per_character(run):
+        return [None] * len(run.glyphs)
     bounds = sorted(set(run.clusters)) + [len(run.text)]
     following = {start: bounds[index + 1] for index, start in enumerate(bounds[:-1])}
     stream: dict[int, list[int]] = {}
@@ -444,6 +446,8 @@ def _glyph_texts(run: GlyphRun) -> list[str]:
     in a cluster of several (a base and its marks, an Indic syllable) each glyph stands
     for the character the font maps to it, and what is left of the cluster goes with its
     first glyph in reading order."""
+    if _one_glyph_per_character(run):
+        return list(reversed(run.text) if run.rtl else run.text)
     characters = hb_font(run.font).characters
     bounds = sorted(set(run.clusters)) + [len(run.text)]
     following = {start: bounds[index + 1] for index, start in enumerate(bounds[:-1])}
@@ -467,6 +471,15 @@ def _glyph_texts(run: GlyphRun) -> list[str]:
                 rest.remove(own)
         texts[indices[0]] = "".join(rest) + texts[indices[0]]
     return texts
+
+
+def _one_glyph_per_character(run: GlyphRun) -> bool:
+    """Each glyph draws one character, in order (most runs of most scripts)."""
+    count = len(run.text)
+    if len(run.glyphs) != count:
+        return False
+    expected = range(count - 1, -1, -1) if run.rtl else range(count)
+    return all(cluster == index for cluster, index in zip(run.clusters, expected, strict=True))
 
 
 def _paint_color_glyphs(canvas: _Canvas, run: GlyphRun) -> None:
