@@ -557,15 +557,6 @@ def test_png_images_are_embedded_at_source_resolution_with_their_pixels(tmp_path
     assert ImageChops.difference(embedded, source.crop((0, 50, 300, 250))).getbbox() is None  # lossless
 
 
-def test_colour_emoji_are_images_beside_real_text():
-    source = simple(layer("text", "t", x=20, y=20, width=360, height=160, text="Launch 🚀 party 🎉 👍🏽", size=40))
-    data = tk.render_pdf(source).data
-    page = reader(data).pages[0]
-    assert len(image_xobjects(page)) == 3
-    assert_in_order(page.extract_text(), ["Launch", "party"])
-    assert_looks_alike(rasterise(data)[0], flatten(tk.render_image(source).data))
-
-
 # ------------------------------------------------------------------ metadata and determinism
 
 
@@ -964,3 +955,80 @@ def pdftotext_fonts(data: bytes) -> list[str]:
         done = subprocess.run(["pdffonts", str(path)], capture_output=True, check=True)
         path.unlink()
     return done.stdout.decode().splitlines()
+
+
+# ------------------------------------------------------------------ every script, PNG and PDF alike
+
+SCRIPT_SAMPLES = {
+    "latin": "Tiếng Việt · Ελληνικά · Русский · “quotes” — ﬁle",
+    "hebrew": "שלום עולם (מחיר: 120 ₪) «מבחן»",
+    "arabic": "مرحبا بالعالم [السعر: ١٢٠ دولار]",
+    "cjk": "你好，世界。「日本語」のテキスト、カタカナ",
+    "korean": "안녕하세요 세계 · 한국어",
+    "thai-lao-khmer": "สวัสดีครับ ສະບາຍດີ សួស្តី",
+    "indic": "नमस्ते दुनिया · বাংলা · தமிழ்",
+    "emoji": "Emoji 😀 👍🏽 🇯🇵 ♥️ and ♥",
+}
+
+
+@pytest.mark.parametrize("script", SCRIPT_SAMPLES)
+def test_each_script_looks_the_same_in_pdf_and_png(script):
+    """The PDF draws the layout's own glyphs: rasterised, it matches the PNG in every
+    script, in justified and right-aligned paragraphs too."""
+    text = SCRIPT_SAMPLES[script]
+    source = simple(
+        layer("text", "line", x=20, y=10, width=760, height=60, text=text, size=36, color="#111827"),
+        layer("text", "para", x=20, y=90, width=300, height=200, text=f"{text} {text}", size=22, align="justify"),
+        layer("text", "end", x=380, y=90, width=400, height=200, text=text, size=22, align="right", weight=700),
+        width=800,
+        height=300,
+    )
+    assert_looks_alike(*pdf_and_png(source))
+
+
+def test_chinese_text_makes_a_pdf():
+    """A one-layer template with "你好" (a font of 17,000 glyphs, subset to two)."""
+    data = tk.render_pdf(simple(layer("text", "t", width=300, height=80, text="你好", size=48))).data
+    assert "你好" in pdftotext(data)
+    (font,) = [font.get_object() for font in reader(data).pages[0]["/Resources"]["/Font"].values()]
+    program = font["/DescendantFonts"][0].get_object()["/FontDescriptor"].get_object()["/FontFile3"].get_object()
+    assert len(program.get_data()) < 200_000  # the subset, not the 4 MB font
+
+
+MIXED = "abc Ωμέγα шрифт שלום مرحبا 你好 한국 ไทย हिन्दी 123 ١٢٣ (x) [y] 😀 — ,.!?"
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_random_mixed_script_text_looks_the_same_in_pdf_and_png():
+    """A property over random mixes of scripts, punctuation and digits: whatever the
+    text engine makes of it, the PDF shows what the PNG shows."""
+    hypothesis = pytest.importorskip("hypothesis")
+    strategies = hypothesis.strategies
+
+    @hypothesis.settings(max_examples=12, deadline=None, derandomize=True, database=None)
+    @hypothesis.given(strategies.lists(strategies.sampled_from(MIXED.split(" ")), min_size=1, max_size=12))
+    def check(words: list[str]) -> None:
+        source = simple(
+            layer("text", "t", x=10, y=10, width=380, height=180, text=" ".join(words), size=26, align="center"),
+            width=400,
+            height=200,
+        )
+        assert_looks_alike(*pdf_and_png(source))
+
+    check()
+
+
+def test_emoji_are_vector_drawings_in_pdf():
+    """Colour emoji are drawn from the font's colour layers: no image in the file, the
+    same look as the PNG at 200 px, and the emoji found as text."""
+    source = simple(
+        layer("text", "big", x=10, y=10, width=600, height=250, text="😀👍🏽", size=200),
+        layer("text", "small", x=10, y=260, width=600, height=40, text="ok ❤️ 🌿 ✨", size=30),
+        width=620,
+        height=310,
+    )
+    data = tk.render_pdf(source).data
+    assert image_xobjects(reader(data).pages[0]) == []
+    assert b"/ShadingType 3" in data  # the smiley's radial gradient
+    assert_looks_alike(*pdf_and_png(source))
+    assert squash("😀👍🏽 ok ❤️ 🌿 ✨") in squash(pdftotext(data))

@@ -247,3 +247,21 @@ def test_glyph_runs_carry_the_text_and_clusters_they_draw():
     assert run.positions[0] == (0.0, 0.0) and run.positions[1][0] > 0
     (devanagari,) = laid_out("नमस्ते")
     assert set(devanagari.clusters) <= set(range(len(devanagari.text)))
+
+
+def test_emoji_stay_sharp_at_300_px():
+    """Colour emoji are drawn from the vector font at their size: the edge of the face of
+    😀 at 300 px goes from clear to opaque within two pixels (a 136 px bitmap scaled up
+    blurs it over four or more)."""
+    import templatekit as tk
+    from tests.conftest import decode, layer, template
+
+    data = template(layer("text", "e", x=0, y=0, width=400, height=400, text="😀", size=300), width=400, height=400)
+    image = decode(tk.render_image(data).data)
+    alpha = image.getchannel("A")
+    row = [alpha.getpixel((x, 200 - 40)) for x in range(400)]
+    start = next(x for x, a in enumerate(row) if a > 25)
+    opaque = next(x for x, a in enumerate(row) if a > 230)
+    assert opaque - start <= 2, row[start - 2 : opaque + 2]
+    colours = image.convert("RGB").getcolors(1 << 20)
+    assert colours is not None and len(colours) > 200  # shaded, not flat

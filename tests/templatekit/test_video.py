@@ -361,3 +361,29 @@ def test_still_layers_are_painted_once_into_plates():
     animated = [item for item in resolved.layers if not Timeline(5, 1280, 720).is_still(item)]
     assert maker.actors == len(animated) == 6  # the shade is the only still layer: painted once
     assert np.array_equal(maker.compose(maker.looks(4.0)), maker.compose(maker.looks(4.0)))
+
+
+def test_typewriter_reveals_grapheme_clusters_in_reading_order_where_the_line_put_them():
+    """Arabic is revealed from its first (rightmost) letter, each glyph in the form and
+    at the place the whole line gave it; an emoji sequence appears whole, in its turn."""
+    from templatekit.layout.scene import GlyphRun
+    from templatekit.text.fonts import FontBook
+    from templatekit.text.typeset import TextStyle, place, typeset
+    from templatekit.video.frames import _reveal
+
+    block = typeset("مرحبا 👍🏽 ok", TextStyle(size=30), FontBook.bundled(), 600)
+    items = place(block, 0, 0, 600, 60)
+    full = {(run.text, g, p) for run in items for g, p in zip(run.glyphs, run.positions, strict=True)}
+
+    def shown(count: int) -> list[GlyphRun]:
+        return [item for item in _reveal(items, count) if isinstance(item, GlyphRun)]
+
+    assert shown(0) == []
+    (first,) = shown(1)
+    arabic = next(run for run in items if run.text.startswith("مرحبا"))
+    assert first.glyphs == (arabic.glyphs[-1],) and first.positions == (arabic.positions[-1],)  # the rightmost
+    for count in range(1, 10):
+        for run in shown(count):
+            assert {(run.text, g, p) for g, p in zip(run.glyphs, run.positions, strict=True)} <= full  # in place
+    emoji = [run for count in (6, 7) for run in shown(count) if "👍" in run.text]
+    assert [len(run.glyphs) for run in emoji] == [1]  # absent after 6 clusters, whole after 7

@@ -6,8 +6,9 @@ maps scene px, y pointing down, onto it, so every primitive is drawn in the same
 coordinates as in the raster painter.
 
 - Glyph runs are text in embedded subsets of their fonts, each glyph at the position
-  the layout gave it (see ``fonts``); colour glyphs (emoji) are images, drawn by the
-  raster painter's glyph renderer at four times their size and marked with their text.
+  the layout gave it (see ``fonts``); colour glyphs (emoji) are vector drawings of their
+  colour layers (see ``color_glyphs``; a bitmap colour font's glyphs are images at four
+  times their size), under the same glyphs as invisible text.
 - Shapes, bars, polygons and paths are paths; opaque gradients are shadings clipped to
   the shape, translucent ones images (a shading has no alpha of its own).
 - Images are embedded at their own resolution; a JPEG goes in as it came, cropped by a
@@ -49,8 +50,9 @@ from templatekit.layout.scene import (
 from templatekit.model.values import Color, Gradient
 from templatekit.paint.glyphs import glyph_image
 from templatekit.paint.gradient import gradient_image, gradient_line
+from templatekit.paint.pdf.color_glyphs import ColorGlyphs
 from templatekit.paint.pdf.fonts import EmbeddedFonts
-from templatekit.paint.pdf.objects import Document, Name, Raw, Ref, number, text_string
+from templatekit.paint.pdf.objects import Document, Name, Raw, Ref, number, serialise, text_string
 from templatekit.text.fonts import hb_font
 
 POINTS_PER_PX = 0.75
@@ -78,6 +80,7 @@ class _Resources:
     def __init__(self, document: Document) -> None:
         self.document = document
         self.fonts = EmbeddedFonts(document)
+        self.color_glyphs = ColorGlyphs(document, self)
         self.ref = document.reserve()
         self.xobjects: dict[str, Ref] = {}
         self.states: dict[str, Ref] = {}
@@ -91,11 +94,20 @@ class _Resources:
             table[name] = make()
         return name
 
-    def alpha(self, fill: float, stroke: float | None = None) -> str:
-        stroke = fill if stroke is None else stroke
-        key = (round(fill, 4), round(stroke, 4))
-        entries = {"Type": Name("ExtGState"), "ca": key[0], "CA": key[1]}
+    def alpha(self, fill: float) -> str:
+        value = round(fill, 4)
+        return self.state({"Type": Name("ExtGState"), "ca": value, "CA": value})
+
+    def state(self, entries: dict[str, object]) -> str:
+        """The name of a graphics state with these entries (written once)."""
+        key = serialise(entries)
         return self.named(self.states, "GS", key, lambda: self.document.add(entries))
+
+    def xobject(self, ref: Ref) -> str:
+        return self.named(self.xobjects, "Fm", ref, lambda: ref)
+
+    def shading(self, ref: Ref) -> str:
+        return self.named(self.shadings, "Sh", ref, lambda: ref)
 
     def write(self) -> None:
         named = {
@@ -483,19 +495,39 @@ def _one_glyph_per_character(run: GlyphRun) -> bool:
 
 
 def _paint_color_glyphs(canvas: _Canvas, run: GlyphRun) -> None:
-    """Colour glyphs (emoji) as an image, with the same glyphs as invisible text over
-    it, so that they are found and copied like any text."""
+    """Colour glyphs (emoji) drawn as vectors from the font's colour layers (or, from a
+    bitmap font, as an image), with the same glyphs as invisible text over them, so
+    that they are found and copied like any text."""
+    font = hb_font(run.font)
+    resources = canvas.resources
+    forms = [resources.color_glyphs.form(font, run.font, glyph) for glyph in run.glyphs]
+    if all(form is not None for form in forms):
+        units = run.size / font.upem
+        canvas.op("q")
+        _alpha(canvas, run.color.a / 255 * canvas.opacity)
+        for form, (x, y) in zip(forms, run.positions, strict=True):
+            assert form is not None
+            canvas.op(f"q {number(units)} 0 0 {number(-units)} {number(run.x + x)} {number(run.y + y)} cm")
+            canvas.op(f"/{resources.xobject(form)} Do Q")
+        canvas.op("Q")
+    else:
+        _paint_glyph_image(canvas, run)
+    _write_text(canvas, run, visible=False)
+
+
+def _paint_glyph_image(canvas: _Canvas, run: GlyphRun) -> None:
+    """Bitmap colour glyphs, from the font's largest strike at four times their size."""
     density = min(EMOJI_DENSITY, EMOJI_MAX_PIXELS / run.size)
     placed, _ = glyph_image(run, density, (0.0, 0.0))
-    if placed is not None:
-        image, dx, dy = placed
-        if run.color.a < 255:
-            image = image.copy()
-            image.putalpha(image.getchannel("A").point(lambda a: a * run.color.a // 255))
-        box = (run.x + dx / density, run.y + dy / density, image.width / density, image.height / density)
-        key = ("glyphs", run.font, run.glyphs, run.positions, run.size, run.color.a)
-        _draw_image(canvas, key, lambda document: _pixels_object(document, image), box)
-    _write_text(canvas, run, visible=False)
+    if placed is None:
+        return
+    image, dx, dy = placed
+    if run.color.a < 255:
+        image = image.copy()
+        image.putalpha(image.getchannel("A").point(lambda a: a * run.color.a // 255))
+    box = (run.x + dx / density, run.y + dy / density, image.width / density, image.height / density)
+    key = ("glyphs", run.font, run.glyphs, run.positions, run.size, run.color.a)
+    _draw_image(canvas, key, lambda document: _pixels_object(document, image), box)
 
 
 # ------------------------------------------------------------------ images
@@ -628,8 +660,7 @@ def _paint_transparency_group(canvas: _Canvas, items: Sequence[Item], opacity: f
         },
         inner.data(),
     )
-    name = resources.named(resources.xobjects, "Fm", form, lambda: form)
-    canvas.op(f"/{resources.alpha(opacity)} gs /{name} Do")
+    canvas.op(f"/{resources.alpha(opacity)} gs /{resources.xobject(form)} Do")
 
 
 def _bounds(items: Sequence[Item]) -> tuple[float, float, float, float]:
