@@ -16,7 +16,6 @@ from templatekit.charts.figure import TEXT_WEIGHTS, build_figure
 from templatekit.charts.render import font_family, rasterise, vectorise
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.scene import Image, Item
-from templatekit.layout.vector import svg_vector
 from templatekit.model.layers import ChartLayer
 
 
@@ -27,6 +26,8 @@ def layout(layer: ChartLayer, ctx: LayoutContext) -> list[Item]:
     raster = rasterise(figure, width, height, layer=layer.name, scale=ctx.density)
     vector = None
     if ctx.vector:
+        from templatekit.layout.vector import svg_vector  # svglib and ReportLab load only for vector output
+
         svg = vectorise(figure, width, height, layer=layer.name)
         vector = svg_vector(svg, (layer.x, layer.y, layer.width, layer.height), ctx.fonts)
     key = f"chart:{raster.key}"

@@ -17,7 +17,6 @@ from templatekit.cache import BoundedCache
 from templatekit.errors import AssetError
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.scene import Clip, Ellipse, EncodedSource, Group, Image, Item, Rect
-from templatekit.layout.vector import svg_vector
 from templatekit.model.layers import Border, Fit, Focus, ImageLayer
 from templatekit.model.values import Length
 
@@ -105,6 +104,8 @@ _VECTORS: BoundedCache[tuple[str, tuple[float, ...]], Group | None] = BoundedCac
 
 def _vector(loaded: LoadedImage, box: tuple[float, float, float, float], ctx: LayoutContext) -> Group | None:
     """The SVG as paths over ``box``, kept by content and place (logos repeat)."""
+    from templatekit.layout.vector import svg_vector  # svglib and ReportLab load only for vector output
+
     key = (loaded.key, box)
     found = _VECTORS.get(key)
     if found is None:

@@ -103,7 +103,7 @@ class TextBlock:
     ascent: float  # px above the baseline, of the primary face
     descent: float  # px below the baseline
     truncated: bool  # lines or characters were cut to fit
-    broke_words: bool  # a word or number wider than the line was broken
+    broke_words: bool  # a word or number wider than the line shows broken across lines
     missing: tuple[str, ...] = ()  # characters no font has (drawn as boxes)
     hidden: str = ""  # the text that was cut, for the warning that says so
 
@@ -289,14 +289,15 @@ def _runs(text: str, fonts: list[FontFile], levels: list[int], scripts: list[str
 # ------------------------------------------------------------------ breaking into lines
 
 
-def _break(paragraph: _Paragraph, max_width: float) -> tuple[list[tuple[int, int]], bool]:
-    """Line ranges of the paragraph, filled greedily; True when a word had to be broken."""
+def _break(paragraph: _Paragraph, max_width: float) -> tuple[list[tuple[int, int]], set[int]]:
+    """Line ranges of the paragraph, filled greedily, and the lines that end inside a
+    word (one too wide for a line of its own)."""
     text = paragraph.text
     if not text:
-        return [(0, 0)], False
+        return [(0, 0)], set()
     opportunities = unicode.line_breaks(text, paragraph.language)
     lines: list[tuple[int, int]] = []
-    broke = False
+    inside: set[int] = set()
     start, fitting = 0, None
     index = 0
     while index < len(opportunities):
@@ -311,12 +312,13 @@ def _break(paragraph: _Paragraph, max_width: float) -> tuple[list[tuple[int, int
             continue
         # Nothing fits: the word is broken between clusters, and its last piece (one
         # cluster at least) begins the next line.
+        before = len(lines)
         start = _split_wide(paragraph, start, stop, max_width, lines)
+        inside.update(range(before, len(lines)))
         fitting = stop
         index += 1
-        broke = True
     lines.append((start, len(text)))
-    return lines, broke
+    return lines, inside
 
 
 def _split_wide(paragraph: _Paragraph, start: int, stop: int, max_width: float, lines: list[tuple[int, int]]) -> int:
@@ -369,10 +371,10 @@ def typeset(
         offset += len(part) + 1
     lines: list[LineBox] = []
     spans: list[tuple[int, int, int]] = []  # paragraph, start and end of each line
-    broke = False
+    inside: set[int] = set()  # lines that end inside a word
     for number, paragraph in enumerate(paragraphs):
-        ranges, broke_here = _break(paragraph, max_width)
-        broke |= broke_here
+        ranges, split = _break(paragraph, max_width)
+        inside.update(len(lines) + index for index in split)
         for index, (start, end) in enumerate(ranges):
             lines.append(paragraph.line(start, end, index == len(ranges) - 1))
             spans.append((number, start, end))
@@ -396,7 +398,7 @@ def typeset(
         primary.ascender * style.size,
         primary.descender * style.size,
         truncated=limit < len(spans),
-        broke_words=broke,
+        broke_words=any(index + 1 < limit for index in inside),  # a break between two lines shown
         missing=tuple(missing),
         hidden=hidden,
     )
