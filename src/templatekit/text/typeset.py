@@ -32,7 +32,7 @@ from templatekit.layout.scene import FontFile, GlyphRun, Item
 from templatekit.model.values import Color
 from templatekit.text import unicode
 from templatekit.text.fonts import FontBook, hb_font, system_font_for
-from templatekit.text.shaping import NO_LIGATURES, Features, shape
+from templatekit.text.shaping import NO_LIGATURES, shape
 
 ELLIPSIS = "\u2026"
 _EPSILON = 0.01
@@ -140,33 +140,38 @@ class _Run:
     file: FontFile
     level: int
     script: str
+    style: TextStyle
+
+
+Span = tuple[str, TextStyle]  # text in one style
 
 
 class _Paragraph:
     """One paragraph itemised and shaped: its runs, and the advance each character
-    adds to a line (a cluster's glyphs count at its first character)."""
+    adds to a line (a cluster's glyphs count at its first character). A paragraph is
+    spans of text, each in its own style; runs never cross from one span to another,
+    but shaping sees the whole paragraph (Arabic joins across a change of colour)."""
 
     def __init__(
         self,
-        text: str,
-        style: TextStyle,
+        spans: Sequence[Span],
         book: FontBook,
         rtl: bool | None,
         language: str,
         missing: list[str],
         offset: int = 0,
     ) -> None:
+        text = "".join(part for part, _ in spans)
         self.text = text
         self.offset = offset
-        self.style = style
+        self.style = spans[0][1]  # the paragraph's own: its ellipsis, its direction's default
         self.language = language
-        primary = book.match(style.family, style.weight, style.italic).file
-        self.primary = primary
         base, levels = unicode.bidi_levels(text, rtl)
         self.rtl = base == 1
         self.levels = levels
-        fonts, self.cluster_ends = _fonts(text, primary, book, style, missing)
-        self.runs = _runs(text, fonts, levels, unicode.scripts(text))
+        styles = [style for part, style in spans for _ in part]
+        fonts, self.cluster_ends = _fonts(text, styles, book, missing)
+        self.runs = _runs(text, fonts, levels, unicode.scripts(text), styles)
         self.whole = {run: self.shaped(run, run.start, run.end) for run in self.runs}
         advance = [0.0] * len(text)
         for run, line_run in self.whole.items():
@@ -174,19 +179,16 @@ class _Paragraph:
                 advance[run.start + cluster] += width
         self.prefix = [0.0, *accumulate(advance)]
 
-    def features(self, run: _Run) -> Features:
-        return NO_LIGATURES if self.style.letter_spacing and run.script not in unicode.CURSIVE else ()
-
     def shaped(self, run: _Run, start: int, end: int) -> LineRun:
-        """The run's characters ``start:end`` shaped, in px at the style's size, with
-        letter spacing after each grapheme cluster (none in cursive scripts)."""
-        shaped = shape(
-            self.text, start, end, run.file, run.level % 2 == 1, run.script, self.language, self.features(run)
-        )
-        scale = self.style.size / shaped.upem
+        """The run's characters ``start:end`` shaped, in px at its style's size, with
+        letter spacing after each grapheme cluster (none in cursive scripts, and no
+        optional ligatures when spaced)."""
+        spacing = run.style.letter_spacing if run.script not in unicode.CURSIVE else 0.0
+        features = NO_LIGATURES if spacing else ()
+        shaped = shape(self.text, start, end, run.file, run.level % 2 == 1, run.script, self.language, features)
+        scale = run.style.size / shaped.upem
         advances = [advance * scale for advance in shaped.advances]
-        spacing = self.style.letter_spacing
-        if spacing and run.script not in unicode.CURSIVE:
+        if spacing:
             spaced = set()
             for index, cluster in enumerate(shaped.clusters):
                 end_of_grapheme = self.cluster_ends.get(cluster)
@@ -195,7 +197,7 @@ class _Paragraph:
                     advances[index] += spacing
         return LineRun(
             text=self.text[start:end],
-            style=self.style,
+            style=run.style,
             file=run.file,
             level=run.level,
             glyphs=shaped.glyphs,
@@ -228,17 +230,22 @@ class _Paragraph:
 
 
 def _fonts(
-    text: str, primary: FontFile, book: FontBook, style: TextStyle, missing: list[str]
+    text: str, styles: list[TextStyle], book: FontBook, missing: list[str]
 ) -> tuple[list[FontFile], dict[int, int]]:
-    """The font of each character, chosen per grapheme cluster, and for the first
-    character of each cluster the index of its cluster's last character."""
-    chain = book.fallbacks(style.weight, style.italic)
+    """The font of each character, chosen per grapheme cluster in the style of its
+    first character, and for the first character of each cluster the index of its
+    cluster's last character."""
     emoji = book.emoji
     fonts: list[FontFile] = []
     ends: dict[int, int] = {}
     current: FontFile | None = None
+    primaries: dict[TextStyle, FontFile] = {}
     position = 0
     for cluster in unicode.graphemes(text):
+        style = styles[position]
+        primary = primaries.get(style)
+        if primary is None:
+            primary = primaries[style] = book.match(style.family, style.weight, style.italic).file
         ends[position] = position + len(cluster) - 1
         position += len(cluster)
         if unicode.is_emoji(cluster) and hb_font(emoji).covers(cluster[0]):
@@ -248,6 +255,7 @@ def _fonts(
         elif hb_font(primary).covers(cluster):
             font = primary
         else:
+            chain = book.fallbacks(style.weight, style.italic)
             own = book.for_script(unicode.script_of(cluster[0]), style.weight, style.italic)
             candidates = chain if own is None else (own, *chain)
             font = next((f for f in candidates if hb_font(f).covers(cluster)), None) or _last_resort(
@@ -272,16 +280,19 @@ def _last_resort(cluster: str, primary: FontFile, missing: list[str]) -> FontFil
     return primary
 
 
-def _runs(text: str, fonts: list[FontFile], levels: list[int], scripts: list[str]) -> list[_Run]:
+def _runs(
+    text: str, fonts: list[FontFile], levels: list[int], scripts: list[str], styles: list[TextStyle]
+) -> list[_Run]:
     runs: list[_Run] = []
     start = 0
     for index in range(1, len(text) + 1):
-        if index == len(text) or (fonts[index], levels[index], scripts[index]) != (
+        if index == len(text) or (fonts[index], levels[index], scripts[index], styles[index]) != (
             fonts[start],
             levels[start],
             scripts[start],
+            styles[start],
         ):
-            runs.append(_Run(start, index, fonts[start], levels[start], scripts[start]))
+            runs.append(_Run(start, index, fonts[start], levels[start], scripts[start], styles[start]))
             start = index
     return runs
 
@@ -367,7 +378,7 @@ def typeset(
     paragraphs = []
     offset = 0
     for part in source.split("\n"):
-        paragraphs.append(_Paragraph(part, style, book, None, language, missing, offset))
+        paragraphs.append(_Paragraph([(part, style)], book, None, language, missing, offset))
         offset += len(part) + 1
     lines: list[LineBox] = []
     spans: list[tuple[int, int, int]] = []  # paragraph, start and end of each line
@@ -409,7 +420,7 @@ def _with_ellipsis(
 ) -> LineBox:
     """The line ``start:end`` cut after its last grapheme cluster that leaves room for
     "…", and laid out again as its own paragraph in the same direction."""
-    mark = _Paragraph(ELLIPSIS, paragraph.style, book, paragraph.rtl, paragraph.language, [])
+    mark = _Paragraph([(ELLIPSIS, paragraph.style)], book, paragraph.rtl, paragraph.language, [])
     room = max_width - mark.width(0, 1)
     cut = position = start
     for cluster in unicode.graphemes(paragraph.text[start:end]):
@@ -418,7 +429,9 @@ def _with_ellipsis(
             break
         cut = position
     kept = paragraph.text[start:cut].rstrip() + ELLIPSIS
-    shortened = _Paragraph(kept, paragraph.style, book, paragraph.rtl, paragraph.language, [], paragraph.offset + start)
+    shortened = _Paragraph(
+        [(kept, paragraph.style)], book, paragraph.rtl, paragraph.language, [], paragraph.offset + start
+    )
     return shortened.line(0, len(kept), True)
 
 
