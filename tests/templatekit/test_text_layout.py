@@ -265,3 +265,17 @@ def test_emoji_stay_sharp_at_300_px():
     assert opaque - start <= 2, row[start - 2 : opaque + 2]
     colours = image.convert("RGB").getcolors(1 << 20)
     assert colours is not None and len(colours) > 200  # shaded, not flat
+
+
+def test_a_script_no_bundled_font_has_falls_back_to_the_systems_fonts():
+    """Canadian Syllabics are not bundled: fontconfig's sans-serif choice that has them
+    draws them (where the system has one)."""
+    from templatekit.text.fonts import system_font_for
+
+    found = system_font_for("ᓄ")
+    if found is None:
+        pytest.skip("no system font with Canadian Syllabics (fontconfig and, say, fonts-dejavu-core)")
+    block = typeset("ᓄᓇᕗᑦ", STYLE, BOOK, 1000)
+    assert block.missing == ()
+    (run,) = runs(place(block, 0, 0, 1000, 50))
+    assert run.font == found and 0 not in run.glyphs

@@ -12,6 +12,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from collections.abc import Iterable
+from bisect import bisect_right
 from functools import cached_property, lru_cache
 from pathlib import Path
 
@@ -228,25 +229,43 @@ def load_face(family: str, weight: int, italic: bool, data: bytes, key: str) -> 
     return Face(family, weight, italic, file)
 
 
-@lru_cache(maxsize=512)
 def system_font_for(char: str) -> FontFile | None:
     """A font of the system's (fontconfig) that has ``char``: the last fallback, for
     scripts no bundled font covers. None when there is none or no fontconfig."""
+    code = ord(char)
+    for file, ranges in _system_fonts():
+        index = bisect_right(ranges, (code, 0x10FFFF)) - 1
+        if index >= 0 and ranges[index][0] <= code <= ranges[index][1]:
+            return file
+    return None
+
+
+@lru_cache(maxsize=1)
+def _system_fonts() -> list[tuple[FontFile, list[tuple[int, int]]]]:
+    """The system's fonts with the ranges of characters each has, in fontconfig's order
+    of preference for sans-serif text, asked once (a render never waits on it more)."""
     command = shutil.which("fc-match")
     if command is None:
-        return None
-    pattern = f"sans-serif:charset={ord(char):x}"
+        return []
     try:
         done = subprocess.run(
-            [command, "--format=%{file}\\n%{index}", pattern], capture_output=True, text=True, timeout=5, check=False
+            [command, "--sort", "--format=%{file}|%{index}|%{charset}\\n", "sans-serif:outline=true"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
-        return None
-    path, _, index = done.stdout.partition("\n")
-    if done.returncode != 0 or not path or not Path(path).is_file():
-        return None
-    file = FontFile(path, index=int(index or 0))
-    try:
-        return file if ord(char) in hb_font(file).unicodes else None
-    except Exception:  # noqa: BLE001 - a font HarfBuzz cannot read is no font for us
-        return None
+        return []
+    fonts = []
+    for line in done.stdout.splitlines():
+        path, _, rest = line.partition("|")
+        index, _, charset = rest.partition("|")
+        if not path or not Path(path).is_file() or Path(path).parent == FONT_DIR:
+            continue
+        ranges = []
+        for part in charset.split():
+            first, _, last = part.partition("-")
+            ranges.append((int(first, 16), int(last or first, 16)))
+        fonts.append((FontFile(path, index=int(index or 0)), sorted(ranges)))
+    return fonts
