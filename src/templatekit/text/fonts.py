@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Iterable
 from bisect import bisect_right
+from collections.abc import Iterable
 from functools import cached_property, lru_cache
 from pathlib import Path
 
