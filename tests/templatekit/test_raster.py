@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import io
+import math
 import random
 
 import pytest
 from PIL import Image as PILImage
 
 import templatekit as tk
-from templatekit.layout.scene import Bars, Clip, Ellipse, GlyphRun, Group, Line, Polygon, Rect, Scene
+from templatekit.layout.scene import Bars, Clip, Ellipse, GlyphRun, Group, Line, Path, Polygon, Rect, Scene
 from templatekit.model.values import Color, Gradient
 from templatekit.paint import raster
 from templatekit.png import write_png
@@ -116,6 +117,49 @@ def test_lines_and_polygons_fill_their_shape():
     assert image.getpixel((30, 55))[:3] == (255, 255, 255)
     assert image.getpixel((50, 15))[:3] == (255, 0, 0)
     assert image.getpixel((42, 2))[:3] == (255, 255, 255)
+
+
+def square(x0: float, y0: float, x1: float, y1: float, clockwise: bool = True) -> list[tuple]:
+    corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+    corners = corners if clockwise else corners[::-1]
+    return [("M", *corners[0]), *(("L", *c) for c in corners[1:]), ("Z",)]
+
+
+@pytest.mark.parametrize(
+    ("inner_clockwise", "even_odd", "hole"),
+    [(False, False, True), (True, False, False), (True, True, True), (False, True, True)],
+)
+def test_paths_follow_their_fill_rule(inner_clockwise, even_odd, hole):
+    commands = square(10, 10, 90, 90) + square(30, 30, 70, 70, inner_clockwise)
+    image = draw(Path(tuple(commands), fill=BLACK, even_odd=even_odd))
+    assert image.getpixel((20, 20))[:3] == (0, 0, 0)
+    assert image.getpixel((50, 50))[:3] == ((255, 255, 255) if hole else (0, 0, 0))
+    assert image.getpixel((95, 95))[:3] == (255, 255, 255)
+
+
+def test_path_curves_are_smooth_and_cover_their_area():
+    k = 0.5523 * 40  # a circle of radius 40 about (50, 50) in four cubic arcs
+    circle = (
+        ("M", 90, 50), ("C", 90, 50 + k, 50 + k, 90, 50, 90), ("C", 50 - k, 90, 10, 50 + k, 10, 50),
+        ("C", 10, 50 - k, 50 - k, 10, 50, 10), ("C", 50 + k, 10, 90, 50 - k, 90, 50), ("Z",),
+    )  # fmt: skip
+    grey = draw(Path(circle, fill=BLACK)).convert("L")
+    covered = sum(255 - v for v in grey.tobytes()) / 255
+    assert covered == pytest.approx(3.14159 * 40 * 40, rel=0.01)
+    edge = {grey.getpixel((50 + round(40 * math.cos(a / 10)), 50 + round(40 * math.sin(a / 10)))) for a in range(63)}
+    assert any(0 < v < 255 for v in edge)  # anti-aliased rim
+
+
+def test_path_strokes_have_their_width_caps_and_joins():
+    line = (("M", 20, 50), ("L", 80, 50))
+    butt = draw(Path(line, fill=None, stroke=BLACK, stroke_width=10, line_cap="butt")).convert("L")
+    round_ = draw(Path(line, fill=None, stroke=BLACK, stroke_width=10, line_cap="round")).convert("L")
+    assert butt.getpixel((50, 46)) == 0 and butt.getpixel((50, 56)) == 255
+    assert butt.getpixel((17, 50)) == 255 and round_.getpixel((17, 50)) == 0
+    corner = (("M", 20, 80), ("L", 50, 20), ("L", 80, 80))
+    joined = draw(Path(corner, fill=None, stroke=BLACK, stroke_width=8, line_join="round")).convert("L")
+    assert joined.getpixel((50, 17)) == 0  # the round join covers the apex
+    assert joined.getpixel((50, 50)) == 255  # open path: nothing filled
 
 
 def ink_box(image: PILImage.Image, threshold: int = 128) -> tuple[int, int, int, int] | None:

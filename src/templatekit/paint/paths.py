@@ -1,63 +1,154 @@
-"""Paths as pixels: a Scene path written as an SVG path and drawn by resvg, which knows
-the fill rules, curves, joins and caps and anti-aliases them."""
+"""Paths as pixels: curves flattened to polygons, filled and stroked into a coverage
+mask drawn at four times the resolution and reduced, as the raster painter draws every
+curved shape.
+
+Both fill rules are exact for contours that do not cross themselves. Strokes are centred on the path, with round or square caps and round or mitred
+joins as the path says.
+"""
 
 from __future__ import annotations
 
-import io
+import math
 
-import resvg_py
 from PIL import Image as PILImage
+from PIL import ImageChops, ImageDraw
 
 from templatekit.layout.scene import Path
-from templatekit.model.values import Color, Gradient
-from templatekit.paint.gradient import gradient_line
+
+SUPERSAMPLE = 4
+TOLERANCE = 0.2  # px: how far a flattened curve may stray from the curve
+Point = tuple[float, float]
+ZERO = 128  # the winding count zero in the 8-bit count image
 
 
-def draw_path(path: Path, origin: tuple[float, float], size: tuple[int, int], scale: float) -> PILImage.Image:
-    """The path on a transparent RGBA image of ``size`` pixels whose top-left corner is
-    scene point ``origin``, at ``scale`` pixels per px."""
-    width, height = size
-    view = f"{origin[0]:.4f} {origin[1]:.4f} {width / scale:.4f} {height / scale:.4f}"
-    defs, fill = "", "none"
-    if isinstance(path.fill, Color):
-        fill = _color(path.fill, "fill")
-    elif isinstance(path.fill, Gradient):
-        defs, fill = _gradient(path.fill, path.bounds()), 'fill="url(#g)"'
-    else:
-        fill = 'fill="none"'
-    stroke = ""
-    if path.stroke is not None and path.stroke_width > 0:
-        stroke = (
-            f'{_color(path.stroke, "stroke")} stroke-width="{path.stroke_width:.4f}"'
-            f' stroke-linecap="{path.line_cap}" stroke-linejoin="{path.line_join}"'
+def contours(path: Path) -> list[tuple[list[Point], bool]]:
+    """The path's contours as polylines, each with whether it is closed."""
+    found: list[tuple[list[Point], bool]] = []
+    points: list[Point] = []
+    for command in path.commands:
+        kind = command[0]
+        if kind == "M":
+            if len(points) > 1:
+                found.append((points, False))
+            points = [(command[1], command[2])]
+        elif kind == "L":
+            points.append((command[1], command[2]))
+        elif kind == "C" and points:
+            points.extend(_cubic(points[-1], command[1:3], command[3:5], command[5:7]))
+        elif kind == "Z" and points:
+            found.append((points, True))
+            points = [points[0]]
+    if len(points) > 1:
+        found.append((points, False))
+    return found
+
+
+def _cubic(start: Point, first: tuple, second: tuple, end: tuple) -> list[Point]:
+    """Points along a cubic Bézier, closer together where it bends more."""
+    length = math.dist(start, first) + math.dist(first, second) + math.dist(second, end)
+    steps = max(2, min(64, math.ceil(math.sqrt(length / TOLERANCE) / 2)))
+    points = []
+    for step in range(1, steps + 1):
+        t = step / steps
+        u = 1 - t
+        a, b, c, d = u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t
+        points.append(
+            (
+                a * start[0] + b * first[0] + c * second[0] + d * end[0],
+                a * start[1] + b * first[1] + c * second[1] + d * end[1],
+            )
         )
-    rule = "evenodd" if path.even_odd else "nonzero"
-    svg = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="{view}">{defs}'
-        f'<path d="{_data(path)}" {fill} fill-rule="{rule}" {stroke}/></svg>'
+    return points
+
+
+def path_mask(path: Path, scale: float, origin: Point, size: tuple[int, int], stroke: bool) -> PILImage.Image:
+    """Coverage of the path's fill (or of its stroke) on an image of ``size`` pixels
+    whose top-left corner is scene point ``origin``, at ``scale`` pixels per px."""
+    k = scale * SUPERSAMPLE
+    big = (size[0] * SUPERSAMPLE, size[1] * SUPERSAMPLE)
+
+    def device(points: list[Point]) -> list[Point]:
+        return [((x - origin[0]) * k, (y - origin[1]) * k) for x, y in points]
+
+    if stroke:
+        mask = PILImage.new("L", big, 0)
+        _stroke(ImageDraw.Draw(mask), [(device(p), closed) for p, closed in contours(path)], path, k)
+        return mask.reduce(SUPERSAMPLE)
+    return _fill(path, [device(points) for points, _ in contours(path) if len(points) > 2], big).reduce(SUPERSAMPLE)
+
+
+def _fill(path: Path, polygons: list[list[Point]], size: tuple[int, int]) -> PILImage.Image:
+    """Coverage by the fill rule: the winding number of a point is the sum, over the
+    contours around it, of each contour's direction (+1 or -1); non-zero fills where the
+    sum is not zero, even-odd where it is odd. Counts are kept around 128 in an 8-bit image."""
+    if len(polygons) == 1:
+        mask = PILImage.new("L", size, 0)
+        ImageDraw.Draw(mask).polygon(polygons[0], fill=255)
+        return mask
+    count = PILImage.new("L", size, ZERO)
+    for polygon in polygons:
+        layer = PILImage.new("L", size, 0)
+        ImageDraw.Draw(layer).polygon(polygon, fill=1)
+        count = ImageChops.add(count, layer) if _signed_area(polygon) >= 0 else ImageChops.subtract(count, layer)
+    inside = (lambda v: 255 if (v - ZERO) % 2 else 0) if path.even_odd else (lambda v: 255 if v != ZERO else 0)
+    return count.point(inside)
+
+
+def _signed_area(polygon: list[Point]) -> float:
+    return sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(polygon, [*polygon[1:], polygon[0]], strict=True))
+
+
+def _stroke(draw: ImageDraw.ImageDraw, lines: list[tuple[list[Point], bool]], path: Path, k: float) -> None:
+    width = path.stroke_width * k
+    radius = width / 2
+    for points, closed in lines:
+        if len(points) < 2:
+            continue
+        run = [*points, points[0], points[1]] if closed else points
+        for a, b in zip(run, run[1:], strict=False):
+            _segment(draw, a, b, radius)
+        for before, at, after in zip(run, run[1:], run[2:], strict=False):
+            if path.line_join == "round":
+                draw.ellipse((at[0] - radius, at[1] - radius, at[0] + radius, at[1] + radius), fill=255)
+            else:  # bevel; a mitre's point is left off
+                _bevel(draw, before, at, after, radius)
+        if not closed and path.line_cap != "butt":
+            for end, towards in ((points[0], points[1]), (points[-1], points[-2])):
+                _cap(draw, end, towards, radius, path.line_cap)
+
+
+def _segment(draw: ImageDraw.ImageDraw, a: Point, b: Point, radius: float) -> None:
+    if a == b:
+        return
+    nx, ny = _normal(a, b, radius)
+    draw.polygon(
+        [(a[0] + nx, a[1] + ny), (b[0] + nx, b[1] + ny), (b[0] - nx, b[1] - ny), (a[0] - nx, a[1] - ny)], fill=255
     )
-    png = resvg_py.svg_to_bytes(svg_string=svg, width=width, height=height, skip_system_fonts=True)
-    with PILImage.open(io.BytesIO(bytes(png))) as image:
-        return image.convert("RGBA")
 
 
-def _data(path: Path) -> str:
-    return " ".join(command[0] + " ".join(f"{v:.4f}" for v in command[1:]) for command in path.commands)
+def _bevel(draw: ImageDraw.ImageDraw, before: Point, at: Point, after: Point, radius: float) -> None:
+    """The wedge between two segments' outer edges at their shared point."""
+    first, second = _normal(before, at, radius), _normal(at, after, radius)
+    for sign in (1, -1):
+        draw.polygon(
+            [
+                at,
+                (at[0] + sign * first[0], at[1] + sign * first[1]),
+                (at[0] + sign * second[0], at[1] + sign * second[1]),
+            ],
+            fill=255,
+        )
 
 
-def _color(color: Color, what: str) -> str:
-    return f'{what}="rgb({color.r},{color.g},{color.b})" {what}-opacity="{color.a / 255:.4f}"'
+def _normal(a: Point, b: Point, radius: float) -> Point:
+    length = math.dist(a, b) or 1.0
+    return -(b[1] - a[1]) / length * radius, (b[0] - a[0]) / length * radius
 
 
-def _gradient(gradient: Gradient, bounds: tuple[float, float, float, float]) -> str:
-    """The CSS gradient line over the path's box, as both painters draw it."""
-    x0, y0, x1, y1 = bounds
-    (ax, ay), (bx, by) = gradient_line(gradient, (x0, y0, x1 - x0, y1 - y0))
-    start, end = gradient.from_, gradient.to
-    return (
-        f'<defs><linearGradient id="g" gradientUnits="userSpaceOnUse" x1="{ax:.4f}" '
-        f'y1="{ay:.4f}" x2="{bx:.4f}" y2="{by:.4f}">'
-        f'<stop offset="0" stop-color="rgb({start.r},{start.g},{start.b})" stop-opacity="{start.a / 255:.4f}"/>'
-        f'<stop offset="1" stop-color="rgb({end.r},{end.g},{end.b})" stop-opacity="{end.a / 255:.4f}"/>'
-        "</linearGradient></defs>"
-    )
+def _cap(draw: ImageDraw.ImageDraw, end: Point, towards: Point, radius: float, cap: str) -> None:
+    if cap == "round":
+        draw.ellipse((end[0] - radius, end[1] - radius, end[0] + radius, end[1] + radius), fill=255)
+        return
+    length = math.dist(end, towards) or 1.0
+    dx, dy = (end[0] - towards[0]) / length * radius, (end[1] - towards[1]) / length * radius
+    _segment(draw, end, (end[0] + dx, end[1] + dy), radius)

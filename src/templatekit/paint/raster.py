@@ -36,7 +36,7 @@ from templatekit.layout.scene import (
 from templatekit.model.values import Color
 from templatekit.paint.glyphs import glyph_image
 from templatekit.paint.gradient import gradient_image
-from templatekit.paint.paths import draw_path
+from templatekit.paint.paths import path_mask
 
 SUPERSAMPLE = 4
 Box = tuple[float, float, float, float]  # left, top, right, bottom
@@ -258,13 +258,16 @@ def _paint_polygon(surface: Surface, item: Polygon) -> None:
 
 
 def _paint_path(surface: Surface, item: Path) -> None:
-    """Paths are drawn by resvg (fill rules, curves, joins and caps, anti-aliased)."""
-    pad = item.stroke_width
+    pad = item.stroke_width / 2 + 1
     x0, y0, x1, y1 = item.bounds()
     left, top, pw, ph, _, _ = _pixel_box(surface, x0 - pad, y0 - pad, x1 - x0 + 2 * pad, y1 - y0 + 2 * pad)
-    origin_x, origin_y = (left + surface.left) / surface.scale, (top + surface.top) / surface.scale
-    patch = draw_path(item, (origin_x, origin_y), (pw, ph), surface.scale)
-    _blend(surface.image, patch, left, top)
+    origin = ((left + surface.left) / surface.scale, (top + surface.top) / surface.scale)
+    if item.fill is not None:
+        mask = path_mask(item, surface.scale, origin, (pw, ph), stroke=False)
+        _composite(surface, _fill_patch(item.fill, (pw, ph)), mask, left, top)
+    if item.stroke is not None and item.stroke_width > 0:
+        mask = path_mask(item, surface.scale, origin, (pw, ph), stroke=True)
+        _composite(surface, _fill_patch(item.stroke, (pw, ph)), mask, left, top)
 
 
 def _paint_line(surface: Surface, item: Line) -> None:
