@@ -46,11 +46,12 @@ class Surface:
     """An RGBA image that covers part of the canvas: canvas point (x, y) in scene px
     lands on pixel (x * scale - left, y * scale - top)."""
 
-    def __init__(self, image: PILImage.Image, left: int, top: int, scale: float) -> None:
+    def __init__(self, image: PILImage.Image, left: int, top: int, scale: float, opaque: bool = False) -> None:
         self.image = image
         self.left = left
         self.top = top
         self.scale = scale
+        self.opaque = opaque  # every pixel is opaque, and stays so: painting over it never lowers alpha
         self.draw = ImageDraw.Draw(image, "RGBA")
 
     def px(self, x: float, y: float) -> tuple[float, float]:
@@ -71,7 +72,7 @@ def paint(scene: Scene, scale: float = 1.0) -> PILImage.Image:
     if image is None:
         background = scene.background.rgba if scene.background else (0, 0, 0, 0)
         image = PILImage.new("RGBA", size, background)
-    surface = Surface(image, 0, 0, scale)
+    surface = Surface(image, 0, 0, scale, opaque=scene.background is not None and scene.background.a == 255)
     keep_at = _shared_prefix(_LAST_ITEMS.get(canvas) or (), items)
     _LAST_ITEMS.put(canvas, items, 1)
     for index in range(start, len(items)):
@@ -133,6 +134,22 @@ def _fill_patch(paint: Paint, size: tuple[int, int]) -> PILImage.Image:
     if isinstance(paint, Color):
         return PILImage.new("RGBA", size, paint.rgba)
     return gradient_image(paint, size)
+
+
+def _fill_through(
+    surface: Surface, paint: Paint, size: tuple[int, int], mask: PILImage.Image | None, left: int, top: int
+) -> None:
+    """Fill a ``size`` box at surface pixel (left, top) with ``paint`` through ``mask``."""
+    if isinstance(paint, Color) and paint.a == 255 and mask is not None and surface.opaque:
+        # on opaque pixels, blending by the mask is compositing "over", in one step
+        surface.image.paste(paint.rgba, (left, top, left + size[0], top + size[1]), mask)
+        return
+    if isinstance(paint, Color) and paint.a == 255 and mask is not None:
+        patch = PILImage.new("RGB", size, paint.rgba[:3])
+        patch.putalpha(mask)  # an opaque colour's alpha is the mask itself
+        _blend(surface.image, patch, left, top)
+        return
+    _composite(surface, _fill_patch(paint, size), mask, left, top)
 
 
 def _composite(surface: Surface, patch: PILImage.Image, mask: PILImage.Image | None, left: int, top: int) -> None:
@@ -223,10 +240,10 @@ def _paint_box(surface: Surface, item: Rect | Ellipse, radius: float, ellipse: b
             surface.image.paste(_fill_patch(fill, (pw, ph)), (x0, y0))
         else:
             mask = None if plain else _box_mask((pw, ph), box, r, ellipse, 0.0)
-            _composite(surface, _fill_patch(fill, (pw, ph)), mask, x0, y0)
+            _fill_through(surface, fill, (pw, ph), mask, x0, y0)
     if stroke is not None and stroke_width > 0:
         mask = _box_mask((pw, ph), box, r, ellipse, stroke_width * surface.scale)
-        _composite(surface, _fill_patch(stroke, (pw, ph)), mask, x0, y0)
+        _fill_through(surface, stroke, (pw, ph), mask, x0, y0)
 
 
 def _paint_rect(surface: Surface, item: Rect) -> None:
@@ -254,7 +271,7 @@ def _paint_polygon(surface: Surface, item: Polygon) -> None:
                 fill=255,
             )
 
-    _composite(surface, _fill_patch(item.fill, (pw, ph)), _mask((pw, ph), draw), x0, y0)
+    _fill_through(surface, item.fill, (pw, ph), _mask((pw, ph), draw), x0, y0)
 
 
 def _paint_path(surface: Surface, item: Path) -> None:
@@ -264,10 +281,10 @@ def _paint_path(surface: Surface, item: Path) -> None:
     origin = ((left + surface.left) / surface.scale, (top + surface.top) / surface.scale)
     if item.fill is not None:
         mask = path_mask(item, surface.scale, origin, (pw, ph), stroke=False)
-        _composite(surface, _fill_patch(item.fill, (pw, ph)), mask, left, top)
+        _fill_through(surface, item.fill, (pw, ph), mask, left, top)
     if item.stroke is not None and item.stroke_width > 0:
         mask = path_mask(item, surface.scale, origin, (pw, ph), stroke=True)
-        _composite(surface, _fill_patch(item.stroke, (pw, ph)), mask, left, top)
+        _fill_through(surface, item.stroke, (pw, ph), mask, left, top)
 
 
 def _paint_line(surface: Surface, item: Line) -> None:
@@ -293,7 +310,7 @@ def _paint_bars(surface: Surface, item: Bars) -> None:
         if x1 > x0 and y1 > y0:
             draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=fill)
     if target is not surface.image:
-        _composite(surface, _fill_patch(item.color, target.size), target, 0, 0)
+        _fill_through(surface, item.color, target.size, target, 0, 0)
 
 
 def _paint_glyph_run(surface: Surface, item: GlyphRun) -> None:
@@ -311,7 +328,7 @@ def _paint_glyph_run(surface: Surface, item: GlyphRun) -> None:
             image.putalpha(image.getchannel("A").point(lambda a: a * item.color.a // 255))
         _blend(surface.image, image, left + dx, top + dy)
     else:
-        _composite(surface, PILImage.new("RGBA", image.size, item.color.rgba), image, left + dx, top + dy)
+        _fill_through(surface, item.color, image.size, image, left + dx, top + dy)
 
 
 _RESIZED: BoundedCache[tuple[str, tuple[int, int], bool], PILImage.Image] = BoundedCache(128, 256_000_000)

@@ -15,14 +15,18 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import Any
 
 import uharfbuzz as hb
 from attrs import frozen
 
+from templatekit.cache import BoundedCache
 from templatekit.layout.scene import FontFile
 
 FONT_DIR = Path(__file__).resolve().parent.parent / "fonts"
 DEFAULT_FAMILY = "Inter"
+LAYOUTS_KEPT = 4096
+LAYOUTS_WEIGHT = 32 * 1024 * 1024  # bytes, roughly: a laid-out character weighs about 200
 EMOJI_FAMILY = "Noto Color Emoji"
 
 _ALIASES = {"sans-serif": "Inter", "sans": "Inter", "cursive": "Dancing Script", "script": "Dancing Script"}
@@ -171,6 +175,9 @@ class FontBook:
 
     def __init__(self, faces: Iterable[Face]) -> None:
         self._fallbacks: dict[tuple[int, bool], tuple[FontFile, ...]] = {}
+        # text laid out with these faces, by text and layout options: charts and tables
+        # set the same short labels on every render
+        self.layouts: BoundedCache[tuple[Any, ...], Any] = BoundedCache(LAYOUTS_KEPT, LAYOUTS_WEIGHT)
         self._families: dict[str, list[Face]] = {}
         for face in faces:
             self._families.setdefault(face.family.casefold(), []).append(face)

@@ -372,7 +372,26 @@ def typeset(
 
     Lines beyond ``max_lines``, or beyond what fits in ``max_height`` (at least one
     line is always kept), are cut; the last kept line then ends with an ellipsis.
+    Layouts are kept by the font book, as they depend on nothing else.
     """
+    key = (text, style, max_width, max_lines, max_height, ellipsis, language)
+    block: TextBlock | None = book.layouts.get(key)
+    if block is None:
+        block = _typeset(text, style, book, max_width, max_lines, max_height, ellipsis, language)
+        book.layouts.put(key, block, 256 + 200 * len(text))
+    return block
+
+
+def _typeset(
+    text: str,
+    style: TextStyle,
+    book: FontBook,
+    max_width: float,
+    max_lines: int | None,
+    max_height: float | None,
+    ellipsis: bool,
+    language: str,
+) -> TextBlock:
     missing: list[str] = []
     source = apply_transform(text, style.transform).replace("\r\n", "\n").replace("\t", " ")
     paragraphs = []
