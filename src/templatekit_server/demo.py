@@ -62,16 +62,18 @@ def needs() -> list[tuple[str, str]]:
     found = []
     for path in example_templates():
         body = json.loads(path.read_text(encoding="utf-8"))
-        kinds = {layer.get("type") for layer in body.get("layers", [])}
+        layers = body.get("layers", [])
+        kinds = {layer.get("type") for layer in layers}
         reason = extras.unavailable("video") if "video" in body or "video" in kinds else None
-        if reason is None and "chart" in kinds:
-            reason = _charts_unavailable()
+        if reason is None and any(layer.get("figure") or layer.get("plotly") for layer in layers):
+            reason = _plotly_unavailable()
         if reason:
             found.append((f"{body.get('name')} ({body.get('id')})", reason))
     return found
 
 
-def _charts_unavailable() -> str | None:
+def _plotly_unavailable() -> str | None:
+    """Why charts drawn by Plotly (``figure``, ``plotly``) cannot be drawn here, if so."""
     try:
         from templatekit.charts.render import find_browser
 

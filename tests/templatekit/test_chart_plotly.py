@@ -1,8 +1,10 @@
-"""Chart layers: the Plotly figure built from a layer (no browser), then real renders
-through Chrome (skipped when none is installed)."""
+"""Charts drawn by Plotly: the figure built from a layer with ``plotly`` layout settings
+(no browser), and real renders of ``figure`` and ``plotly`` layers through Chrome
+(skipped when none is installed)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -188,9 +190,9 @@ def test_image_sources_other_than_data_uris_are_left_out_with_a_warning():
         "title": {"text": "https://example.com stays: text is not fetched"},
     }
     ctx = LayoutContext(fonts=FontBook.bundled(), assets=None)
-    inline = chart._inline_only(chart_layer(plotly=settings), ctx)
-    assert inline.plotly["images"] == [{"x": 0}, {"source": "data:image/png;base64,AAAA"}]
-    assert inline.plotly["title"] == settings["title"]
+    inline = chart._inline_only(settings, "plotly", "sales", ctx)
+    assert inline["images"] == [{"x": 0}, {"source": "data:image/png;base64,AAAA"}]
+    assert inline["title"] == settings["title"]
     assert ctx.warnings == ["layer 'sales': plotly.images[0].source: charts take images only as data: URIs; left out"]
 
 
@@ -230,8 +232,15 @@ RED, BLUE, AMBER = "#e11d48", "#2563eb", "#d97706"
 
 
 def chart_template(kind: str = "bar", rows=None, width: int = 360, height: int = 240, **fields) -> dict:
+    """A chart drawn by Plotly: given ``plotly`` layout settings (none: a harmless one)."""
     rows = rows if rows is not None else SERIES
+    fields.setdefault("plotly", {"hovermode": False})
     spec = layer("chart", "sales", width=width, height=height, chartType=kind, rows=rows, **fields)
+    return template(spec, width=width, height=height, background="#ffffff")
+
+
+def figure_template(figure, width: int = 360, height: int = 240, **fields) -> dict:
+    spec = layer("chart", "sales", width=width, height=height, figure=figure, **fields)
     return template(spec, width=width, height=height, background="#ffffff")
 
 
@@ -262,13 +271,17 @@ def test_each_kind_draws_its_colours(kind):
 
 @needs_chrome
 def test_a_chart_is_one_image_covering_the_layer_at_twice_its_size():
-    spec = layer("chart", "sales", x=20, y=10, width=300, height=150, chartType="line", rows=SERIES)
+    spec = layer(
+        "chart", "sales", x=20, y=10, width=300, height=150, chartType="line", rows=SERIES, plotly={"hovermode": False}
+    )
     (group,) = tk.prepare(template(spec)).scene.items
     assert isinstance(group, Group) and len(group.items) == 1
     image = group.items[0]
     assert isinstance(image, Image) and (image.x, image.y, image.width, image.height) == (20, 10, 300, 150)
     assert image.key.startswith("chart:") and image.image.size == (600, 300)
-    other = layer("chart", "sales", x=20, y=10, width=300, height=150, chartType="line", rows=POINTS)
+    other = layer(
+        "chart", "sales", x=20, y=10, width=300, height=150, chartType="line", rows=POINTS, plotly={"hovermode": False}
+    )
     assert tk.prepare(template(other)).scene.items[0].items[0].key != image.key
 
 
@@ -360,3 +373,47 @@ def test_a_stuck_browser_is_restarted_once_then_the_layer_fails(monkeypatch):
     with pytest.raises(tk.RenderError, match=r"layer 'sales': Chrome timed out .* also after a restart"):
         tk.render_image(chart_template("bar", [{"label": "slow", "value": 1}]))
     assert 1 <= render.browser_starts() - before <= 2
+
+
+# --- whole Plotly figures ------------------------------------------------------------
+
+
+FUNNEL = {"data": [{"type": "funnel", "y": ["Visits", "Carts", "Orders"], "x": [900, 300, 120]}], "layout": {}}
+
+
+@needs_chrome
+def test_a_whole_plotly_figure_is_drawn_at_the_layer_size_in_its_font():
+    figure = {**FUNNEL, "data": [{**FUNNEL["data"][0], "marker": {"color": RED}}]}
+    result = tk.render_image(figure_template(figure))
+    assert result.warnings == ()
+    image = decode(result.data)
+    assert image.size == (360, 240) and pixels_near(image, RED) > 500
+    (group,) = tk.prepare(figure_template(figure)).scene.items
+    assert group.items[0].image.size == (720, 480)  # drawn at twice the size, like every chart
+
+
+@needs_chrome
+def test_a_figure_object_can_replace_a_native_chart_by_modification():
+    native = chart_template("bar", POINTS)
+    native["layers"][0].pop("plotly")
+    figure = go.Figure(go.Funnel(y=["Visits", "Orders"], x=[10, 4], marker={"color": BLUE}))
+    result = tk.render_image(native, [{"name": "sales", "figure": figure}])
+    assert pixels_near(decode(result.data), BLUE) > 500
+    assert pixels_near(decode(tk.render_image(native).data), PALETTE[0].hex) > 500  # drawn natively without it
+
+
+def test_a_figure_must_be_plotly_json():
+    with pytest.raises(tk.TemplateError, match=r"layers\[0\]\.figure: a Plotly figure's data must be a list"):
+        tk.load_template(figure_template({"data": {"type": "bar"}}))
+    with pytest.raises(tk.TemplateError, match=r"unknown: frame"):
+        tk.load_template(figure_template({"data": [], "frame": 1}))
+
+
+@needs_chrome
+def test_a_figure_in_a_pdf_is_vector_with_searchable_text():
+    figure = {**FUNNEL, "layout": {"title": {"text": "Checkout funnel"}}}
+    pdf = tk.render_pdf(figure_template(figure)).data
+    import pdfminer.high_level
+
+    text = pdfminer.high_level.extract_text(io.BytesIO(pdf))
+    assert "Checkout funnel" in text and "Visits" in text

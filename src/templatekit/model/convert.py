@@ -28,6 +28,7 @@ from templatekit.model.layers import (
     ChartSeries,
     Column,
     Layer,
+    PlotlyFigure,
     UnknownLayer,
 )
 from templatekit.model.template import BackgroundImage, Template
@@ -121,6 +122,25 @@ def _chart_rows(value: Any, _: Any) -> tuple[ChartPoint, ...] | tuple[ChartSerie
     return converter.structure(value, tuple[ChartPoint, ...])
 
 
+def _figure(value: Any, _: Any) -> PlotlyFigure:
+    """A Plotly figure as JSON: given as JSON, or in Python as a figure object (whatever
+    has ``to_json``, as ``plotly.graph_objects.Figure`` does)."""
+    if not isinstance(value, dict) and callable(getattr(value, "to_json", None)):
+        value = json.loads(value.to_json())
+    if not isinstance(value, dict):
+        raise ValueError(f"must be a Plotly figure: an object with 'data' and 'layout' (got {value!r:.80})")
+    unknown = sorted(set(value) - {"data", "layout", "frames", "config"})
+    if unknown:
+        raise ValueError(f"a Plotly figure has data, layout and config (unknown: {', '.join(unknown)})")
+    if not isinstance(value.get("data", []), list) or not isinstance(value.get("layout", {}), dict):
+        raise ValueError("a Plotly figure's data must be a list of traces and its layout an object")
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"a Plotly figure must be plain JSON data ({exc})") from None
+    return PlotlyFigure(value)
+
+
 def _column(value: Any, _: Any) -> Column:
     if isinstance(value, str):
         return Column(key=value, header=value)
@@ -172,6 +192,7 @@ def _make_converter() -> Converter:
     conv.register_structure_hook(CellValue, _cell)
     conv.register_structure_hook(Union[tuple[ChartPoint, ...], tuple[ChartSeries, ...]], _chart_rows)
     conv.register_structure_hook(Column, _column)
+    conv.register_structure_hook(PlotlyFigure, _figure)
     conv.register_structure_hook(AnyLayer, _layer)
     conv.register_structure_hook(
         Union[Color, BackgroundImage, None],

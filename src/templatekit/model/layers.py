@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal, Union
 
 from attrs import frozen
 
+from templatekit.charts.numbers import FormatError, NumberFormat
 from templatekit.model.checks import (
     all_of,
     between,
@@ -294,6 +295,20 @@ class ChartSeries:
     color: Color | None = None
 
 
+PlotlyFigure = typing.NewType("PlotlyFigure", dict)
+"""A whole Plotly figure as JSON data: ``data`` (traces) and ``layout``."""
+
+
+def _number_format(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        NumberFormat.parse(value)
+    except FormatError as exc:
+        return str(exc)
+    return None
+
+
 @frozen(kw_only=True)
 class ChartLayer(Layer):
     TYPE = "chart"
@@ -306,7 +321,31 @@ class ChartLayer(Layer):
     colors: tuple[Color, ...] = ()
     stacked: bool = False
     font: str = "Inter"
+    value_format: str | None = field(None, check=_number_format)
+    value_labels: bool = False
+    max_slices: int | None = field(10, check=between(2, 1000))
+    figure: PlotlyFigure | None = None
     plotly: dict[str, Any] | None = None
+
+    @property
+    def is_pie(self) -> bool:
+        return self.chart_type in ("pie", "doughnut")
+
+    def problems(self) -> Iterator[tuple[str, str]]:
+        """A slice cannot be negative: its share of the whole would be meaningless."""
+        if self.figure is not None or not self.is_pie:
+            return
+        for index, row in enumerate(self.rows):
+            if isinstance(row, ChartSeries):
+                for number, point in enumerate(row.data):
+                    if point.value < 0:
+                        yield f"rows[{index}].data[{number}].value", _negative_slice(point)
+            elif isinstance(row, ChartPoint) and row.value < 0:
+                yield f"rows[{index}].value", _negative_slice(row)
+
+
+def _negative_slice(point: ChartPoint) -> str:
+    return f"pie and doughnut slices cannot be negative (label {point.label!r}: {point.value:g})"
 
 
 @frozen(kw_only=True)

@@ -57,6 +57,21 @@ class Color:
     def with_alpha(self, factor: float) -> Color:
         return Color(self.r, self.g, self.b, round(self.a * factor))
 
+    @property
+    def luminance(self) -> float:
+        """Relative luminance (WCAG 2), 0 for black to 1 for white; alpha ignored."""
+
+        def linear(channel: int) -> float:
+            c = channel / 255
+            return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+        return 0.2126 * linear(self.r) + 0.7152 * linear(self.g) + 0.0722 * linear(self.b)
+
+    def contrast(self, other: Color) -> float:
+        """The WCAG contrast ratio of two opaque colours, 1 (none) to 21 (black on white)."""
+        lighter, darker = sorted((self.luminance, other.luminance), reverse=True)
+        return (lighter + 0.05) / (darker + 0.05)
+
 
 Color.TRANSPARENT = Color(0, 0, 0, 0)
 

@@ -2,8 +2,9 @@
 mask drawn at four times the resolution and reduced, as the raster painter draws every
 curved shape.
 
-Both fill rules are exact for contours that do not cross themselves. Strokes are centred on the path, with round or square caps and round or mitred
-joins as the path says.
+Both fill rules are exact for contours that do not cross themselves. Strokes are
+centred on the path, with round or square caps and round or bevelled joins as the path
+says.
 """
 
 from __future__ import annotations

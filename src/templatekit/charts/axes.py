@@ -1,0 +1,185 @@
+"""Axes: the value scale with its ticks and their labels, and the category labels.
+
+Tick labels are never slanted and never cut: ticks are thinned until their labels fit
+side by side. Category labels wrap onto a second line, then end in an ellipsis; when
+even that leaves too little of them, every second (third…) label is shown, and the
+chart says so in a warning.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from attrs import frozen
+
+from templatekit.charts.canvas import Canvas
+from templatekit.charts.numbers import NumberFormat, auto_format, nice_ticks
+from templatekit.model.layers import ChartLayer
+from templatekit.text.typeset import TextBlock
+
+
+@frozen
+class Scale:
+    """Values ``low``..``high`` onto pixels ``start``..``end`` (either way round)."""
+
+    low: float
+    high: float
+    start: float
+    end: float
+
+    def __call__(self, value: float) -> float:
+        span = self.high - self.low
+        return self.start + (value - self.low) / span * (self.end - self.start) if span else self.start
+
+
+@frozen
+class Ticks:
+    values: tuple[float, ...]
+    labels: tuple[TextBlock, ...]
+
+    @property
+    def low(self) -> float:
+        return self.values[0]
+
+    @property
+    def high(self) -> float:
+        return self.values[-1]
+
+    @property
+    def widest(self) -> float:
+        return max(label.width for label in self.labels)
+
+
+def value_format(layer: ChartLayer, ticks: Sequence[float]) -> NumberFormat:
+    return NumberFormat.parse(layer.value_format) if layer.value_format else auto_format(list(ticks))
+
+
+def label_format(layer: ChartLayer, values: Sequence[float]) -> NumberFormat:
+    """How value labels write the data: the template's format, else thousands
+    separators and as many decimals as the data has (up to two), SI from a million."""
+    if layer.value_format:
+        return NumberFormat.parse(layer.value_format)
+    if any(abs(v) >= 1e6 for v in values):
+        return NumberFormat(kind="s", precision=3)
+    decimals = max((_decimals(v) for v in values), default=0)
+    return NumberFormat(precision=min(2, decimals))
+
+
+def _decimals(value: float) -> int:
+    text = f"{value:.6f}".rstrip("0")
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def ticks_along(canvas: Canvas, low: float, high: float, length: float, horizontal: bool) -> Ticks:
+    """Ticks for an axis ``length`` px long: about one per 3.5 lines of text along a
+    vertical axis; along a horizontal one as many as have room for their labels."""
+    metrics = canvas.metrics
+    style = canvas.style()
+    count = max(2, min(7, math.floor(length / (metrics.text * 3.5)) + 1))
+    while True:
+        values = _with_room(low, high, count)
+        fmt = value_format(canvas.layer, values)
+        labels = tuple(canvas.set(fmt(v), style, 1e6) for v in values)
+        ticks = Ticks(tuple(values), labels)
+        if not horizontal or count <= 2:
+            return ticks
+        room = length / max(1, len(values) - 1)
+        if ticks.widest + metrics.text * 1.2 <= room:
+            return ticks
+        count -= 1
+
+
+ROOM = 0.02  # of the data's span: data closer than this to the last tick gets one more
+
+
+def _with_room(low: float, high: float, count: int) -> list[float]:
+    """Nice ticks with room beyond the data: a bar never ends on the plot's edge."""
+    values = nice_ticks(low, high, count)
+    room = (high - low) * ROOM
+    if high > 0 and values[-1] - high < room or low < 0 and low - values[0] < room:
+        values = nice_ticks(low - room if low < 0 else low, high + room if high > 0 else high, count)
+    return values
+
+
+def extent(values: Sequence[float], from_zero: bool) -> tuple[float, float]:
+    """The range the value axis must show: the data's, with zero in it unless the axis
+    fits the data (scatter)."""
+    if not values:
+        return (0.0, 1.0)
+    low, high = min(values), max(values)
+    if from_zero:
+        low, high = min(low, 0.0), max(high, 0.0)
+    if low == high == 0:
+        return (0.0, 1.0)
+    return (low, high)
+
+
+@frozen
+class CategoryLabels:
+    """Category labels as measured; ``record`` notes them once they are drawn."""
+
+    names: tuple[str, ...]
+    blocks: dict[int, TextBlock]  # by category index: the labels shown
+    step: int  # every step-th label is shown
+
+    def record(self, canvas: Canvas) -> None:
+        for index, block in self.blocks.items():
+            canvas.keep(block, self.names[index], "category label")
+        if self.step > 1:
+            canvas.notes.append(
+                f"shows every {_ordinal(self.step)} category label ({len(self.blocks)} of {len(self.names)}): "
+                "there is no room for all of them"
+            )
+
+    @property
+    def height(self) -> float:
+        return max((block.height for block in self.blocks.values()), default=0.0)
+
+    @property
+    def width(self) -> float:
+        return max((block.width for block in self.blocks.values()), default=0.0)
+
+
+def side_by_side(canvas: Canvas, names: Sequence[str], slot: float, max_lines: int) -> CategoryLabels:
+    """Labels under categories ``slot`` px apart. A label wraps onto ``max_lines``
+    lines without breaking words, then ends in an ellipsis; if less than about three
+    letters' room would be left, only every step-th label is drawn, with the room of
+    ``step`` slots."""
+    if not names:
+        return CategoryLabels((), {}, 1)
+    gap = canvas.metrics.text * 0.5
+    longest = max(canvas.set(name, canvas.style(), 1e6).width for name in names)
+    legible = min(longest, canvas.metrics.text * 3)
+    step = 1 if slot - gap >= legible else math.ceil((legible + gap) / slot)
+    return _labels(canvas, names, step, slot * step - gap, max_lines)
+
+
+def stacked(canvas: Canvas, names: Sequence[str], slot: float, width: float) -> CategoryLabels:
+    """Labels beside categories ``slot`` px apart, one above the other, ``width`` px
+    wide: on two lines where a slot has room for two, else one; where a slot has not
+    room for one line, every step-th label is drawn."""
+    if not names:
+        return CategoryLabels((), {}, 1)
+    line = canvas.metrics.line
+    step = 1 if slot >= line * 0.95 else math.ceil(line / slot)
+    return _labels(canvas, names, step, width, 2 if slot * step >= 2 * line else 1)
+
+
+def _labels(canvas: Canvas, names: Sequence[str], step: int, width: float, max_lines: int) -> CategoryLabels:
+    style = canvas.style()
+    blocks = {}
+    for index in range(0, len(names), step):
+        block = canvas.set(names[index], style, width, max_lines)
+        if block.broke_words:  # a word longer than the room: one line with an ellipsis
+            block = canvas.set(names[index], style, width, 1)
+        blocks[index] = block
+    return CategoryLabels(tuple(names), blocks, step)
+
+
+def _ordinal(number: int) -> str:
+    if number == 2:
+        return "second"
+    if number == 3:
+        return "third"
+    return f"{number}th"

@@ -1,0 +1,93 @@
+"""A chart layer's rows as series of labelled values, with their colours.
+
+Both row shapes become a list of series; a series without its own colour takes the next
+palette colour. Slices of pies take their colour by label instead, the same in every pie,
+and the smallest may be grouped into one "Other" slice.
+"""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+from templatekit.charts.style import OTHER, PALETTE
+from templatekit.model.layers import ChartLayer, ChartPoint, ChartSeries
+from templatekit.model.values import Color
+
+OTHER_LABEL = "Other"
+
+
+@frozen
+class Series:
+    name: str
+    points: tuple[ChartPoint, ...]
+    color: Color
+
+    def value(self, label: str) -> float | None:
+        """The value at a category, None where the series has none."""
+        for point in self.points:
+            if point.label == label:
+                return point.value
+        return None
+
+    def color_of(self, point: ChartPoint) -> Color:
+        return point.color or self.color
+
+
+def series_of(layer: ChartLayer) -> list[Series]:
+    palette = palette_of(layer)
+    rows = layer.rows
+    if not rows:
+        return []
+    if isinstance(rows[0], ChartSeries):
+        return [
+            Series(s.name, s.data, s.color or palette[i % len(palette)])
+            for i, s in enumerate(rows)
+            if isinstance(s, ChartSeries)
+        ]
+    points = tuple(p for p in rows if isinstance(p, ChartPoint))
+    return [Series(layer.title or "", points, palette[0])]
+
+
+def palette_of(layer: ChartLayer) -> tuple[Color, ...]:
+    return layer.colors or PALETTE
+
+
+def categories(series: list[Series]) -> list[str]:
+    """Every label, in the order of first appearance."""
+    return list(dict.fromkeys(p.label for s in series for p in s.points))
+
+
+@frozen
+class Slices:
+    """The slices of every pie: series with labels outside the kept ones summed into
+    one "Other" point, and the colour of each label."""
+
+    series: list[Series]
+    colors: dict[str, Color]
+    grouped: int  # labels put into "Other"
+
+
+def slices(layer: ChartLayer, series: list[Series]) -> Slices:
+    """Pies with at most ``max_slices`` slices: the labels with the largest totals (over
+    every pie) are kept, in their order, and the rest summed into "Other" (with a row
+    of that name, if there is one)."""
+    labels = categories(series)
+    limit = layer.max_slices
+    grouped: set[str] = set()
+    if limit is not None and len(labels) > limit:
+        totals = {label: sum(s.value(label) or 0.0 for s in series) for label in labels}
+        ranked = sorted((label for label in labels if label != OTHER_LABEL), key=lambda label: -totals[label])
+        grouped = set(labels) - set(ranked[: limit - 1])
+        series = [_grouped(s, grouped) for s in series]
+    palette = palette_of(layer)
+    own = [label for label in categories(series) if not (grouped and label == OTHER_LABEL)]
+    colors = {label: palette[i % len(palette)] for i, label in enumerate(own)}
+    if grouped:
+        colors[OTHER_LABEL] = OTHER
+    return Slices(series, colors, len(grouped - {OTHER_LABEL}))
+
+
+def _grouped(series: Series, grouped: set[str]) -> Series:
+    kept = tuple(p for p in series.points if p.label not in grouped)
+    rest = sum(p.value for p in series.points if p.label in grouped)
+    return Series(series.name, (*kept, ChartPoint(label=OTHER_LABEL, value=rest)), series.color)

@@ -1,0 +1,110 @@
+"""The shapes charts are drawn with, as Scene paths: bars rounded at their outer end,
+pie and doughnut slices, lines and the areas under them, markers."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from templatekit.layout.scene import Ellipse, Item, Path, Point
+from templatekit.model.values import Color
+
+End = Literal["top", "bottom", "left", "right"]
+Command = tuple[Any, ...]
+_KAPPA = 0.5523  # a quarter circle's control points, as a share of its radius
+
+
+def bar(x0: float, y0: float, x1: float, y1: float, radius: float, end: End | None, fill: Color) -> Path:
+    """A bar from ``x0, y0`` to ``x1, y1`` with its corners at ``end`` rounded."""
+    left, right, top, bottom = min(x0, x1), max(x0, x1), min(y0, y1), max(y0, y1)
+    r = max(0.0, min(radius, (right - left) / 2, (bottom - top) / 2)) if end else 0.0
+    k = r * (1 - _KAPPA)
+    rounded = {
+        "top": (True, True, False, False),
+        "bottom": (False, False, True, True),
+        "left": (True, False, False, True),
+        "right": (False, True, True, False),
+    }.get(end or "", (False, False, False, False))
+    top_left, top_right, bottom_right, bottom_left = (r if flag else 0.0 for flag in rounded)
+    commands: list[Command] = [("M", left + top_left, top), ("L", right - top_right, top)]
+    if top_right:
+        commands.append(("C", right - top_right + _KAPPA * r, top, right, top + k, right, top + r))
+    commands.append(("L", right, bottom - bottom_right))
+    if bottom_right:
+        commands.append(("C", right, bottom - k, right - k, bottom, right - r, bottom))
+    commands.append(("L", left + bottom_left, bottom))
+    if bottom_left:
+        commands.append(("C", left + k, bottom, left, bottom - k, left, bottom - r))
+    commands.append(("L", left, top + top_left))
+    if top_left:
+        commands.append(("C", left, top + k, left + k, top, left + r, top))
+    commands.append(("Z",))
+    return Path(tuple(commands), fill=fill)
+
+
+def on_circle(cx: float, cy: float, radius: float, angle: float) -> Point:
+    """The point at ``angle`` radians clockwise from the top."""
+    return (cx + radius * math.sin(angle), cy - radius * math.cos(angle))
+
+
+def arc(cx: float, cy: float, radius: float, start: float, end: float) -> list[Command]:
+    """Cubic segments along a circle from ``start`` to ``end`` (radians clockwise from
+    the top; either way round), at most a quarter turn each."""
+    pieces = max(1, math.ceil(abs(end - start) / (math.pi / 2) - 1e-9))
+    step = (end - start) / pieces
+    handle = 4 / 3 * math.tan(step / 4) * radius
+    commands: list[Command] = []
+    for index in range(pieces):
+        a, b = start + index * step, start + (index + 1) * step
+        (x0, y0), (x1, y1) = on_circle(cx, cy, radius, a), on_circle(cx, cy, radius, b)
+        commands.append(
+            (
+                "C",
+                x0 + handle * math.cos(a),
+                y0 + handle * math.sin(a),
+                x1 - handle * math.cos(b),
+                y1 - handle * math.sin(b),
+                x1,
+                y1,
+            )
+        )
+    return commands
+
+
+def slice_(cx: float, cy: float, outer: float, inner: float, start: float, end: float, fill: Color) -> Path:
+    """A pie slice (``inner`` 0) or a doughnut's, from ``start`` to ``end`` radians
+    clockwise from the top; a whole turn is a disc or a ring."""
+    whole = end - start >= 2 * math.pi - 1e-9
+    if whole:
+        ring = [("M", *on_circle(cx, cy, outer, 0)), *arc(cx, cy, outer, 0, 2 * math.pi), ("Z",)]
+        if inner > 0:
+            ring += [("M", *on_circle(cx, cy, inner, 0)), *arc(cx, cy, inner, 2 * math.pi, 0), ("Z",)]
+        return Path(tuple(ring), fill=fill)
+    commands: list[Command] = [("M", *on_circle(cx, cy, outer, start)), *arc(cx, cy, outer, start, end)]
+    if inner > 0:
+        commands += [("L", *on_circle(cx, cy, inner, end)), *arc(cx, cy, inner, end, start)]
+    else:
+        commands.append(("L", cx, cy))
+    commands.append(("Z",))
+    return Path(tuple(commands), fill=fill)
+
+
+def polyline(points: Sequence[Point], color: Color, width: float) -> Path:
+    commands = [("M", *points[0]), *(("L", *p) for p in points[1:])]
+    return Path(tuple(commands), stroke=color, stroke_width=width, line_cap="round", line_join="round")
+
+
+def band(upper: Sequence[Point], lower: Sequence[Point], fill: Color) -> Path:
+    """The area between two lines over the same positions (``lower`` left to right)."""
+    outline = [*upper, *reversed(lower)]
+    return Path((("M", *outline[0]), *(("L", *p) for p in outline[1:]), ("Z",)), fill=fill)
+
+
+def marker(x: float, y: float, diameter: float, fill: Color, ring: float) -> list[Item]:
+    """A dot centred on ``x, y`` in a white ring that parts it from lines under it."""
+    outer = diameter + 2 * ring
+    return [
+        Ellipse(x - outer / 2, y - outer / 2, outer, outer, Color(255, 255, 255)),
+        Ellipse(x - diameter / 2, y - diameter / 2, diameter, diameter, fill),
+    ]

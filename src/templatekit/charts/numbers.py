@@ -1,0 +1,155 @@
+"""Numbers on charts: nice axis ticks, and formatting values as people write them.
+
+``valueFormat`` is a small language after d3-format: an optional prefix, the spec, an
+optional suffix. Without braces, leading currency signs are the prefix (``$,.0f``,
+``€,.2f``); with braces the prefix and suffix are any text (``{,.1f} kg``). The spec is
+``[,][.N][type]``: ``,`` groups thousands, ``N`` is the number of decimals (significant
+digits for ``s``), and the type is ``f`` (fixed), ``d`` (whole), ``%`` (times 100, with a
+percent sign) or ``s`` (SI: 1.2k, 3.4M, 5B). Without a format, values are written with
+thousands separators and the decimals the axis step needs, or in SI when they reach
+ten thousand.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import ROUND_HALF_UP, Decimal
+
+from attrs import frozen
+
+_SPEC = re.compile(r"(?P<comma>,)?(?:\.(?P<precision>\d+))?(?P<kind>[fd%s])?")
+_CURRENCY = "$€£¥₹₩₽₺₪¢₫฿₴₦"
+MINUS = "\u2212"
+_SI = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
+
+
+class FormatError(ValueError):
+    """A valueFormat the language does not have."""
+
+
+@frozen
+class NumberFormat:
+    prefix: str = ""
+    suffix: str = ""
+    comma: bool = True
+    precision: int | None = None
+    kind: str = "f"
+
+    @classmethod
+    def parse(cls, text: str) -> NumberFormat:
+        """A format from ``valueFormat`` text; raises FormatError naming what is wrong."""
+        prefix, suffix, spec = "", "", text
+        if "{" in text or "}" in text:
+            found = re.fullmatch(r"(?P<prefix>[^{}]*)\{(?P<spec>[^{}]*)\}(?P<suffix>[^{}]*)", text)
+            if found is None:
+                raise FormatError(f"{text!r}: braces must hold the number's spec, once, e.g. '{{,.1f}} kg'")
+            prefix, spec, suffix = found["prefix"], found["spec"], found["suffix"]
+        else:
+            while spec and spec[0] in _CURRENCY:
+                prefix, spec = prefix + spec[0], spec[1:]
+        parsed = _SPEC.fullmatch(spec)
+        if parsed is None:
+            raise FormatError(f"{text!r}: the spec is [,][.N][f|d|%|s], e.g. ',.2f', '.0%', '$,.0f' or '.3s'")
+        precision = parsed["precision"]
+        return cls(prefix, suffix, bool(parsed["comma"]), int(precision) if precision else None, parsed["kind"] or "f")
+
+    def __call__(self, value: float) -> str:
+        """The value as text; negative numbers take a true minus sign, before the prefix
+        (−$1,200)."""
+        number = self._number(value)
+        negative = number.startswith("-")
+        if negative:
+            number = number[1:]
+            negative = bool(number.strip("0.,%kMBT"))  # a value that rounds to zero has no sign
+        return f"{MINUS if negative else ''}{self.prefix}{number}{self.suffix}"
+
+    def _number(self, value: float) -> str:
+        grouping = "," if self.comma else ""
+        if self.kind == "%":
+            return _fixed(value * 100, 0 if self.precision is None else self.precision, grouping) + "%"
+        if self.kind == "d":
+            return _fixed(value, 0, grouping)
+        if self.kind == "s":
+            return _si(value, self.precision)
+        return _fixed(value, 0 if self.precision is None else self.precision, grouping)
+
+
+def _fixed(value: float, decimals: int, grouping: str) -> str:
+    """``value`` with ``decimals`` decimals, halves rounded away from zero as people
+    (and spreadsheets) round them: 1234.5 -> 1,235."""
+    exact = Decimal(repr(value)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    return f"{exact:{grouping}.{decimals}f}"
+
+
+def _si(value: float, digits: int | None) -> str:
+    """A value with an SI suffix: 1500 -> 1.5k, 2000000 -> 2M; ``digits`` significant
+    digits when given, else as few as show it."""
+    magnitude = abs(value)
+    size, suffix = next(((size, suffix) for size, suffix in _SI if magnitude >= size), (1.0, ""))
+    scaled = value / size
+    if digits:
+        text = f"{scaled:.{digits}g}"
+    else:
+        text = f"{scaled:.2f}".rstrip("0").rstrip(".")
+    return f"{text}{suffix}"
+
+
+def auto_format(ticks: list[float]) -> NumberFormat:
+    """The format an axis with these ticks reads best in: SI from ten thousand up,
+    else thousands separators and the decimals the ticks need."""
+    if not ticks:
+        return NumberFormat()
+    largest = max(abs(t) for t in ticks)
+    if largest >= 10_000:
+        return NumberFormat(kind="s")
+    decimals = next((d for d in range(7) if all(abs(round(t, d) - t) < 1e-9 for t in ticks)), 6)
+    return NumberFormat(precision=decimals)
+
+
+def nice_ticks(low: float, high: float, count: int) -> list[float]:
+    """About ``count`` (at least two) evenly spaced round values covering
+    ``low``..``high``: the first at or below ``low``, the last at or above ``high``, with
+    a step of 1, 2 or 5 times a power of ten. The smallest step that needs no more than
+    ``count`` ticks is taken, or the next smaller one (one tick more) when that covers
+    the data much more tightly."""
+    if high < low:
+        low, high = high, low
+    if high == low:
+        high = low + (abs(low) or 1.0)
+    count = max(2, count)
+    step = _nice_step((high - low) / (count - 1))
+    while len(_ticks(low, high, step)) > count:
+        step = _nice_step(step * 1.0001)
+    ticks = _ticks(low, high, step)
+    finer = _ticks(low, high, _finer_step(step))
+    if len(finer) <= count + 1 and _coverage(finer, low, high) >= 0.75 > _coverage(ticks, low, high):
+        return finer
+    return ticks
+
+
+def _ticks(low: float, high: float, step: float) -> list[float]:
+    first = math.floor(low / step + 1e-9)
+    last = math.ceil(high / step - 1e-9)
+    return [round(n * step, 12) + 0.0 for n in range(first, last + 1)]
+
+
+def _coverage(ticks: list[float], low: float, high: float) -> float:
+    """How much of the ticks' span the data fills."""
+    return (high - low) / (ticks[-1] - ticks[0])
+
+
+def _finer_step(step: float) -> float:
+    """The nice step below ``step``: 10 -> 5 -> 2 -> 1."""
+    power = 10 ** math.floor(math.log10(step) + 1e-9)
+    multiple = round(step / power)
+    return {1: 0.5, 2: 1.0, 5: 2.0}.get(multiple, 5.0) * power
+
+
+def _nice_step(raw: float) -> float:
+    """The smallest of 1, 2, 5 times a power of ten at least ``raw``."""
+    power = 10 ** math.floor(math.log10(raw))
+    for multiple in (1, 2, 5, 10):
+        if raw <= multiple * power * (1 + 1e-9):
+            return multiple * power
+    return 10 * power

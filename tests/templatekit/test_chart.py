@@ -1,0 +1,453 @@
+"""Charts drawn by the engine: checked on the Scene (what is drawn where, with which
+text) and on decoded pixels; the hard cases of fixed boxes (long labels, many slices,
+many categories, negative values) drawn without overlaps and with warnings."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import textwrap
+
+import pdfminer.high_level
+import pytest
+from PIL import ImageChops, ImageStat
+
+import templatekit as tk
+from templatekit.charts.numbers import MINUS, FormatError, NumberFormat, auto_format, nice_ticks
+from templatekit.charts.pie import _percents
+from templatekit.charts.style import AXIS, GRID, OTHER, PALETTE
+from templatekit.layout.scene import Ellipse, GlyphRun, Group, Line, Path, Rect
+from tests.conftest import decode, layer, template, without_modules
+
+KINDS = ("bar", "horizontalBar", "line", "area", "pie", "doughnut", "scatter")
+POINTS = [{"label": "Q1", "value": 3}, {"label": "Q2", "value": 5}, {"label": "Q3", "value": 2}]
+SERIES = [
+    {"name": "North", "data": [{"label": "Q1", "value": 3}, {"label": "Q2", "value": 5}, {"label": "Q3", "value": 4}]},
+    {"name": "South", "data": [{"label": "Q1", "value": 2}, {"label": "Q2", "value": 4}, {"label": "Q3", "value": 6}]},
+]
+LONG = [
+    {"label": "North America and the Caribbean", "value": 540},
+    {"label": "Europe, Middle East & Africa", "value": 310},
+    {"label": "Asia-Pacific including Oceania", "value": 150},
+    {"label": "Latin America", "value": 90},
+]
+MANY = [{"label": f"Category {i + 1}", "value": 30 - i} for i in range(30)]
+RED, BLUE = "#e11d48", "#2563eb"
+
+
+def chart(kind: str = "bar", rows=None, width: int = 420, height: int = 300, **fields) -> dict:
+    spec = layer("chart", "sales", width=width, height=height, chartType=kind, rows=POINTS if rows is None else rows)
+    return template({**spec, **fields}, width=width, height=height, background="#ffffff")
+
+
+def drawn(data: dict, modifications=None) -> tuple[list, tuple[str, ...]]:
+    """The chart layer's items (flattened) and the render's warnings."""
+    prepared = tk.prepare(data, modifications)
+    (group,) = prepared.scene.items
+    return list(flatten(group)), prepared.warnings
+
+
+def flatten(item):
+    if isinstance(item, Group):
+        for child in item.items:
+            yield from flatten(child)
+    else:
+        yield item
+
+
+def texts(items) -> list[str]:
+    return [item.text for item in items if isinstance(item, GlyphRun)]
+
+
+def text_box(run: GlyphRun) -> tuple[float, float, float, float]:
+    return (run.x, run.y - run.size * 0.75, run.x + run.width, run.y + run.size * 0.2)
+
+
+def bounds(item) -> tuple[float, float, float, float]:
+    if isinstance(item, GlyphRun):
+        return text_box(item)
+    if isinstance(item, Path):
+        return item.bounds()
+    if isinstance(item, (Rect, Ellipse)):
+        return (item.x, item.y, item.x + item.width, item.y + item.height)
+    raise TypeError(item)
+
+
+def overlap(a, b, slack: float = 0.5) -> bool:
+    return a[0] < b[2] - slack and b[0] < a[2] - slack and a[1] < b[3] - slack and b[1] < a[3] - slack
+
+
+def words(items) -> list[tuple[float, float, float, float]]:
+    """Boxes of whole texts: the runs of one text on one baseline count as one."""
+    runs = sorted((r for r in items if isinstance(r, GlyphRun)), key=lambda r: (round(r.y, 1), r.x))
+    merged: list[list[float]] = []
+    for run in runs:
+        box = list(text_box(run))
+        last = merged[-1] if merged else None
+        if last and abs(last[3] - box[3]) < 0.5 and box[0] <= last[2] + 0.5:
+            last[2] = max(last[2], box[2])
+        else:
+            merged.append(box)
+    return [tuple(box) for box in merged]
+
+
+def assert_nothing_overlaps(items, box=(0, 0, 420, 300)):
+    boxes = words(items)
+    for i, a in enumerate(boxes):
+        assert box[0] - 1 <= a[0] and a[2] <= box[2] + 1 and box[1] - 1 <= a[1] and a[3] <= box[3] + 1, a
+        for b in boxes[i + 1 :]:
+            assert not overlap(a, b), (a, b)
+
+
+def marks(items) -> list:
+    return [i for i in items if isinstance(i, Path) and i.fill is not None and i.fill not in (GRID, AXIS)]
+
+
+def pixels_near(image, color: str, tolerance: int = 10) -> int:
+    target = tuple(int(color[i : i + 2], 16) for i in (1, 3, 5))
+    counts = image.convert("RGB").getcolors(1 << 24)
+    return sum(n for n, rgb in counts if all(abs(a - b) <= tolerance for a, b in zip(rgb, target, strict=True)))
+
+
+# --- numbers ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "count", "ticks"),
+    [
+        (0, 24, 7, [0, 5, 10, 15, 20, 25]),
+        (0, 26, 7, [0, 5, 10, 15, 20, 25, 30]),
+        (-5, 39, 7, [-10, 0, 10, 20, 30, 40]),
+        (0, 1, 6, [0, 0.2, 0.4, 0.6, 0.8, 1]),
+        (-0.3, 0.7, 6, [-0.4, -0.2, 0, 0.2, 0.4, 0.6, 0.8]),  # one more tick, covering the data closely
+        (0, 540, 5, [0, 200, 400, 600]),
+        (0, 2_600_000, 5, [0, 1_000_000, 2_000_000, 3_000_000]),
+        (3, 3, 5, [3, 4, 5, 6]),
+    ],
+)
+def test_nice_ticks_are_round_cover_the_data_and_keep_about_to_the_count(low, high, count, ticks):
+    assert nice_ticks(low, high, count) == ticks
+
+
+@pytest.mark.parametrize(
+    ("spec", "value", "text"),
+    [
+        ("$,.0f", 1234567.8, "$1,234,568"),
+        ("$,.2f", -1200, f"{MINUS}$1,200.00"),
+        ("€,.0f", 999.6, "€1,000"),
+        (".0%", 0.256, "26%"),
+        (".1%", -0.0004, "0.0%"),  # rounds to zero: no sign
+        (".3s", 1_234_567, "1.23M"),
+        ("s", 2_500, "2.5k"),
+        ("{,.1f} kg", 12345.67, "12,345.7 kg"),
+        ("d", 12.6, "13"),
+        (",", 1234.5, "1,234"),
+    ],
+)
+def test_value_formats(spec, value, text):
+    assert NumberFormat.parse(spec)(value) == text
+
+
+@pytest.mark.parametrize("spec", ["x", "$,.2q", "{,.1f", "{a}{b}", ".f2"])
+def test_a_value_format_the_language_does_not_have_is_refused(spec):
+    with pytest.raises(FormatError, match="spec"):
+        NumberFormat.parse(spec)
+    with pytest.raises(tk.TemplateError, match=r"layers\[0\]\.valueFormat: .*"):
+        tk.load_template(chart(valueFormat=spec))
+
+
+def test_axes_without_a_format_read_as_people_write_numbers():
+    assert [auto_format([0, 0.2, 0.4])(v) for v in (0, 0.2)] == ["0.0", "0.2"]
+    assert auto_format([0, 2000, 4000])(2000) == "2,000"
+    assert auto_format([0, 50_000, 100_000])(50_000) == "50k"
+    assert auto_format([0, 1_000_000, 2_000_000])(2_000_000) == "2M"
+
+
+def test_percentages_add_up_to_a_hundred():
+    assert _percents([1, 1, 1]) == ["34%", "33%", "33%"]
+    assert _percents([1000, 1]) == ["100%", "<1%"]
+    assert sum(int(p.rstrip("%").lstrip("<")) for p in _percents([3.3, 7.1, 12.6, 50, 27])) == 100
+
+
+# --- every kind ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("rows", [POINTS, SERIES], ids=["points", "series"])
+def test_every_kind_draws_its_data_in_the_palette_without_warnings(kind, rows):
+    result = tk.render_image(chart(kind, rows, title="Sales"))
+    assert result.warnings == ()
+    image = decode(result.data)
+    assert image.size == (420, 300)
+    colours = 3 if kind in ("pie", "doughnut") else len(rows) if rows is SERIES else 1
+    for colour in PALETTE[:colours]:
+        assert pixels_near(image, colour.hex) > 40, f"{kind}: too few pixels of {colour.hex}"
+
+
+def test_the_title_axis_legend_and_category_texts_are_set_with_the_engine():
+    items, warnings = drawn(chart("bar", SERIES, title="Sales by quarter"))
+    shown = texts(items)
+    assert warnings == ()
+    assert shown[0] == "Sales by quarter"
+    assert {"North", "South", "Q1", "Q2", "Q3", "0", "2", "4", "6"} <= set(shown)
+    fonts = {run.font.path.rsplit("/", 1)[-1] for run in items if isinstance(run, GlyphRun)}
+    assert fonts <= {"Inter-Regular.otf", "Inter-SemiBold.otf"}
+    title, tick = next(r for r in items if isinstance(r, GlyphRun)), next(r for r in items if texts([r]) == ["6"])
+    assert title.size > tick.size
+
+
+def test_bars_stand_side_by_side_or_stacked_and_rounded_at_their_end():
+    side, _ = drawn(chart("bar", SERIES))
+    bars = marks(side)
+    assert len(bars) == 6
+    first, second = bars[0].bounds(), bars[1].bounds()
+    assert first[2] <= second[0]  # North's Q1 bar left of South's
+    assert any(c[0] == "C" for c in bars[0].commands)  # rounded corners
+    stacked, _ = drawn(chart("bar", SERIES, stacked=True))
+    lower, upper = marks(stacked)[0].bounds(), marks(stacked)[1].bounds()
+    assert lower[0] == upper[0] and upper[3] == pytest.approx(lower[1])  # South's Q1 on top of North's
+    assert not any(c[0] == "C" for c in marks(stacked)[0].commands)  # only the top of a stack is rounded
+
+
+def test_negative_values_hang_from_a_zero_line():
+    rows = [{"label": "a", "value": -20}, {"label": "b", "value": 30}]
+    items, _ = drawn(chart("bar", rows))
+    (zero,) = [i for i in items if isinstance(i, Line) and i.color == AXIS]
+    down, up = (bar.bounds() for bar in marks(items))
+    assert down[1] == pytest.approx(zero.start[1]) and down[3] > zero.start[1]
+    assert up[3] == pytest.approx(zero.start[1]) and up[1] < zero.start[1]
+    assert f"{MINUS}20" in texts(items)
+    for kind in ("horizontalBar", "line", "area", "scatter"):
+        result = tk.render_image(chart(kind, rows))
+        assert result.warnings == () and pixels_near(decode(result.data), PALETTE[0].hex) > 40
+
+
+def test_horizontal_bars_run_from_the_top_with_level_value_labels_and_room_at_the_end():
+    items, _ = drawn(chart("horizontalBar", POINTS, valueLabels=True))
+    bars = marks(items)
+    assert [b.bounds()[1] for b in bars] == sorted(b.bounds()[1] for b in bars)  # Q1 at the top
+    gridlines = [i.start[0] for i in items if isinstance(i, Line) and i.color == GRID]
+    longest = max(b.bounds()[2] for b in bars)
+    assert longest < max(gridlines)  # the longest bar stops short of the plot's end
+    labels = {t: r for r in items if isinstance(r, GlyphRun) for t in [r.text]}
+    assert labels["5"].x > longest  # its value label beside it
+    assert_nothing_overlaps(items)
+
+
+def test_value_labels_use_the_format():
+    rows = [{"label": "Jan", "value": 1200}, {"label": "Feb", "value": -560}]
+    items, _ = drawn(chart("line", rows, valueFormat="$,.0f", valueLabels=True))
+    assert {"$1,200", f"{MINUS}$560", "$1,000", "$0"} <= set(texts(items))
+    items, _ = drawn(chart("area", [{"label": "a", "value": 0.25}], valueFormat=".0%", valueLabels=True))
+    assert "25%" in texts(items)
+
+
+def test_scatter_with_numeric_labels_has_a_numeric_axis():
+    rows = [{"label": str(x), "value": x * x} for x in (-4, 1, 10)]
+    items, _ = drawn(chart("scatter", rows))
+    dots = [i for i in items if isinstance(i, Ellipse) and i.fill == PALETTE[0]]
+    centres = [d.x + d.width / 2 for d in dots]
+    assert (centres[1] - centres[0]) / (centres[2] - centres[1]) == pytest.approx(5 / 9, rel=0.01)
+    assert {f"{MINUS}5", "0", "5", "10"} <= set(texts(items))
+
+
+def test_point_and_series_colours_and_the_palette():
+    rows = [{**SERIES[0], "color": RED}, SERIES[1]]
+    items, _ = drawn(chart("bar", rows, colors=["#111111", BLUE]))
+    fills = [m.fill.hex for m in marks(items)]
+    assert fills.count(RED) == 3 and fills.count(BLUE) == 3
+    own = [POINTS[0], {**POINTS[1], "color": RED}, POINTS[2]]
+    assert [m.fill.hex for m in marks(drawn(chart("bar", own))[0])] == [PALETTE[0].hex, RED, PALETTE[0].hex]
+
+
+# --- pies -----------------------------------------------------------------------------
+
+
+def test_pie_slices_run_clockwise_from_the_top_with_their_percentages():
+    items, _ = drawn(chart("pie", [{"label": "a", "value": 1}, {"label": "b", "value": 3}]))
+    first, second = marks(items)
+    assert first.commands[0][1] == pytest.approx(second.commands[-2][1])  # b ends where a starts: the top
+    cx = (second.bounds()[0] + second.bounds()[2]) / 2
+    assert first.bounds()[0] >= cx - 1  # a quarter, clockwise from the top: right of the centre
+    assert {"25%", "75%", "a", "b"} <= set(texts(items))
+
+
+def test_a_negative_slice_is_refused_naming_its_row():
+    rows = [{"label": "Web", "value": 50}, {"label": "Store", "value": -30}]
+    with pytest.raises(tk.TemplateError, match=r"layers\[0\]\.rows\[1\]\.value: .*negative \(label 'Store': -30\)"):
+        tk.load_template(chart("pie", rows))
+    with pytest.raises(tk.ModificationError, match=r"rows\[1\]\.value: .*negative \(label 'Store': -30\)"):
+        tk.render_image(chart("doughnut"), [{"name": "sales", "rows": rows}])
+    series = [{"name": "2025", "data": rows}]
+    with pytest.raises(tk.TemplateError, match=r"rows\[0\]\.data\[1\]\.value"):
+        tk.load_template(chart("pie", series))
+
+
+def test_many_slices_are_grouped_into_other():
+    items, warnings = drawn(chart("pie", MANY))
+    slices = marks(items)
+    assert len(slices) == 10 and slices[-1].fill == OTHER
+    assert "Other" in texts(items) and "Category 9" in texts(items) and "Category 10" not in texts(items)
+    assert warnings == ("layer 'sales': 21 of the smallest slices are grouped into 'Other' (maxSlices 10)",)
+    assert_nothing_overlaps(items)
+
+
+def test_a_legend_with_no_room_left_says_how_many_more():
+    items, warnings = drawn(chart("doughnut", MANY, maxSlices=None))
+    assert len(marks(items)) == 30
+    more = [t for t in texts(items) if t.startswith("+")]
+    shown = [t for t in texts(items) if t.startswith("Category")]
+    assert more == [f"+{30 - len(shown)} more"]
+    assert warnings == (f"layer 'sales': the legend has room for {len(shown)} of 30 entries; shows '{more[0]}'",)
+    assert_nothing_overlaps(items)
+
+
+@pytest.mark.parametrize(("width", "height"), [(420, 300), (300, 420), (640, 260), (260, 200)])
+def test_a_long_legend_never_covers_the_pie_nor_squashes_it(width, height):
+    items, _ = drawn(chart("pie", LONG, width=width, height=height))
+    slices = marks(items)
+    pie = (min(s.bounds()[0] for s in slices), min(s.bounds()[1] for s in slices))
+    pie += (max(s.bounds()[2] for s in slices), max(s.bounds()[3] for s in slices))
+    assert pie[2] - pie[0] >= 0.5 * min(width, height) - 1  # the pie keeps half the shorter side
+    legend = [text_box(r) for r in items if isinstance(r, GlyphRun) and not r.text.endswith("%")]
+    assert legend and all(not overlap(box, pie) for box in legend)
+    assert_nothing_overlaps(items, (0, 0, width, height))
+
+
+def test_without_a_legend_slices_are_labelled_outside_without_overlaps():
+    rows = [*LONG, {"label": "Rest", "value": 8}, {"label": "Tiny", "value": 3}]
+    items, _ = drawn(chart("pie", rows, legend=False))
+    assert {"Rest", "Tiny", "<1%", "1%"} <= set(texts(items))
+    leaders = [i for i in items if isinstance(i, Line) and i.color == AXIS]
+    assert len(leaders) == 2 * len(rows)
+    assert_nothing_overlaps(items)
+
+
+def test_several_pies_share_colours_by_label_and_show_their_names():
+    rows = [
+        {"name": "2025", "data": [{"label": "x", "value": 1}, {"label": "y", "value": 2}]},
+        {"name": "2026", "data": [{"label": "y", "value": 1}, {"label": "z", "value": 2}]},
+    ]
+    items, _ = drawn(chart("doughnut", rows))
+    assert [m.fill for m in marks(items)] == [PALETTE[0], PALETTE[1], PALETTE[1], PALETTE[2]]
+    assert {"2025", "2026"} <= set(texts(items))
+
+
+# --- fixed boxes ----------------------------------------------------------------------
+
+
+def test_long_category_labels_wrap_then_end_in_an_ellipsis_never_slanted():
+    items, warnings = drawn(chart("bar", LONG))
+    shown = texts(items)
+    assert "North America" in shown and "and the…" in shown  # two lines, the second cut
+    assert "Latin America" in shown
+    assert warnings[0].startswith(
+        "layer 'sales': 3 category label(s) shortened to fit: 'North America and the Caribbe…'"
+    )
+    bars = marks(items)
+    plot = min(b.bounds()[1] for b in bars), max(b.bounds()[3] for b in bars)
+    assert plot[1] - plot[0] >= 0.5 * 300  # the plot keeps its share of the box
+    assert_nothing_overlaps(items)
+
+
+def test_many_categories_thin_out_to_legible_labels_with_a_warning():
+    items, warnings = drawn(chart("horizontalBar", MANY))
+    shown = [t for t in texts(items) if t.startswith("Category")]
+    assert shown == [f"Category {n}" for n in range(1, 31, 2)]
+    assert warnings == (
+        "layer 'sales': shows every second category label (15 of 30): there is no room for all of them",
+    )
+    assert all(run.size >= 11 for run in items if isinstance(run, GlyphRun))
+    assert len(marks(items)) == 30
+    assert_nothing_overlaps(items)
+
+
+def test_a_series_legend_wraps_under_the_title_and_keeps_to_its_share():
+    rows = [{"name": f"Region number {i}", "data": POINTS} for i in range(24)]
+    items, warnings = drawn(chart("line", rows, title="Regions"))
+    assert any(w.startswith("layer 'sales': the legend has room for") for w in warnings)
+    legend_bottom = max(
+        text_box(r)[3] for r in items if isinstance(r, GlyphRun) and r.text.startswith(("Region ", "+"))
+    )
+    assert legend_bottom <= 300 * 0.25 + 60
+    assert_nothing_overlaps(items)
+
+
+def test_an_empty_chart_is_drawn_with_a_warning():
+    result = tk.render_image(chart("bar", []))
+    assert result.warnings == ("layer 'sales': rows is empty: the chart is drawn without data",)
+    assert tk.render_image(chart("pie", [{"label": "a", "value": 0}])).warnings == (
+        "layer 'sales': no values above zero: the chart is drawn empty",
+    )
+
+
+def test_labels_in_other_scripts_are_shaped_and_a_right_to_left_title_sits_right():
+    rows = [{"label": "القاهرة", "value": 5}, {"label": "東京", "value": 8}, {"label": "서울", "value": 6}]
+    items, warnings = drawn(chart("bar", rows, title="المبيعات حسب المنطقة"))
+    assert warnings == ()
+    title = next(r for r in items if isinstance(r, GlyphRun))
+    assert title.rtl and title.x + title.width == pytest.approx(420, abs=1)
+    assert {"القاهرة", "東京", "서울"} <= set(texts(items))
+
+
+# --- the same chart in every output ---------------------------------------------------
+
+
+def test_a_pdf_chart_is_vector_with_searchable_labels():
+    data = chart("bar", SERIES, title="Sales by quarter", valueLabels=True)
+    pdf = tk.render_pdf(data).data
+    assert b"/Subtype /Image" not in pdf
+    text = pdfminer.high_level.extract_text(io.BytesIO(pdf))
+    for word in ("Sales by quarter", "North", "South", "Q1", "Q3"):
+        assert word in text
+
+
+def test_png_and_pdf_draw_the_same_chart():
+    fitz = pytest.importorskip("fitz")
+    data = chart("doughnut", LONG, title="Channels")
+    png = decode(tk.render_image(data).data).convert("RGB")
+    page = fitz.open(stream=tk.render_pdf(data).data, filetype="pdf")[0]
+    pixmap = page.get_pixmap(dpi=96)  # a px is 0.75 pt
+    pdf = decode(pixmap.tobytes("png")).convert("RGB")
+    assert pdf.size == png.size
+    difference = ImageStat.Stat(ImageChops.difference(png, pdf)).mean
+    assert max(difference) < 3  # mean difference per channel, out of 255
+
+
+def test_no_browser_is_started_and_plotly_is_not_needed(tmp_path):
+    """With Plotly, Kaleido and every browser out of reach, every kind still renders,
+    and no process is started."""
+    env = without_modules(tmp_path, "plotly", "kaleido", "choreographer")
+    script = textwrap.dedent(
+        f"""
+        import json, subprocess, sys
+        started = []
+        original = subprocess.Popen.__init__
+        def spy(self, *args, **kwargs):
+            started.append(args[0] if args else kwargs.get("args"))
+            original(self, *args, **kwargs)
+        subprocess.Popen.__init__ = spy
+        import templatekit as tk
+        for kind in {KINDS!r}:
+            data = json.loads(sys.argv[1])
+            data["layers"][0]["chartType"] = kind
+            tk.render_image(data)
+            tk.render_pdf(data)
+        leaked = [m for m in ("plotly", "kaleido", "choreographer") if m in sys.modules]
+        print(json.dumps({{"started": [str(s) for s in started], "loaded": leaked}}))
+        """
+    )
+    environment = {**env, "PATH": str(tmp_path), "TEMPLATEKIT_CHROME": "/nonexistent"}
+    done = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(chart("bar", SERIES, title="No browser"))],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, **environment},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["loaded"] == []
+    assert not [s for s in report["started"] if "chrom" in s.lower()], report["started"]
