@@ -8,6 +8,7 @@ import random
 
 import pytest
 from PIL import Image as PILImage
+from PIL import ImageChops, ImageStat
 
 import templatekit as tk
 from templatekit.layout.scene import Bars, Clip, Ellipse, GlyphRun, Group, Line, Path, Polygon, Rect, Scene
@@ -258,3 +259,24 @@ def test_a_gradient_to_transparent_fades_without_going_grey():
     }
     middle = decode(tk.render_image(card).data).convert("RGB").getpixel((150, 30))
     assert all(abs(got - want) <= 3 for got, want in zip(middle, (250, 159, 175), strict=True)), middle
+
+
+def test_level_and_upright_hairlines_are_crisp_whole_pixels():
+    image = draw(Line((10, 20.4), (90, 20.4), BLACK), Line((50.3, 30), (50.3, 90), BLACK, width=2))
+    column = [image.getpixel((30, y))[0] for y in range(17, 24)]
+    assert column == [255, 255, 255, 0, 255, 255, 255]  # one row, solid
+    row = [image.getpixel((x, 60))[0] for x in range(47, 54)]
+    assert row == [255, 255, 0, 0, 255, 255, 255]  # two columns for a 2 px line (49.3 to 51.3)
+
+
+def test_a_large_rounded_rectangle_is_the_same_on_opaque_and_transparent_canvases():
+    card = Rect(10.3, 12.6, 170.2, 140.5, Color(30, 64, 175), radius=18)
+    on_white = draw(card, width=200, height=170)
+    alone = draw(card, width=200, height=170, background=None)
+    composed = PILImage.new("RGBA", alone.size, WHITE.rgba)
+    composed.alpha_composite(alone)
+    assert max(ImageStat.Stat(ImageChops.difference(on_white, composed)).extrema[0]) <= 1
+    assert on_white.getpixel((100, 80))[:3] == (30, 64, 175)
+    assert on_white.getpixel((11, 13))[:3] == (255, 255, 255)  # the corner cut
+    edge = on_white.getpixel((100, 12))[:3]
+    assert edge not in ((30, 64, 175), (255, 255, 255))  # anti-aliased top edge

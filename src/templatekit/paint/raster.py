@@ -238,12 +238,33 @@ def _paint_box(surface: Surface, item: Rect | Ellipse, radius: float, ellipse: b
             surface.draw.rectangle((x0, y0, x0 + pw - 1, y0 + ph - 1), fill=fill.rgba)
         elif plain and _opaque_paint(fill):
             surface.image.paste(_fill_patch(fill, (pw, ph)), (x0, y0))
+        elif isinstance(fill, Color) and fill.a == 255 and not ellipse:
+            _fill_rounded(surface, fill, _box_mask((pw, ph), box, r, False, 0.0), x0, y0, box, r)
         else:
             mask = None if plain else _box_mask((pw, ph), box, r, ellipse, 0.0)
             _fill_through(surface, fill, (pw, ph), mask, x0, y0)
     if stroke is not None and stroke_width > 0:
         mask = _box_mask((pw, ph), box, r, ellipse, stroke_width * surface.scale)
         _fill_through(surface, stroke, (pw, ph), mask, x0, y0)
+
+
+def _fill_rounded(
+    surface: Surface, fill: Color, mask: PILImage.Image, x0: int, y0: int, box: Box, radius: float
+) -> None:
+    """A (rounded) rectangle of opaque colour: its core, clear of the corners and the
+    anti-aliased edges, filled as whole pixels, and only the frame around it through
+    the mask. Cards are large: the mask then touches a fraction of their pixels."""
+    width, height = mask.size
+    left, top = math.ceil(box[0] + radius), math.ceil(box[1] + radius)
+    right, bottom = math.floor(box[2] - radius), math.floor(box[3] - radius)
+    if right - left < 8 or bottom - top < 8:
+        _fill_through(surface, fill, (width, height), mask, x0, y0)
+        return
+    surface.draw.rectangle((x0 + left, y0 + top, x0 + right - 1, y0 + bottom - 1), fill=fill.rgba)
+    for strip in ((0, 0, width, top), (0, bottom, width, height), (0, top, left, bottom), (right, top, width, bottom)):
+        size = (strip[2] - strip[0], strip[3] - strip[1])
+        if size[0] > 0 and size[1] > 0:
+            _fill_through(surface, fill, size, mask.crop(strip), x0 + strip[0], y0 + strip[1])
 
 
 def _paint_rect(surface: Surface, item: Rect) -> None:
@@ -288,11 +309,29 @@ def _paint_path(surface: Surface, item: Path) -> None:
 
 
 def _paint_line(surface: Surface, item: Line) -> None:
+    """Level and upright lines of opaque colour are snapped to whole pixels (hairlines
+    such as gridlines and rules stay crisp); others are anti-aliased polygons."""
     (ax, ay), (bx, by) = item.start, item.end
+    if (ax == bx or ay == by) and item.color.a == 255:
+        _paint_straight(surface, item)
+        return
     length = math.hypot(bx - ax, by - ay) or 1.0
     nx, ny = -(by - ay) / length * item.width / 2, (bx - ax) / length * item.width / 2
     quad = ((ax + nx, ay + ny), (bx + nx, by + ny), (bx - nx, by - ny), (ax - nx, ay - ny))
     _paint_polygon(surface, Polygon((quad,), item.color))
+
+
+def _paint_straight(surface: Surface, item: Line) -> None:
+    (ax, ay), (bx, by) = (surface.px(*item.start), surface.px(*item.end))
+    thickness = max(1, round(item.width * surface.scale))
+    if ay == by:
+        top = math.floor(ay - thickness / 2 + 0.5)
+        box = (round(min(ax, bx)), top, round(max(ax, bx)) - 1, top + thickness - 1)
+    else:
+        left = math.floor(ax - thickness / 2 + 0.5)
+        box = (left, round(min(ay, by)), left + thickness - 1, round(max(ay, by)) - 1)
+    if box[2] >= box[0] and box[3] >= box[1]:
+        surface.draw.rectangle(box, fill=item.color.rgba)
 
 
 def _paint_bars(surface: Surface, item: Bars) -> None:
