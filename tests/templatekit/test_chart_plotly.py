@@ -407,6 +407,10 @@ def test_a_figure_must_be_plotly_json():
         tk.load_template(figure_template({"data": {"type": "bar"}}))
     with pytest.raises(tk.TemplateError, match=r"unknown: frame"):
         tk.load_template(figure_template({"data": [], "frame": 1}))
+    loaded = tk.load_template(figure_template(go.Figure(go.Bar(y=[1, 2]))))  # a figure object in a template
+    assert loaded.layers[0].figure["data"][0] == {"type": "bar", "y": [1, 2]}
+    with pytest.raises(tk.TemplateError, match=r"\(template\): must be JSON data \(object is not JSON data\)"):
+        tk.load_template(figure_template(object()))
 
 
 @needs_chrome

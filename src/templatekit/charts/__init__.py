@@ -1,6 +1,9 @@
-"""Chart layers: Plotly figures built in Python and rasterised by one warm Chrome.
+"""Chart layers.
 
-``figure`` turns a chart layer into a Plotly figure (plain data, no browser needed);
-``render`` turns a figure into PNG pixels. Both are loaded only when a template has a
-chart, so that Plotly, Kaleido and Chrome stay optional.
+``native`` draws the chart kinds of the template format into the Scene, with the
+engine's text (``style``, ``data``, ``axes``, ``numbers``, ``legend``, ``marks``,
+``cartesian`` and ``pie`` are its parts). ``figure`` and ``render`` are for charts drawn
+by Plotly in Chrome (a layer's whole ``figure``, or its ``plotly`` layout settings):
+they load only when such a chart is drawn, so that Plotly, Kaleido and Chrome stay
+optional.
 """

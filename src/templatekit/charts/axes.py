@@ -72,11 +72,11 @@ def _decimals(value: float) -> int:
 
 
 def ticks_along(canvas: Canvas, low: float, high: float, length: float, horizontal: bool) -> Ticks:
-    """Ticks for an axis ``length`` px long: about one per 3.5 lines of text along a
+    """Ticks for an axis ``length`` px long: about one per 2.8 lines of text along a
     vertical axis; along a horizontal one as many as have room for their labels."""
     metrics = canvas.metrics
     style = canvas.style()
-    count = max(2, min(7, math.floor(length / (metrics.text * 3.5)) + 1))
+    count = max(2, min(8, math.floor(length / (metrics.text * 2.8)) + 1))
     while True:
         values = _with_room(low, high, count)
         fmt = value_format(canvas.layer, values)
@@ -90,7 +90,7 @@ def ticks_along(canvas: Canvas, low: float, high: float, length: float, horizont
         count -= 1
 
 
-ROOM = 0.02  # of the data's span: data closer than this to the last tick gets one more
+ROOM = 0.01  # of the data's span: data closer than this to the last tick gets one more
 
 
 def _with_room(low: float, high: float, count: int) -> list[float]:
@@ -98,8 +98,14 @@ def _with_room(low: float, high: float, count: int) -> list[float]:
     values = nice_ticks(low, high, count)
     room = (high - low) * ROOM
     if high > 0 and values[-1] - high < room or low < 0 and low - values[0] < room:
-        values = nice_ticks(low - room if low < 0 else low, high + room if high > 0 else high, count)
+        roomier = nice_ticks(low - room if low < 0 else low, high + room if high > 0 else high, count)
+        if _step(roomier) == _step(values):  # one tick more, not coarser ticks
+            return roomier
     return values
+
+
+def _step(values: list[float]) -> float:
+    return values[1] - values[0] if len(values) > 1 else 0.0
 
 
 def extent(values: Sequence[float], from_zero: bool) -> tuple[float, float]:

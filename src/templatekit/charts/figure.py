@@ -7,64 +7,37 @@ cache keys on, and what tests can check without Chrome.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from attrs import frozen
 
-from templatekit.model.layers import ChartLayer, ChartPoint, ChartSeries
+from templatekit.charts.data import Series, series_of
+from templatekit.charts.style import AXIS, BODY_WEIGHT, GRID, PALETTE, STRONG_WEIGHT, TEXT, TITLE, Metrics
+from templatekit.model.layers import ChartLayer
 from templatekit.model.values import Color
 
 Json = dict[str, Any]
 
-# indigo, teal, amber, rose, sky, violet, emerald, orange (Tailwind 500s)
-PALETTE = tuple(
-    Color.parse(c) for c in ("#6366f1", "#14b8a6", "#f59e0b", "#f43f5e", "#0ea5e9", "#8b5cf6", "#10b981", "#f97316")
-)
-TITLE_COLOR = "#0f172a"
-TEXT_COLOR = "#475569"
-GRID_COLOR = "#e2e8f0"
-AXIS_COLOR = "#cbd5e1"
+TITLE_COLOR = TITLE.hex
+TEXT_COLOR = TEXT.hex
+GRID_COLOR = GRID.hex
+AXIS_COLOR = AXIS.hex
 TRANSPARENT = "rgba(0,0,0,0)"
 
-BODY_WEIGHT = 400
-TITLE_WEIGHT = 600
-TEXT_WEIGHTS = (BODY_WEIGHT, TITLE_WEIGHT)  # the faces a chart draws with
+TEXT_WEIGHTS = (BODY_WEIGHT, STRONG_WEIGHT)  # the faces a chart draws with
+TITLE_WEIGHT = STRONG_WEIGHT
 
 CARTESIAN = ("bar", "horizontalBar", "line", "area", "scatter")
 
 CONFIG = {"displayModeBar": False, "staticPlot": True}
 
 
-@frozen
-class _Series:
-    name: str
-    points: tuple[ChartPoint, ...]
-    color: Color
-
-
-@frozen
-class _Metrics:
-    """Type sizes and spacing in px. Text grows slowly with the layer, so a large chart
-    stays legible when the design is viewed small, and charts of different sizes in one
-    design still share nearly the same type."""
-
-    text: float
-    title: float
-    pad: float
-
-    @classmethod
-    def of(cls, layer: ChartLayer) -> _Metrics:
-        text = min(20.0, max(11.0, round(9 + math.sqrt(layer.width * layer.height) / 90)))
-        return cls(text=text, title=round(text * 1.3), pad=round(text * 0.75))
-
-
 def build_figure(layer: ChartLayer, font_family: str) -> Json:
     """The Plotly figure (``data``, ``layout``, ``config``) of a chart layer, at the layer's
     size, with all text in ``font_family``; ``layer.plotly`` is merged into the layout last."""
-    series = _series(layer)
-    metrics = _Metrics.of(layer)
+    series = series_of(layer)
+    metrics = Metrics.of(layer.width, layer.height)
     data = _TRACES[layer.chart_type](series, layer, metrics)
     layout = _layout(layer, series, font_family, metrics)
     return {"data": data, "layout": merge(layout, layer.plotly or {}), "config": dict(CONFIG)}
@@ -82,44 +55,27 @@ def merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> Json:
     return merged
 
 
-def _series(layer: ChartLayer) -> list[_Series]:
-    """Both row shapes as a list of series; a series without its own colour takes the
-    next palette colour."""
-    palette = layer.colors or PALETTE
-    rows = layer.rows
-    if not rows:
-        return []
-    if isinstance(rows[0], ChartSeries):
-        return [
-            _Series(s.name, s.data, s.color or palette[i % len(palette)])
-            for i, s in enumerate(rows)
-            if isinstance(s, ChartSeries)
-        ]
-    points = tuple(p for p in rows if isinstance(p, ChartPoint))
-    return [_Series(layer.title or "", points, palette[0])]
-
-
 def _css(color: Color) -> str:
     """A colour as Plotly reads it (no 8-digit hex)."""
     return color.hex if color.a == 255 else f"rgba({color.r},{color.g},{color.b},{color.a / 255:.3f})"
 
 
-def _point_colors(series: _Series) -> str | list[str]:
+def _point_colors(series: Series) -> str | list[str]:
     """One colour for the series, or one per point when any point has its own."""
     if all(p.color is None for p in series.points):
         return _css(series.color)
     return [_css(p.color or series.color) for p in series.points]
 
 
-def _labels(series: _Series) -> list[str]:
+def _labels(series: Series) -> list[str]:
     return [p.label for p in series.points]
 
 
-def _values(series: _Series) -> list[float]:
+def _values(series: Series) -> list[float]:
     return [p.value for p in series.points]
 
 
-def _bars(series: list[_Series], layer: ChartLayer, metrics: _Metrics) -> list[Json]:
+def _bars(series: list[Series], layer: ChartLayer, metrics: Metrics) -> list[Json]:
     horizontal = layer.chart_type == "horizontalBar"
     traces = []
     for s in series:
@@ -137,7 +93,7 @@ def _bars(series: list[_Series], layer: ChartLayer, metrics: _Metrics) -> list[J
     return traces
 
 
-def _lines(series: list[_Series], layer: ChartLayer, metrics: _Metrics) -> list[Json]:
+def _lines(series: list[Series], layer: ChartLayer, metrics: Metrics) -> list[Json]:
     width = max(2.0, metrics.text / 5.5)
     area = layer.chart_type == "area"
     traces = []
@@ -167,7 +123,7 @@ def _area_fill(color: Color, stacked: bool) -> Json:
     return {"fill": "tozeroy", "fillcolor": _css(color.with_alpha(0.16))}
 
 
-def _scatter(series: list[_Series], layer: ChartLayer, metrics: _Metrics) -> list[Json]:
+def _scatter(series: list[Series], layer: ChartLayer, metrics: Metrics) -> list[Json]:
     size = round(max(8.0, metrics.text * 0.75))
     return [
         {
@@ -195,7 +151,7 @@ def _numbers_or_labels(labels: list[str]) -> list[float] | list[str]:
         return labels
 
 
-def _pies(series: list[_Series], layer: ChartLayer, metrics: _Metrics) -> list[Json]:
+def _pies(series: list[Series], layer: ChartLayer, metrics: Metrics) -> list[Json]:
     """One pie per series, side by side; a label has the same colour in every pie."""
     if not series:
         return []
@@ -226,7 +182,7 @@ def _pies(series: list[_Series], layer: ChartLayer, metrics: _Metrics) -> list[J
     return traces
 
 
-_TRACES: dict[str, Callable[[list[_Series], ChartLayer, _Metrics], list[Json]]] = {
+_TRACES: dict[str, Callable[[list[Series], ChartLayer, Metrics], list[Json]]] = {
     "bar": _bars,
     "horizontalBar": _bars,
     "line": _lines,
@@ -246,7 +202,7 @@ class _PieRow:
     legend_x: float
 
     @classmethod
-    def of(cls, layer: ChartLayer, series: list[_Series], metrics: _Metrics) -> _PieRow:
+    def of(cls, layer: ChartLayer, series: list[Series], metrics: Metrics) -> _PieRow:
         margin = _margin(layer, _shows_legend(layer, series), metrics)
         paper_width = max(1.0, layer.width - margin["l"] - margin["r"])
         paper_height = max(1.0, layer.height - margin["t"] - margin["b"])
@@ -266,19 +222,19 @@ def _fraction(part: float, whole: float) -> float:
     return min(1.0, max(0.0, part / whole))
 
 
-def _legend_width(series: list[_Series], metrics: _Metrics) -> float:
+def _legend_width(series: list[Series], metrics: Metrics) -> float:
     """An estimate of the legend's width: symbol, gap, and the longest label at about
     0.6 em per character."""
     longest = max((len(p.label) for s in series for p in s.points), default=0)
     return 40 + metrics.text * 0.6 * longest
 
 
-def _label_colors(series: list[_Series], palette: tuple[Color, ...]) -> dict[str, Color]:
+def _label_colors(series: list[Series], palette: tuple[Color, ...]) -> dict[str, Color]:
     labels = dict.fromkeys(p.label for s in series for p in s.points)
     return {label: palette[i % len(palette)] for i, label in enumerate(labels)}
 
 
-def _pie_text(legend: bool, metrics: _Metrics) -> Json:
+def _pie_text(legend: bool, metrics: Metrics) -> Json:
     """Percentages inside the slices when a legend names them; otherwise name and
     percentage outside, with the margins grown to fit them."""
     if legend:
@@ -291,7 +247,7 @@ def _pie_text(legend: bool, metrics: _Metrics) -> Json:
     return {"texttemplate": "%{label}<br>%{percent:.0%}", "textposition": "outside", "automargin": True}
 
 
-def _layout(layer: ChartLayer, series: list[_Series], font_family: str, metrics: _Metrics) -> Json:
+def _layout(layer: ChartLayer, series: list[Series], font_family: str, metrics: Metrics) -> Json:
     legend = _shows_legend(layer, series)
     layout: Json = {
         "width": round(layer.width),
@@ -314,13 +270,13 @@ def _layout(layer: ChartLayer, series: list[_Series], font_family: str, metrics:
     return layout
 
 
-def _shows_legend(layer: ChartLayer, series: list[_Series]) -> bool:
+def _shows_legend(layer: ChartLayer, series: list[Series]) -> bool:
     """A legend names series (or slices): with a single cartesian series there is
     nothing to tell apart."""
     return layer.legend and (layer.chart_type not in CARTESIAN or len(series) > 1)
 
 
-def _title(text: str, metrics: _Metrics) -> Json:
+def _title(text: str, metrics: Metrics) -> Json:
     return {
         "text": text,
         "font": {"size": metrics.title, "color": TITLE_COLOR, "weight": TITLE_WEIGHT},
@@ -339,7 +295,7 @@ def _legend_beside(layer: ChartLayer) -> bool:
     return layer.width >= layer.height * 1.25
 
 
-def _legend(layer: ChartLayer, series: list[_Series], metrics: _Metrics) -> Json:
+def _legend(layer: ChartLayer, series: list[Series], metrics: Metrics) -> Json:
     common: Json = {
         "font": {"size": metrics.text, "color": TEXT_COLOR},
         "bgcolor": TRANSPARENT,
@@ -366,7 +322,7 @@ def _legend(layer: ChartLayer, series: list[_Series], metrics: _Metrics) -> Json
     return {**common, "orientation": "h", "x": 0.5, "xanchor": "center", "y": 0, "yanchor": "top"}
 
 
-def _margin(layer: ChartLayer, legend: bool, metrics: _Metrics) -> Json:
+def _margin(layer: ChartLayer, legend: bool, metrics: Metrics) -> Json:
     """Small fixed margins: axes (``automargin``), outside pie labels and legends grow
     them to what they need, so nothing is cut off and no space is wasted."""
     top = _header(layer, metrics)
@@ -375,14 +331,14 @@ def _margin(layer: ChartLayer, legend: bool, metrics: _Metrics) -> Json:
     return {"l": metrics.pad, "r": metrics.pad, "t": round(top), "b": metrics.pad, "pad": 0, "autoexpand": True}
 
 
-def _header(layer: ChartLayer, metrics: _Metrics) -> float:
+def _header(layer: ChartLayer, metrics: Metrics) -> float:
     """The height above the plot taken by the padding and the title."""
     if layer.title:
         return metrics.pad * 2 + metrics.title * 1.3
     return metrics.pad
 
 
-def _axes(layer: ChartLayer, series: list[_Series], metrics: _Metrics) -> Json:
+def _axes(layer: ChartLayer, series: list[Series], metrics: Metrics) -> Json:
     horizontal = layer.chart_type == "horizontalBar"
     negative = any(p.value < 0 for s in series for p in s.points)
     value = _value_axis(layer, metrics, zero_line=negative)
@@ -402,7 +358,7 @@ def _axes(layer: ChartLayer, series: list[_Series], metrics: _Metrics) -> Json:
     return layout
 
 
-def _value_axis(layer: ChartLayer, metrics: _Metrics, *, zero_line: bool) -> Json:
+def _value_axis(layer: ChartLayer, metrics: Metrics, *, zero_line: bool) -> Json:
     """Light gridlines and no axis line; a zero line only when values go below it."""
     return {
         "showgrid": True,
@@ -422,7 +378,7 @@ def _value_axis(layer: ChartLayer, metrics: _Metrics, *, zero_line: bool) -> Jso
     }
 
 
-def _category_axis(metrics: _Metrics, *, baseline: bool) -> Json:
+def _category_axis(metrics: Metrics, *, baseline: bool) -> Json:
     """No gridlines; a baseline under the plot unless a zero line takes its place."""
     return {
         "type": "category",

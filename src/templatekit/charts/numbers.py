@@ -35,6 +35,7 @@ class NumberFormat:
     comma: bool = True
     precision: int | None = None
     kind: str = "f"
+    unit: float | None = None  # SI: every value in this unit (an axis reads 0.5M, 1M, not 500k, 1M)
 
     @classmethod
     def parse(cls, text: str) -> NumberFormat:
@@ -45,9 +46,8 @@ class NumberFormat:
             if found is None:
                 raise FormatError(f"{text!r}: braces must hold the number's spec, once, e.g. '{{,.1f}} kg'")
             prefix, spec, suffix = found["prefix"], found["spec"], found["suffix"]
-        else:
-            while spec and spec[0] in _CURRENCY:
-                prefix, spec = prefix + spec[0], spec[1:]
+        while spec and spec[0] in _CURRENCY:
+            prefix, spec = prefix + spec[0], spec[1:]
         parsed = _SPEC.fullmatch(spec)
         if parsed is None:
             raise FormatError(f"{text!r}: the spec is [,][.N][f|d|%|s], e.g. ',.2f', '.0%', '$,.0f' or '.3s'")
@@ -71,7 +71,7 @@ class NumberFormat:
         if self.kind == "d":
             return _fixed(value, 0, grouping)
         if self.kind == "s":
-            return _si(value, self.precision)
+            return _si(value, self.precision, self.unit)
         return _fixed(value, 0 if self.precision is None else self.precision, grouping)
 
 
@@ -82,27 +82,29 @@ def _fixed(value: float, decimals: int, grouping: str) -> str:
     return f"{exact:{grouping}.{decimals}f}"
 
 
-def _si(value: float, digits: int | None) -> str:
-    """A value with an SI suffix: 1500 -> 1.5k, 2000000 -> 2M; ``digits`` significant
-    digits when given, else as few as show it."""
-    magnitude = abs(value)
+def _si(value: float, digits: int | None, unit: float | None) -> str:
+    """A value with an SI suffix: 1500 -> 1.5k, 2000000 -> 2M; in ``unit`` when given
+    (500000 in millions -> 0.5M); ``digits`` significant digits when given, else as few
+    as show it (to two decimals)."""
+    magnitude = abs(value) if unit is None else unit
     size, suffix = next(((size, suffix) for size, suffix in _SI if magnitude >= size), (1.0, ""))
     scaled = value / size
     if digits:
         text = f"{scaled:.{digits}g}"
     else:
-        text = f"{scaled:.2f}".rstrip("0").rstrip(".")
-    return f"{text}{suffix}"
+        text = _fixed(scaled, 2, "").rstrip("0").rstrip(".")
+    return f"{text}{suffix}" if scaled else "0"
 
 
 def auto_format(ticks: list[float]) -> NumberFormat:
     """The format an axis with these ticks reads best in: SI from ten thousand up,
-    else thousands separators and the decimals the ticks need."""
+    else thousands separators and the decimals the ticks need. SI ticks share the unit of
+    the largest: 0, 0.5M, 1M."""
     if not ticks:
         return NumberFormat()
     largest = max(abs(t) for t in ticks)
     if largest >= 10_000:
-        return NumberFormat(kind="s")
+        return NumberFormat(kind="s", unit=largest)
     decimals = next((d for d in range(7) if all(abs(round(t, d) - t) < 1e-9 for t in ticks)), 6)
     return NumberFormat(precision=decimals)
 
