@@ -290,7 +290,7 @@ def test_pdftotext_layout_keeps_words_and_table_rows_together():
     ticket = pdftotext(example_pdf("event-ticket").data, "-layout")
     assert "LIVE IN CONCERT" in ticket and "Royal Festival Hall" in ticket
     product = pdftotext(example_pdf("product-card").data, "-layout")
-    assert re.search(r"^\s*5901234123457\s*$", product, re.M)  # barcode digits under the bars
+    assert re.search(r"^\s*5 ?9 ?0 ?1 ?2 ?3 ?4 ?1 ?2 ?3 ?4 ?5 ?7\s*$", product, re.M)  # digits under the bars, in order
 
 
 @pytest.mark.parametrize(

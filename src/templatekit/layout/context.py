@@ -55,6 +55,11 @@ class LayoutContext:
             named = ", ".join(f"{c!r} ({_code_points(c)})" for c in missing)
             self.warn(layer, f"no font has {named}; drawn as a box")
 
+    def scan_warning(self, layer: str, problem: str | None) -> None:
+        """Warn of a code whose colours a scanner may not read (see model.legibility)."""
+        if problem:
+            self.warn(layer, f"may not scan: {problem}")
+
     def face_warning(self, layer: str, family: str) -> None:
         """Warn once per layer when a requested family is not available."""
         if not self.fonts.has_family(family):

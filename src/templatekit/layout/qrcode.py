@@ -59,6 +59,7 @@ def layout(layer: QRCodeLayer, ctx: LayoutContext) -> list[Item]:
     geometry = _geometry(layer)
     if geometry.module < MIN_MODULE:
         raise ModificationError(_too_small(layer, geometry))
+    ctx.scan_warning(layer.name, layer.scan_problem())
     left = round(layer.x + (layer.width - geometry.side) / 2)
     top = round(layer.y + (layer.height - geometry.side) / 2)
     rects = tuple((left + x, top + y, w, h) for x, y, w, h in geometry.rects)

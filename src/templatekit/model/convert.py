@@ -23,12 +23,14 @@ from templatekit.errors import TemplateError
 from templatekit.model.layers import (
     LAYER_KINDS,
     AnyLayer,
+    BarcodeLayer,
     CellValue,
     ChartPoint,
     ChartSeries,
     Column,
     Layer,
     PlotlyFigure,
+    QRCodeLayer,
     UnknownLayer,
 )
 from templatekit.model.template import BackgroundImage, Template
@@ -122,11 +124,18 @@ def _chart_rows(value: Any, _: Any) -> tuple[ChartPoint, ...] | tuple[ChartSerie
     return converter.structure(value, tuple[ChartPoint, ...])
 
 
+def _as_json(value: Any) -> Any:
+    """Objects that say how they are written as JSON (a Plotly figure in Python)."""
+    if callable(getattr(value, "to_json", None)):
+        return json.loads(value.to_json())
+    raise TypeError(f"{type(value).__name__} is not JSON data")
+
+
 def _figure(value: Any, _: Any) -> PlotlyFigure:
     """A Plotly figure as JSON: given as JSON, or in Python as a figure object (whatever
     has ``to_json``, as ``plotly.graph_objects.Figure`` does)."""
     if not isinstance(value, dict) and callable(getattr(value, "to_json", None)):
-        value = json.loads(value.to_json())
+        value = _as_json(value)
     if not isinstance(value, dict):
         raise ValueError(f"must be a Plotly figure: an object with 'data' and 'layout' (got {value!r:.80})")
     unknown = sorted(set(value) - {"data", "layout", "frames", "config"})
@@ -349,13 +358,17 @@ def structure_template(data: Any, *, strict: bool, source: str = "template") -> 
     """Structure and check template data; raise ``TemplateError`` listing every problem.
 
     ``strict`` makes unknown fields errors (``templatekit validate``); otherwise they
-    are dropped with a warning, so that older renderers can read newer files. A field
+    are dropped with a warning, so that older renderers can read newer files. ``strict``
+    also refuses codes whose colours a scanner may not read (renders warn of them). A field
     that cannot be read is reported and removed, and the rest is read again, so that
     one run lists the problems of the whole file.
     """
     if not isinstance(data, dict):
         raise TemplateError([f"(template): must be a JSON object (got {type(data).__name__})"], source)
-    data = json.loads(json.dumps(data))  # a private copy: reading edits it
+    try:
+        data = json.loads(json.dumps(data, default=_as_json))  # a private copy: reading edits it
+    except (TypeError, ValueError) as exc:
+        raise TemplateError([f"(template): must be JSON data ({exc})"], source) from None
     problems: dict[str, str] = {}
     warnings: list[str] = []
     template: Template | None = None
@@ -374,6 +387,11 @@ def structure_template(data: Any, *, strict: bool, source: str = "template") -> 
                 warnings.append(f"layers[{index}]: unknown layer type {layer.kind!r}; kept but not drawn")
     for problem in model_problems(template):
         problems.setdefault(problem.split(": ", 1)[0], problem)
+    if strict:
+        for index, layer in enumerate(template.layers):
+            unreadable = layer.scan_problem() if isinstance(layer, (BarcodeLayer, QRCodeLayer)) else None
+            if unreadable:
+                problems.setdefault(f"layers[{index}].color", f"layers[{index}].color: may not scan: {unreadable}")
     if problems:
         raise TemplateError(list(problems.values()), source, warnings)
     return Loaded(template, tuple(warnings))

@@ -24,6 +24,7 @@ from templatekit.model.checks import (
     positive,
 )
 from templatekit.model.easing import control_points
+from templatekit.model.legibility import scan_problem
 from templatekit.model.values import Color, Gradient, Insets, Length
 
 MAX_TEXT = 20_000
@@ -213,7 +214,7 @@ class SignatureLayer(Layer):
     line_color: Color = Color(100, 116, 139)
 
 
-Symbology = Literal["code128", "code39", "ean13", "ean8", "upca", "isbn13", "issn", "itf", "gs1_128"]
+Symbology = Literal["code128", "code39", "ean13", "ean8", "upca", "upce", "isbn13", "issn", "itf", "gs1_128"]
 
 
 @frozen(kw_only=True)
@@ -227,6 +228,9 @@ class BarcodeLayer(Layer):
     color: Color = Color(0, 0, 0)
     background: Color = Color(255, 255, 255)
 
+    def scan_problem(self) -> str | None:
+        return scan_problem(self.color, self.background, reversible=False)
+
 
 @frozen(kw_only=True)
 class QRCodeLayer(Layer):
@@ -238,6 +242,9 @@ class QRCodeLayer(Layer):
     color: Color = Color(0, 0, 0)
     background: Color = Color(255, 255, 255)
     margin: int = field(2, check=between(0, 20))
+
+    def scan_problem(self) -> str | None:
+        return scan_problem(self.color, self.background, reversible=True)
 
 
 @frozen(kw_only=True)
