@@ -11,6 +11,7 @@ from templatekit.batch import BatchItem, render_many
 from templatekit.describe import describe
 from templatekit.errors import (
     AssetError,
+    LimitError,
     ModificationError,
     RenderError,
     StorageError,
@@ -28,6 +29,7 @@ __all__ = [
     "AssetError",
     "AssetLoader",
     "BatchItem",
+    "LimitError",
     "MemoryAssetLoader",
     "Modification",
     "ModificationError",

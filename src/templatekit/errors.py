@@ -6,6 +6,7 @@
     ├── TemplateError        the template JSON is invalid (lists every problem)
     ├── ModificationError    a modification value does not fit its field
     ├── AssetError           an image, font or clip could not be fetched or decoded
+    ├── LimitError           the render would take more memory than its budget
     ├── RenderError          a valid input could not be rendered (e.g. no Chrome for charts)
     └── StorageError         a store could not write or read a file
 
@@ -27,8 +28,13 @@ class TemplateError(TemplatekitError):
     ``warnings`` what was found besides them that alone would not stop a render
     (unknown fields or layer kinds), so that one message tells all there is to fix."""
 
+    #: Problems listed at most: a template with a million bad rows gets a readable message.
+    MAX_LISTED = 50
+
     def __init__(self, problems: Sequence[str], source: str = "template", warnings: Sequence[str] = ()) -> None:
-        self.problems = list(problems)
+        self.problems = list(problems[: self.MAX_LISTED])
+        if len(problems) > self.MAX_LISTED:
+            self.problems.append(f"… and {len(problems) - self.MAX_LISTED:,} more problems like these")
         self.source = source
         self.warnings = list(warnings)
         message = f"{source} is invalid ({len(self.problems)} problem(s)):" + "".join(f"\n  {p}" for p in self.problems)
@@ -55,6 +61,18 @@ class AssetError(TemplatekitError):
 
     def __reduce__(self) -> tuple[type, tuple[str], dict[str, str | None]]:
         return self.__class__, (str(self),), {"layer": self.layer, "url": self.url}
+
+
+class LimitError(TemplatekitError):
+    """The render would take more memory than its budget (``templatekit.budget``); the
+    message names the layer, what needed the memory and how much."""
+
+    def __init__(self, message: str, *, layer: str | None = None) -> None:
+        self.layer = layer
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[type, tuple[str], dict[str, str | None]]:
+        return self.__class__, (str(self),), {"layer": self.layer}
 
 
 class RenderError(TemplatekitError):

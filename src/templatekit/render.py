@@ -13,7 +13,7 @@ from pathlib import Path
 from attrs import frozen
 from PIL import Image as PILImage
 
-from templatekit import extras
+from templatekit import budget, extras
 from templatekit.apply import Modifications, apply
 from templatekit.assets import AssetLoader
 from templatekit.encode import encode, image_format
@@ -57,25 +57,31 @@ def prepare(
     paginate: bool = False,
     density: float = 2.0,
     vector: bool = False,
+    memory_limit: int | None = None,
 ) -> Prepared:
     """Resolve and lay out; every fetch, decode and measurement happens here.
 
     ``paginate`` continues the rows that do not fit a table on further pages;
     ``density`` is the pixels per px at which charts are drawn; ``vector`` also keeps
-    SVG versions of charts (for the PDF writer)."""
-    resolved, ctx, early_warnings = _resolve(template, modifications, assets, time, paginate, density, vector)
-    pages = layout_pages(resolved, ctx) if paginate else [layout_template(resolved, ctx)]
-    if debug:
-        pages = [
-            Scene(
-                page.width,
-                page.height,
-                page.background,
-                (*page.items, *debug_overlay.overlay(resolved, ctx.fonts, _drawn(page))),
-            )
-            for page in pages
-        ]
-    return Prepared(resolved, tuple(pages), (*early_warnings, *ctx.warnings))
+    SVG versions of charts (for the PDF writer).
+
+    ``memory_limit`` is the render's memory budget in bytes (default: 1 GiB, or
+    ``TEMPLATEKIT_RENDER_MEMORY``): a render that would need more is refused with a
+    ``LimitError`` naming the layer, before the memory is taken."""
+    with budget.render(memory_limit):
+        resolved, ctx, early_warnings = _resolve(template, modifications, assets, time, paginate, density, vector)
+        pages = layout_pages(resolved, ctx) if paginate else [layout_template(resolved, ctx)]
+        if debug:
+            pages = [
+                Scene(
+                    page.width,
+                    page.height,
+                    page.background,
+                    (*page.items, *debug_overlay.overlay(resolved, ctx.fonts, _drawn(page))),
+                )
+                for page in pages
+            ]
+        return Prepared(resolved, tuple(pages), (*early_warnings, *ctx.warnings))
 
 
 def _resolve(
@@ -117,33 +123,35 @@ def render_image(
     debug: bool = False,
     scale: float = 1.0,
     assets: AssetLoader | None = None,
+    memory_limit: int | None = None,
 ) -> RenderResult:
     """Render a template to PNG, JPEG or WebP.
 
     ``thumbnail`` renders a preview whose longest side is 320 px (lower quality);
     ``debug`` draws every layer's box and name; ``scale`` multiplies the pixel size
-    (2 for a retina image).
+    (2 for a retina image); ``memory_limit``: see ``prepare``.
     """
-    name = image_format(format)
-    loaded = load_template(template)
-    if loaded.video is not None and not debug:
-        poster = _poster_frame(loaded, modifications, assets)
-        if poster is not None:
-            image, warnings = poster
-            if thumbnail:
-                scale = min(1.0, THUMBNAIL_SIDE / max(image.width, image.height))
-            if scale != 1:
-                size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
-                image = image.resize(size, PILImage.Resampling.LANCZOS)
-            encoded = encode(image, name, draft=thumbnail)
-            return RenderResult(encoded.data, encoded.media_type, image.width, image.height, warnings)
-    prepared = prepare(loaded, modifications, assets=assets, debug=debug)
-    scene = prepared.scene
-    if thumbnail:
-        scale = min(1.0, THUMBNAIL_SIDE / max(scene.width, scene.height))
-    image = paint(scene, scale)
-    encoded = encode(image, name, draft=thumbnail)
-    return RenderResult(encoded.data, encoded.media_type, image.width, image.height, prepared.warnings)
+    with budget.render(memory_limit):
+        name = image_format(format)
+        loaded = load_template(template)
+        if loaded.video is not None and not debug:
+            poster = _poster_frame(loaded, modifications, assets)
+            if poster is not None:
+                image, warnings = poster
+                if thumbnail:
+                    scale = min(1.0, THUMBNAIL_SIDE / max(image.width, image.height))
+                if scale != 1:
+                    size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+                    image = image.resize(size, PILImage.Resampling.LANCZOS)
+                encoded = encode(image, name, draft=thumbnail)
+                return RenderResult(encoded.data, encoded.media_type, image.width, image.height, warnings)
+        prepared = prepare(loaded, modifications, assets=assets, debug=debug)
+        scene = prepared.scene
+        if thumbnail:
+            scale = min(1.0, THUMBNAIL_SIDE / max(scene.width, scene.height))
+        image = paint(scene, scale)
+        encoded = encode(image, name, draft=thumbnail)
+        return RenderResult(encoded.data, encoded.media_type, image.width, image.height, prepared.warnings)
 
 
 def _poster_frame(
@@ -176,23 +184,26 @@ def render_pdf(
     subject: str = "",
     created: datetime | None = None,
     assets: AssetLoader | None = None,
+    memory_limit: int | None = None,
 ) -> RenderResult:
     """Render a template to a vector PDF, one page per ``width × 0.75`` by
     ``height × 0.75`` points; table rows that do not fit continue on further pages.
 
     The title is the template's name. The same input gives the same bytes unless
     ``created`` (the creation date to record) is given. Charts and SVG images are
-    vector drawings (or, should one not convert, images at 3x).
+    vector drawings (or, should one not convert, images at 3x). ``memory_limit``: see
+    ``prepare``.
     """
-    from templatekit.paint.pdf import DocumentInfo, paint_pdf  # ReportLab loads only when a PDF is made
+    with budget.render(memory_limit):
+        from templatekit.paint.pdf import DocumentInfo, paint_pdf  # ReportLab loads only when a PDF is made
 
-    prepared = prepare(
-        template, modifications, assets=assets, debug=debug, paginate=True, density=PDF_DENSITY, vector=True
-    )
-    info = DocumentInfo(prepared.template.name, author, creator, subject, created)
-    data = paint_pdf(prepared.pages, info)
-    scene = prepared.scene
-    return RenderResult(data, "application/pdf", scene.width, scene.height, prepared.warnings, len(prepared.pages))
+        prepared = prepare(
+            template, modifications, assets=assets, debug=debug, paginate=True, density=PDF_DENSITY, vector=True
+        )
+        info = DocumentInfo(prepared.template.name, author, creator, subject, created)
+        data = paint_pdf(prepared.pages, info)
+        scene = prepared.scene
+        return RenderResult(data, "application/pdf", scene.width, scene.height, prepared.warnings, len(prepared.pages))
 
 
 def render_video(
@@ -202,6 +213,7 @@ def render_video(
     on_progress: Callable[[int, int], None] | None = None,
     path: str | os.PathLike[str] | None = None,
     assets: AssetLoader | None = None,
+    memory_limit: int | None = None,
 ) -> RenderResult:
     """Render a video template (one with a ``video`` field) to MP4: H.264 in yuv420p at
     the template's frame rate, with AAC sound when the template has music or its clips
@@ -209,28 +221,30 @@ def render_video(
 
     ``on_progress(done, total)`` is called as frames are done (every hundredth of them,
     at least once a second). With ``path`` the video is written to that file and the
-    result reads it back only when its ``data`` is asked for.
+    result reads it back only when its ``data`` is asked for. ``memory_limit``: see
+    ``prepare`` (it bounds each frame's painting, not the video's length).
     """
-    try:
-        from templatekit.video.movie import write_video
-    except ImportError as exc:
-        raise RenderError(extras.explain("video", exc)) from None
-    resolved, ctx, warnings = _resolve(template, modifications, assets)
-    if resolved.video is None:
-        raise TemplateError(
-            ['video: missing; a video template needs one, e.g. {"duration": 5, "fps": 30}'], resolved.name
-        )
-    target = Path(path) if path is not None else None
-    with tempfile.TemporaryDirectory(prefix="templatekit-") as scratch:
-        out = target or Path(scratch) / "video.mp4"
+    with budget.render(memory_limit):
         try:
-            width, height = write_video(resolved, ctx, out, on_progress)
-        except BaseException:
-            out.unlink(missing_ok=True)  # never leave half a video behind
-            raise
-        data = None if target is not None else out.read_bytes()
-    result_warnings = (*warnings, *ctx.warnings)
-    return RenderResult(data, "video/mp4", width, height, result_warnings, path=target)
+            from templatekit.video.movie import write_video
+        except ImportError as exc:
+            raise RenderError(extras.explain("video", exc)) from None
+        resolved, ctx, warnings = _resolve(template, modifications, assets)
+        if resolved.video is None:
+            raise TemplateError(
+                ['video: missing; a video template needs one, e.g. {"duration": 5, "fps": 30}'], resolved.name
+            )
+        target = Path(path) if path is not None else None
+        with tempfile.TemporaryDirectory(prefix="templatekit-") as scratch:
+            out = target or Path(scratch) / "video.mp4"
+            try:
+                width, height = write_video(resolved, ctx, out, on_progress)
+            except BaseException:
+                out.unlink(missing_ok=True)  # never leave half a video behind
+                raise
+            data = None if target is not None else out.read_bytes()
+        result_warnings = (*warnings, *ctx.warnings)
+        return RenderResult(data, "video/mp4", width, height, result_warnings, path=target)
 
 
 def _drawn(page: Scene) -> set[str]:

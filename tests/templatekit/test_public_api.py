@@ -9,6 +9,7 @@ def test_exported_names():
         "AssetError",
         "AssetLoader",
         "BatchItem",
+        "LimitError",
         "MemoryAssetLoader",
         "Modification",
         "ModificationError",

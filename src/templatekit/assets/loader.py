@@ -26,6 +26,7 @@ from attrs import field, frozen
 from PIL import Image as PILImage
 from PIL import UnidentifiedImageError
 
+from templatekit import budget
 from templatekit.assets.common import Problem, decode_data_uri, is_svg, megapixels, shown
 from templatekit.assets.policy import ALLOW_ENV, AllowList
 from templatekit.cache import BoundedCache
@@ -108,7 +109,9 @@ class AssetLoader:
         svg = is_svg(data)
         cache_key = (digest, size_hint if svg else None)
         loaded = self._images.get(cache_key)
-        if loaded is None:
+        if loaded is not None:
+            budget.hold_image(loaded.image.size, "the image decoded")  # every render that draws it holds it
+        else:
             try:
                 loaded = self._decode_svg(data, digest, size_hint) if svg else self._decode_raster(data, digest)
             except Problem as problem:
@@ -153,6 +156,7 @@ class AssetLoader:
         if width * height > self.max_pixels:
             limit = megapixels(self.max_pixels)
             raise Problem(f"the image is {width}x{height} px, more than the {limit} limit")
+        budget.hold_image(image.size, "the image decoded")
         try:
             image.load()
             from PIL import ImageOps  # imports the EXIF tables: only when a raster is decoded

@@ -14,6 +14,7 @@ from defusedxml import DefusedXmlException, DTDForbidden
 from defusedxml.ElementTree import DefusedXMLParser
 from PIL import Image as PILImage
 
+from templatekit import budget
 from templatekit.assets.common import Problem, decode_data_uri, is_svg, megapixels, shown
 
 FONT_DIR = Path(__file__).resolve().parent.parent / "fonts"
@@ -21,13 +22,18 @@ FONT_DIR = Path(__file__).resolve().parent.parent / "fonts"
 # (24 MB, emoji and CJK included) would make every SVG slow to draw.
 FONT_FILES = [str(FONT_DIR / f"Inter-{style}.otf") for style in ("Regular", "Italic", "Bold", "BoldItalic")]
 SizeHint = tuple[int, int] | None
+#: Deeper nesting or more elements than any drawing needs; resvg walks the tree recursively.
+MAX_DEPTH = 256
+MAX_ELEMENTS = 200_000
+_EMBEDDED_FORMATS = ("PNG", "JPEG", "WEBP", "GIF")
 
 
 def rasterise(data: bytes, size_hint: SizeHint, max_pixels: int) -> PILImage.Image:
     """The SVG drawn at twice ``size_hint`` (keeping its aspect), or at its natural size."""
-    root = _check_svg(data)
+    root = _check_svg(data, max_pixels)
     text = _svg_text(data)
     width, height = _raster_size(_svg_size(root), size_hint, max_pixels)
+    budget.hold_image((width, height), "the SVG drawn")
     try:
         png = resvg_py.svg_to_bytes(
             svg_string=text,
@@ -64,10 +70,12 @@ class _SVGParser(DefusedXMLParser):
             raise DTDForbidden(name, sysid, pubid)
 
 
-def _check_svg(data: bytes) -> Element:
+def _check_svg(data: bytes, max_pixels: int) -> Element:
     """The parsed SVG, refused if it could run code or reach outside itself: no entities,
     no internal DTD, no ``<script>``, no event attributes, and no reference (href, CSS
-    ``url()`` or ``@import``) to anything but the document itself or a data URI."""
+    ``url()`` or ``@import``) to anything but the document itself or a data URI. Images
+    in data URIs are held to the pixel limit and the render's memory budget, as images
+    of layers are, since resvg decodes them itself."""
     parser = _SVGParser()
     try:
         parser.feed(data)
@@ -80,12 +88,28 @@ def _check_svg(data: bytes) -> Element:
         raise Problem(f"the SVG is not well-formed XML ({exc})") from None
     if _local(root.tag) != "svg":
         raise Problem(f"the document is <{_local(root.tag)}>, not <svg>")
-    for element in root.iter():
-        _check_element(element)
+    for element in _elements(root):
+        _check_element(element, max_pixels)
     return root
 
 
-def _check_element(element: Element) -> None:
+def _elements(root: Element) -> list[Element]:
+    """Every element, walked without recursion, refused past ``MAX_DEPTH`` levels or
+    ``MAX_ELEMENTS`` elements."""
+    found: list[Element] = []
+    stack = [(root, 1)]
+    while stack:
+        element, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise Problem(f"the SVG nests elements more than {MAX_DEPTH} deep")
+        found.append(element)
+        if len(found) > MAX_ELEMENTS:
+            raise Problem(f"the SVG has more than {MAX_ELEMENTS:,} elements")
+        stack.extend((child, depth + 1) for child in reversed(element))
+    return found
+
+
+def _check_element(element: Element, max_pixels: int) -> None:
     name = _local(element.tag)
     if name.lower() == "script":
         raise Problem("the SVG has a <script> element")
@@ -94,13 +118,13 @@ def _check_element(element: Element) -> None:
         if local.lower().startswith("on"):
             raise Problem(f"the SVG has an event attribute ({local})")
         if local == "href":
-            _check_reference(value)
-        _check_css(value)
+            _check_reference(value, max_pixels)
+        _check_css(value, max_pixels)
     if name == "style":
-        _check_css(element.text or "")
+        _check_css(element.text or "", max_pixels)
 
 
-def _check_reference(target: str) -> None:
+def _check_reference(target: str, max_pixels: int) -> None:
     value = target.strip()
     if value.startswith("#"):
         return
@@ -108,14 +132,32 @@ def _check_reference(target: str) -> None:
         raise Problem(f"the SVG refers to an external resource ({shown(value)[:80]})")
     data = decode_data_uri(value)
     if is_svg(data):
-        _check_svg(data)
+        _check_svg(data, max_pixels)
+    else:
+        _check_embedded_image(data, max_pixels)
 
 
-def _check_css(text: str) -> None:
+def _check_embedded_image(data: bytes, max_pixels: int) -> None:
+    """An image inside the SVG, judged from its header as the loader judges images."""
+    try:
+        width, height = PILImage.open(io.BytesIO(data), formats=_EMBEDDED_FORMATS).size
+    except PILImage.DecompressionBombError:
+        raise Problem("the SVG embeds an image with too many pixels") from None
+    except (OSError, ValueError, SyntaxError, EOFError):
+        raise Problem("the SVG embeds data that is not a PNG, JPEG, WebP or GIF image") from None
+    if width * height > max_pixels:
+        limit = megapixels(max_pixels)
+        raise Problem(f"the SVG embeds a {width}x{height} px image, more than the {limit} limit")
+    budget.current().hold(
+        budget.image_bytes("RGBA", (width, height)), f"an image inside the SVG ({width:,}x{height:,} px)"
+    )
+
+
+def _check_css(text: str, max_pixels: int) -> None:
     for match in _URL_IN_CSS.finditer(text):
         target = match.group(2).strip()
         if not target.startswith("#"):
-            _check_reference(target)
+            _check_reference(target, max_pixels)
     for match in _IMPORT_IN_CSS.finditer(text):
         if match.group(1)[:5].lower() != "data:":
             raise Problem(f"the SVG imports a style sheet ({shown(match.group(1))[:80]})")

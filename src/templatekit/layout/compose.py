@@ -15,6 +15,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, TypeVar
 
+from templatekit import budget
 from templatekit.cache import BoundedCache
 from templatekit.layout import image
 from templatekit.layout.context import LayoutContext
@@ -67,7 +68,8 @@ def layout_layers(template: Template, ctx: LayoutContext) -> list[tuple[int, Gro
         if layout_fn is None:
             ctx.warn(layer.name, f"{layer.kind} layers are not drawn by this renderer yet")
             continue
-        groups.append((index, _laid_out(layer, layout_fn, ctx)))
+        with budget.layer(layer.name):
+            groups.append((index, _laid_out(layer, layout_fn, ctx)))
     return groups
 
 
@@ -110,9 +112,10 @@ def background_items(template: Template, ctx: LayoutContext) -> list[Item]:
     if not isinstance(template.background, BackgroundImage):
         return []
     background = template.background
-    item = image.fitted_image(
-        background.src, background.fit, 0, 0, template.width, template.height, ctx, owner="background"
-    )
+    with budget.layer("background"):
+        item = image.fitted_image(
+            background.src, background.fit, 0, 0, template.width, template.height, ctx, owner="background"
+        )
     return [item]
 
 

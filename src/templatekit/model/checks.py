@@ -42,6 +42,36 @@ def between(low: float, high: float) -> Check:
     return check
 
 
+#: The largest position or size of a layer, in px (ten times the largest canvas side):
+#: far beyond any design, and small enough that areas and scales stay exact floats.
+MAX_EXTENT = 100_000
+#: The largest font size, in px (the largest canvas side).
+MAX_FONT_SIZE = 10_000
+#: The most rows of a table, or data points of a chart: about 200 pages of a table; a
+#: chart's points, each one drawn and laid out (0.2 ms a point).
+MAX_ROWS = 10_000
+
+
+def within(limit: float) -> Check:
+    """At most ``limit`` away from zero."""
+
+    def check(value: float | None) -> str | None:
+        if value is not None and not -limit <= value <= limit:
+            return f"must be between {-limit:g} and {limit:g} (got {value!r})"
+        return None
+
+    return check
+
+
+def at_most_items(limit: int) -> Check:
+    def check(value: tuple[Any, ...] | None) -> str | None:
+        if value is not None and len(value) > limit:
+            return f"must have at most {limit:,} items (got {len(value):,})"
+        return None
+
+    return check
+
+
 def non_empty(value: str | None) -> str | None:
     if value is not None and not value.strip():
         return "must not be empty"

@@ -8,6 +8,7 @@ every attrs class. Errors come out as ``path: message`` lines, e.g.
 from __future__ import annotations
 
 import json
+import math
 import re
 import typing
 from collections.abc import Callable, Iterable, Iterator
@@ -55,18 +56,29 @@ class FieldError(ValueError):
 
 def _number(value: Any, kind: type) -> Any:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise ValueError(f"must be a number (got {value!r})")
+        raise ValueError(f"must be a number (got {shown_value(value)})")
     try:
         number = float(value)
     except ValueError:
-        raise ValueError(f"must be a number (got {value!r})") from None
+        raise ValueError(f"must be a number (got {shown_value(value)})") from None
+    except OverflowError:
+        raise ValueError(f"must be a number of at most 1e308 (got {shown_value(value)})") from None
     if number != number or number in (float("inf"), float("-inf")):
-        raise ValueError(f"must be a finite number (got {value!r})")
+        raise ValueError(f"must be a finite number (got {shown_value(value)})")
     if kind is int:
         if number != int(number):
-            raise ValueError(f"must be a whole number (got {value!r})")
+            raise ValueError(f"must be a whole number (got {shown_value(value)})")
         return int(number)
     return number
+
+
+def shown_value(value: Any, limit: int = 40) -> str:
+    """``value`` as messages show it: its repr, shortened; an integer too long to print
+    (Python refuses over 4,300 digits) by its number of digits."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value).bit_length() > 128:
+        return f"an integer of about {abs(value).bit_length() * math.log10(2):,.0f} digits"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _bool(value: Any, _: type) -> bool:

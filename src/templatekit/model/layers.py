@@ -15,13 +15,18 @@ from attrs import frozen
 
 from templatekit.charts.numbers import FormatError, NumberFormat
 from templatekit.model.checks import (
+    MAX_EXTENT,
+    MAX_FONT_SIZE,
+    MAX_ROWS,
     all_of,
+    at_most_items,
     between,
     field,
     max_length,
     non_empty,
     non_negative,
     positive,
+    within,
 )
 from templatekit.model.easing import control_points
 from templatekit.model.legibility import scan_problem
@@ -86,10 +91,10 @@ class Layer:
     MAIN_FIELD: ClassVar[str | None] = None
 
     name: str = field(check=non_empty)
-    x: float
-    y: float
-    width: float = field(check=positive)
-    height: float = field(check=positive)
+    x: float = field(check=within(MAX_EXTENT))
+    y: float = field(check=within(MAX_EXTENT))
+    width: float = field(check=all_of(positive, within(MAX_EXTENT)))
+    height: float = field(check=all_of(positive, within(MAX_EXTENT)))
     id: str | None = None
     rotation: float = 0.0
     opacity: float = field(1.0, check=between(0, 1))
@@ -133,14 +138,14 @@ class TextLayer(Layer):
     font: str = "Inter"
     weight: int = field(400, check=between(100, 900))
     italic: bool = False
-    size: float = field(32.0, check=positive)
+    size: float = field(32.0, check=all_of(positive, within(MAX_FONT_SIZE)))
     line_height: float = field(1.2, check=positive)
     letter_spacing: float = 0.0
     align: Literal["left", "center", "right", "justify"] = "left"
     vertical_align: Literal["top", "middle", "bottom"] = "top"
     max_lines: int | None = field(None, check=positive)
     auto_fit: Literal["none", "shrink"] = "none"
-    min_size: float = field(8.0, check=positive)
+    min_size: float = field(8.0, check=all_of(positive, within(MAX_FONT_SIZE)))
     ellipsis: bool = True
     transform: Literal["none", "uppercase", "lowercase"] = "none"
     padding: Insets = Insets()
@@ -198,7 +203,7 @@ class AlertLayer(Layer):
     text: str = _text()
     variant: Literal["info", "success", "warning", "error"] = "info"
     font: str = "Inter"
-    size: float = field(16.0, check=positive)
+    size: float = field(16.0, check=all_of(positive, within(MAX_FONT_SIZE)))
 
 
 @frozen(kw_only=True)
@@ -275,7 +280,7 @@ class TableLayer(Layer):
     TYPE = "table"
     MAIN_FIELD = "rows"
 
-    rows: tuple[dict[str, CellValue], ...] = ()
+    rows: tuple[dict[str, CellValue], ...] = field((), check=at_most_items(MAX_ROWS))
     columns: tuple[Column, ...] = ()
     theme: Literal["none", "default", "bright", "simplify", "arco"] = "default"
     header_background: Color | None = None
@@ -283,7 +288,7 @@ class TableLayer(Layer):
     stripe: Color | None = None
     border: Color | None = None
     font: str = "Inter"
-    size: float = field(14.0, check=positive)
+    size: float = field(14.0, check=all_of(positive, within(MAX_FONT_SIZE)))
     width_mode: Literal["standard", "adaptive"] = "standard"
     height_mode: Literal["standard", "adaptive"] = "standard"
 
@@ -321,7 +326,7 @@ class ChartLayer(Layer):
     TYPE = "chart"
     MAIN_FIELD = "rows"
 
-    rows: tuple[ChartPoint, ...] | tuple[ChartSeries, ...] = ()
+    rows: tuple[ChartPoint, ...] | tuple[ChartSeries, ...] = field((), check=at_most_items(MAX_ROWS))
     chart_type: Literal["bar", "horizontalBar", "line", "area", "pie", "doughnut", "scatter"] = "bar"
     title: str | None = None
     legend: bool = True
@@ -339,7 +344,11 @@ class ChartLayer(Layer):
         return self.chart_type in ("pie", "doughnut")
 
     def problems(self) -> Iterator[tuple[str, str]]:
-        """A slice cannot be negative: its share of the whole would be meaningless."""
+        """At most ``MAX_ROWS`` points in all series; a slice cannot be negative: its
+        share of the whole would be meaningless."""
+        points = sum(len(row.data) if isinstance(row, ChartSeries) else 1 for row in self.rows)
+        if points > MAX_ROWS:
+            yield "rows", f"must have at most {MAX_ROWS:,} data points in all (got {points:,})"
         if self.figure is not None or not self.is_pie:
             return
         for index, row in enumerate(self.rows):
@@ -360,7 +369,7 @@ class TextStyle:
     color: Color | None = None
     weight: int | None = field(None, check=between(100, 900))
     italic: bool | None = None
-    size: float | None = field(None, check=positive)
+    size: float | None = field(None, check=all_of(positive, within(MAX_FONT_SIZE)))
 
 
 @frozen(kw_only=True)
@@ -379,7 +388,7 @@ class KeyValueLayer(Layer):
 
     rows: tuple[KeyValueRow, ...] = ()
     font: str = "Inter"
-    size: float = field(16.0, check=positive)
+    size: float = field(16.0, check=all_of(positive, within(MAX_FONT_SIZE)))
     key_color: Color = Color(100, 116, 139)
     value_color: Color = Color(15, 23, 42)
     divider: Color | None = Color(226, 232, 240)

@@ -14,6 +14,7 @@ import math
 from PIL import Image as PILImage
 from PIL import ImageChops, ImageDraw
 
+from templatekit import budget
 from templatekit.layout.scene import Path
 
 SUPERSAMPLE = 4
@@ -67,6 +68,8 @@ def path_mask(path: Path, scale: float, origin: Point, size: tuple[int, int], st
     whose top-left corner is scene point ``origin``, at ``scale`` pixels per px."""
     k = scale * SUPERSAMPLE
     big = (size[0] * SUPERSAMPLE, size[1] * SUPERSAMPLE)
+    # two supersampled 8-bit images at most (the winding count and one contour)
+    budget.current().check(2 * budget.image_bytes("L", big), f"an anti-aliased mask ({budget.pixels(big)})")
 
     def device(points: list[Point]) -> list[Point]:
         return [((x - origin[0]) * k, (y - origin[1]) * k) for x, y in points]

@@ -4,19 +4,22 @@ One function per primitive, one dispatch table. Curved and slanted edges are dra
 through masks supersampled 4x (Pillow's own shapes are not anti-aliased); bars and
 axis-aligned rectangles on whole pixels are drawn directly, which keeps QR codes and
 barcodes crisp. A group is drawn on its own layer only when it needs opacity,
-rotation or a clip.
+rotation or a clip, and only on the part of it that can show: a layer far larger
+than the canvas costs what the canvas does. Every buffer asks the render's memory
+budget first (``templatekit.budget``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable, Sequence
-from functools import lru_cache
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from PIL import Image as PILImage
 from PIL import ImageChops, ImageDraw
 
+from templatekit import budget
 from templatekit.cache import BoundedCache
 from templatekit.layout.scene import (
     Bars,
@@ -57,6 +60,22 @@ class Surface:
     def px(self, x: float, y: float) -> tuple[float, float]:
         return x * self.scale - self.left, y * self.scale - self.top
 
+    def view(self) -> Box:
+        """The part of the scene this surface covers, in scene px."""
+        width, height = self.image.size
+        return (
+            self.left / self.scale,
+            self.top / self.scale,
+            (self.left + width) / self.scale,
+            (self.top + height) / self.scale,
+        )
+
+
+def _new(mode: str, size: tuple[int, int], what: str, color: Any = 0) -> PILImage.Image:
+    """A new image, once the render's memory budget allows it."""
+    budget.current().check(budget.image_bytes(mode, size), f"{what} ({budget.pixels(size)})")
+    return PILImage.new(mode, size, color)
+
 
 def paint(scene: Scene, scale: float = 1.0) -> PILImage.Image:
     """Paint a Scene at ``scale`` (1 = one image pixel per scene px).
@@ -66,12 +85,17 @@ def paint(scene: Scene, scale: float = 1.0) -> PILImage.Image:
     render whose layers start the same way starts from it. Scene items compare by
     value, so the result is the same pixels as painting everything."""
     size = (max(1, round(scene.width * scale)), max(1, round(scene.height * scale)))
+    with _holding("the canvas", size):
+        return _paint_canvas(scene, size, scale)
+
+
+def _paint_canvas(scene: Scene, size: tuple[int, int], scale: float) -> PILImage.Image:
     canvas = (size, scene.background, scale)
     items = scene.items
     start, image = _snapshot_for(canvas, items)
     if image is None:
         background = scene.background.rgba if scene.background else (0, 0, 0, 0)
-        image = PILImage.new("RGBA", size, background)
+        image = _new("RGBA", size, "the canvas", background)
     surface = Surface(image, 0, 0, scale, opaque=scene.background is not None and scene.background.a == 255)
     keep_at = _shared_prefix(_LAST_ITEMS.get(canvas) or (), items)
     _LAST_ITEMS.put(canvas, items, 1)
@@ -91,7 +115,8 @@ def paint_sprite(items: Sequence[Item], scale: float = 1.0) -> tuple[PILImage.Im
         return None
     left, top = math.floor(bounds[0] * scale), math.floor(bounds[1] * scale)
     right, bottom = math.ceil(bounds[2] * scale), math.ceil(bounds[3] * scale)
-    surface = Surface(PILImage.new("RGBA", (max(1, right - left), max(1, bottom - top))), left, top, scale)
+    size = (max(1, right - left), max(1, bottom - top))
+    surface = Surface(_new("RGBA", size, "a moving piece"), left, top, scale)
     _paint_items(surface, items)
     return surface.image, left, top
 
@@ -132,7 +157,8 @@ def _opaque_paint(paint: Paint) -> bool:
 
 def _fill_patch(paint: Paint, size: tuple[int, int]) -> PILImage.Image:
     if isinstance(paint, Color):
-        return PILImage.new("RGBA", size, paint.rgba)
+        return _new("RGBA", size, "a fill", paint.rgba)
+    budget.current().check(budget.image_bytes("RGBA", size), f"a gradient ({budget.pixels(size)})")
     return gradient_image(paint, size)
 
 
@@ -145,7 +171,7 @@ def _fill_through(
         surface.image.paste(paint.rgba, (left, top, left + size[0], top + size[1]), mask)
         return
     if isinstance(paint, Color) and paint.a == 255 and mask is not None:
-        patch = PILImage.new("RGB", size, paint.rgba[:3])
+        patch = _new("RGBA", size, "a fill", paint.rgba[:3])
         patch.putalpha(mask)  # an opaque colour's alpha is the mask itself
         _blend(surface.image, patch, left, top)
         return
@@ -190,15 +216,27 @@ Drawer = Callable[[ImageDraw.ImageDraw, float], None]
 
 def _mask(size: tuple[int, int], draw: Drawer) -> PILImage.Image:
     """An anti-aliased 8-bit mask: ``draw`` paints white at SUPERSAMPLE x scale."""
-    big = PILImage.new("L", (size[0] * SUPERSAMPLE, size[1] * SUPERSAMPLE), 0)
+    big = _new("L", (size[0] * SUPERSAMPLE, size[1] * SUPERSAMPLE), "an anti-aliased mask")
     draw(ImageDraw.Draw(big), SUPERSAMPLE)
     return big.reduce(SUPERSAMPLE)
 
 
-@lru_cache(maxsize=256)
+_BOX_MASKS: BoundedCache[tuple[Any, ...], PILImage.Image] = BoundedCache(256, 64_000_000)
+
+
 def _box_mask(size: tuple[int, int], box: Box, radius: float, ellipse: bool, inset: float) -> PILImage.Image:
     """Mask of a (rounded) rectangle or ellipse; with ``inset`` > 0, only its outline
-    of that thickness (strokes are drawn inside the box)."""
+    of that thickness (strokes are drawn inside the box). Cards and badges repeat
+    across renders: masks are kept, up to 64 MB."""
+    key = (size, box, radius, ellipse, inset)
+    mask = _BOX_MASKS.get(key)
+    if mask is None:
+        mask = _drawn_box_mask(size, box, radius, ellipse, inset)
+        _BOX_MASKS.put(key, mask, size[0] * size[1])
+    return mask
+
+
+def _drawn_box_mask(size: tuple[int, int], box: Box, radius: float, ellipse: bool, inset: float) -> PILImage.Image:
 
     def shape(d: ImageDraw.ImageDraw, k: float, grow: float, fill: int) -> None:
         x0, y0, x1, y1 = ((v + s * grow) * k for v, s in zip(box, (1, 1, -1, -1), strict=True))
@@ -226,10 +264,29 @@ def _is_pixel_aligned(values: Sequence[float]) -> bool:
 # ------------------------------------------------------------------ primitives
 
 
+def _visible(
+    surface: Surface, x0: int, y0: int, width: int, height: int, paints: Sequence[Paint | None]
+) -> tuple[int, int, int, int] | None:
+    """The part of a pixel box on the surface (None when none is), or the whole box
+    when a gradient paints it (a gradient spans the whole box, so it is not cut)."""
+    if any(p is not None and not isinstance(p, Color) for p in paints):
+        return x0, y0, width, height
+    left, top = max(x0, 0), max(y0, 0)
+    right, bottom = min(x0 + width, surface.image.width), min(y0 + height, surface.image.height)
+    if right <= left or bottom <= top:
+        return None
+    return left, top, right - left, bottom - top
+
+
 def _paint_box(surface: Surface, item: Rect | Ellipse, radius: float, ellipse: bool) -> None:
     fill, stroke, stroke_width = item.fill, item.stroke, item.stroke_width
     w, h = item.width, item.height
     x0, y0, pw, ph, fx, fy = _pixel_box(surface, item.x, item.y, w, h)
+    visible = _visible(surface, x0, y0, pw, ph, (fill, stroke))
+    if visible is None:
+        return
+    fx, fy = fx + x0 - visible[0], fy + y0 - visible[1]
+    x0, y0, pw, ph = visible
     box = (fx, fy, fx + w * surface.scale, fy + h * surface.scale)
     r = radius * surface.scale
     if fill is not None:
@@ -279,7 +336,11 @@ def _paint_polygon(surface: Surface, item: Polygon) -> None:
     points = [p for contour in item.contours for p in contour]
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     x0, y0, pw, ph, fx, fy = _pixel_box(surface, min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
-    pw, ph = pw + 1, ph + 1
+    visible = _visible(surface, x0, y0, pw + 1, ph + 1, (item.fill,))
+    if visible is None:
+        return
+    fx, fy = fx + x0 - visible[0], fy + y0 - visible[1]
+    x0, y0, pw, ph = visible
     origin = (min(xs), min(ys))
 
     def draw(d: ImageDraw.ImageDraw, k: float) -> None:
@@ -299,6 +360,10 @@ def _paint_path(surface: Surface, item: Path) -> None:
     pad = item.stroke_width / 2 + 1
     x0, y0, x1, y1 = item.bounds()
     left, top, pw, ph, _, _ = _pixel_box(surface, x0 - pad, y0 - pad, x1 - x0 + 2 * pad, y1 - y0 + 2 * pad)
+    visible = _visible(surface, left, top, pw, ph, (item.fill, item.stroke))
+    if visible is None:
+        return
+    left, top, pw, ph = visible
     origin = ((left + surface.left) / surface.scale, (top + surface.top) / surface.scale)
     if item.fill is not None:
         mask = path_mask(item, surface.scale, origin, (pw, ph), stroke=False)
@@ -339,7 +404,7 @@ def _paint_bars(surface: Surface, item: Bars) -> None:
     if item.color.a == 255:
         target, draw = surface.image, surface.draw
     else:
-        target = PILImage.new("L", surface.image.size, 0)
+        target = _new("L", surface.image.size, "a mask of bars")
         draw = ImageDraw.Draw(target)
     fill = item.color.rgba if target is surface.image else 255
     for x, y, w, h in item.rects:
@@ -401,32 +466,100 @@ def _paint_image(surface: Surface, item: Image) -> None:
 
 
 def _paint_group(surface: Surface, group: Group) -> None:
-    if group.opacity >= 1 and not group.rotation and group.clip is None:
-        _paint_items(surface, group.items)
-        return
-    if group.opacity <= 0 or not group.items:
-        return
+    with _named(group):
+        if group.opacity >= 1 and not group.rotation and group.clip is None:
+            _paint_items(surface, group.items)
+        elif group.opacity > 0 and group.items:
+            _paint_on_own_surface(surface, group)
+
+
+def _named(group: Group) -> contextlib.AbstractContextManager[None]:
+    """Refusals of the budget inside a layer's group name the layer."""
+    return budget.layer(group.label) if group.label is not None else contextlib.nullcontext()
+
+
+def _paint_on_own_surface(surface: Surface, group: Group) -> None:
+    """A group painted on a surface of its own, then clipped, faded, rotated and blended.
+    The surface covers only the part of the group that can land on ``surface``."""
     bounds = _group_bounds(group)
-    if bounds is None:
+    view = surface.view()
+    needed = _overlap(bounds, _turned_box(view, -group.rotation, group.origin) if group.rotation else view)
+    if needed is None:
         return
-    if group.rotation:
-        # A square around the rotation origin holds the content at any angle.
-        ox, oy = group.origin
-        reach = max(math.hypot(x - ox, y - oy) for x, y in _corners(bounds)) + 2
-        bounds = (ox - reach, oy - reach, ox + reach, oy + reach)
+    scale, pad = surface.scale, 2 if group.rotation else 0  # rotation samples neighbouring pixels
+    left, top = math.floor(needed[0] * scale) - pad, math.floor(needed[1] * scale) - pad
+    right, bottom = math.ceil(needed[2] * scale) + pad, math.ceil(needed[3] * scale) + pad
+    size = (max(1, right - left), max(1, bottom - top))
+    with _holding("a surface for the layer's opacity, rotation or clip", size):
+        layer = Surface(_new("RGBA", size, "a layer surface"), left, top, scale)
+        _paint_items(layer, group.items)
+        image = layer.image
+        if group.clip is not None:
+            image.putalpha(ImageChops.multiply(image.getchannel("A"), _clip_mask(layer, group.clip)))
+        if group.opacity < 1:
+            image.putalpha(image.getchannel("A").point(lambda a: round(a * group.opacity)))
+        if group.rotation:
+            _blend_turned(surface, layer, group)
+        else:
+            _blend(surface.image, image, left - surface.left, top - surface.top)
+
+
+@contextlib.contextmanager
+def _holding(what: str, size: tuple[int, int]) -> Iterator[None]:
+    with budget.current().holding(budget.image_bytes("RGBA", size), f"{what} ({budget.pixels(size)})"):
+        yield
+
+
+def _blend_turned(surface: Surface, layer: Surface, group: Group) -> None:
+    """``layer`` turned clockwise by the group's rotation about its origin, blended onto
+    ``surface``: only the pixels of ``surface`` it can cover are computed."""
     scale = surface.scale
-    left, top = math.floor(bounds[0] * scale), math.floor(bounds[1] * scale)
-    right, bottom = math.ceil(bounds[2] * scale), math.ceil(bounds[3] * scale)
-    layer = Surface(PILImage.new("RGBA", (max(1, right - left), max(1, bottom - top))), left, top, scale)
-    _paint_items(layer, group.items)
-    image = layer.image
-    if group.clip is not None:
-        image.putalpha(ImageChops.multiply(image.getchannel("A"), _clip_mask(layer, group.clip)))
-    if group.opacity < 1:
-        image.putalpha(image.getchannel("A").point(lambda a: round(a * group.opacity)))
-    if group.rotation:
-        image = image.rotate(-group.rotation, resample=PILImage.Resampling.BICUBIC)
-    _blend(surface.image, image, left - surface.left, top - surface.top)
+    drawn = (
+        layer.left / scale,
+        layer.top / scale,
+        (layer.left + layer.image.width) / scale,
+        (layer.top + layer.image.height) / scale,
+    )
+    target = _overlap(_turned_box(drawn, group.rotation, group.origin), surface.view())
+    if target is None:
+        return
+    x0, y0 = math.floor(target[0] * scale) - surface.left, math.floor(target[1] * scale) - surface.top
+    x1, y1 = math.ceil(target[2] * scale) - surface.left, math.ceil(target[3] * scale) - surface.top
+    size = (max(1, x1 - x0), max(1, y1 - y0))
+    budget.current().check(budget.image_bytes("RGBA", size), f"the rotated layer ({budget.pixels(size)})")
+    angle = math.radians(group.rotation)
+    a, b, d, e = math.cos(angle), math.sin(angle), -math.sin(angle), math.cos(angle)
+    cx, cy = group.origin[0] * scale, group.origin[1] * scale  # the origin in canvas pixels
+    # output pixel (u, v) is canvas pixel (u + ox, v + oy); it shows the layer pixel found
+    # by turning that point back about the origin
+    ox, oy = x0 + surface.left, y0 + surface.top
+    matrix = (
+        a,
+        b,
+        a * (ox - cx) + b * (oy - cy) + cx - layer.left,
+        d,
+        e,
+        d * (ox - cx) + e * (oy - cy) + cy - layer.top,
+    )
+    turned = layer.image.transform(size, PILImage.Transform.AFFINE, matrix, PILImage.Resampling.BICUBIC)
+    _blend(surface.image, turned, x0, y0)
+
+
+def _turned_box(box: Box, degrees: float, origin: tuple[float, float]) -> Box:
+    """The bounding box of ``box`` turned clockwise by ``degrees`` about ``origin``."""
+    angle = math.radians(degrees)
+    cos, sin = math.cos(angle), math.sin(angle)
+    ox, oy = origin
+    points = [(ox + (x - ox) * cos - (y - oy) * sin, oy + (x - ox) * sin + (y - oy) * cos) for x, y in _corners(box)]
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _overlap(first: Box | None, second: Box) -> Box | None:
+    if first is None:
+        return None
+    box = (max(first[0], second[0]), max(first[1], second[1]), min(first[2], second[2]), min(first[3], second[3]))
+    return box if box[0] < box[2] and box[1] < box[3] else None
 
 
 def _clip_mask(layer: Surface, clip: Clip) -> PILImage.Image:

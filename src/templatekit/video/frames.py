@@ -23,6 +23,7 @@ import numpy as np
 from attrs import evolve, field, frozen
 from PIL import Image as PILImage
 
+from templatekit import budget
 from templatekit.cache import BoundedCache
 from templatekit.layout.compose import background_color, background_items, layout_layers
 from templatekit.layout.context import LayoutContext
@@ -118,7 +119,8 @@ class _Actor:
             items = self.group.items
             if isinstance(look.content, int):
                 items = _reveal(items, look.content)
-        painted = paint_sprite(items, self.scale)
+        with budget.layer(self.layer.name):
+            painted = paint_sprite(items, self.scale)
         if painted is None:
             return None
         image, left, top = painted

@@ -3,6 +3,7 @@ come, with progress reported along the way."""
 
 from __future__ import annotations
 
+import contextvars
 import os
 import time
 from collections import deque
@@ -111,7 +112,8 @@ def _painted_in_order(maker: FrameMaker, total: int, fps: int) -> Iterator[np.nd
             if previous is not None and previous[0] == looks:
                 future = previous[1]
             else:
-                future = pool.submit(_painted, maker, looks)
+                # each frame in a copy of this context: the render's memory budget holds in the painters too
+                future = pool.submit(contextvars.copy_context().run, _painted, maker, looks)
                 previous = (looks, future)
             pending.append(future)
             if len(pending) > AHEAD:

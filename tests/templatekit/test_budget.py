@@ -1,0 +1,151 @@
+"""The memory budget of a render: what would take too much memory is refused before it
+is taken, naming the layer and the figure; layers far larger than the canvas cost what
+the canvas does."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+from PIL import Image
+
+import templatekit as tk
+from templatekit import budget
+
+
+def png(size: tuple[int, int]) -> bytes:
+    """A one-bit PNG: small on disk whatever its pixel size."""
+    out = io.BytesIO()
+    Image.new("1", size, 1).save(out, "PNG")
+    return out.getvalue()
+
+
+def data_uri(data: bytes, media: str = "image/png") -> str:
+    return f"data:{media};base64,{base64.b64encode(data).decode()}"
+
+
+def template(*layers: dict, width: int = 400, height: int = 300) -> dict:
+    return {"name": "budget", "width": width, "height": height, "background": "#ffffff", "layers": list(layers)}
+
+
+def image_layer(name: str, src: str, size: int = 300) -> dict:
+    return {"type": "image", "name": name, "x": 0, "y": 0, "width": size, "height": size, "src": src}
+
+
+def test_images_over_the_budget_are_refused_naming_the_layer_and_the_figure():
+    photo = data_uri(png((3000, 3000)))  # 36 MB once decoded
+    layers = [image_layer(f"photo{i}", photo) for i in range(3)]
+    started = time.perf_counter()
+    with pytest.raises(tk.LimitError) as caught:
+        tk.render_image(template(*layers), memory_limit=80_000_000)
+    assert time.perf_counter() - started < 5
+    message = str(caught.value)
+    assert message.startswith("layer 'photo2': the image decoded (3,000x3,000 px) needs 36.0 MB, more than the ")
+    assert "memory budget (80.0 MB; TEMPLATEKIT_RENDER_MEMORY sets it)" in message
+    assert caught.value.layer == "photo2"
+    assert tk.render_image(template(*layers[:2]), memory_limit=80_000_000).width == 400
+
+
+def test_the_default_budget_comes_from_the_environment(monkeypatch):
+    monkeypatch.setenv(budget.ENV, "50000000")
+    with pytest.raises(tk.LimitError, match=r"layer 'photo0'.*budget \(50.0 MB"):
+        tk.render_image(template(image_layer("photo0", data_uri(png((4000, 4000))))))
+    monkeypatch.setenv(budget.ENV, "lots")
+    with pytest.raises(tk.LimitError, match="TEMPLATEKIT_RENDER_MEMORY='lots' is not a number of bytes"):
+        tk.render_image(template())
+
+
+def test_the_canvas_is_in_the_budget():
+    with pytest.raises(tk.LimitError, match=r"the canvas \(40,000x30,000 px\) needs 4.8 GB"):
+        tk.render_image(template(), scale=100)
+
+
+def svg_with(image: bytes) -> str:
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="100" height="100">'
+        f'<image width="100" height="100" xlink:href="{data_uri(image)}"/></svg>'
+    )
+    return data_uri(svg.encode(), "image/svg+xml")
+
+
+def test_an_image_inside_an_svg_is_held_to_the_pixel_limit_and_the_budget():
+    with pytest.raises(
+        tk.AssetError, match=r"layer 'logo': .*the SVG embeds a 9000x9000 px image, more than the 50 MP"
+    ):
+        tk.render_image(template(image_layer("logo", svg_with(png((9000, 9000))))))
+    with pytest.raises(tk.LimitError, match=r"layer 'logo': an image inside the SVG \(5,000x5,000 px\) needs 100.0 MB"):
+        tk.render_image(template(image_layer("logo", svg_with(png((5000, 5000))))), memory_limit=60_000_000)
+    with pytest.raises(tk.AssetError, match="the SVG embeds data that is not a PNG, JPEG, WebP or GIF image"):
+        tk.render_image(template(image_layer("logo", svg_with(b"not an image"))))
+    small = tk.render_image(template(image_layer("logo", svg_with(png((50, 50))))))
+    assert Image.open(io.BytesIO(small.data)).getpixel((150, 150))[:3] == (255, 255, 255)
+
+
+@pytest.mark.parametrize(
+    ("svg", "reason"),
+    [
+        ("<g>" * 50_000 + "</g>" * 50_000, "the SVG nests elements more than 256 deep"),
+        ("<rect/>" * 200_001, "the SVG has more than 200,000 elements"),
+    ],
+)
+def test_svgs_too_deep_or_too_large_are_refused(svg, reason):
+    document = f'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">{svg}</svg>'
+    with pytest.raises(tk.AssetError, match=reason):
+        tk.render_image(template(image_layer("art", data_uri(document.encode(), "image/svg+xml"))))
+
+
+def test_a_video_frame_is_painted_within_the_budget():
+    pytest.importorskip("av")
+    moving = {
+        "type": "shape",
+        "name": "box",
+        "x": 0,
+        "y": 0,
+        "width": 1000,
+        "height": 1000,
+        "fill": "#ff0000",
+        "animations": [{"property": "x", "keyframes": [{"time": 0, "value": 0}, {"time": 0.2, "value": 200}]}],
+    }
+    video = {**template(moving), "video": {"duration": 0.2, "fps": 10}}
+    with pytest.raises(tk.LimitError, match="layer 'box'"):
+        tk.render_video(video, memory_limit=3_000_000)  # canvases fit (480 kB each); the 4 MB moving layer does not
+    assert tk.render_video(video).width == 400
+
+
+OVERSIZED = """
+import json, resource, sys
+import templatekit as tk
+from PIL import Image
+import io
+template = json.loads(sys.argv[1])
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+result = tk.render_image(template, scale=2)
+image = Image.open(io.BytesIO(result.data)).convert("RGB")
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"grown_mb": (peak - before) / 1024, "centre": image.getpixel((400, 300)), "size": image.size}))
+"""
+
+
+@pytest.mark.parametrize(
+    "layer",
+    [
+        {"type": "shape", "name": "s", "x": -9800, "y": -9850, "width": 20000, "height": 20000, "rotation": 45},
+        {"type": "star", "name": "s", "x": -14800, "y": -14850, "width": 30000, "height": 30000, "star": 1, "max": 1},
+        {"type": "shape", "name": "s", "x": -9800, "y": -9850, "width": 20000, "height": 20000, "opacity": 0.5},
+        {"type": "shape", "name": "s", "x": -9800, "y": -9850, "width": 20000, "height": 20000, "radius": 3000},
+    ],
+)
+def test_a_layer_far_larger_than_the_canvas_costs_what_the_canvas_does(layer):
+    done = subprocess.run(
+        [sys.executable, "-c", OVERSIZED, json.dumps(template(layer))], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["size"] == [800, 600]
+    assert report["grown_mb"] < 150  # a 20,000 px layer at scale 2 drawn whole would take 6.4 GB
+    assert report["centre"] != [255, 255, 255]  # and it is drawn: the canvas's centre is inside it
