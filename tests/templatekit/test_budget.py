@@ -149,3 +149,47 @@ def test_a_layer_far_larger_than_the_canvas_costs_what_the_canvas_does(layer):
     assert report["size"] == [800, 600]
     assert report["grown_mb"] < 150  # a 20,000 px layer at scale 2 drawn whole would take 6.4 GB
     assert report["centre"] != [255, 255, 255]  # and it is drawn: the canvas's centre is inside it
+
+
+TITLE = {"type": "text", "name": "title", "x": 0, "y": 0, "width": 300, "height": 100, "text": "Hi"}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            {"width": 1e9},
+            "modifications[0] (layer 'title'): width: must be at most 100000 (got 1000000000.0)",
+        ),
+        ({"x": -2e5}, "must be between -100000 and 100000 (got -200000.0)"),
+        ({"size": 1e6}, "size: must be at most 10000 (got 1000000.0)"),
+        (
+            {"size": 10**5000},
+            "size (layer 'title'): must be a number of at most 1e308 (got an integer of about 5,000 digits)",
+        ),
+    ],
+)
+def test_sizes_beyond_any_design_are_refused_naming_the_field(change, message):
+    with pytest.raises(tk.ModificationError) as caught:
+        tk.render_image(template(TITLE), [{"name": "title", **change}])
+    assert message in str(caught.value)
+
+
+def test_rows_beyond_the_limit_are_refused_at_once():
+    rows = [{"label": str(i), "value": i} for i in range(10_001)]
+    chart = {"type": "chart", "name": "c", "x": 0, "y": 0, "width": 300, "height": 300, "rows": rows}
+    started = time.perf_counter()
+    with pytest.raises(tk.TemplateError, match=r"layers\[0\].rows: must have at most 10,000 items \(got 10,001\)"):
+        tk.render_image(template(chart))
+    assert time.perf_counter() - started < 5
+    series = [{"name": f"s{n}", "data": rows[:4000]} for n in range(3)]
+    with pytest.raises(tk.TemplateError, match="must have at most 10,000 data points in all \\(got 12,000\\)"):
+        tk.render_image(template({**chart, "rows": series}))
+
+
+def test_a_template_with_many_problems_lists_the_first_fifty():
+    table = {"type": "table", "name": "t", "x": 0, "y": 0, "width": 300, "height": 300, "rows": [["a"]] * 5000}
+    with pytest.raises(tk.TemplateError) as caught:
+        tk.render_image(template(table))
+    assert len(caught.value.problems) == 51
+    assert caught.value.problems[-1] == "… and 4,950 more problems like these"

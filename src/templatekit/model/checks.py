@@ -63,6 +63,15 @@ def within(limit: float) -> Check:
     return check
 
 
+def at_most(limit: float) -> Check:
+    def check(value: float | None) -> str | None:
+        if value is not None and value > limit:
+            return f"must be at most {limit:g} (got {value!r})"
+        return None
+
+    return check
+
+
 def at_most_items(limit: int) -> Check:
     def check(value: tuple[Any, ...] | None) -> str | None:
         if value is not None and len(value) > limit:

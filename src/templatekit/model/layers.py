@@ -19,6 +19,7 @@ from templatekit.model.checks import (
     MAX_FONT_SIZE,
     MAX_ROWS,
     all_of,
+    at_most,
     at_most_items,
     between,
     field,
@@ -93,8 +94,8 @@ class Layer:
     name: str = field(check=non_empty)
     x: float = field(check=within(MAX_EXTENT))
     y: float = field(check=within(MAX_EXTENT))
-    width: float = field(check=all_of(positive, within(MAX_EXTENT)))
-    height: float = field(check=all_of(positive, within(MAX_EXTENT)))
+    width: float = field(check=all_of(positive, at_most(MAX_EXTENT)))
+    height: float = field(check=all_of(positive, at_most(MAX_EXTENT)))
     id: str | None = None
     rotation: float = 0.0
     opacity: float = field(1.0, check=between(0, 1))
@@ -138,14 +139,14 @@ class TextLayer(Layer):
     font: str = "Inter"
     weight: int = field(400, check=between(100, 900))
     italic: bool = False
-    size: float = field(32.0, check=all_of(positive, within(MAX_FONT_SIZE)))
+    size: float = field(32.0, check=all_of(positive, at_most(MAX_FONT_SIZE)))
     line_height: float = field(1.2, check=positive)
     letter_spacing: float = 0.0
     align: Literal["left", "center", "right", "justify"] = "left"
     vertical_align: Literal["top", "middle", "bottom"] = "top"
     max_lines: int | None = field(None, check=positive)
     auto_fit: Literal["none", "shrink"] = "none"
-    min_size: float = field(8.0, check=all_of(positive, within(MAX_FONT_SIZE)))
+    min_size: float = field(8.0, check=all_of(positive, at_most(MAX_FONT_SIZE)))
     ellipsis: bool = True
     transform: Literal["none", "uppercase", "lowercase"] = "none"
     padding: Insets = Insets()
@@ -203,7 +204,7 @@ class AlertLayer(Layer):
     text: str = _text()
     variant: Literal["info", "success", "warning", "error"] = "info"
     font: str = "Inter"
-    size: float = field(16.0, check=all_of(positive, within(MAX_FONT_SIZE)))
+    size: float = field(16.0, check=all_of(positive, at_most(MAX_FONT_SIZE)))
 
 
 @frozen(kw_only=True)
@@ -288,7 +289,7 @@ class TableLayer(Layer):
     stripe: Color | None = None
     border: Color | None = None
     font: str = "Inter"
-    size: float = field(14.0, check=all_of(positive, within(MAX_FONT_SIZE)))
+    size: float = field(14.0, check=all_of(positive, at_most(MAX_FONT_SIZE)))
     width_mode: Literal["standard", "adaptive"] = "standard"
     height_mode: Literal["standard", "adaptive"] = "standard"
 
@@ -369,7 +370,7 @@ class TextStyle:
     color: Color | None = None
     weight: int | None = field(None, check=between(100, 900))
     italic: bool | None = None
-    size: float | None = field(None, check=all_of(positive, within(MAX_FONT_SIZE)))
+    size: float | None = field(None, check=all_of(positive, at_most(MAX_FONT_SIZE)))
 
 
 @frozen(kw_only=True)
@@ -388,7 +389,7 @@ class KeyValueLayer(Layer):
 
     rows: tuple[KeyValueRow, ...] = ()
     font: str = "Inter"
-    size: float = field(16.0, check=all_of(positive, within(MAX_FONT_SIZE)))
+    size: float = field(16.0, check=all_of(positive, at_most(MAX_FONT_SIZE)))
     key_color: Color = Color(100, 116, 139)
     value_color: Color = Color(15, 23, 42)
     divider: Color | None = Color(226, 232, 240)
