@@ -7,7 +7,6 @@ reported as warnings; a value that does not fit its field is a ``ModificationErr
 
 from __future__ import annotations
 
-import json
 import typing
 from functools import cache
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import attrs
 from cattrs.errors import ClassValidationError, IterableValidationError
 
+from templatekit import jsontext
 from templatekit.errors import ModificationError
 from templatekit.model.convert import converter, error_lines, json_name, model_problems
 from templatekit.model.layers import LAYER_KINDS, AnyLayer, UnknownLayer
@@ -47,9 +47,9 @@ def normalize(modifications: Modifications, template: Template) -> list[Modifica
         if not modifications.strip():
             return []
         try:
-            modifications = json.loads(modifications)
-        except json.JSONDecodeError as exc:
-            raise ModificationError(f"modifications: not valid JSON ({exc.msg} at column {exc.colno})") from None
+            modifications = jsontext.parse(modifications)
+        except jsontext.JSONTextError as exc:
+            raise ModificationError(f"modifications: {exc}") from None
         return normalize(modifications, template)
     if isinstance(modifications, dict):
         result = [_from_object_entry(name, value, template) for name, value in modifications.items()]

@@ -10,7 +10,6 @@ however many rows there are.
 from __future__ import annotations
 
 import csv
-import json
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -19,6 +18,7 @@ from typing import Any
 
 from attrs import frozen
 
+from templatekit import jsontext
 from templatekit.apply import Modifications
 from templatekit.errors import ModificationError, TemplatekitError
 from templatekit.loading import TemplateSource, load_template
@@ -160,9 +160,9 @@ def _row_modifications(
         value: Any = text
         if text.lstrip()[:1] in ("[", "{"):
             try:
-                value = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ModificationError(f"row {number}, column {column!r}: not valid JSON ({exc.msg})") from None
+                value = jsontext.parse(text)
+            except jsontext.JSONTextError as exc:
+                raise ModificationError(f"row {number}, column {column!r}: {exc}") from None
         layer, field = target
         by_layer.setdefault(layer, {})[field] = value
     return [{"name": layer, **fields} for layer, fields in by_layer.items()]

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, TextIO
 
-from templatekit import extras
+from templatekit import extras, jsontext
 from templatekit.apply import normalize
 from templatekit.errors import TemplateError, TemplatekitError
 from templatekit.loading import load_template
@@ -204,15 +203,15 @@ def _read_json_argument(source: str) -> Any:
         except OSError as exc:
             raise SystemExit(f"error: -m {source}: cannot read ({exc.strerror})") from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SystemExit(f"error: -m: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        return jsontext.parse(text)
+    except jsontext.JSONTextError as exc:
+        raise SystemExit(f"error: -m: {exc}") from None
 
 
 def _value(raw: str) -> Any:
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
+        return jsontext.parse(raw)
+    except jsontext.JSONTextError:
         return raw
 
 

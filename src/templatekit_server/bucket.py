@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import json
 import re
 import secrets
 import socket
 from typing import Any
+from urllib.parse import urlsplit
 
 from aiohttp.abc import AbstractResolver, ResolveResult
 from attrs import field, frozen
 
-from templatekit.assets.common import Problem
+from templatekit import jsontext
+from templatekit.assets.common import Problem, shown
 from templatekit.assets.policy import ALLOW_ENV, AllowList, address_refusal
 from templatekit.errors import StorageError
 from templatekit.storage import Store, checked_key
@@ -47,9 +48,9 @@ class Bucket:
         naming the field otherwise. The endpoint must pass the address policy."""
         if isinstance(value, str):
             try:
-                value = json.loads(value)
-            except json.JSONDecodeError as exc:
-                raise bad_request(f"s3Config: not valid JSON ({exc.msg})") from None
+                value = jsontext.parse(value)
+            except jsontext.JSONTextError as exc:
+                raise bad_request(f"s3Config: {exc}") from None
         if not isinstance(value, dict):
             raise bad_request(f"s3Config: must be an object (got {type(value).__name__})")
         unknown = sorted(set(value) - set(_FIELDS))
@@ -74,10 +75,15 @@ class Bucket:
         if endpoint is not None:
             from templatekit.assets.network import check_endpoint
 
+            if urlsplit(endpoint).username is not None:
+                raise bad_request(
+                    f"s3Config.endpoint: {shown(endpoint)} holds a user name or password; "
+                    "give the credentials as accessKeyId and secretAccessKey"
+                )
             try:
                 check_endpoint(endpoint, allow)
             except Problem as problem:
-                raise bad_request(f"s3Config.endpoint: {endpoint} is refused: {problem}") from None
+                raise bad_request(f"s3Config.endpoint: {shown(endpoint)} is refused: {problem}") from None
         public_url = texts["publicUrl"]
         if public_url is not None and not _PUBLIC_URL.fullmatch(public_url):
             raise bad_request(f"s3Config.publicUrl: {public_url[:80]!r} is not an http(s) URL")

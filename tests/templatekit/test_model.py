@@ -149,7 +149,7 @@ def test_json_text_path_and_bad_json(tmp_path):
     assert tk.load_template(path).base_dir == tmp_path
     assert tk.load_template(path.read_text()).name == "test"
     path.write_text('{"name": "x",')
-    with pytest.raises(tk.TemplateError, match=r"\(json\): Expecting"):
+    with pytest.raises(tk.TemplateError, match=r"\(json\): not valid JSON \(Expecting"):
         tk.load_template(path)
     with pytest.raises(tk.TemplateError, match="cannot read"):
         tk.load_template(tmp_path / "missing.json")

@@ -20,6 +20,7 @@ from cattrs import Converter
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
+from templatekit import jsontext
 from templatekit.errors import TemplateError
 from templatekit.model.layers import (
     LAYER_KINDS,
@@ -125,12 +126,18 @@ def _paint(value: Any, _: Any) -> Color | Gradient:
 def _cell(value: Any, _: Any) -> CellValue:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
-    raise ValueError(f"a cell must be a string, number, boolean or null (got {value!r})")
+    raise ValueError(f"a cell must be a string, number, boolean or null (got {shown_value(value)})")
+
+
+def _row(value: Any, _: Any) -> dict[str, CellValue]:
+    if not isinstance(value, dict):
+        raise ValueError(f"a row must be an object of column keys and cells (got {shown_value(value)})")
+    return {str(key): _cell(cell, CellValue) for key, cell in value.items()}
 
 
 def _chart_rows(value: Any, _: Any) -> tuple[ChartPoint, ...] | tuple[ChartSeries, ...]:
     if not isinstance(value, (list, tuple)):
-        raise ValueError(f"must be a list (got {value!r})")
+        raise ValueError(f"must be a list (got {shown_value(value)})")
     if value and isinstance(value[0], dict) and "data" in value[0]:
         return converter.structure(value, tuple[ChartSeries, ...])
     return converter.structure(value, tuple[ChartPoint, ...])
@@ -211,6 +218,7 @@ def _make_converter() -> Converter:
     conv.register_structure_hook(Union[Color, Gradient], _paint)
     conv.register_structure_hook(Union[Color, Gradient, None], lambda v, _: None if v is None else _paint(v, _))
     conv.register_structure_hook(CellValue, _cell)
+    conv.register_structure_hook_func(lambda kind: kind == dict[str, CellValue], _row)
     conv.register_structure_hook(Union[tuple[ChartPoint, ...], tuple[ChartSeries, ...]], _chart_rows)
     conv.register_structure_hook(Column, _column)
     conv.register_structure_hook(PlotlyFigure, _figure)
@@ -226,7 +234,14 @@ def _make_converter() -> Converter:
         renames: dict[str, Any] = {a.name: override(rename=json_name(a.name)) for a in attrs.fields(cls)}
         if cls is Template:
             renames.update(base_dir=override(omit=True), load_warnings=override(omit=True))
-        return make_dict_structure_fn(cls, conv, **renames)
+        structure: Callable[[Any, Any], Any] = make_dict_structure_fn(cls, conv, **renames)
+
+        def objects_only(value: Any, kind: type) -> Any:
+            if not isinstance(value, dict):
+                raise ValueError(f"must be an object (got {shown_value(value)})")
+            return structure(value, kind)
+
+        return objects_only
 
     def unstructure_factory(cls: type) -> Any:
         renames: dict[str, Any] = {a.name: override(rename=json_name(a.name)) for a in attrs.fields(cls)}
@@ -437,9 +452,9 @@ def _set_aside(data: Any, exc: BaseException, strict: bool, problems: dict[str, 
 
 def parse_json(text: str, source: str) -> Any:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TemplateError([f"(json): {exc.msg} at line {exc.lineno}, column {exc.colno}"], source) from None
+        return jsontext.parse(text)
+    except jsontext.JSONTextError as exc:
+        raise TemplateError([f"(json): {exc}"], source) from None
 
 
 def read_template_file(path: Path) -> Any:

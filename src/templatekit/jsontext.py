@@ -1,0 +1,57 @@
+"""JSON text from users, parsed into plain data or refused with a message that says why.
+
+Python's parser raises different exceptions for different bad inputs (JSONDecodeError,
+RecursionError for deep nesting, ValueError for integers over 4,300 digits) and accepts
+``NaN`` and ``Infinity``; everything that parses text from a request, a file or a
+modification goes through ``parse`` so that each is one clear refusal.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+#: Deeper than any template or request needs, shallow enough for every recursive walk.
+MAX_DEPTH = 64
+
+
+class JSONTextError(ValueError):
+    """The text is not JSON data this library accepts; the message says why."""
+
+
+def parse(text: str | bytes, *, max_depth: int = MAX_DEPTH, pairs_hook: Any = None) -> Any:
+    """The data of ``text``; JSONTextError when it is not JSON, holds NaN or Infinity,
+    an integer too long to read, or nests deeper than ``max_depth``."""
+    try:
+        value = json.loads(text, parse_constant=_not_a_number, object_pairs_hook=pairs_hook)
+    except json.JSONDecodeError as exc:
+        raise JSONTextError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except RecursionError:
+        raise JSONTextError(f"nested more than {max_depth} levels deep") from None
+    except UnicodeDecodeError:
+        raise JSONTextError("not UTF-8 text") from None
+    except JSONTextError:
+        raise
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise JSONTextError(f"holds a number too long to read ({exc})") from None
+    if depth(value) > max_depth:
+        raise JSONTextError(f"nested more than {max_depth} levels deep")
+    return value
+
+
+def _not_a_number(constant: str) -> Any:
+    raise JSONTextError(f"{constant} is not a JSON number")
+
+
+def depth(value: Any) -> int:
+    """How deep lists and objects nest in ``value`` (0 for a plain value), without recursion."""
+    levels, level = 0, [value]
+    while level:
+        levels += 1
+        level = [
+            child
+            for item in level
+            if isinstance(item, dict | list)
+            for child in (item.values() if isinstance(item, dict) else item)
+        ]
+    return levels - 1 if levels else 0
