@@ -79,9 +79,9 @@ class AssetLoader:
         self.max_media_bytes = max_media_bytes
         self.max_pixels = max_pixels
         self.max_redirects = max_redirects
-        self._downloads: BoundedCache[str, bytes] = BoundedCache(max_entries=256, max_weight=100_000_000)
+        self._downloads: BoundedCache[str, bytes] = BoundedCache(max_entries=256, max_weight=64_000_000)
         self._images: BoundedCache[tuple[str, SizeHint], LoadedImage] = BoundedCache(
-            max_entries=128, max_weight=400_000_000
+            max_entries=128, max_weight=96_000_000
         )
 
     def fetch(self, src: str, base_dir: Path | None = None) -> bytes:

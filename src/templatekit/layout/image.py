@@ -25,7 +25,7 @@ Crop = tuple[int, int, int, int]  # left, top, right, bottom in source pixels
 _CENTRE = Focus()
 _NO_RADIUS = Length(0)
 
-_PREPARED: BoundedCache[str, PILImage.Image] = BoundedCache(max_entries=64, max_weight=256_000_000)
+_PREPARED: BoundedCache[str, PILImage.Image] = BoundedCache(max_entries=64, max_weight=48_000_000)
 
 
 @frozen

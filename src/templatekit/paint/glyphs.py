@@ -23,8 +23,8 @@ PHASES = 4  # sub-pixel positions of a run's origin, per pixel
 
 Placed = tuple[PILImage.Image, int, int]  # image, and its top-left pixel from the run's origin pixel
 
-_MASKS: BoundedCache[tuple[object, ...], Placed] = BoundedCache(4096, 64_000_000)
-_COLOR: BoundedCache[tuple[object, ...], Placed] = BoundedCache(1024, 128_000_000)
+_MASKS: BoundedCache[tuple[object, ...], Placed] = BoundedCache(4096, 24_000_000)
+_COLOR: BoundedCache[tuple[object, ...], Placed] = BoundedCache(1024, 24_000_000)
 
 
 def glyph_image(run: GlyphRun, scale: float, phase: tuple[float, float]) -> tuple[Placed | None, bool]:

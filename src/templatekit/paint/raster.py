@@ -121,7 +121,7 @@ def paint_sprite(items: Sequence[Item], scale: float = 1.0) -> tuple[PILImage.Im
     return surface.image, left, top
 
 
-_SNAPSHOTS: BoundedCache[tuple[Any, tuple[Item, ...]], PILImage.Image] = BoundedCache(32, 512_000_000)
+_SNAPSHOTS: BoundedCache[tuple[Any, tuple[Item, ...]], PILImage.Image] = BoundedCache(32, 64_000_000)
 _LAST_ITEMS: BoundedCache[Any, tuple[Item, ...]] = BoundedCache(64, 64)
 
 
@@ -221,7 +221,7 @@ def _mask(size: tuple[int, int], draw: Drawer) -> PILImage.Image:
     return big.reduce(SUPERSAMPLE)
 
 
-_BOX_MASKS: BoundedCache[tuple[Any, ...], PILImage.Image] = BoundedCache(256, 64_000_000)
+_BOX_MASKS: BoundedCache[tuple[Any, ...], PILImage.Image] = BoundedCache(256, 16_000_000)
 
 
 def _box_mask(size: tuple[int, int], box: Box, radius: float, ellipse: bool, inset: float) -> PILImage.Image:
@@ -435,7 +435,7 @@ def _paint_glyph_run(surface: Surface, item: GlyphRun) -> None:
         _fill_through(surface, item.color, image.size, image, left + dx, top + dy)
 
 
-_RESIZED: BoundedCache[tuple[str, tuple[int, int], bool], PILImage.Image] = BoundedCache(128, 256_000_000)
+_RESIZED: BoundedCache[tuple[str, tuple[int, int], bool], PILImage.Image] = BoundedCache(128, 48_000_000)
 
 
 def _resized(key: str, image: PILImage.Image, size: tuple[int, int], smooth: bool) -> PILImage.Image:
