@@ -80,4 +80,12 @@ class RenderError(TemplatekitError):
 
 
 class StorageError(TemplatekitError):
-    """A file could not be stored or read back."""
+    """A file could not be stored or read back. The message names the store and the
+    file; ``public`` says what failed without them (for answers to other people)."""
+
+    def __init__(self, message: str, *, public: str | None = None) -> None:
+        self.public = public or "the file storage failed"
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[type, tuple[str], dict[str, str]]:
+        return self.__class__, (str(self),), {"public": self.public}

@@ -78,7 +78,7 @@ class Store:
         except StorageError:
             raise
         except Exception as exc:  # every fsspec backend has its own errors
-            raise StorageError(f"cannot write {key} to {self.url}: {self._reason(exc)}") from None
+            raise self._failed(f"cannot write {key} to {self.url}", exc) from None
 
     def put_file(self, key: str, source: str | os.PathLike[str], content_type: str | None = None) -> None:
         """Copy a local file under ``key`` without reading it whole into memory."""
@@ -92,7 +92,7 @@ class Store:
             else:
                 self.fs.put_file(os.fspath(source), path, **self._deadline)
         except Exception as exc:
-            raise StorageError(f"cannot write {key} to {self.url}: {self._reason(exc)}") from None
+            raise self._failed(f"cannot write {key} to {self.url}", exc) from None
 
     def get(self, key: str) -> bytes:
         try:
@@ -102,12 +102,16 @@ class Store:
         except StorageError:
             raise
         except Exception as exc:
-            raise StorageError(f"cannot read {key} from {self.url}: {self._reason(exc)}") from None
+            raise self._failed(f"cannot read {key} from {self.url}", exc) from None
 
-    def _reason(self, exc: BaseException) -> str:
+    def _failed(self, what: str, exc: BaseException) -> StorageError:
+        """The error for ``exc``; its public text gives the kind of failure only (an
+        OS error's description, a timeout), never paths, hosts or bucket names."""
         if self._deadline and type(exc).__name__ == "FSTimeoutError":
-            return f"no answer within {self._deadline['timeout']:g} s"
-        return _reason(exc)
+            reason = f"no answer within {self._deadline['timeout']:g} s"
+            return StorageError(f"{what}: {reason}", public=f"the file storage gave {reason}")
+        kind = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+        return StorageError(f"{what}: {_reason(exc)}", public=f"the file storage failed ({kind})")
 
     @contextmanager
     def open(self, key: str) -> Iterator[IO[bytes]]:

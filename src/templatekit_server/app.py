@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
@@ -26,8 +26,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from templatekit.errors import TemplatekitError
-from templatekit_server import idempotency, render_cache
-from templatekit_server.errors import ApiError, envelope, from_library
+from templatekit_server import idempotency, logs, render_cache
+from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, envelope, from_library
 from templatekit_server.routes import meta, renders, templates, videos
 from templatekit_server.settings import Settings
 from templatekit_server.state import ServerState
@@ -44,12 +44,15 @@ _CLIENT_ID = re.compile(r"[A-Za-z0-9._\-]{1,64}")
 class RequestIds:
     """Gives every request an id (the client's ``X-Request-Id`` when it is a plain
     token), at ``request.state.request_id`` and in the answer's ``X-Request-Id``; adds
-    the key's rate-limit window to the answer (see ``inputs.count_request``); and
-    logs one access line per request: method, path, status, time and id, but never the
-    query string, which may carry an API key or a signature."""
+    the key's rate-limit window to the answer (see ``inputs.count_request``); logs one
+    access line per request: method, path, status, time and id, but never the query
+    string, which may carry an API key or a signature; and answers an unexpected error
+    with the envelope itself, so that the connection stays usable (Starlette's own
+    last-resort handler re-raises, and the server then drops the connection)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+        self.tracebacks = logs.Tracebacks()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -61,11 +64,12 @@ class RequestIds:
 
         started = time.perf_counter()
         status = 500
+        answered = False
 
         async def send_with_id(message: Message) -> None:
-            nonlocal status
+            nonlocal status, answered
             if message["type"] == "http.response.start":
-                status = message["status"]
+                status, answered = message["status"], True
                 headers = MutableHeaders(scope=message)
                 if REQUEST_ID not in headers:
                     headers[REQUEST_ID] = request_id
@@ -76,9 +80,25 @@ class RequestIds:
 
         try:
             await self.app(scope, receive, send_with_id)
+        except Exception as exc:
+            if answered:
+                raise  # half an answer is out: only closing the connection can say it failed
+            await self._unexpected(exc, scope, receive, send_with_id)
         finally:
             elapsed = (time.perf_counter() - started) * 1000
             access.info("%s %s %d %.1f ms %s", scope["method"], scope["path"], status, elapsed, request_id)
+
+    async def _unexpected(self, exc: Exception, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        request_id = _request_id(request)
+        if self.tracebacks.due(exc):
+            log.error("unexpected error (request %s)", request_id, exc_info=exc)
+        else:
+            log.error(
+                "unexpected error (request %s): %s: %s (traceback logged above)", request_id, type(exc).__name__, exc
+            )
+        message = "an unexpected error occurred; quote the request id when reporting it"
+        await error_response(request, "INTERNAL_SERVER_ERROR", message)(scope, receive, send)
 
 
 def _request_id(request: Request) -> str:
@@ -86,7 +106,9 @@ def _request_id(request: Request) -> str:
 
 
 def error_response(request: Request, code: str, message: str, headers: dict[str, str] | None = None) -> Response:
-    """The envelope, with the code's status; every failure is logged with its request id."""
+    """The envelope, with the code's status; every failure is logged with its request id.
+    Credentials in URLs the message quotes are redacted."""
+    message = logs.redacted(message)
     error = ApiError(code, message, headers)
     request_id = _request_id(request)
     docs = request.app.state.server.settings.docs_url
@@ -123,16 +145,15 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 async def _database_error(request: Request, exc: Exception) -> Response:
     """The database failed (full disk, lost connection): the request is refused whole,
-    its transaction rolled back, so nothing is billed or half-written."""
+    its transaction rolled back, so nothing is billed or half-written. Its reason names
+    hosts and files: it goes to the log only."""
     assert isinstance(exc, SQLAlchemyError)
     reason = getattr(exc, "orig", None) or exc
-    log.error("database error (request %s): %s", _request_id(request), reason)
-    return error_response(request, "INTERNAL_SERVER_ERROR", f"the server's database failed: {reason}")
-
-
-async def _unexpected(request: Request, exc: Exception) -> Response:
-    log.error("unexpected error (request %s)", _request_id(request), exc_info=exc)
-    message = "an unexpected error occurred; quote the request id when reporting it"
+    log.error("database error (request %s): %s", _request_id(request), " ".join(str(reason).split()))
+    if isinstance(exc, DBAPIError) and (exc.connection_invalidated or isinstance(exc, OperationalError)):
+        message = DATABASE_UNAVAILABLE
+    else:
+        message = "the server's database failed; quote the request id when reporting it"
     return error_response(request, "INTERNAL_SERVER_ERROR", message)
 
 
@@ -149,6 +170,7 @@ async def _housekeeping(state: ServerState) -> None:
 def create_app(settings: Settings | None = None) -> Starlette:
     """The /v1 app for ``settings`` (default: from the environment)."""
     state = ServerState(settings or Settings.from_env())
+    logs.install()
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[dict[str, Any]]:
@@ -172,7 +194,6 @@ def create_app(settings: Settings | None = None) -> Starlette:
             TemplatekitError: _library_error,
             HTTPException: _http_error,
             SQLAlchemyError: _database_error,
-            Exception: _unexpected,
         },
         lifespan=lifespan,
     )

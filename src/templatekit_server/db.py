@@ -10,6 +10,7 @@ server processes on several hosts.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -202,7 +203,10 @@ class Database:
         if self.sqlite:
             options["connect_args"] = {"check_same_thread": False, "timeout": 30}
         else:
-            options.update(pool_pre_ping=True, pool_size=10, max_overflow=20)
+            # a database host that does not answer fails a request in seconds, not minutes
+            options.update(pool_pre_ping=True, pool_size=10, max_overflow=20, connect_args={"connect_timeout": 5})
+        if self.sqlite:
+            _private_file(self.url.database)
         self.engine: Engine = create_engine(url, **options)
         if self.sqlite:
             _sqlite_locking(self.engine)
@@ -276,6 +280,17 @@ class Database:
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def _private_file(database: str | None) -> None:
+    """Create a SQLite file readable by the server's user only (it holds key hashes and
+    sealed signing keys); SQLite gives its journal files the same mode."""
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    try:
+        os.close(os.open(database, os.O_RDWR | os.O_CREAT, 0o600))
+    except OSError:  # SQLite says what is wrong with the path when it opens it
+        return
 
 
 def _sqlite_locking(engine: Engine) -> None:

@@ -6,16 +6,22 @@ status of its code. Library exceptions map to codes here, and nowhere else.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 
 from templatekit.errors import (
     AssetError,
+    LimitError,
     ModificationError,
     RenderError,
     StorageError,
     TemplateError,
     TemplatekitError,
 )
+
+log = logging.getLogger("templatekit.server")
+
+DATABASE_UNAVAILABLE = "the server's database is unavailable; try again shortly"
 
 STATUS = {
     "BAD_REQUEST": 400,
@@ -52,15 +58,17 @@ def bad_request(message: str) -> ApiError:
 
 
 def from_library(exc: TemplatekitError) -> ApiError:
-    """The API error for an exception of the library."""
+    """The API error for an exception of the library. A storage error's message names
+    the server's paths or buckets: it is logged, and the answer says what failed."""
     if isinstance(exc, AssetError):
         return ApiError("FETCH_IMAGE_ERROR", str(exc))
     if isinstance(exc, TemplateError):
         return ApiError("BAD_REQUEST", "; ".join(exc.problems) if exc.problems else str(exc))
-    if isinstance(exc, ModificationError):
+    if isinstance(exc, (ModificationError, LimitError)):
         return ApiError("BAD_REQUEST", str(exc))
     if isinstance(exc, StorageError):
-        return ApiError("INTERNAL_SERVER_ERROR", str(exc))
+        log.error("storage error: %s", exc)
+        return ApiError("INTERNAL_SERVER_ERROR", exc.public)
     if isinstance(exc, RenderError):
         return ApiError("INTERNAL_SERVER_ERROR", f"render failed: {exc}")
     return ApiError("INTERNAL_SERVER_ERROR", str(exc))

@@ -15,9 +15,11 @@ import contextlib
 import logging
 import math
 import secrets
+import time
 from typing import Any
 
 from sqlalchemy import Connection, and_, func, or_, select, update
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
 from templatekit.model.template import Template
@@ -32,6 +34,8 @@ log = logging.getLogger("templatekit.server")
 
 MAX_ATTEMPTS = 3
 POLL_SECONDS = 1.0
+#: A database outage is logged by the video runner at most this often.
+DATABASE_OUTAGE_LOG_SECONDS = 30.0
 
 
 def generations(template: Template) -> int:
@@ -209,25 +213,40 @@ class VideoRunner:
     async def run(self) -> None:
         """Until cancelled: claim jobs while there are free slots, wait for work otherwise."""
         log.info("video runner %s started", self.worker)
+        outage_logged = -DATABASE_OUTAGE_LOG_SECONDS
         try:
             while True:
-                await run_in_threadpool(requeue_stale, self.db, self.stale_seconds, self.docs_url)
-                await self._slots.acquire()
-                job = await run_in_threadpool(claim, self.db, self.worker)
-                if job is None:
-                    self._slots.release()
-                    self._wake.clear()
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._wake.wait(), POLL_SECONDS)
-                    continue
-                task = asyncio.create_task(self._render(job))
-                self._running.add(task)
-                task.add_done_callback(self._running.discard)
+                try:
+                    await self._claim_next()
+                except SQLAlchemyError as exc:  # the database is away: try again, quietly, until it is back
+                    if time.monotonic() - outage_logged >= DATABASE_OUTAGE_LOG_SECONDS:
+                        outage_logged = time.monotonic()
+                        log.warning("video runner: the database cannot be reached (%s)", getattr(exc, "orig", exc))
+                    await asyncio.sleep(POLL_SECONDS)
         finally:
             for task in list(self._running):
                 task.cancel()
             await asyncio.gather(*self._running, return_exceptions=True)
             await run_in_threadpool(requeue_mine, self.db, self.worker)
+
+    async def _claim_next(self) -> None:
+        """Start the next queued job when a slot is free; wait for work when none is queued."""
+        await run_in_threadpool(requeue_stale, self.db, self.stale_seconds, self.docs_url)
+        await self._slots.acquire()
+        try:
+            job = await run_in_threadpool(claim, self.db, self.worker)
+        except BaseException:
+            self._slots.release()
+            raise
+        if job is None:
+            self._slots.release()
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), POLL_SECONDS)
+            return
+        task = asyncio.create_task(self._render(job))
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
 
     async def _render(self, job: Any) -> None:
         beating = asyncio.create_task(self._beat(job.id))

@@ -8,12 +8,19 @@ way the pool starts a fresh worker. Workers read templates from the database the
 Failures come back as ``Failure`` values (an API code and message), mapped from the
 library's exceptions in the worker, so that the server gets the answer to send and
 nothing else to interpret.
+
+Each render holds to the memory budget of ``Settings.render_memory``. Memory a large
+render took is given back: a worker is replaced after ``worker_max_renders`` renders
+(pebble's ``max_tasks``), and every answer carries the worker's resident memory, so that
+the server replaces the whole pool, gracefully, once a worker passes ``worker_max_rss``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
+import ctypes.util
 import logging
 import multiprocessing
 import os
@@ -27,6 +34,7 @@ from typing import Any
 
 from attrs import frozen
 from pebble import ProcessExpired, ProcessPool
+from sqlalchemy.exc import SQLAlchemyError
 
 import templatekit as tk
 from templatekit.errors import TemplatekitError
@@ -34,7 +42,7 @@ from templatekit.model.template import Template
 from templatekit.storage import Store
 from templatekit_server import catalog, events
 from templatekit_server.db import Database
-from templatekit_server.errors import ApiError, from_library
+from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, from_library
 from templatekit_server.settings import Settings
 
 log = logging.getLogger("templatekit.server")
@@ -80,6 +88,14 @@ class VideoOutput:
 
 
 @frozen
+class Measured:
+    """A worker's answer and its resident memory afterwards, in bytes."""
+
+    outcome: Any
+    rss: int
+
+
+@frozen
 class Failure:
     code: str
     message: str
@@ -97,6 +113,7 @@ class _Worker:
     db: Database
     store: Store
     assets: tk.AssetLoader
+    memory: int
 
 
 def _start_worker(settings: Settings) -> None:
@@ -110,6 +127,7 @@ def _start_worker(settings: Settings) -> None:
         max_media_bytes=settings.media_max_bytes,
         max_pixels=settings.max_pixels,
     )
+    _Worker.memory = settings.render_memory
     _exit_with_parent()
 
 
@@ -135,7 +153,9 @@ def render_still(job: StillJob) -> StillOutput | Failure:
     try:
         template = _template(job.workspace_id, job.template_id, job.version)
         if job.output == "pdf":
-            result = tk.render_pdf(template, job.modifications, debug=job.debug, assets=_Worker.assets)
+            result = tk.render_pdf(
+                template, job.modifications, debug=job.debug, assets=_Worker.assets, memory_limit=_Worker.memory
+            )
         else:
             result = tk.render_image(
                 template,
@@ -144,13 +164,23 @@ def render_still(job: StillJob) -> StillOutput | Failure:
                 thumbnail=job.thumbnail,
                 debug=job.debug,
                 assets=_Worker.assets,
+                memory_limit=_Worker.memory,
             )
-    except TemplatekitError as exc:
-        error = from_library(exc)
-        return Failure(error.code, error.message)
-    except ApiError as exc:
-        return Failure(exc.code, exc.message)
+    except (TemplatekitError, ApiError, SQLAlchemyError) as exc:
+        return _failure(exc)
     return StillOutput(result.data, result.media_type, result.width, result.height, result.warnings)
+
+
+def _failure(exc: Exception) -> Failure:
+    """The answer to send for a render that failed on its input, its storage or the database."""
+    if isinstance(exc, TemplatekitError):
+        error = from_library(exc)
+    elif isinstance(exc, ApiError):
+        error = exc
+    else:
+        log.error("database error in a render worker: %s", getattr(exc, "orig", None) or exc)
+        error = ApiError("INTERNAL_SERVER_ERROR", DATABASE_UNAVAILABLE)
+    return Failure(error.code, error.message)
 
 
 class ProgressEvents:
@@ -178,15 +208,54 @@ def render_movie(job: VideoJob) -> VideoOutput | Failure:
         try:
             template = _template(job.workspace_id, job.template_id, job.version)
             result = tk.render_video(
-                template, job.modifications, path=path, assets=_Worker.assets, on_progress=ProgressEvents(job.video_id)
+                template,
+                job.modifications,
+                path=path,
+                assets=_Worker.assets,
+                on_progress=ProgressEvents(job.video_id),
+                memory_limit=_Worker.memory,
             )
             _Worker.store.put_file(job.file_key, path, "video/mp4")
-        except TemplatekitError as exc:
-            error = from_library(exc)
-            return Failure(error.code, error.message)
-        except ApiError as exc:
-            return Failure(exc.code, exc.message)
+        except (TemplatekitError, ApiError, SQLAlchemyError) as exc:
+            return _failure(exc)
     return VideoOutput(result.width, result.height, result.warnings)
+
+
+def measured(function: Any, job: Any) -> Measured:
+    """``function(job)`` and the worker's resident memory after it, freed heap returned
+    to the system first when it is large."""
+    outcome = function(job)
+    rss = resident_bytes()
+    if rss > _TRIM_ABOVE:
+        _trim_heap()
+        rss = resident_bytes()
+    return Measured(outcome, rss)
+
+
+_TRIM_ABOVE = 400_000_000
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def resident_bytes(pid: int | str = "self") -> int:
+    """The resident memory of a process (Linux; 0 where /proc is not there)."""
+    try:
+        with open(f"/proc/{pid}/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+@lru_cache(maxsize=1)
+def _libc() -> Any:
+    name = ctypes.util.find_library("c")
+    return ctypes.CDLL(name) if name else None
+
+
+def _trim_heap() -> None:
+    """Give freed heap pages back to the system (glibc keeps them otherwise)."""
+    libc = _libc()
+    if libc is not None and hasattr(libc, "malloc_trim"):
+        libc.malloc_trim(0)
 
 
 # ------------------------------------------------------------------ in the server
@@ -200,26 +269,31 @@ class RenderPool:
         self.workers = workers
         self.timeout = timeout
         self._pool: ProcessPool | None = None
+        self.replaced = 0  # pools replaced because a worker passed worker_max_rss
 
     def _started(self) -> ProcessPool:
         if self._pool is None:
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(["templatekit_server.rendering"])
             self._pool = ProcessPool(
-                max_workers=self.workers, initializer=_start_worker, initargs=(self.settings,), context=context
+                max_workers=self.workers,
+                max_tasks=self.settings.worker_max_renders,
+                initializer=_start_worker,
+                initargs=(self.settings,),
+                context=context,
             )
         return self._pool
 
     async def run(self, function: Any, job: Any) -> Any:
         """``function(job)`` in a worker; ApiError when it fails, times out or its worker dies."""
         try:
-            future = self._started().submit(function, self.timeout, job)
+            future = self._started().submit(measured, self.timeout, function, job)
         except RuntimeError:  # pebble's pool broke (a worker died at a bad moment): start a new one
             log.warning("the render pool stopped working; starting a new one")
             self._discard()
-            future = self._started().submit(function, self.timeout, job)
+            future = self._started().submit(measured, self.timeout, function, job)
         try:
-            outcome = await asyncio.wrap_future(future)
+            answer = await asyncio.wrap_future(future)
         except FutureTimeout:
             raise ApiError(
                 "INTERNAL_SERVER_ERROR", f"the render took longer than {self.timeout:g} s and was stopped"
@@ -231,9 +305,23 @@ class RenderPool:
         except asyncio.CancelledError:
             future.cancel()  # the client went away: stop the render (pebble kills its worker)
             raise
-        if isinstance(outcome, Failure):
-            raise outcome.error()
-        return outcome
+        if answer.rss > self.settings.worker_max_rss:
+            self._replace(answer.rss)
+        if isinstance(answer.outcome, Failure):
+            raise answer.outcome.error()
+        return answer.outcome
+
+    def _replace(self, rss: int) -> None:
+        """New renders go to a new pool; the old one finishes what it has, then its
+        workers exit and their memory goes back to the system."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        self.replaced += 1
+        limit = self.settings.worker_max_rss
+        log.info("a render worker holds %d MB (over %d MB): replacing the workers", rss >> 20, limit >> 20)
+        pool.close()
+        threading.Thread(target=pool.join, name="templatekit-retired-pool", daemon=True).start()
 
     def _discard(self) -> None:
         pool, self._pool = self._pool, None

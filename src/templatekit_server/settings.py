@@ -56,6 +56,14 @@ class Settings:
     fetch_max_bytes: int = 20_000_000
     media_max_bytes: int = 200_000_000
     max_pixels: int = 50_000_000
+    #: The memory one render may take, in bytes (``templatekit.budget``): 1 GiB lets a
+    #: 4K canvas at scale 2 and four 50-megapixel photos through; more is BAD_REQUEST.
+    render_memory: int = 1 << 30
+    #: A render worker is replaced, between renders, after this many renders or once its
+    #: resident memory passes ``worker_max_rss`` bytes: memory a large render took goes
+    #: back to the system, and no request fails for it.
+    worker_max_renders: int = 1000
+    worker_max_rss: int = 1_500_000_000
     #: Uploads to a caller's bucket (``s3Config``): seconds to connect (at most 5) and for
     #: each read; two attempts.
     s3_timeout: float = 15.0
@@ -122,6 +130,9 @@ _ENV = {
     "TEMPLATEKIT_FETCH_MAX_BYTES": "fetch_max_bytes",
     "TEMPLATEKIT_MEDIA_MAX_BYTES": "media_max_bytes",
     "TEMPLATEKIT_MAX_PIXELS": "max_pixels",
+    "TEMPLATEKIT_RENDER_MEMORY": "render_memory",
+    "TEMPLATEKIT_WORKER_MAX_RENDERS": "worker_max_renders",
+    "TEMPLATEKIT_WORKER_MAX_RSS": "worker_max_rss",
     "TEMPLATEKIT_S3_TIMEOUT": "s3_timeout",
     "TEMPLATEKIT_STORAGE_TIMEOUT": "storage_timeout",
     "TEMPLATEKIT_CONFIG": "config",

@@ -16,7 +16,7 @@ from templatekit_server.ratelimits import RateLimiter
 from templatekit_server.rendering import RenderPool
 from templatekit_server.sealing import Sealer, server_secret
 from templatekit_server.settings import Settings
-from templatekit_server.startup import open_database, ready_data_dir
+from templatekit_server.startup import StartError, open_database, ready_data_dir
 
 
 class ServerState:
@@ -24,13 +24,16 @@ class ServerState:
         self.settings = settings
         #: why this installation cannot render videos, or None when it can
         self.video_unavailable = extras.unavailable("video")
+        try:
+            self.allow = AllowList.parse(settings.fetch_allow.split(","))
+        except ValueError as exc:
+            raise StartError(str(exc)) from None
         ready_data_dir(settings.data_dir)
         self.db = open_database(settings.database)
         self.sealer = Sealer(server_secret(settings.secret, settings.data_dir))
         self.files = Files(
             Store(settings.storage, timeout=settings.storage_timeout), self.sealer, settings.file_url_ttl
         )
-        self.allow = AllowList.parse(settings.fetch_allow.split(","))
         self.plans = load_plans(settings.config_path)
         self.limiter = RateLimiter(settings.rate_limit_url)
         self.stills = RenderPool(settings, settings.render_workers, settings.render_timeout)

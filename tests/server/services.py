@@ -13,6 +13,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -48,36 +49,65 @@ def _needs(program: str, package: str) -> str:
     return found
 
 
+@dataclass
+class Service:
+    """A service's process, which a test may stop and start again (same port, same
+    data) to see what an outage does; ``url`` is how clients reach it."""
+
+    what: str
+    url: str
+    command: list[str]
+    ready: Callable[[], bool]
+    env: dict[str, str] | None = None
+    log: Path | None = None
+    stop_command: list[str] | None = None  # how the service is stopped, when not by SIGTERM
+    process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Service:
+        output = self.log.open("ab") if self.log else subprocess.DEVNULL
+        self.process = subprocess.Popen(self.command, stdout=output, stderr=output, env=self.env)
+        _wait(self.ready, self.process, self.what)
+        return self
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        if self.stop_command:
+            subprocess.run(self.stop_command, capture_output=True, check=False, timeout=30)
+        _stop(self.process)
+        self.process = None
+
+
 @contextlib.contextmanager
-def redis(folder: Path) -> Iterator[str]:
-    """A Redis server; its URL."""
+def running(service: Service) -> Iterator[Service]:
+    try:
+        yield service.start()
+    finally:
+        service.stop()
+
+
+def redis(folder: Path) -> contextlib.AbstractContextManager[Service]:
+    """A Redis server."""
     server = _needs("redis-server", "redis-server")
     port = free_port()
     command = [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(folder)]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
 
     def ready() -> bool:
         done = subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True, check=False)
         return done.stdout.strip() == b"PONG"
 
-    try:
-        _wait(ready, process, "redis-server")
-        yield f"redis://127.0.0.1:{port}"
-    finally:
-        _stop(process)
+    return running(Service("redis-server", f"redis://127.0.0.1:{port}", command, ready))
 
 
-@contextlib.contextmanager
-def moto_s3(folder: Path, unauthenticated_actions: int | None = None) -> Iterator[str]:
-    """moto's S3 (and IAM) server in its own process; its endpoint URL. With
-    ``unauthenticated_actions``, requests after that many must be signed by a real IAM key."""
+def moto_s3(folder: Path, unauthenticated_actions: int | None = None) -> contextlib.AbstractContextManager[Service]:
+    """moto's S3 (and IAM) server in its own process (which keeps its buckets in memory:
+    a restart empties it). With ``unauthenticated_actions``, requests after that many
+    must be signed by a real IAM key."""
     port = free_port()
     env = dict(os.environ)
     if unauthenticated_actions is not None:
         env["INITIAL_NO_AUTH_ACTION_COUNT"] = str(unauthenticated_actions)
-    log = (folder / "moto.log").open("wb")
     command = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
-    process = subprocess.Popen(command, stdout=log, stderr=log, env=env)
     endpoint = f"http://127.0.0.1:{port}"
 
     def ready() -> bool:
@@ -87,16 +117,11 @@ def moto_s3(folder: Path, unauthenticated_actions: int | None = None) -> Iterato
             return False
         return True
 
-    try:
-        _wait(ready, process, "moto's server")
-        yield endpoint
-    finally:
-        _stop(process)
-        log.close()
+    return running(Service("moto's server", endpoint, command, ready, env=env, log=folder / "moto.log"))
 
 
 @contextlib.contextmanager
-def postgres() -> Iterator[str]:
+def postgres() -> Iterator[Service]:
     """A PostgreSQL server in a fresh cluster with a database ``templatekit``; its
     SQLAlchemy URL. As root, it runs as the ``postgres`` user (PostgreSQL refuses root)."""
     initdb = _needs("/usr/lib/postgresql/*/bin/initdb", "postgresql")
@@ -114,36 +139,21 @@ def postgres() -> Iterator[str]:
         capture_output=True,
     )
     settings = ["-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={folder}", "-c", "fsync=off"]
-    process = subprocess.Popen(
-        [*as_postgres, str(binaries / "postgres"), "-D", str(data), "-p", str(port), *settings],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    command = [*as_postgres, str(binaries / "postgres"), "-D", str(data), "-p", str(port), *settings]
 
     def ready() -> bool:
         check = [str(binaries / "pg_isready"), "-h", "127.0.0.1", "-p", str(port)]
         return subprocess.run(check, capture_output=True, check=False).returncode == 0
 
+    url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/templatekit"
+    # a fast shutdown: the default waits for every client to disconnect
+    stop = [*as_postgres, str(binaries / "pg_ctl"), "-D", str(data), "stop", "-m", "fast"]
     try:
-        _wait(ready, process, "postgres")
-        subprocess.run(
-            [
-                *as_postgres,
-                str(binaries / "createdb"),
-                "-h",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "-U",
-                "postgres",
-                "templatekit",
-            ],
-            check=True,
-            capture_output=True,
-        )
-        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/templatekit"
+        with running(Service("postgres", url, command, ready, stop_command=stop)) as service:
+            createdb = [str(binaries / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "templatekit"]
+            subprocess.run([*as_postgres, *createdb], check=True, capture_output=True)
+            yield service
     finally:
-        _stop(process)
         shutil.rmtree(folder, ignore_errors=True)
 
 

@@ -56,7 +56,8 @@ def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3]:
     """moto's S3 server in its own process. Its first four requests are not
     authenticated: they make a user, its key, its policy and the bucket; every
     later request must be signed with that key."""
-    with services.moto_s3(tmp_path_factory.mktemp("moto"), unauthenticated_actions=4) as endpoint:
+    with services.moto_s3(tmp_path_factory.mktemp("moto"), unauthenticated_actions=4) as service:
+        endpoint = service.url
         root = {"aws_access_key_id": "root", "aws_secret_access_key": "root", "region_name": "us-east-1"}
         iam = boto3.client("iam", endpoint_url=endpoint, **root)
         iam.create_user(UserName="renderer")

@@ -50,7 +50,8 @@ class Cluster:
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     folder = tmp_path_factory.mktemp("cluster")
-    with services.postgres() as database, services.redis(folder) as redis, services.moto_s3(folder) as s3:
+    with services.postgres() as pg, services.redis(folder) as rd, services.moto_s3(folder) as s3_service:
+        database, redis, s3 = pg.url, rd.url, s3_service.url
         credentials = {"aws_access_key_id": "cluster", "aws_secret_access_key": "cluster", "region_name": "us-east-1"}
         boto3.client("s3", endpoint_url=s3, **credentials).create_bucket(Bucket=BUCKET)
         env = {

@@ -88,8 +88,8 @@ def test_every_keyed_answer_carries_its_window(live, client):
 
 @pytest.fixture
 def redis_url(tmp_path) -> Iterator[str]:
-    with services.redis(tmp_path) as url:
-        yield url
+    with services.redis(tmp_path) as service:
+        yield service.url
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ IPs or CIDRs, comma-separated) exempts some, e.g. a local test server.
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -29,13 +30,14 @@ class AllowList:
     def parse(cls, entries: Iterable[str]) -> AllowList:
         hosts: set[str] = set()
         networks: list[IPNetwork] = []
-        for entry in (e.strip().strip("[]") for e in entries):
+        for raw in entries:
+            entry = raw.strip().strip("[]")
             if not entry:
                 continue
             try:
                 networks.append(ipaddress.ip_network(entry, strict=False))
             except ValueError:
-                hosts.add(_host_key(entry))
+                hosts.add(_host_name(raw.strip(), entry))
         return cls(frozenset(hosts), tuple(networks))
 
     def permits(self, host: str, address: IPAddress) -> bool:
@@ -43,6 +45,17 @@ class AllowList:
             return True
         candidates = {address, _embedded_ipv4(address) or address}
         return any(a in n for a in candidates for n in self.networks)
+
+
+def _host_name(raw: str, entry: str) -> str:
+    """A host name of the allow list; a ``host:port`` or URL is refused, so that no entry
+    is silently ignored (an allowed host is allowed on every port)."""
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", entry):
+        raise ValueError(
+            f"{ALLOW_ENV}: {raw!r} is not a host name, IP address or CIDR network "
+            "(no ports or URLs: an allowed host is allowed on every port)"
+        )
+    return _host_key(entry)
 
 
 def _host_key(host: str) -> str:
