@@ -9,7 +9,13 @@ as users start it:
 - signed URLs of the social card: each client task asks for its own URLs, every other one
   a URL it asked for before (a cache hit), the rest new (a render).
 
-Every answer must be 200 and a PNG. Afterwards the workspace's usage must equal the
+During the createImage phase a hostile mix runs beside the load (``hostile.py``: a
+template over the memory budget, an oversized image inside an SVG, SVG and JSON nested
+thousands deep, huge numbers): every hostile request must be refused with a 4xx, and
+the peak resident memory of every render worker (its VmHWM, sampled all along) must
+stay under 1.5 GiB.
+
+Every load answer must be 200 and a PNG. Afterwards the workspace's usage must equal the
 renders that were answered: createImage answers plus distinct signed URLs (cache hits
 and nothing else are free). Then the leak run: ``--renders`` createImage renders (10,000),
 the resident memory of the server and its workers sampled every 500; memory is flat when
@@ -27,6 +33,7 @@ import asyncio
 import hashlib
 import hmac
 import json
+import re
 import sqlite3
 import sys
 import time
@@ -37,10 +44,12 @@ from typing import Any
 from urllib.parse import quote_plus
 
 import httpx
+from hostile import hostile_mix
 from http_server import PNG_SIGNATURE, Server, admin, descendants, running_server
 
 SAMPLE_EVERY = 500
 FLAT = 1.10  # the last memory sample may be at most 10 % above the one after the first minute
+WORKER_PEAK_MIB = 1536.0  # no process of the server may ever hold more (the budget is 1 GiB a render)
 
 
 @dataclass
@@ -103,18 +112,46 @@ async def load(server: Server, phase: Phase, concurrency: int, seconds: float, s
     phase.seconds = time.monotonic() - started
 
 
+def memory_mib(pid: int, field: str = "VmRSS") -> float:
+    """A process's resident memory (``VmRSS``) or its peak so far (``VmHWM``), in MiB."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0.0
+    for line in status.splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def resident_mib(pid: int) -> float:
     """Resident memory of the server and every process below it, in MiB."""
-    total = 0
-    for process in (pid, *descendants(pid)):
+    return sum(memory_mib(process) for process in (pid, *descendants(pid)))
+
+
+async def under_hostile_mix(server: Server, work: Any) -> tuple[Counter[str], dict[int, float]]:
+    """Runs ``work`` (a coroutine) beside the hostile mix; the hostile answers, and the
+    peak resident memory of every process of the server seen meanwhile (MiB by pid)."""
+    stop = asyncio.Event()
+    peaks: dict[int, float] = {}
+
+    async def sample() -> None:
+        while not stop.is_set():
+            for pid in (server.pid, *descendants(server.pid)):
+                peaks[pid] = max(peaks.get(pid, 0.0), memory_mib(pid, "VmHWM"))
+            await asyncio.sleep(0.25)
+
+    headers = {"Authorization": f"Bearer {server.key}"}
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=120, trust_env=False) as client:
+        sampler = asyncio.create_task(sample())
+        mix = asyncio.create_task(hostile_mix(client, headers, stop))
         try:
-            status = Path(f"/proc/{process}/status").read_text()
-        except OSError:
-            continue
-        for line in status.splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1])
-    return total / 1024
+            await work
+        finally:
+            stop.set()
+        tally = await mix
+        await sampler
+    return tally, peaks
 
 
 async def leak_run(server: Server, renders: int, concurrency: int) -> tuple[Phase, list[tuple[int, float, float]]]:
@@ -141,6 +178,11 @@ async def leak_run(server: Server, renders: int, concurrency: int) -> tuple[Phas
     return phase, samples
 
 
+def refused(answer: str) -> bool:
+    """Whether a hostile answer ('<label>: <status> <code>') was a 4xx."""
+    return re.search(r": 4\d\d\b", answer) is not None
+
+
 def workspace_of(server: Server) -> tuple[Path, str]:
     """The server's data dir and the one workspace running_server() made in it."""
     data_dir = server.log.parent / "data"
@@ -158,10 +200,13 @@ def main(argv: list[str] | None = None) -> int:
 
     with running_server() as server:
         data_dir, workspace = workspace_of(server)
-        phases = [Phase("createImage"), Phase("signed URLs (half cache hits)")]
-        for phase, signed_urls in zip(phases, (False, True), strict=True):
-            print(f"{phase.name}: {args.seconds:g} s at concurrency {args.concurrency} ...", flush=True)
-            asyncio.run(load(server, phase, args.concurrency, args.seconds, signed_urls))
+        phases = [Phase("createImage, beside the hostile mix"), Phase("signed URLs (half cache hits)")]
+        print(f"{phases[0].name}: {args.seconds:g} s at concurrency {args.concurrency} ...", flush=True)
+        hostile, peaks = asyncio.run(
+            under_hostile_mix(server, load(server, phases[0], args.concurrency, args.seconds, False))
+        )
+        print(f"{phases[1].name}: {args.seconds:g} s at concurrency {args.concurrency} ...", flush=True)
+        asyncio.run(load(server, phases[1], args.concurrency, args.seconds, True))
         billed_after_load = admin(data_dir, "usage", "--workspace", workspace)["day"]
         print(f"leak run: {args.renders:,} renders ...", flush=True)
         leak, samples = asyncio.run(leak_run(server, args.renders, args.concurrency))
@@ -181,6 +226,12 @@ def main(argv: list[str] | None = None) -> int:
     expected_all = expected_load + leak.renders
     print(f"\nbilled after the load phases: {billed_after_load:,} (renders answered: {expected_load:,})")
     print(f"billed after the leak run:    {billed_after_leak:,} (renders answered: {expected_all:,})")
+    print("\nhostile requests (label: status code):")
+    for label, count in sorted(hostile.items()):
+        print(f"  {count:>5} x {label}")
+    print("peak resident memory of each process of the server during the hostile mix (MiB):")
+    for pid, mib in sorted(peaks.items()):
+        print(f"  pid {pid:>7}  {mib:7.1f} MiB")
     print("\nmemory of the server and its workers (MiB):")
     for done, seconds, mib in samples:
         print(f"  {done:>6,} renders  {seconds:7.1f} s  {mib:7.1f} MiB")
@@ -191,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
         "every render billed once": billed_after_load == expected_load and billed_after_leak == expected_all,
         f"memory flat after the first minute (last <= {FLAT:.2f}x)": bool(samples) and last <= after_minute * FLAT,
         "no stack trace in the server log": traces == 0,
+        "every hostile request refused with a 4xx": bool(hostile) and all(refused(label) for label in hostile),
+        f"every process's peak memory under {WORKER_PEAK_MIB:.0f} MiB": bool(peaks)
+        and max(peaks.values()) < WORKER_PEAK_MIB,
     }
     print()
     for label, passed in checks.items():
@@ -203,6 +257,8 @@ def main(argv: list[str] | None = None) -> int:
             ],
             "billed": {"after_load": billed_after_load, "after_leak": billed_after_leak},
             "memory_samples": samples,
+            "hostile": dict(hostile),
+            "peak_mib": peaks,
             "checks": checks,
         }
         args.json.write_text(json.dumps(figures, indent=2))
