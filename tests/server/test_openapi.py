@@ -108,3 +108,20 @@ def test_document_is_served(live: LiveServer) -> None:
     answer = httpx.get(f"{live.api}/openapi.json")
     assert answer.status_code == 200
     assert answer.json() == document()
+
+
+def test_s3config_marks_required_what_the_server_requires() -> None:
+    from templatekit.assets.policy import AllowList
+    from templatekit_server.bucket import Bucket
+    from templatekit_server.errors import ApiError
+
+    schema = document()["components"]["schemas"]["S3Config"]
+    complete = {"bucket": "renders", "accessKeyId": "id", "secretAccessKey": "secret", "region": "eu-west-1"}
+    for name in schema["properties"]:
+        given = {key: value for key, value in complete.items() if key != name}
+        try:
+            Bucket.parse(given, AllowList.parse(()))
+        except ApiError as exc:
+            assert name in schema["required"] and exc.message == f"s3Config.{name}: required", (name, exc.message)
+        else:
+            assert name not in schema["required"], name

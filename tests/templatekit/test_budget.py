@@ -193,3 +193,9 @@ def test_a_template_with_many_problems_lists_the_first_fifty():
         tk.render_image(template(table))
     assert len(caught.value.problems) == 51
     assert caught.value.problems[-1] == "… and 4,950 more problems like these"
+
+
+def test_glyphs_are_in_the_budget():
+    huge = {**TITLE, "width": 60_000, "height": 12_000, "size": 10_000, "autoFit": "none", "text": "Budget"}
+    with pytest.raises(tk.LimitError, match=r"layer 'title': the text's glyphs \(\d[\d,]*x\d[\d,]* px\) needs"):
+        tk.render_image(template(huge), memory_limit=500_000_000)

@@ -422,6 +422,10 @@ def _paint_glyph_run(surface: Surface, item: GlyphRun) -> None:
     translucent text blends), colour glyphs as they are painted."""
     x, y = surface.px(item.x, item.y)
     left, top = math.floor(x), math.floor(y)
+    box = _bounds(item)
+    assert box is not None
+    extent = (math.ceil((box[2] - box[0]) * surface.scale), math.ceil((box[3] - box[1]) * surface.scale))
+    budget.current().check(budget.image_bytes("RGBA", extent), f"the text's glyphs ({budget.pixels(extent)})")
     placed, colored = glyph_image(item, surface.scale, (x - left, y - top))
     if placed is None:
         return
