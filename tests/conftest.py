@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import os
 from pathlib import Path
@@ -21,6 +22,17 @@ def layer(kind: str, name: str, **fields: Any) -> dict[str, Any]:
 
 def template(*layers: dict[str, Any], width: int = 400, height: int = 200, **fields: Any) -> dict[str, Any]:
     return {"name": "test", "width": width, "height": height, "layers": list(layers), **fields}
+
+
+def one_bit_png(size: tuple[int, int]) -> bytes:
+    """A one-bit PNG: a few kilobytes whatever its pixel size, for tests of pixel limits."""
+    out = io.BytesIO()
+    Image.new("1", size, 1).save(out, "PNG")
+    return out.getvalue()
+
+
+def data_uri(data: bytes, media: str = "image/png") -> str:
+    return f"data:{media};base64,{base64.b64encode(data).decode()}"
 
 
 def decode(data: bytes) -> Image.Image:

@@ -5,10 +5,8 @@ give back the memory a large render took."""
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import http.client
-import io
 import json
 import re
 import stat
@@ -23,26 +21,15 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from PIL import Image
 
 from templatekit_server import accounts
 from templatekit_server.errors import DATABASE_UNAVAILABLE
 from templatekit_server.plans import DEFAULT_PLANS
 from templatekit_server.rendering import resident_bytes
-from tests.conftest import decode
+from tests.conftest import data_uri, decode
+from tests.conftest import one_bit_png as png
 from tests.server import services
 from tests.server.conftest import Account, LiveServer, text_template
-
-
-def png(size: tuple[int, int]) -> bytes:
-    out = io.BytesIO()
-    Image.new("1", size, 1).save(out, "PNG")
-    return out.getvalue()
-
-
-def data_uri(data: bytes, media: str = "image/png") -> str:
-    return f"data:{media};base64,{base64.b64encode(data).decode()}"
-
 
 SMALL_PHOTO = data_uri(png((40, 40)))
 
@@ -303,50 +290,60 @@ def outage(service: services.Service, seconds: float = 3.0) -> None:
     time.sleep(2.0)
 
 
+@contextlib.contextmanager
+def serving(tmp_path: Any, env: dict[str, str]) -> Iterator[tuple[LiveServer, Account]]:
+    """A server of its own with one render worker, an account and the card template."""
+    server = LiveServer(tmp_path / "data", {"TEMPLATEKIT_WORKERS": "1", **env})
+    server.data_dir.mkdir()
+    server.start()
+    try:
+        account = server.account()
+        server.add_template(account, text_template())
+        yield server, account
+    finally:
+        server.stop()
+
+
 def statuses(answers: list[Any]) -> Counter[Any]:
     return Counter(a if isinstance(a, Exception) else (a[0], a[1]) for a in answers)
 
 
 def test_a_redis_outage_lets_requests_through_uncounted_and_counting_resumes(tmp_path):
-    with services.redis(tmp_path) as redis:
-        server = LiveServer(tmp_path / "data", {"TEMPLATEKIT_RATE_LIMIT_URL": redis.url, "TEMPLATEKIT_WORKERS": "1"})
-        server.data_dir.mkdir()
-        server.start()
-        try:
-            account = server.account()
-            server.add_template(account, text_template())
-            with load(f"{server.api}/templates/createImage", account.bearer, {"templateId": "card"}) as answers:
-                outage(redis)
-            assert set(statuses(answers)) == {(200, None)}, statuses(answers)  # fail-open, nothing dropped
-            assert not all("x-ratelimit-remaining" in a[3] for a in answers)  # some went uncounted
-            assert "x-ratelimit-remaining" in answers[-1][3]  # and counting came back
-            log = server.log()
-            assert "Traceback" not in log
-            assert 1 <= log.count("rate limits are not counted") <= 2, log.count("rate limits are not counted")
-        finally:
-            server.stop()
+    with (
+        services.redis(tmp_path) as redis,
+        serving(tmp_path, {"TEMPLATEKIT_RATE_LIMIT_URL": redis.url}) as (
+            server,
+            account,
+        ),
+    ):
+        with load(f"{server.api}/templates/createImage", account.bearer, {"templateId": "card"}) as answers:
+            outage(redis)
+        assert set(statuses(answers)) == {(200, None)}, statuses(answers)  # fail-open, nothing dropped
+        assert not all("x-ratelimit-remaining" in a[3] for a in answers)  # some went uncounted
+        assert "x-ratelimit-remaining" in answers[-1][3]  # and counting came back
+        log = server.log()
+        assert "Traceback" not in log
+        assert 1 <= log.count("rate limits are not counted") <= 2, log.count("rate limits are not counted")
 
 
 def test_a_postgres_outage_answers_the_envelope_without_details_and_recovers(tmp_path):
-    with services.postgres() as database:
-        server = LiveServer(tmp_path / "data", {"TEMPLATEKIT_DATABASE_URL": database.url, "TEMPLATEKIT_WORKERS": "1"})
-        server.data_dir.mkdir()
-        server.start()
-        try:
-            account = server.account()
-            server.add_template(account, text_template())
-            with load(f"{server.api}/templates/createImage", account.bearer, {"templateId": "card"}) as answers:
-                outage(database)
-            seen = statuses(answers)
-            assert set(seen) <= {(200, None), (500, "INTERNAL_SERVER_ERROR")}, seen
-            assert seen[(500, "INTERNAL_SERVER_ERROR")] > 0 and answers[-1][0] == 200, seen
-            failed = {a[2] for a in answers if a[0] == 500}
-            assert failed == {DATABASE_UNAVAILABLE}, failed
-            port = database.url.rsplit(":", 1)[1].split("/")[0]
-            assert not any(port in a[2] or "127.0.0.1" in a[2] for a in answers if a[0] == 500)
-            assert server.log().count("Traceback") <= 2  # at most one per kind and place a minute
-        finally:
-            server.stop()
+    with (
+        services.postgres() as database,
+        serving(tmp_path, {"TEMPLATEKIT_DATABASE_URL": database.url}) as (
+            server,
+            account,
+        ),
+    ):
+        with load(f"{server.api}/templates/createImage", account.bearer, {"templateId": "card"}) as answers:
+            outage(database)
+        seen = statuses(answers)
+        assert set(seen) <= {(200, None), (500, "INTERNAL_SERVER_ERROR")}, seen
+        assert seen[(500, "INTERNAL_SERVER_ERROR")] > 0 and answers[-1][0] == 200, seen
+        failed = {a[2] for a in answers if a[0] == 500}
+        assert failed == {DATABASE_UNAVAILABLE}, failed
+        port = database.url.rsplit(":", 1)[1].split("/")[0]
+        assert not any(port in a[2] or "127.0.0.1" in a[2] for a in answers if a[0] == 500)
+        assert server.log().count("Traceback") <= 2  # at most one per kind and place a minute
 
 
 def test_an_s3_outage_of_the_file_storage_answers_the_envelope_and_recovers(tmp_path):
@@ -362,18 +359,12 @@ def test_an_s3_outage_of_the_file_storage_answers_the_envelope_and_recovers(tmp_
         env = {
             "TEMPLATEKIT_STORAGE_URL": "s3://files/renders",
             "TEMPLATEKIT_STORAGE_TIMEOUT": "5",
-            "TEMPLATEKIT_WORKERS": "1",
             "AWS_ENDPOINT_URL": s3.url,
             "AWS_ACCESS_KEY_ID": "k",
             "AWS_SECRET_ACCESS_KEY": "s",
             "AWS_DEFAULT_REGION": "us-east-1",
         }
-        server = LiveServer(tmp_path / "data", env)
-        server.data_dir.mkdir()
-        server.start()
-        try:
-            account = server.account()
-            server.add_template(account, text_template())
+        with serving(tmp_path, env) as (server, account):
             url = f"{server.api}/templates/createStoredImage"
             with load(url, account.bearer, {"templateId": "card"}, threads=2) as answers:
                 time.sleep(1.0)
@@ -390,8 +381,6 @@ def test_an_s3_outage_of_the_file_storage_answers_the_envelope_and_recovers(tmp_
                     assert answer[2].startswith("the file storage "), answer[2]
                     assert "files" not in answer[2] and s3.url not in answer[2], answer[2]
             assert server.used(account) == seen[(200, None)]  # nothing billed that was not stored
-        finally:
-            server.stop()
 
 
 # ------------------------------------------------------------------ workers give memory back
@@ -420,13 +409,7 @@ def wait_for(condition: Callable[[], bool], seconds: float = 20.0) -> bool:
 
 def test_a_worker_over_its_memory_cap_is_replaced_without_failing_a_request(tmp_path):
     cap = 300_000_000  # above an idle worker; below one holding the decoded photos it caches
-    env = {"TEMPLATEKIT_WORKERS": "1", "TEMPLATEKIT_WORKER_MAX_RSS": str(cap)}
-    server = LiveServer(tmp_path / "data", env)
-    server.data_dir.mkdir()
-    server.start()
-    try:
-        account = server.account()
-        server.add_template(account, text_template())
+    with serving(tmp_path, {"TEMPLATEKIT_WORKER_MAX_RSS": str(cap)}) as (server, account):
         photos = [data_uri(png((6000 + n, 6000))) for n in range(4)]  # 144 MB each decoded; four fit 1 GiB
         layers = [
             {"type": "image", "name": f"p{n}", "x": 50 * n, "y": 0, "width": 50, "height": 50, "src": photo}
@@ -446,17 +429,10 @@ def test_a_worker_over_its_memory_cap_is_replaced_without_failing_a_request(tmp_
             assert client.post(url, json={"templateId": "card"}, headers=account.bearer).status_code == 200
         assert "replacing the workers" in server.log()
         assert "Traceback" not in server.log()
-    finally:
-        server.stop()
 
 
 def test_workers_are_replaced_after_their_number_of_renders(tmp_path):
-    server = LiveServer(tmp_path / "data", {"TEMPLATEKIT_WORKERS": "1", "TEMPLATEKIT_WORKER_MAX_RENDERS": "3"})
-    server.data_dir.mkdir()
-    server.start()
-    try:
-        account = server.account()
-        server.add_template(account, text_template())
+    with serving(tmp_path, {"TEMPLATEKIT_WORKER_MAX_RENDERS": "3"}) as (server, account):
         seen: set[int] = set()
         with httpx.Client(timeout=60) as client:
             for n in range(10):
@@ -468,5 +444,3 @@ def test_workers_are_replaced_after_their_number_of_renders(tmp_path):
                 assert answer.status_code == 200
                 seen |= set(worker_memory(server))
         assert len(seen) >= 1 + 3  # the forkserver, and a new worker every three renders
-    finally:
-        server.stop()

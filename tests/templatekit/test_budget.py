@@ -4,7 +4,6 @@ the canvas does."""
 
 from __future__ import annotations
 
-import base64
 import io
 import json
 import subprocess
@@ -16,17 +15,8 @@ from PIL import Image
 
 import templatekit as tk
 from templatekit import budget
-
-
-def png(size: tuple[int, int]) -> bytes:
-    """A one-bit PNG: small on disk whatever its pixel size."""
-    out = io.BytesIO()
-    Image.new("1", size, 1).save(out, "PNG")
-    return out.getvalue()
-
-
-def data_uri(data: bytes, media: str = "image/png") -> str:
-    return f"data:{media};base64,{base64.b64encode(data).decode()}"
+from tests.conftest import data_uri
+from tests.conftest import one_bit_png as png
 
 
 def template(*layers: dict, width: int = 400, height: int = 300) -> dict:
