@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 import time
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -27,18 +28,39 @@ def image_layer(name: str, src: str, size: int = 300) -> dict:
     return {"type": "image", "name": name, "x": 0, "y": 0, "width": size, "height": size, "src": src}
 
 
-def test_images_over_the_budget_are_refused_naming_the_layer_and_the_figure():
-    photo = data_uri(png((3000, 3000)))  # 36 MB once decoded
-    layers = [image_layer(f"photo{i}", photo) for i in range(3)]
+class DecodeCounter(tk.AssetLoader):
+    """Counts the images it decodes."""
+
+    decoded = 0
+
+    def _decode_raster(self, data: bytes, digest: str) -> Any:
+        self.decoded += 1
+        return super()._decode_raster(data, digest)
+
+
+def test_images_over_the_budget_are_refused_from_their_headers_before_any_is_decoded():
+    photos = [data_uri(png((3000 + n, 3000))) for n in range(3)]  # 36 MB each once decoded
+    layers = [image_layer(f"photo{n}", photo) for n, photo in enumerate(photos)]
+    loader = DecodeCounter()
     started = time.perf_counter()
     with pytest.raises(tk.LimitError) as caught:
-        tk.render_image(template(*layers), memory_limit=80_000_000)
-    assert time.perf_counter() - started < 5
+        tk.render_image(template(*layers), memory_limit=80_000_000, assets=loader)
+    assert time.perf_counter() - started < 1
     message = str(caught.value)
-    assert message.startswith("layer 'photo2': the image decoded (3,000x3,000 px) needs 36.0 MB, more than the ")
+    assert message.startswith(
+        "layer 'photo2': decoding the images up to this layer (this one 3,002x3,000 px) needs 108.0 MB, more than the "
+    )
     assert "memory budget (80.0 MB; TEMPLATEKIT_RENDER_MEMORY sets it)" in message
     assert caught.value.layer == "photo2"
+    assert loader.decoded == 0
     assert tk.render_image(template(*layers[:2]), memory_limit=80_000_000).width == 400
+
+
+def test_an_image_decoded_over_the_budget_is_refused_naming_its_layer():
+    background = {"src": data_uri(png((3000, 3000))), "fit": "cover"}
+    with pytest.raises(tk.LimitError) as caught:
+        tk.render_image({**template(), "background": background}, memory_limit=30_000_000)
+    assert str(caught.value).startswith("layer 'background': the image decoded (3,000x3,000 px) needs 36.0 MB")
 
 
 def test_the_default_budget_comes_from_the_environment(monkeypatch):

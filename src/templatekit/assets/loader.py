@@ -120,6 +120,16 @@ class AssetLoader:
             self._images.put(cache_key, loaded, width * height * len(loaded.image.mode) + len(data))
         return loaded
 
+    def raster_size(self, src: str, base_dir: Path | None = None) -> tuple[int, int] | None:
+        """The pixel size of a raster image read from its header, without decoding it
+        (the download is kept for the decode); None for an SVG or anything that cannot
+        be fetched or read, which ``load_image`` then reports."""
+        try:
+            data = self.fetch(src, base_dir)
+            return None if is_svg(data) else _open_raster(data).size
+        except (AssetError, Problem):
+            return None
+
     def _fetch(self, src: str, base_dir: Path | None, limit: int) -> bytes:
         scheme = _scheme(src)
         if scheme in ("http", "https"):

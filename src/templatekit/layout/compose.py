@@ -20,7 +20,7 @@ from templatekit.cache import BoundedCache
 from templatekit.layout import image
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.scene import Group, Item, Scene
-from templatekit.model.layers import Layer
+from templatekit.model.layers import ImageLayer, Layer
 from templatekit.model.template import BackgroundImage, Template
 from templatekit.model.values import Color
 
@@ -60,6 +60,7 @@ def layout_template(template: Template, ctx: LayoutContext) -> Scene:
 
 def layout_layers(template: Template, ctx: LayoutContext) -> list[tuple[int, Group]]:
     """(index in the template, group) of every visible layer that is drawn."""
+    check_images_fit(template, ctx)
     groups = []
     for index, layer in enumerate(template.layers):
         if not layer.visible:
@@ -71,6 +72,22 @@ def layout_layers(template: Template, ctx: LayoutContext) -> list[tuple[int, Gro
         with budget.layer(layer.name):
             groups.append((index, _laid_out(layer, layout_fn, ctx)))
     return groups
+
+
+def check_images_fit(template: Template, ctx: LayoutContext) -> None:
+    """Refuse a template whose images would not fit the memory budget decoded, from
+    their headers, before any is decoded: a template of thirty large photos is refused
+    at once instead of after decoding the first few."""
+    needed = 0
+    for layer in template.layers:
+        if not (layer.visible and isinstance(layer, ImageLayer)):
+            continue
+        size = ctx.assets.raster_size(layer.src, ctx.base_dir)
+        if size is not None:
+            needed += budget.image_bytes("RGBA", size)
+            what = f"decoding the images up to this layer (this one {budget.pixels(size)})"
+            with budget.layer(layer.name):
+                budget.current().check(needed, what)
 
 
 # Kinds whose layout depends on nothing but the layer and the context (an image or a
