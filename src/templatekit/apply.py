@@ -102,6 +102,8 @@ def _apply_one(layer: AnyLayer, mod: Modification, where: str, warnings: list[st
     fields = _modifiable_fields(layer.TYPE)
     changes: dict[str, Any] = {}
     for key, value in mod.fields.items():
+        if value is None:  # null means "not set" (clients send unset fields as null): the layer keeps its value
+            continue
         attribute = fields.get(key)
         if attribute is None:
             shown = key or "(plain value)"

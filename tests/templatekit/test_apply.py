@@ -168,3 +168,21 @@ def test_any_json_is_applied_or_refused_with_a_modification_error(value):
         assert str(exc)
     else:
         assert isinstance(applied.template, tk.Template)
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        [{"name": "title", "text": "Hi", "color": None, "size": None}],
+        {"title": {"text": "Hi", "color": None}},
+        json.dumps([{"name": "title", "text": "Hi", "font": None}]),
+        [{"name": "title", "text": "Hi"}, {"name": "photo", "src": None}, {"name": "rating", "star": None}],
+    ],
+)
+def test_null_means_not_set_in_every_form(form):
+    applied = tk.apply(BASE, form)
+    assert applied.template.layer("title").text == "Hi"
+    assert applied.template.layer("title").color == BASE.layer("title").color
+    assert applied.template.layer("photo") == BASE.layer("photo")
+    assert applied.warnings == ()
+    assert tk.apply(BASE, {"title": None}).template == BASE

@@ -36,7 +36,7 @@ from templatekit.model.layers import (
     UnknownLayer,
 )
 from templatekit.model.template import BackgroundImage, Template
-from templatekit.model.values import Color, Gradient, Insets, Length
+from templatekit.model.values import Color, Gradient, Insets, Length, Source
 
 Path_ = tuple[str | int, ...]
 
@@ -98,6 +98,12 @@ def _str(value: Any, _: type) -> str:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return format(value, "g") if isinstance(value, float) else str(value)
     raise ValueError(f"must be a string (got {value!r})")
+
+
+def _source(value: Any, _: type) -> str:
+    if isinstance(value, str):
+        return value
+    raise ValueError(f"must be a URL, a data URI or a file path, as text (got {shown_value(value)})")
 
 
 def _color(value: Any, _: type) -> Color:
@@ -208,6 +214,7 @@ def _make_converter() -> Converter:
         conv.register_structure_hook(kind, _number)
     conv.register_structure_hook(bool, _bool)
     conv.register_structure_hook(str, _str)
+    conv.register_structure_hook(Source, _source)
     conv.register_structure_hook(Color, _color)
     conv.register_unstructure_hook(Color, lambda c: c.hex)
     conv.register_structure_hook(Insets, lambda v, _: Insets.parse(_insets_input(v)))

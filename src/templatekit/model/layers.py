@@ -11,6 +11,7 @@ import typing
 from collections.abc import Iterator
 from typing import Any, ClassVar, Literal, Union
 
+import attrs
 from attrs import frozen
 
 from templatekit.charts.numbers import FormatError, NumberFormat
@@ -31,7 +32,7 @@ from templatekit.model.checks import (
 )
 from templatekit.model.easing import control_points
 from templatekit.model.legibility import scan_problem
-from templatekit.model.values import Color, Gradient, Insets, Length
+from templatekit.model.values import Color, Gradient, Insets, Length, Source
 
 MAX_TEXT = 20_000
 
@@ -43,7 +44,8 @@ CellValue = Union[str, int, float, bool, None]
 PRESETS = ("fade-in", "fade-out", "slide-in", "slide-out", "zoom-in", "ken-burns", "typewriter")
 
 
-def _text(default: str = "") -> Any:
+def _text(default: Any = "") -> Any:
+    """A text field of at most MAX_TEXT characters; ``_text(attrs.NOTHING)`` is required."""
     return field(default, check=max_length(MAX_TEXT))
 
 
@@ -175,7 +177,7 @@ class ImageLayer(Layer):
     TYPE = "image"
     MAIN_FIELD = "src"
 
-    src: str = field(check=non_empty)
+    src: Source = field(check=non_empty)
     fit: Fit = "cover"
     focus: Focus = Focus()
     radius: Length = Length(0)
@@ -271,7 +273,7 @@ class StarLayer(Layer):
 @frozen(kw_only=True)
 class Column:
     key: str = field(check=non_empty)
-    header: str | None = None
+    header: str
     align: Literal["left", "center", "right"] | None = None
     width: Length | None = None
 
@@ -375,8 +377,8 @@ class TextStyle:
 
 @frozen(kw_only=True)
 class KeyValueRow:
-    key: str = _text()
-    value: str = _text()
+    key: str = _text(attrs.NOTHING)
+    value: str = _text(attrs.NOTHING)
     value_color: Color | None = None
     value_style: TextStyle | None = None
     key_style: TextStyle | None = None
@@ -410,7 +412,7 @@ class VideoLayer(Layer):
     TYPE = "video"
     MAIN_FIELD = "src"
 
-    src: str = field(check=non_empty)
+    src: Source = field(check=non_empty)
     fit: Fit = "cover"
     loop: bool = False
     trim: Trim | None = None

@@ -10,7 +10,7 @@ from attrs import frozen
 
 from templatekit.model.checks import between, field, non_empty, non_negative
 from templatekit.model.layers import AnyLayer, Fit
-from templatekit.model.values import Color
+from templatekit.model.values import Color, Source
 
 MAX_SIDE = 10_000
 MAX_PIXELS = 50_000_000
@@ -26,14 +26,14 @@ class FontSource:
     """An extra font face; ``src`` is a path relative to the template, a URL or a data URI."""
 
     family: str = field(check=non_empty)
-    src: str = field(check=non_empty)
+    src: Source = field(check=non_empty)
     weight: int = field(400, check=between(100, 900))
     style: Literal["normal", "italic"] = "normal"
 
 
 @frozen(kw_only=True)
 class BackgroundImage:
-    src: str = field(check=non_empty)
+    src: Source = field(check=non_empty)
     fit: Fit = "cover"
 
 
@@ -53,7 +53,7 @@ class AudioTrack:
     """Music under a video: ``volume`` multiplies it; it fades to silence over the last
     ``fade_out`` seconds of the video."""
 
-    src: str = field(check=non_empty)
+    src: Source = field(check=non_empty)
     volume: float = field(1.0, check=between(0, 4))
     fade_out: float = field(0.0, check=non_negative)
 

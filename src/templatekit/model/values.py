@@ -7,10 +7,14 @@ see a colour string.
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from typing import ClassVar, NewType
 
 from attrs import frozen
 from PIL import ImageColor
+
+Source = NewType("Source", str)
+"""Where a file comes from: a URL, a data URI, or a path relative to the template. Only
+text is a source (a number is not coerced to text, as it is in text fields)."""
 
 _HEX = re.compile(r"#([0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
 

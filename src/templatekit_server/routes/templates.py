@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -19,7 +21,22 @@ from templatekit_server.state import server_of
 MAX_VERSION = 2**31 - 1
 
 
+@cache
+def _operations_without_get() -> frozenset[str]:
+    """The names under /templates/ that are operations GET cannot reach (createImage, …):
+    a GET of one is a 405, not a search for a template of that id."""
+    from templatekit_server.routes import renders, videos
+
+    return frozenset(
+        route.path.removeprefix("/templates/")
+        for route in (*renders.routes, *videos.routes)
+        if route.path.startswith("/templates/") and "GET" not in (route.methods or ())
+    )
+
+
 async def details(request: Request) -> Response:
+    if request.path_params["template_id"] in _operations_without_get():
+        raise HTTPException(405, headers={"Allow": "POST"})
     caller = await authenticate(request, "getTemplate")
     template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
     found = await run_in_threadpool(catalog.details, server_of(request).db, caller.workspace_id, template_id)
