@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import itertools
 import json
 import re
 import stat
@@ -121,7 +122,7 @@ HOSTILE_CASES = [
         "BAD_REQUEST",
         "size",
     ),
-    (body(modifications=[{"name": "title", "size": 1e6}]), "BAD_REQUEST", "size: must be at most 10000"),
+    (body(modifications=[{"name": "title", "size": 1e6}]), "BAD_REQUEST", "size: must be between 0.1 and 10000"),
     (body(modifications=[{"name": "box", "width": 1e9}]), "BAD_REQUEST", "width: must be at most 100000"),
     (body(modifications=[{"name": "box", "rotation": 1e308}]), None, ""),  # a number like another: drawn
     (
@@ -253,16 +254,19 @@ def test_the_database_file_is_readable_by_the_server_user_only(live):
 
 
 @contextlib.contextmanager
-def load(url: str, headers: dict[str, str], request: dict[str, Any], threads: int = 4) -> Iterator[list[Any]]:
-    """Requests sent without pause from ``threads`` threads, each on its own keep-alive
-    connection, while the block runs: the answers (status, error code or None,
-    message), or the exception a request ended with."""
+def load(url: str, headers: dict[str, str], threads: int = 4) -> Iterator[list[Any]]:
+    """Requests of the card, each with its own title (no answer comes from a cache), sent
+    without pause from ``threads`` threads, each on its own keep-alive connection, while
+    the block runs: the answers (status, error code or None, message, headers), or the
+    exception a request ended with."""
     answers: list[Any] = []
     stop = threading.Event()
+    numbers = itertools.count()
 
     def send() -> None:
         with httpx.Client(timeout=60) as client:
             while not stop.is_set():
+                request = {"templateId": "card", "modifications": {"title": f"Load {next(numbers)}"}}
                 try:
                     answer = client.post(url, json=request, headers=headers)
                 except httpx.HTTPError as exc:
@@ -316,7 +320,7 @@ def test_a_redis_outage_lets_requests_through_uncounted_and_counting_resumes(tmp
             account,
         ),
     ):
-        with load(f"{server.api}/templates/createImage", account.bearer, {"templateId": "card"}) as answers:
+        with load(f"{server.api}/templates/createImage", account.bearer) as answers:
             outage(redis)
         assert set(statuses(answers)) == {(200, None)}, statuses(answers)  # fail-open, nothing dropped
         assert not all("x-ratelimit-remaining" in a[3] for a in answers)  # some went uncounted
@@ -334,7 +338,7 @@ def test_a_postgres_outage_answers_the_envelope_without_details_and_recovers(tmp
             account,
         ),
     ):
-        with load(f"{server.api}/templates/createImage", account.bearer, {"templateId": "card"}) as answers:
+        with load(f"{server.api}/templates/createImage", account.bearer) as answers:
             outage(database)
         seen = statuses(answers)
         assert set(seen) <= {(200, None), (500, "INTERNAL_SERVER_ERROR")}, seen
@@ -366,7 +370,7 @@ def test_an_s3_outage_of_the_file_storage_answers_the_envelope_and_recovers(tmp_
         }
         with serving(tmp_path, env) as (server, account):
             url = f"{server.api}/templates/createStoredImage"
-            with load(url, account.bearer, {"templateId": "card"}, threads=2) as answers:
+            with load(url, account.bearer, threads=2) as answers:
                 time.sleep(1.0)
                 s3.stop()
                 time.sleep(3.0)

@@ -174,7 +174,7 @@ TITLE = {"type": "text", "name": "title", "x": 0, "y": 0, "width": 300, "height"
             "modifications[0] (layer 'title'): width: must be at most 100000 (got 1000000000.0)",
         ),
         ({"x": -2e5}, "must be between -100000 and 100000 (got -200000.0)"),
-        ({"size": 1e6}, "size: must be at most 10000 (got 1000000.0)"),
+        ({"size": 1e6}, "size: must be between 0.1 and 10000 (got 1000000.0)"),
         (
             {"size": 10**5000},
             "size (layer 'title'): must be a number of at most 1e308 (got an integer of about 5,000 digits)",

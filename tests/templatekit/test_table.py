@@ -86,7 +86,11 @@ def test_cells_sit_in_their_column_and_row():
 
 
 def test_column_widths_in_px_percent_and_auto():
-    columns = [{"key": "name", "width": 100}, {"key": "city", "width": "25%"}, "age"]
+    columns = [
+        {"key": "name", "header": "name", "width": 100},
+        {"key": "city", "header": "city", "width": "25%"},
+        "age",
+    ]
     geometry = table.table_rows_layout(table_layer(columns=columns), BOOK)
     assert geometry.widths == (100, 100, 200)
     items, _ = lay_out(columns=columns)
@@ -130,7 +134,7 @@ def test_numbers_right_align_and_other_cells_left_align():
 
 
 def test_column_align_overrides_cells_and_header():
-    columns = [{"key": "name", "align": "right"}, {"key": "age", "align": "center"}]
+    columns = [{"key": "name", "header": "name", "align": "right"}, {"key": "age", "header": "age", "align": "center"}]
     items, _ = lay_out(columns=columns)
     geometry = table.table_rows_layout(table_layer(columns=columns), BOOK)
     split = geometry.widths[0]
@@ -320,7 +324,10 @@ def test_pixels_of_bright_and_arco():
 def test_cells_cut_to_one_line_are_reported():
     long_text = "a description far too long for its narrow column " * 3
     rows = [{"item": long_text, "qty": 1}, {"item": "short", "qty": 2}]
-    _, ctx = lay_out(rows=rows, columns=[{"key": "item", "width": 120}, "qty"], width=300, height=200)
+    columns = [{"key": "item", "header": "item", "width": 120}, "qty"]
+    _, ctx = lay_out(rows=rows, columns=columns, width=300, height=200)
     assert ctx.warnings == ["layer 't': 1 cell(s) cut to one line to fit their column; heightMode adaptive wraps them"]
-    _, adaptive = lay_out(rows=rows, columns=[{"key": "item", "width": 120}, "qty"], heightMode="adaptive", width=300)
+    _, adaptive = lay_out(
+        rows=rows, columns=[{"key": "item", "header": "item", "width": 120}, "qty"], heightMode="adaptive", width=300
+    )
     assert adaptive.warnings == ["layer 't': 1 cell(s) cut after 3 lines to fit their column"]

@@ -384,7 +384,7 @@ def _stand_in(data: Any, path: Path_) -> bool:
         return False
     if not isinstance(node, dict) or path[-1] in node:
         return False
-    node[path[-1]] = 1
+    node[path[-1]] = "1"  # reads as text, a source and a number alike
     return True
 
 

@@ -35,6 +35,8 @@ from templatekit.model.legibility import scan_problem
 from templatekit.model.values import Color, Gradient, Insets, Length, Source
 
 MAX_TEXT = 20_000
+#: Font sizes: below a tenth of a pixel nothing is drawn, and scales underflow.
+FONT_SIZE = all_of(positive, between(0.1, MAX_FONT_SIZE))
 
 Easing = str
 Direction = Literal["left", "right", "top", "bottom"]
@@ -141,14 +143,14 @@ class TextLayer(Layer):
     font: str = "Inter"
     weight: int = field(400, check=between(100, 900))
     italic: bool = False
-    size: float = field(32.0, check=all_of(positive, at_most(MAX_FONT_SIZE)))
-    line_height: float = field(1.2, check=positive)
-    letter_spacing: float = 0.0
+    size: float = field(32.0, check=FONT_SIZE)
+    line_height: float = field(1.2, check=all_of(positive, at_most(10)))  # times the size
+    letter_spacing: float = field(0.0, check=within(MAX_FONT_SIZE))
     align: Literal["left", "center", "right", "justify"] = "left"
     vertical_align: Literal["top", "middle", "bottom"] = "top"
     max_lines: int | None = field(None, check=positive)
     auto_fit: Literal["none", "shrink"] = "none"
-    min_size: float = field(8.0, check=all_of(positive, at_most(MAX_FONT_SIZE)))
+    min_size: float = field(8.0, check=FONT_SIZE)
     ellipsis: bool = True
     transform: Literal["none", "uppercase", "lowercase"] = "none"
     padding: Insets = Insets()
@@ -206,7 +208,7 @@ class AlertLayer(Layer):
     text: str = _text()
     variant: Literal["info", "success", "warning", "error"] = "info"
     font: str = "Inter"
-    size: float = field(16.0, check=all_of(positive, at_most(MAX_FONT_SIZE)))
+    size: float = field(16.0, check=FONT_SIZE)
 
 
 @frozen(kw_only=True)
@@ -291,7 +293,7 @@ class TableLayer(Layer):
     stripe: Color | None = None
     border: Color | None = None
     font: str = "Inter"
-    size: float = field(14.0, check=all_of(positive, at_most(MAX_FONT_SIZE)))
+    size: float = field(14.0, check=FONT_SIZE)
     width_mode: Literal["standard", "adaptive"] = "standard"
     height_mode: Literal["standard", "adaptive"] = "standard"
 
@@ -372,7 +374,7 @@ class TextStyle:
     color: Color | None = None
     weight: int | None = field(None, check=between(100, 900))
     italic: bool | None = None
-    size: float | None = field(None, check=all_of(positive, at_most(MAX_FONT_SIZE)))
+    size: float | None = field(None, check=FONT_SIZE)
 
 
 @frozen(kw_only=True)
@@ -391,7 +393,7 @@ class KeyValueLayer(Layer):
 
     rows: tuple[KeyValueRow, ...] = ()
     font: str = "Inter"
-    size: float = field(16.0, check=all_of(positive, at_most(MAX_FONT_SIZE)))
+    size: float = field(16.0, check=FONT_SIZE)
     key_color: Color = Color(100, 116, 139)
     value_color: Color = Color(15, 23, 42)
     divider: Color | None = Color(226, 232, 240)

@@ -424,6 +424,8 @@ def _paint_glyph_run(surface: Surface, item: GlyphRun) -> None:
     left, top = math.floor(x), math.floor(y)
     box = _bounds(item)
     assert box is not None
+    if _overlap(box, surface.view()) is None:
+        return  # nothing of it shows (a huge line height can put lines a million px away)
     extent = (math.ceil((box[2] - box[0]) * surface.scale), math.ceil((box[3] - box[1]) * surface.scale))
     budget.current().check(budget.image_bytes("RGBA", extent), f"the text's glyphs ({budget.pixels(extent)})")
     placed, colored = glyph_image(item, surface.scale, (x - left, y - top))
