@@ -12,6 +12,8 @@ from functools import cache
 from typing import Any
 
 from templatekit.apply import MAX_MODIFICATIONS
+from templatekit.model.layers import LAYER_KINDS
+from templatekit.model.schema import ModelSchema, layer_schema, modification_fields
 from templatekit.model.template import MAX_LAYERS, MAX_SIDE
 from templatekit_server.errors import STATUS, envelope
 from templatekit_server.files import EXTENSIONS
@@ -564,6 +566,13 @@ def _meta_paths(errors: _ErrorResponses) -> Json:
 
 
 def _schemas() -> Json:
+    model = ModelSchema()
+    fields = modification_fields(model)
+    layer_kinds = {cls.__name__: layer_schema(model, kind) for kind, cls in LAYER_KINDS.items()}
+    return {**_interface_schemas(fields), **model.definitions, **layer_kinds}
+
+
+def _interface_schemas(fields: Json) -> Json:
     key = _text("The API key (or send it as query `apiKey` or `Authorization: Bearer`; all that are sent must agree).")
     template_id = _text("The template to render.", pattern=ID_PATTERN)
     modifications = _schema("Modifications")
@@ -603,9 +612,16 @@ def _schemas() -> Json:
             "description": "The image format (`jpg` is accepted for `jpeg`; case does not matter).",
         },
         "Modification": _object(
-            {"name": _text("The layer's name.")},
+            {"name": _text("The layer's name."), **fields},
             ["name"],
-            "The fields to change on one layer, by the layer's field names (`text`, `src`, `color`, …).",
+            "The fields to change on one layer, by the layer's field names; each is read as the template "
+            "format reads it (docs/template-format.md), for the layer's kind. `null` means not set. A field "
+            "the layer does not have is ignored, with a warning in `X-Templatekit-Warnings`.",
+            additionalProperties=True,
+        ),
+        "LayerFields": _object(
+            fields,
+            description="The fields to change on the layer named by the key of a `ModificationMap`.",
             additionalProperties=True,
         ),
         "ModificationList": {"type": "array", "items": _schema("Modification"), "maxItems": MAX_MODIFICATIONS},
@@ -615,7 +631,20 @@ def _schemas() -> Json:
             "description": "Keyed by layer name: an object of fields, or a plain value for the layer's main field "
             "(text: `text`, image: `src`, qrcode: `qrcode`, barcode: `barcode`, star: `star`, table, chart "
             "and keyvalue: `rows`, alert and signature: `text`).",
-            "additionalProperties": True,
+            "additionalProperties": {
+                "anyOf": [
+                    _schema("LayerFields"),
+                    {"type": "string"},
+                    {"type": "number"},
+                    {"type": "boolean"},
+                    {"type": "null"},
+                    {
+                        "type": "array",
+                        "items": {"type": "object", "additionalProperties": True},
+                        "description": "Rows of a table, a chart or a key-value layer.",
+                    },
+                ]
+            },
         },
         "ModificationsText": _json_text(
             {"anyOf": [_schema("ModificationList"), _schema("ModificationMap")]},
@@ -753,11 +782,13 @@ def _event(kind: str, description: str, **fields: Json) -> Json:
 
 def _template(key: Json) -> Json:
     side = {"type": "integer", "minimum": 1, "maximum": MAX_SIDE}
-    layer = _object(
-        {"type": _text("The layer's kind."), "name": _text("The layer's name, unique in the template.")},
-        ["type", "name"],
-        additionalProperties=True,
-    )
+    layer = {
+        "oneOf": [_schema(cls.__name__) for cls in LAYER_KINDS.values()],
+        "discriminator": {
+            "propertyName": "type",
+            "mapping": {kind: f"#/components/schemas/{cls.__name__}" for kind, cls in LAYER_KINDS.items()},
+        },
+    }
     video = _object(
         {
             "duration": {"type": "number", "minimum": 0.1, "maximum": 300},

@@ -3,6 +3,8 @@
 A check is a function ``value -> message | None`` attached to an attrs field through
 ``metadata={"check": ...}``. Keeping checks as data (instead of attrs validators, which
 stop at the first failure) lets ``validate`` report every problem of a template at once.
+Each check also says what it allows as JSON Schema (``schema_of``), so that the
+published schema is made from the same checks that validation runs.
 """
 
 from __future__ import annotations
@@ -13,6 +15,18 @@ from typing import Any
 import attrs
 
 Check = Callable[[Any], "str | None"]
+Json = dict[str, Any]
+
+
+def described(check: Check, schema: Json) -> Check:
+    """``check``, saying that it allows what ``schema`` allows."""
+    check.json_schema = schema  # type: ignore[attr-defined]
+    return check
+
+
+def schema_of(check: Check | None) -> Json:
+    """The JSON Schema keywords of ``check`` (none for a check that does not say)."""
+    return dict(getattr(check, "json_schema", {})) if check is not None else {}
 
 
 def field(default: Any = attrs.NOTHING, *, check: Check | None = None, **kwargs: Any) -> Any:
@@ -21,16 +35,20 @@ def field(default: Any = attrs.NOTHING, *, check: Check | None = None, **kwargs:
     return attrs.field(default=default, metadata=metadata, **kwargs)
 
 
-def positive(value: float | None) -> str | None:
+def _positive(value: float | None) -> str | None:
     if value is not None and not value > 0:
         return f"must be a positive number (got {value!r})"
     return None
 
 
-def non_negative(value: float | None) -> str | None:
+def _non_negative(value: float | None) -> str | None:
     if value is not None and value < 0:
         return f"must be zero or more (got {value!r})"
     return None
+
+
+positive = described(_positive, {"exclusiveMinimum": 0})
+non_negative = described(_non_negative, {"minimum": 0})
 
 
 def between(low: float, high: float) -> Check:
@@ -39,7 +57,7 @@ def between(low: float, high: float) -> Check:
             return f"must be between {low:g} and {high:g} (got {value!r})"
         return None
 
-    return check
+    return described(check, {"minimum": low, "maximum": high})
 
 
 #: The largest position or size of a layer, in px (ten times the largest canvas side):
@@ -60,7 +78,7 @@ def within(limit: float) -> Check:
             return f"must be between {-limit:g} and {limit:g} (got {value!r})"
         return None
 
-    return check
+    return described(check, {"minimum": -limit, "maximum": limit})
 
 
 def at_most(limit: float) -> Check:
@@ -69,7 +87,7 @@ def at_most(limit: float) -> Check:
             return f"must be at most {limit:g} (got {value!r})"
         return None
 
-    return check
+    return described(check, {"maximum": limit})
 
 
 def at_most_items(limit: int) -> Check:
@@ -78,13 +96,16 @@ def at_most_items(limit: int) -> Check:
             return f"must have at most {limit:,} items (got {len(value):,})"
         return None
 
-    return check
+    return described(check, {"maxItems": limit})
 
 
-def non_empty(value: str | None) -> str | None:
+def _non_empty(value: str | None) -> str | None:
     if value is not None and not value.strip():
         return "must not be empty"
     return None
+
+
+non_empty = described(_non_empty, {"minLength": 1, "pattern": r"\S"})
 
 
 def max_length(limit: int) -> Check:
@@ -93,7 +114,7 @@ def max_length(limit: int) -> Check:
             return f"must be at most {limit} characters (got {len(value)})"
         return None
 
-    return check
+    return described(check, {"maxLength": limit})
 
 
 def all_of(*checks: Check) -> Check:
@@ -106,4 +127,7 @@ def all_of(*checks: Check) -> Check:
                 return message
         return None
 
-    return check
+    schema: Json = {}
+    for one in checks:
+        schema.update(schema_of(one))
+    return described(check, schema)

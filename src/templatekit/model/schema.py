@@ -1,0 +1,177 @@
+"""JSON Schema of the template model, made from the attrs classes, the types and the
+checks that reading a template uses, so that a published schema (the OpenAPI document,
+an editor's form) cannot drift from what the code accepts.
+
+``ModelSchema`` turns a type into a schema and collects the classes it meets as named
+definitions (``$ref``). Types read by a hook of their own (colours, lengths, insets,
+gradients, sources, table cells and columns, chart rows) are described here as that
+hook reads them; any other type is an error, so that a new field cannot go unpublished.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Callable
+from typing import Any, Literal, Union
+
+import attrs
+
+from templatekit.model.checks import schema_of
+from templatekit.model.convert import json_name
+from templatekit.model.layers import LAYER_KINDS, CellValue, ChartPoint, ChartSeries, Column, PlotlyFigure
+from templatekit.model.values import Color, Gradient, Insets, Length, Source
+
+Json = dict[str, Any]
+
+_PLAIN: dict[Any, Json] = {
+    str: {"type": "string"},
+    bool: {"type": "boolean"},
+    int: {"type": "integer"},
+    float: {"type": "number"},
+    Any: {},
+}
+_NUMBER = {"type": "number"}
+_SPECIAL: dict[Any, Json] = {
+    Color: {
+        "type": "string",
+        "description": "A colour: `#rgb`, `#rrggbb`, `#rrggbbaa`, `rgb()`/`rgba()` or a CSS name.",
+        "examples": ["#0f172a", "rgba(15, 23, 42, 0.5)", "white"],
+    },
+    Length: {
+        "description": 'A length in px, or a percentage of the layer\'s size as text (`"50%"`).',
+        "anyOf": [_NUMBER, {"type": "string", "pattern": r"^\s*[0-9.]+\s*%\s*$"}],
+    },
+    Insets: {
+        "description": "Space inside the box in px: one number, or 2 to 4 in CSS order.",
+        "anyOf": [_NUMBER, {"type": "array", "items": _NUMBER, "minItems": 1, "maxItems": 4}],
+    },
+    Source: {
+        "type": "string",
+        "minLength": 1,
+        "description": "An http(s) URL, a data URI, or (where the renderer allows files) a path.",
+    },
+    PlotlyFigure: {"type": "object", "description": "A whole Plotly figure: `data` (traces) and `layout`."},
+    CellValue: {"type": ["string", "number", "boolean", "null"], "description": "A table cell."},
+}
+
+
+class ModelSchema:
+    """Schemas of model types; the classes met are kept in ``definitions``, named by
+    ``name_of(cls)`` and referred to as ``{prefix}{name}``."""
+
+    def __init__(self, prefix: str = "#/components/schemas/", name_of: Callable[[type], str] | None = None) -> None:
+        self.prefix = prefix
+        self.name_of = name_of or (lambda cls: cls.__name__)
+        self.definitions: dict[str, Json] = {}
+
+    def of(self, kind: Any) -> Json:
+        """The schema of values of ``kind``."""
+        if kind in _SPECIAL:
+            return dict(_SPECIAL[kind])
+        if kind in _PLAIN:
+            return dict(_PLAIN[kind])
+        if kind == Union[Color, Gradient] or kind == Union[Color, Gradient, None]:
+            return self._optional(kind, {"anyOf": [self.of(Color), self.of(Gradient)]})
+        if kind == Column:
+            return {"anyOf": [{"type": "string", "description": "The key, also the header."}, self._class(Column)]}
+        if kind == Union[tuple[ChartPoint, ...], tuple[ChartSeries, ...]]:
+            return {"anyOf": [self.of(tuple[ChartPoint, ...]), self.of(tuple[ChartSeries, ...])]}
+        origin, args = typing.get_origin(kind), typing.get_args(kind)
+        if origin is Literal:
+            return {"enum": list(args)}
+        if origin in (Union, types.UnionType):
+            return self._union(args)
+        if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+            return {"type": "array", "items": self.of(args[0])}
+        if origin is dict and args and args[0] is str:
+            return {"type": "object", "additionalProperties": self.of(args[1])}
+        if attrs.has(kind):
+            return self._class(kind)
+        raise TypeError(f"no JSON Schema for {kind!r}: describe it in templatekit.model.schema")
+
+    def _optional(self, kind: Any, schema: Json) -> Json:
+        return {"anyOf": [*schema["anyOf"], {"type": "null"}]} if type(None) in typing.get_args(kind) else schema
+
+    def _union(self, args: tuple[Any, ...]) -> Json:
+        options = [self.of(arg) for arg in args if arg is not type(None)]
+        if type(None) in args:
+            options.append({"type": "null"})
+        return options[0] if len(options) == 1 else {"anyOf": options}
+
+    def _class(self, cls: type) -> Json:
+        name = self.name_of(cls)
+        if name not in self.definitions:
+            self.definitions[name] = {}  # a placeholder while its fields are made
+            self.definitions[name] = self.object_of(cls)
+        return {"$ref": f"{self.prefix}{name}"}
+
+    def object_of(self, cls: type, *, skip: frozenset[str] = frozenset()) -> Json:
+        """The object schema of an attrs class: each field by its JSON name, with its
+        checks; required when it has no default."""
+        hints = typing.get_type_hints(cls)
+        properties: Json = {}
+        required: list[str] = []
+        for attribute in attrs.fields(cls):
+            name = json_name(attribute.name)
+            if name in skip or attribute.name.startswith("_") or not attribute.init:
+                continue
+            properties[name] = self.field(attribute, hints[attribute.name])
+            if attribute.default is attrs.NOTHING:
+                required.append(name)
+        schema: Json = {"type": "object", "properties": properties, "additionalProperties": False}
+        if required:
+            schema["required"] = required
+        if cls.__doc__ and not cls.__doc__.startswith(cls.__name__ + "("):
+            schema["description"] = " ".join(cls.__doc__.split())
+        return schema
+
+    def field(self, attribute: attrs.Attribute[Any], kind: Any) -> Json:
+        schema = self.of(kind)
+        limits = schema_of(attribute.metadata.get("check"))
+        if limits:
+            schema = {"allOf": [schema], **limits} if "$ref" in schema else {**schema, **limits}
+        default = attribute.default
+        if default is not attrs.NOTHING and isinstance(default, (str, int, float, bool)):
+            schema["default"] = default
+        return schema
+
+
+#: Fields a modification cannot change: they identify the layer.
+FIXED_FIELDS = frozenset({"type", "name", "id"})
+
+
+def modification_fields(schemas: ModelSchema) -> Json:
+    """JSON name -> schema of every field a modification may set, on a layer of any
+    kind; a field that several kinds read differently (``rows``) allows each reading.
+    Every field also allows null, which means "not set"."""
+    found: dict[str, list[Json]] = {}
+    for cls in LAYER_KINDS.values():
+        hints = typing.get_type_hints(cls)
+        for attribute in attrs.fields(cls):
+            name = json_name(attribute.name)
+            if name in FIXED_FIELDS:
+                continue
+            schema = schemas.field(attribute, hints[attribute.name])
+            schema.pop("default", None)  # defaults differ between kinds
+            if schema not in found.setdefault(name, []):
+                found[name].append(schema)
+    return {
+        name: {"anyOf": [*options, {"type": "null"}]} if len(options) > 1 else _nullable(options[0])
+        for name, options in sorted(found.items())
+    }
+
+
+def _nullable(schema: Json) -> Json:
+    options = schema.get("anyOf")
+    if options is not None and {"type": "null"} in options:
+        return schema
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def layer_schema(schemas: ModelSchema, kind: str) -> Json:
+    """A layer of ``kind`` as a template holds it: ``type`` and its fields."""
+    body = schemas.object_of(LAYER_KINDS[kind])
+    body["properties"] = {"type": {"const": kind}, **body["properties"]}
+    body["required"] = ["type", *body.get("required", [])]
+    return body
