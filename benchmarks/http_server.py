@@ -233,10 +233,12 @@ def admin(data_dir: Path, *arguments: str) -> dict[str, Any]:
 def key_options() -> list[str]:
     """Where keys have rate limits of their own (``key create --rate-limit``), one far above what
     this machine can serve: the plan's (3000 a minute on "scale") is reached within a minute of
-    load, and a limiter's answer is not a render."""
+    load, and a limiter's answer is not a render. Where keys have scopes, the key may also
+    store templates (the soak uploads one)."""
     command = [*templatekit_command(), "admin", "key", "create", "--help"]
     usage = subprocess.run(command, capture_output=True, text=True, check=False).stdout
-    return ["--rate-limit", str(KEY_RATE_LIMIT)] if "--rate-limit" in usage else []
+    options = ["--rate-limit", str(KEY_RATE_LIMIT)] if "--rate-limit" in usage else []
+    return options + (["--scope", "render", "--scope", "templates:write"] if "--scope" in usage else [])
 
 
 @dataclass

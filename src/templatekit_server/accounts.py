@@ -19,6 +19,13 @@ from templatekit_server.db import Database, api_keys, now, projects, workspaces
 from templatekit_server.sealing import Sealer
 
 KEY_PREFIX = "tk_live_"
+#: What a key may do: ``render`` (every render, detail and read operation) and
+#: ``templates:write`` (create, update, revert and delete templates).
+SCOPES = ("render", "templates:write")
+#: Keys made before scopes could render and upload templates; they still can.
+LEGACY_SCOPES = frozenset(SCOPES)
+#: The operations that need ``templates:write``; every other needs ``render``.
+WRITE_OPERATIONS = frozenset({"createTemplate", "updateTemplate", "revertTemplate", "deleteTemplate"})
 
 
 class AccountError(ValueError):
@@ -34,6 +41,12 @@ class Caller:
     workspace_id: str
     plan: str
     rate_limit: int | None
+    scopes: frozenset[str]
+
+    def may(self, operation: str) -> str | None:
+        """The scope ``operation`` needs when this key lacks it, else None."""
+        needed = "templates:write" if operation in WRITE_OPERATIONS else "render"
+        return None if needed in self.scopes else needed
 
 
 def new_id(prefix: str) -> str:
@@ -83,9 +96,17 @@ def create_project(db: Database, workspace_id: str, name: str, avatar: str | Non
     return project_id
 
 
-def create_key(db: Database, sealer: Sealer, project_id: str, rate_limit: int | None = None) -> tuple[str, str]:
+def create_key(
+    db: Database,
+    sealer: Sealer,
+    project_id: str,
+    rate_limit: int | None = None,
+    scopes: Iterable[str] = ("render",),
+) -> tuple[str, str]:
     """A new key of the project: (key id, key). The key is not kept in clear.
-    ``rate_limit`` (requests a minute) replaces the plan's for this key."""
+    ``rate_limit`` (requests a minute) replaces the plan's for this key; ``scopes`` say
+    what it may do (``SCOPES``)."""
+    granted = _checked_scopes(scopes)
     key = KEY_PREFIX + secrets.token_urlsafe(32)
     key_id = new_id("key")
     with db.write() as connection:
@@ -100,6 +121,7 @@ def create_key(db: Database, sealer: Sealer, project_id: str, rate_limit: int | 
                 sealed=sealer.seal(key),
                 created_at=now(),
                 rate_limit=_checked_rate(rate_limit),
+                scopes=" ".join(granted),
             )
         )
     return key_id, key
@@ -113,6 +135,14 @@ def set_rate_limit(db: Database, key_id: str, rate_limit: int | None) -> None:
         )
         if not done.rowcount:
             raise AccountError(f"key {key_id!r} does not exist")
+
+
+def _checked_scopes(scopes: Iterable[str]) -> list[str]:
+    asked = set(scopes)
+    unknown = sorted(asked - set(SCOPES))
+    if unknown or not asked:
+        raise AccountError(f"scope {(unknown or [''])[0]!r}: must be one of {', '.join(SCOPES)}")
+    return [scope for scope in SCOPES if scope in asked]
 
 
 def _checked_rate(rate_limit: int | None) -> int | None:
@@ -137,6 +167,7 @@ _CALLER = (
         projects.c.workspace_id,
         workspaces.c.plan,
         api_keys.c.rate_limit,
+        api_keys.c.scopes,
         api_keys.c.sealed,
     )
     .join(projects, projects.c.id == api_keys.c.project_id)
@@ -149,7 +180,7 @@ def caller_for_key(db: Database, key: str) -> Caller | None:
     """The caller a key belongs to; None for an unknown or revoked key."""
     with db.read() as connection:
         row = connection.execute(_CALLER.where(api_keys.c.sha256 == sha256_hex(key))).first()
-    return None if row is None else Caller(*row[:5])
+    return None if row is None else _caller(row)
 
 
 def caller_for_hash(db: Database, sealer: Sealer, *, sha256: str | None, md5: str | None) -> tuple[Caller, str] | None:
@@ -160,7 +191,12 @@ def caller_for_hash(db: Database, sealer: Sealer, *, sha256: str | None, md5: st
     if row is None:
         return None
     key = sealer.unseal(row.sealed)
-    return None if key is None else (Caller(*row[:5]), key)
+    return None if key is None else (_caller(row), key)
+
+
+def _caller(row: Any) -> Caller:
+    scopes = LEGACY_SCOPES if row.scopes is None else frozenset(row.scopes.split())
+    return Caller(row.id, row.project_id, row.workspace_id, row.plan, row.rate_limit, scopes)
 
 
 def project(db: Database, project_id: str) -> dict[str, Any] | None:

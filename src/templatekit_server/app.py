@@ -26,7 +26,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from templatekit.errors import TemplatekitError
-from templatekit_server import idempotency, logs, render_cache
+from templatekit_server import catalog, idempotency, logs, render_cache
 from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, envelope, from_library
 from templatekit_server.routes import meta, renders, templates, videos
 from templatekit_server.settings import Settings
@@ -162,6 +162,7 @@ async def _housekeeping(state: ServerState) -> None:
         try:
             await run_in_threadpool(idempotency.forget_expired, state.db)
             await run_in_threadpool(render_cache.forget_expired, state.db, state.files)
+            await run_in_threadpool(catalog.forget_deleted, state.db)
         except Exception:  # logged; the next round tries again
             log.exception("housekeeping failed")
         await asyncio.sleep(HOUSEKEEPING_SECONDS)

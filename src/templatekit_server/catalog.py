@@ -1,9 +1,11 @@
 """A workspace's templates, with every version kept.
 
 A template is stored as the JSON it was uploaded as (so that fields this version does
-not know survive), under an id unique in its workspace. Uploading over an existing id
-makes a new version; renders use the newest, and cached renders are keyed by version,
-so that an edit never serves a stale image.
+not know survive), under an id unique in its workspace. Uploading over an existing id,
+updating or reverting makes a new version; renders use the newest, and cached renders
+are keyed by version, so that an edit never serves a stale image. A deleted template
+answers NOT_FOUND; its versions are kept for ``KEEP_DELETED_SECONDS``, and uploading its
+id again continues its version numbers.
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ from templatekit import load_template
 from templatekit.describe import describe
 from templatekit.errors import TemplateError
 from templatekit.model.template import Template
-from templatekit_server.db import Database, now, template_versions, templates
+from templatekit_server.db import Database, iso_time, now, template_versions, templates
 from templatekit_server.errors import ApiError
 
 _ID = re.compile(r"[A-Za-z0-9_\-]{1,200}")
+KEEP_DELETED_SECONDS = 30 * 86_400
 _REMOTE = ("http://", "https://", "data:")
 
 
@@ -110,11 +113,19 @@ def _data_uri(path: Path) -> str:
 
 
 def save(
-    db: Database, workspace_id: str, body: dict[str, Any], *, overwrite: bool = False
+    db: Database,
+    workspace_id: str,
+    body: dict[str, Any],
+    *,
+    overwrite: bool = False,
+    existing: bool = False,
+    expected: int | None = None,
+    note: str | None = None,
 ) -> tuple[str, int, list[str]]:
     """Store a template; returns its id, its version and the warnings of reading it.
-    The id is the body's, else a new one. CONFLICT when the id exists and ``overwrite``
-    is not set."""
+    The id is the body's, else a new one. CONFLICT when the id exists and neither
+    ``overwrite`` nor ``existing`` is set; with ``existing`` (an update), NOT_FOUND when
+    it does not exist, and CONFLICT when ``expected`` is not its current version."""
     template, warnings = parse_template(body)
     template_id = checked_template_id(str(body.get("id") or f"tpl_{secrets.token_hex(8)}"), "id")
     stored = json.dumps({**body, "id": template_id}, ensure_ascii=False, separators=(",", ":"))
@@ -122,16 +133,21 @@ def save(
     timestamp = now()
     try:
         with db.write() as connection:
-            current = connection.execute(
-                select(templates.c.version).where(
+            row = connection.execute(
+                select(templates.c.version, templates.c.deleted_at).where(
                     templates.c.workspace_id == workspace_id, templates.c.id == template_id
                 )
-            ).scalar()
-            if current is not None and not overwrite:
+            ).first()
+            current = None if row is None or row.deleted_at is not None else row.version
+            if existing and current is None:
+                raise ApiError("NOT_FOUND", f"template {template_id} does not exist")
+            if current is not None and not (overwrite or existing):
                 raise ApiError("CONFLICT", f"template {template_id} exists already; send overwrite=true to replace it")
-            version = 1 if current is None else current + 1
+            if expected is not None and expected != current:
+                raise ApiError("CONFLICT", f"template {template_id} is at version {current}, not {expected} (If-Match)")
+            version = 1 if row is None else row.version + 1
             values = {"name": template.name, "width": template.width, "height": template.height, "kind": kind}
-            if current is None:
+            if row is None:
                 connection.execute(
                     templates.insert().values(
                         workspace_id=workspace_id,
@@ -146,7 +162,7 @@ def save(
                 connection.execute(
                     update(templates)
                     .where(templates.c.workspace_id == workspace_id, templates.c.id == template_id)
-                    .values(version=version, updated_at=timestamp, **values)
+                    .values(version=version, updated_at=timestamp, deleted_at=None, **values)
                 )
             connection.execute(
                 template_versions.insert().values(
@@ -155,6 +171,7 @@ def save(
                     version=version,
                     body=stored,
                     created_at=timestamp,
+                    note=note,
                 )
             )
     except IntegrityError:  # another request stored the same id at the same moment
@@ -171,7 +188,9 @@ def info(db: Database, workspace_id: str, template_id: str) -> TemplateInfo:
 def info_in(connection: Connection, workspace_id: str, template_id: str) -> TemplateInfo:
     """``info`` within a transaction of the caller's."""
     row = connection.execute(
-        select(*_INFO_COLUMNS).where(templates.c.workspace_id == workspace_id, templates.c.id == template_id)
+        select(*_INFO_COLUMNS).where(
+            templates.c.workspace_id == workspace_id, templates.c.id == template_id, templates.c.deleted_at.is_(None)
+        )
     ).first()
     if row is None:
         raise ApiError("NOT_FOUND", f"template {template_id} does not exist")
@@ -181,7 +200,9 @@ def info_in(connection: Connection, workspace_id: str, template_id: str) -> Temp
 def listed(db: Database, workspace_id: str) -> list[TemplateInfo]:
     with db.read() as connection:
         rows = connection.execute(
-            select(*_INFO_COLUMNS).where(templates.c.workspace_id == workspace_id).order_by(templates.c.created_at)
+            select(*_INFO_COLUMNS)
+            .where(templates.c.workspace_id == workspace_id, templates.c.deleted_at.is_(None))
+            .order_by(templates.c.created_at)
         ).all()
     return [TemplateInfo(*row) for row in rows]
 
@@ -198,6 +219,65 @@ def body(db: Database, workspace_id: str, template_id: str, version: int) -> str
     if text is None:
         raise ApiError("NOT_FOUND", f"template {template_id} version {version} does not exist")
     return str(text)
+
+
+def versions(db: Database, workspace_id: str, template_id: str) -> list[dict[str, Any]]:
+    """``[{version, createdAt, note}]`` of a template, newest first."""
+    info(db, workspace_id, template_id)
+    with db.read() as connection:
+        rows = connection.execute(
+            select(template_versions.c.version, template_versions.c.created_at, template_versions.c.note)
+            .where(template_versions.c.workspace_id == workspace_id, template_versions.c.template_id == template_id)
+            .order_by(template_versions.c.version.desc())
+        ).all()
+    return [{"version": row.version, "createdAt": iso_time(row.created_at), "note": row.note} for row in rows]
+
+
+def revert(db: Database, workspace_id: str, template_id: str, version: int) -> int:
+    """Make ``version`` the current one again, as a new version; returns that version."""
+    found = info(db, workspace_id, template_id)
+    stored = json.loads(body(db, workspace_id, template_id, version))
+    _, new_version, _ = save(
+        db, workspace_id, stored, existing=True, expected=found.version, note=f"reverted to version {version}"
+    )
+    return new_version
+
+
+def delete(db: Database, workspace_id: str, template_id: str) -> None:
+    """Delete a template: renders of it answer NOT_FOUND; its versions are kept for
+    ``KEEP_DELETED_SECONDS``, then ``forget_deleted`` removes them."""
+    with db.write() as connection:
+        done = connection.execute(
+            update(templates)
+            .where(
+                templates.c.workspace_id == workspace_id,
+                templates.c.id == template_id,
+                templates.c.deleted_at.is_(None),
+            )
+            .values(deleted_at=now())
+        )
+    if not done.rowcount:
+        raise ApiError("NOT_FOUND", f"template {template_id} does not exist")
+
+
+def forget_deleted(db: Database) -> int:
+    """Remove the templates deleted more than ``KEEP_DELETED_SECONDS`` ago, with their
+    versions; how many."""
+    cutoff = now() - KEEP_DELETED_SECONDS
+    with db.write() as connection:
+        gone = connection.execute(
+            select(templates.c.workspace_id, templates.c.id).where(templates.c.deleted_at < cutoff)
+        ).all()
+        for workspace_id, template_id in gone:
+            connection.execute(
+                template_versions.delete().where(
+                    template_versions.c.workspace_id == workspace_id, template_versions.c.template_id == template_id
+                )
+            )
+            connection.execute(
+                templates.delete().where(templates.c.workspace_id == workspace_id, templates.c.id == template_id)
+            )
+    return len(gone)
 
 
 def details(db: Database, workspace_id: str, template_id: str) -> dict[str, Any]:

@@ -82,6 +82,11 @@ def add_admin(commands: Any) -> None:
     create = key.add_parser("create", help="create a key (shown once)")
     create.add_argument("--project", required=True)
     create.add_argument("--rate-limit", type=int, default=None, help="requests a minute (default: the plan's)")
+    create.add_argument(
+        "--scope",
+        action="append",
+        help="what the key may do, repeatable: render (the default), templates:write (to edit templates)",
+    )
     create.set_defaults(run=_command("create_key"))
     rate = key.add_parser("set-rate-limit", help="a key's own rate limit, or 'plan' for its plan's")
     rate.add_argument("key_id")

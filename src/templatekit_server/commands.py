@@ -137,8 +137,10 @@ def create_project(admin: Admin, args: argparse.Namespace) -> dict[str, str]:
 
 @_admin
 def create_key(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
-    key_id, key = accounts.create_key(admin.db, admin.sealer, args.project, args.rate_limit)
-    return {"id": key_id, "key": key, "rateLimit": args.rate_limit}
+    scopes = args.scope or ["render"]
+    key_id, key = accounts.create_key(admin.db, admin.sealer, args.project, args.rate_limit, scopes)
+    granted = [scope for scope in accounts.SCOPES if scope in scopes]
+    return {"id": key_id, "key": key, "rateLimit": args.rate_limit, "scopes": granted}
 
 
 @_admin

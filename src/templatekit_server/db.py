@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import (
@@ -34,6 +35,7 @@ from sqlalchemy import (
     create_engine,
     event,
     insert,
+    inspect,
     select,
     text,
 )
@@ -75,6 +77,9 @@ api_keys = Table(
     Column("created_at", Float, nullable=False),
     Column("revoked_at", Float),
     Column("rate_limit", Integer),  # requests per minute instead of the plan's
+    # Space-separated scopes (render, templates:write); NULL for keys made before scopes,
+    # which keep what they could do then: render and upload templates.
+    Column("scopes", Text),
 )
 
 templates = Table(
@@ -89,6 +94,7 @@ templates = Table(
     Column("version", Integer, nullable=False),
     Column("created_at", Float, nullable=False),
     Column("updated_at", Float, nullable=False),
+    Column("deleted_at", Float),  # deleted: renders answer NOT_FOUND; versions are kept 30 days
 )
 
 template_versions = Table(
@@ -99,6 +105,7 @@ template_versions = Table(
     Column("version", Integer, primary_key=True),
     Column("body", Text, nullable=False),
     Column("created_at", Float, nullable=False),
+    Column("note", Text),  # what made this version, e.g. "reverted to version 2"
 )
 
 videos = Table(
@@ -182,12 +189,38 @@ render_cache = Table(
 
 MIGRATION_LOCK = 0x746B6D67  # "tkmg": the advisory lock of schema migrations on PostgreSQL
 
+
+def _add_columns(connection: Connection, table: Table, names: Sequence[str]) -> None:
+    """Add the named columns of ``table`` that the database does not have yet (a new
+    database has them already: step 0 makes the tables as they are now)."""
+    present = {column["name"] for column in inspect(connection).get_columns(table.name)}
+    for name in names:
+        if name not in present:
+            column = table.c[name]
+            kind = column.type.compile(dialect=connection.dialect)
+            connection.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {name} {kind}"))
+
+
 # Each step brings the schema from its index to the next version; step 0 creates it.
-MIGRATIONS = [lambda connection: metadata.create_all(connection)]
+def _key_scopes_and_template_history(connection: Connection) -> None:
+    _add_columns(connection, api_keys, ["scopes"])
+    _add_columns(connection, templates, ["deleted_at"])
+    _add_columns(connection, template_versions, ["note"])
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [
+    lambda connection: metadata.create_all(connection),
+    _key_scopes_and_template_history,
+]
 
 
 def now() -> float:
     return time.time()
+
+
+def iso_time(timestamp: float) -> str:
+    """A stored time as the interface shows times: ISO 8601 in UTC, ending in Z."""
+    return datetime.fromtimestamp(timestamp, UTC).isoformat().replace("+00:00", "Z")
 
 
 class Database:

@@ -42,7 +42,7 @@ def ensure_demo(db: Database, sealer: Sealer, data_dir: Path) -> str:
             return key
     workspace = accounts.create_workspace(db, "Demo", "pro", DEFAULT_PLANS)
     project = accounts.create_project(db, workspace, "Demo project")
-    key_id, key = accounts.create_key(db, sealer, project)
+    key_id, key = accounts.create_key(db, sealer, project, scopes=accounts.SCOPES)  # the demo may do everything
     marker.write_text(json.dumps({"workspace": workspace, "project": project, "key": key_id}), encoding="utf-8")
     _store_examples(db, workspace)
     return key

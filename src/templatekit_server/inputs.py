@@ -140,8 +140,12 @@ async def authenticate(request: Request, operation: str, body: Any = None) -> Ca
 
 
 async def count_request(request: Request, caller: Caller, operation: str) -> None:
-    """Count the request against the key's rate limit (the key's own, else its plan's);
-    the window goes into the answer's X-RateLimit headers."""
+    """FORBIDDEN when the key lacks the operation's scope; else count the request against
+    the key's rate limit (the key's own, else its plan's), whose window goes into the
+    answer's X-RateLimit headers."""
+    missing = caller.may(operation)
+    if missing is not None:
+        raise ApiError("FORBIDDEN", f"this API key lacks the {missing} scope that {operation} needs")
     server = server_of(request)
     per_minute = caller.rate_limit or server.plan(caller).rate_per_minute
     window = await server.limiter.hit(caller.key_id, per_minute, operation)

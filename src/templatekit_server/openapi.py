@@ -483,24 +483,84 @@ def _template_paths(errors: _ErrorResponses) -> Json:
         "Stores a template in the key's workspace under its `id` (a new `tpl_…` id when it has "
         "none). An id that exists is `CONFLICT` unless `overwrite=true`, which stores a new version. "
         "Every `src` must be an http(s) URL or a data URI. Unknown fields are kept and reported in "
-        "`X-Templatekit-Warnings`.",
+        "`X-Templatekit-Warnings`. Needs the `templates:write` scope.",
         {
             "201": _response(
                 "The template is stored.",
                 _json(_object({"id": _text("The template's id.")}, ["id"])),
                 ("X-Templatekit-Warnings",),
             ),
-            **errors(*KEYED, "CONFLICT"),
+            **errors(*KEYED, "FORBIDDEN", "CONFLICT"),
         },
         parameters=[
             _query_flag("overwrite", "Replace a template of the same id, as a new version"),
         ],
         body=_body("Template", "The template, in the template format; `apiKey` may be one of its fields."),
     )
+    template_path = _param("template_id", "path", {"type": "string", "pattern": ID_PATTERN}, "The template's id.")
+    writing = (*KEYED, "FORBIDDEN", "NOT_FOUND", "CONFLICT")
+    new_version = _response(
+        "The new version is current; renders use it at once.",
+        _json(
+            _object(
+                {"id": _text("The template's id."), "version": {"type": "integer", "minimum": 1}}, ["id", "version"]
+            )
+        ),
+    )
+    update_template = _operation(
+        "updateTemplate",
+        "templates",
+        "Update a template",
+        "Stores the body as a new version of the template (needs the `templates:write` scope). With "
+        "`If-Match: <version>`, only if that is the current version: `CONFLICT` otherwise, so that two "
+        "editors cannot overwrite each other's changes.",
+        {"200": new_version, **errors(*writing)},
+        parameters=[
+            template_path,
+            _param("If-Match", "header", {"type": "string", "pattern": '^"?[0-9]{1,10}"?$'}, "The version edited."),
+        ],
+        body=_body("Template", "The template, in the template format; its `id`, if any, must be the path's."),
+    )
+    delete_template = _operation(
+        "deleteTemplate",
+        "templates",
+        "Delete a template",
+        "Renders of it then answer `NOT_FOUND`; its versions are kept for 30 days, and storing its id "
+        "again continues its version numbers (needs the `templates:write` scope).",
+        {"204": _response("Deleted."), **errors(*KEYED, "FORBIDDEN", "NOT_FOUND")},
+        parameters=[template_path],
+    )
+    revert_template = _operation(
+        "revertTemplate",
+        "templates",
+        "Revert a template",
+        "Makes an earlier version current again, as a new version noted `reverted to version N` "
+        "(needs the `templates:write` scope).",
+        {"200": new_version, **errors(*writing)},
+        parameters=[template_path],
+        body={
+            "required": True,
+            "description": "The version to bring back.",
+            "content": _json(_object({"version": {"type": "integer", "minimum": 1}}, ["version"])),
+        },
+    )
+    list_versions = _operation(
+        "listTemplateVersions",
+        "templates",
+        "List a template's versions",
+        "Every version of the template, newest first, with when it was made and why.",
+        {
+            "200": _response("The versions.", _json({"type": "array", "items": _schema("TemplateVersion")})),
+            **errors(*KEYED, "NOT_FOUND"),
+        },
+        parameters=[template_path],
+    )
     return {
         "/templates": {"get": list_templates, "post": create_template},
-        "/templates/{template_id}": {"get": get_template},
+        "/templates/{template_id}": {"get": get_template, "put": update_template, "delete": delete_template},
         "/templates/{template_id}/source": {"get": get_source},
+        "/templates/{template_id}/versions": {"get": list_versions},
+        "/templates/{template_id}/revert": {"post": revert_template},
     }
 
 
@@ -744,6 +804,14 @@ def _interface_schemas(fields: Json) -> Json:
             ],
         },
         "LayerInfo": layer,
+        "TemplateVersion": _object(
+            {
+                "version": {"type": "integer", "minimum": 1},
+                "createdAt": _text("When it was stored.", format="date-time"),
+                "note": {"type": ["string", "null"], "description": "What made it, e.g. `reverted to version 2`."},
+            },
+            ["version", "createdAt", "note"],
+        ),
         "TemplateDetails": _object(
             {"name": _text("The template's name."), "id": _text("The template's id."), "layers": _layers()},
             ["name", "id", "layers"],

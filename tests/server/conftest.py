@@ -115,13 +115,13 @@ class LiveServer:
     def account(self, plan: str = "pro") -> Account:
         workspace = accounts.create_workspace(self.db, "test", plan, DEFAULT_PLANS)
         project = accounts.create_project(self.db, workspace, "test project")
-        key_id, key = accounts.create_key(self.db, self.sealer, project)
+        key_id, key = accounts.create_key(self.db, self.sealer, project, scopes=accounts.SCOPES)
         return Account(workspace, project, key_id, key)
 
     def key_for(self, project: str) -> Account:
         """Another key of a project."""
         workspace = accounts.project(self.db, project)["workspace_id"]  # type: ignore[index]
-        key_id, key = accounts.create_key(self.db, self.sealer, project)
+        key_id, key = accounts.create_key(self.db, self.sealer, project, scopes=accounts.SCOPES)
         return Account(workspace, project, key_id, key)
 
     def add_template(self, account: Account, body: dict[str, Any], overwrite: bool = False) -> str:

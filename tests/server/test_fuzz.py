@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from templatekit_server import accounts, catalog
+from templatekit_server.openapi import document
 from tests.server.conftest import LiveServer
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "templates"
@@ -42,7 +43,12 @@ def test_every_operation_answers_as_documented_and_never_with_a_server_error(tmp
         done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
         report = done.stdout[-6000:] + done.stderr[-2000:]
         assert done.returncode == 0, report
-        assert "Tested: 12" in done.stdout or "Tested: 13" in done.stdout, report
+        operations = sum(len(item) for item in document()["paths"].values())
+        total = re.search(r"Operations:\s+(\d+) selected / (\d+) total", done.stdout)
+        assert total is not None and f"Tested: {total.group(2)}" in done.stdout, report
+        # schemathesis leaves out an operation or two it cannot make requests for (the
+        # file path that holds slashes); every other operation of the document is tested
+        assert int(total.group(2)) >= operations - 2, (operations, report)
         answered = re.findall(r"templatekit\.access: \S+ \S+ (\d{3}) ", server.log())
         assert len(answered) > 500  # the run really exercised the server
         assert "unexpected error" not in server.log() and "Traceback" not in server.log()

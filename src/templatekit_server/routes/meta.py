@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import posixpath
-from datetime import UTC, datetime
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -13,6 +12,7 @@ from starlette.routing import Route
 from templatekit.errors import StorageError
 from templatekit.storage import checked_key
 from templatekit_server import accounts
+from templatekit_server.db import iso_time
 from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.files import MEDIA_TYPES
 from templatekit_server.inputs import authenticate
@@ -26,7 +26,7 @@ async def info(request: Request) -> Response:
     found = await run_in_threadpool(accounts.project, server.db, caller.project_id)
     if found is None:  # pragma: no cover - keys belong to projects
         raise ApiError("NOT_FOUND", "the key's project does not exist")
-    created = datetime.fromtimestamp(found["created_at"], UTC).isoformat().replace("+00:00", "Z")
+    created = iso_time(found["created_at"])
     return JSONResponse({"id": found["id"], "name": found["name"], "createdAt": created, "avatar": found["avatar"]})
 
 

@@ -23,8 +23,8 @@ MAX_VERSION = 2**31 - 1
 
 @cache
 def _operations_without_get() -> frozenset[str]:
-    """The names under /templates/ that are operations GET cannot reach (createImage, …):
-    a GET of one is a 405, not a search for a template of that id."""
+    """The names under /templates/ that are POST operations (createImage, …): a GET, PUT
+    or DELETE of one is a 405, not an operation on a template of that id."""
     from templatekit_server.routes import renders, videos
 
     return frozenset(
@@ -35,8 +35,6 @@ def _operations_without_get() -> frozenset[str]:
 
 
 async def details(request: Request) -> Response:
-    if request.path_params["template_id"] in _operations_without_get():
-        raise HTTPException(405, headers={"Allow": "POST"})
     caller = await authenticate(request, "getTemplate")
     template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
     found = await run_in_threadpool(catalog.details, server_of(request).db, caller.workspace_id, template_id)
@@ -101,8 +99,71 @@ async def listing_or_upload(request: Request) -> Response:
     return await (upload(request) if request.method == "POST" else listing(request))
 
 
+async def update(request: Request) -> Response:
+    """A new version of the template; with ``If-Match: <version>``, only if that is its
+    current version (CONFLICT otherwise), so that two editors cannot overwrite each other."""
+    server = server_of(request)
+    body = await read_json(request, server.settings.max_body_bytes)
+    caller = await authenticate(request, "updateTemplate", body)
+    template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
+    if not isinstance(body, dict):
+        raise bad_request(f"request body: must be a template object (got {type(body).__name__})")
+    if body.get("id") not in (None, template_id):
+        raise bad_request(f"id: {str(body['id'])[:80]!r} differs from the id in the path ({template_id})")
+    expected = _if_match(request.headers.get("if-match"))
+    template = {key: value for key, value in body.items() if key != "apiKey"} | {"id": template_id}
+    _, version, warnings = await run_in_threadpool(
+        lambda: catalog.save(server.db, caller.workspace_id, template, existing=True, expected=expected)
+    )
+    return JSONResponse({"id": template_id, "version": version}, headers=warnings_header(warnings))
+
+
+def _if_match(value: str | None) -> int | None:
+    if value is None:
+        return None
+    text = value.strip().strip('"')
+    if not re.fullmatch(r"[0-9]{1,10}", text):
+        raise bad_request(f"If-Match: must be a version number (got {value[:40]!r})")
+    return int(text)
+
+
+async def revert(request: Request) -> Response:
+    server = server_of(request)
+    body = await read_json(request, server.settings.max_body_bytes)
+    caller = await authenticate(request, "revertTemplate", body)
+    template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
+    version = body.get("version") if isinstance(body, dict) else None
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= MAX_VERSION:
+        raise bad_request(f"version: must be a version number, 1 or more (got {str(version)[:40]})")
+    new_version = await run_in_threadpool(catalog.revert, server.db, caller.workspace_id, template_id, version)
+    return JSONResponse({"id": template_id, "version": new_version})
+
+
+async def delete(request: Request) -> Response:
+    caller = await authenticate(request, "deleteTemplate")
+    template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
+    await run_in_threadpool(catalog.delete, server_of(request).db, caller.workspace_id, template_id)
+    return Response(status_code=204)
+
+
+async def versions(request: Request) -> Response:
+    caller = await authenticate(request, "listTemplateVersions")
+    template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
+    found = await run_in_threadpool(catalog.versions, server_of(request).db, caller.workspace_id, template_id)
+    return JSONResponse(found)
+
+
+async def one_template(request: Request) -> Response:
+    if request.path_params["template_id"] in _operations_without_get():
+        raise HTTPException(405, headers={"Allow": "POST"})
+    handler = {"PUT": update, "DELETE": delete}.get(request.method, details)
+    return await handler(request)
+
+
 routes = [
     Route("/templates", listing_or_upload, methods=["GET", "POST"]),  # one route: a 405 names both
-    Route("/templates/{template_id}", details, methods=["GET"]),
+    Route("/templates/{template_id}", one_template, methods=["GET", "PUT", "DELETE"]),
     Route("/templates/{template_id}/source", source, methods=["GET"]),
+    Route("/templates/{template_id}/versions", versions, methods=["GET"]),
+    Route("/templates/{template_id}/revert", revert, methods=["POST"]),
 ]

@@ -8,7 +8,6 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -21,6 +20,7 @@ from templatekit.errors import TemplatekitError
 from templatekit_server import catalog, events, jobs
 from templatekit_server.accounts import Caller
 from templatekit_server.answers import idempotent, json_answer
+from templatekit_server.db import iso_time
 from templatekit_server.errors import ApiError, bad_request, from_library
 from templatekit_server.idempotency import Answer
 from templatekit_server.inputs import Fields, authenticate, read_json
@@ -116,7 +116,7 @@ async def video(request: Request) -> Response:
         else round(row.frame / row.total_frames, 4)
         if row.total_frames
         else 0.0,
-        "createdAt": datetime.fromtimestamp(row.created_at, UTC).isoformat().replace("+00:00", "Z"),
+        "createdAt": iso_time(row.created_at),
     }
     if row.status == "done":
         answer["url"] = _video_url(server, request, row.file_key)
