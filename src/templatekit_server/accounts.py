@@ -199,6 +199,20 @@ def _caller(row: Any) -> Caller:
     return Caller(row.id, row.project_id, row.workspace_id, row.plan, row.rate_limit, scopes)
 
 
+def caller_for_project(db: Database, project_id: str, caller_id: str) -> Caller | None:
+    """A caller that acts for a project without a key (a hook): ``caller_id`` stands for
+    the key in rate limits and idempotency records; it may render only."""
+    with db.read() as connection:
+        row = connection.execute(
+            select(projects.c.workspace_id, workspaces.c.plan)
+            .join(workspaces, workspaces.c.id == projects.c.workspace_id)
+            .where(projects.c.id == project_id)
+        ).first()
+    if row is None:
+        return None
+    return Caller(caller_id, project_id, row.workspace_id, row.plan, None, frozenset({"render"}))
+
+
 def project(db: Database, project_id: str) -> dict[str, Any] | None:
     with db.read() as connection:
         row = connection.execute(select(projects).where(projects.c.id == project_id)).first()

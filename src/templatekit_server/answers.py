@@ -50,10 +50,11 @@ async def idempotent(
     body: Any,
     produce: Callable[[], Awaitable[Answer]],
     wait: float,
+    key: str | None = None,
 ) -> tuple[Answer, bool]:
-    """``produce()``'s answer and False; with an ``Idempotency-Key`` header, the first
-    answer to the same request and True (a replay) when there was one."""
-    key = request.headers.get("idempotency-key")
+    """``produce()``'s answer and False; with an ``Idempotency-Key`` header (or ``key``),
+    the first answer to the same request and True (a replay) when there was one."""
+    key = key or request.headers.get("idempotency-key")
     if key is None:
         return await produce(), False
     db = server_of(request).db

@@ -28,7 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from templatekit.errors import TemplatekitError
 from templatekit_server import catalog, idempotency, logs, render_cache
 from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, envelope, from_library
-from templatekit_server.routes import meta, renders, templates, videos
+from templatekit_server.routes import hooks, meta, renders, templates, videos
 from templatekit_server.settings import Settings
 from templatekit_server.state import ServerState
 
@@ -186,7 +186,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     app = Starlette(
         routes=[
-            Mount("/v1", routes=[*renders.routes, *videos.routes, *templates.routes, *meta.routes]),
+            Mount("/v1", routes=[*renders.routes, *videos.routes, *templates.routes, *meta.routes, *hooks.routes]),
             Mount("/playground", app=StaticFiles(directory=PLAYGROUND, html=True), name="playground"),
         ],
         middleware=[Middleware(RequestIds)],

@@ -13,7 +13,7 @@ from typing import Any
 
 from attrs import frozen
 
-from templatekit_server import accounts, catalog, usage
+from templatekit_server import accounts, catalog, hooks, usage
 from templatekit_server.db import Database
 from templatekit_server.errors import ApiError
 from templatekit_server.plans import ConfigError, Plan, load_plans
@@ -117,6 +117,44 @@ def _admin(action: Callable[[Admin, argparse.Namespace], Any]) -> Callable[[argp
         return 0
 
     return run
+
+
+def _hook_url(args: argparse.Namespace, token: str) -> str:
+    base = args.base_url or Settings.from_env().public_url or "http://127.0.0.1:8000"
+    return f"{base.rstrip('/')}/v1/hooks/{token}"
+
+
+@_admin
+def create_hook(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
+    mapping = None if args.map is None else json.loads(args.map)
+    hook, token, secret = hooks.create(
+        admin.db,
+        admin.sealer,
+        project_id=args.project,
+        template_id=catalog.checked_template_id(args.template, "template"),
+        output=args.output,
+        mapping=mapping,
+        secret_header=args.secret_header,
+        respond=args.respond,
+    )
+    made = {**hook.summary(), "url": _hook_url(args, token)}
+    return made if secret is None else {**made, "secret": secret}
+
+
+@_admin
+def list_hooks(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
+    return hooks.listed(admin.db, args.project)
+
+
+@_admin
+def rotate_hook(admin: Admin, args: argparse.Namespace) -> dict[str, str]:
+    return {"id": args.hook_id, "url": _hook_url(args, hooks.rotate(admin.db, args.hook_id))}
+
+
+@_admin
+def delete_hook(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
+    hooks.delete(admin.db, args.hook_id)
+    return {"id": args.hook_id, "deleted": True}
 
 
 @_admin

@@ -187,6 +187,22 @@ render_cache = Table(
     Column("created_at", Float, nullable=False),
 )
 
+hooks = Table(
+    "hooks",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("project_id", String(64), ForeignKey("projects.id"), nullable=False, index=True),
+    Column("template_id", String(200), nullable=False),
+    Column("output", String(8), nullable=False),  # png, jpeg, webp, pdf or mp4
+    Column("map", JSON),  # layer or layer.field -> a path in the posted JSON; none: the body is the modifications
+    Column("token_sha256", String(64), nullable=False, unique=True),  # the URL's secret, hashed
+    Column("secret_header", String(100)),  # the header carrying the sender's signature, if one is required
+    Column("sealed_secret", Text),  # the key it is signed with, encrypted with the server secret
+    Column("respond", String(8), nullable=False),  # url or file
+    Column("created_at", Float, nullable=False),
+    Column("deleted_at", Float),
+)
+
 MIGRATION_LOCK = 0x746B6D67  # "tkmg": the advisory lock of schema migrations on PostgreSQL
 
 
@@ -211,6 +227,7 @@ def _key_scopes_and_template_history(connection: Connection) -> None:
 MIGRATIONS: list[Callable[[Connection], None]] = [
     lambda connection: metadata.create_all(connection),
     _key_scopes_and_template_history,
+    lambda connection: metadata.create_all(connection, tables=[hooks]),
 ]
 
 

@@ -20,6 +20,22 @@ from templatekit_server.state import server_of
 async def read_json(request: Request, limit: int) -> Any:
     """The body as JSON (None when empty); BAD_REQUEST when it is too large, not JSON,
     or nested deeper than ``jsontext.MAX_DEPTH``."""
+    return parse_json(await read_body(request, limit))
+
+
+def parse_json(raw: bytes) -> Any:
+    """A body read by ``read_body`` as JSON, as ``read_json`` reads it."""
+    if not raw.strip():
+        return None
+    try:
+        return jsontext.parse(raw, pairs_hook=_without_duplicates)
+    except jsontext.JSONTextError as exc:
+        raise bad_request(f"request body: {exc}") from None
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The raw body; BAD_REQUEST when it is over ``limit`` bytes, refused before it is read
+    when its Content-Length says so."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise bad_request(f"request body: {int(declared):,} bytes, more than the {limit:,} byte limit")
@@ -30,13 +46,7 @@ async def read_json(request: Request, limit: int) -> Any:
         if size > limit:
             raise bad_request(f"request body: more than the {limit:,} byte limit")
         chunks.append(chunk)
-    raw = b"".join(chunks)
-    if not raw.strip():
-        return None
-    try:
-        return jsontext.parse(raw, pairs_hook=_without_duplicates)
-    except jsontext.JSONTextError as exc:
-        raise bad_request(f"request body: {exc}") from None
+    return b"".join(chunks)
 
 
 def _without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

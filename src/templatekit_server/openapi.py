@@ -22,6 +22,7 @@ from templatekit_server.settings import Settings
 Json = dict[str, Any]
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp")
+FILE_TYPES = (*IMAGE_TYPES, "application/pdf")
 ID_PATTERN = "^[A-Za-z0-9_-]{1,200}$"
 THUMBNAIL = "Render a small preview (longest side 320 px, lower quality), not billed"
 FLAG_NOTE = " (`true` or `false`; the text forms `1` and `0` are accepted too)."
@@ -564,6 +565,42 @@ def _template_paths(errors: _ErrorResponses) -> Json:
     }
 
 
+def _hook_paths(errors: _ErrorResponses) -> Json:
+    call_hook = _operation(
+        "callHook",
+        "hooks",
+        "Render through a hook",
+        "A hook's secret URL renders its template without an API key: any JSON body, turned into "
+        "modifications by the hook's map (or taken as the modifications when it has none). Hooks are "
+        "made with `templatekit admin hook create`. A hook made with `--secret-header NAME` needs "
+        "`NAME: sha256=<hex HMAC-SHA256 of the raw body>`. Billed, rate-limited and idempotent as the "
+        "same render with a key; `Idempotency-Key`, `webhook-id`, `X-Delivery-Id` or `X-GitHub-Delivery` "
+        "makes a repeated delivery answer the first render.",
+        {
+            "200": _response(
+                "The stored file's URL (`--respond url`, the default), or the file itself (`--respond file`).",
+                {
+                    "application/json": {"schema": _object({"url": _text("The file's URL.", format="uri")}, ["url"])},
+                    **{
+                        media: {"schema": {"type": "string", "contentMediaType": media}}
+                        for media in (*IMAGE_TYPES, "application/pdf")
+                    },
+                },
+                ("X-Templatekit-Warnings",),
+            ),
+            "202": _response(
+                "A video hook: the video is queued.",
+                _json(_object({"id": _text("The video's id."), "status": {"const": "queued"}}, ["id", "status"])),
+            ),
+            **errors(*KEYED, "NOT_FOUND", "CONFLICT", "USAGE_EXCEEDED", "FETCH_IMAGE_ERROR"),
+        },
+        parameters=[_param("token", "path", {"type": "string", "maxLength": 200}, "The hook's secret.")],
+        body={"required": False, "description": "Any JSON.", "content": _json({})},
+        keyless=True,
+    )
+    return {"/hooks/{token}": {"post": call_hook}}
+
+
 def _meta_paths(errors: _ErrorResponses) -> Json:
     internal = errors("INTERNAL_SERVER_ERROR")
     get_info = _operation(
@@ -960,7 +997,13 @@ thumbnails, cache hits and failed renders are not billed."""
 def document() -> dict[str, Any]:
     """The document; built once, as it is the same for every request."""
     errors = _ErrorResponses()
-    paths = {**_render_paths(errors), **_video_paths(errors), **_template_paths(errors), **_meta_paths(errors)}
+    paths = {
+        **_render_paths(errors),
+        **_video_paths(errors),
+        **_template_paths(errors),
+        **_hook_paths(errors),
+        **_meta_paths(errors),
+    }
     return {
         "openapi": "3.1.0",
         "info": {"title": "templatekit", "version": "0.0.0", "description": INFO_TEXT},
@@ -970,6 +1013,7 @@ def document() -> dict[str, Any]:
             {"name": "renders", "description": "Images and PDFs."},
             {"name": "videos", "description": "Video jobs and their events."},
             {"name": "templates", "description": "The workspace's templates."},
+            {"name": "hooks", "description": "Renders requested through secret URLs, without a key."},
             {"name": "meta", "description": "The project, the server, stored files and this document."},
         ],
         "paths": paths,

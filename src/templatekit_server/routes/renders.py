@@ -131,7 +131,7 @@ async def _release(server: ServerState, reservation: usage.Reservation | None) -
         await run_in_threadpool(usage.release, server.db, reservation)
 
 
-async def _delivered(server: ServerState, reservation: usage.Reservation | None, work: Any, *args: Any) -> Any:
+async def delivered(server: ServerState, reservation: usage.Reservation | None, work: Any, *args: Any) -> Any:
     """``work(*args)`` in a thread; a failure gives the generation back."""
     try:
         return await run_in_threadpool(work, *args)
@@ -148,7 +148,7 @@ async def create_image(request: Request) -> Response:
         output, reservation, _ = await render(request, still)
         headers = warnings_header(output.warnings)
         if still.bucket is not None:
-            headers["Content-Location"] = await _delivered(
+            headers["Content-Location"] = await delivered(
                 server, reservation, still.bucket.upload, output.data, output.media_type
             )
         return Answer(200, output.media_type, headers, output.data)
@@ -173,10 +173,10 @@ async def create_stored_image(request: Request) -> Response:
         server = server_of(request)
         output, reservation, _ = await render(request, still)
         if still.bucket is not None:
-            url = await _delivered(server, reservation, still.bucket.upload, output.data, output.media_type)
+            url = await delivered(server, reservation, still.bucket.upload, output.data, output.media_type)
         else:
             key = Files.new_key(f"images/{still.caller.project_id}", output.media_type)
-            await _delivered(server, reservation, server.files.store.put, key, output.data, output.media_type)
+            await delivered(server, reservation, server.files.store.put, key, output.data, output.media_type)
             url = server.files.url(server.api_base(request), key)
         return json_answer({"url": url}, headers=warnings_header(output.warnings))
 
@@ -218,7 +218,7 @@ async def signed_url(request: Request) -> Response:
     output, reservation, version = await render(request, still)
     location = None
     if still.bucket is not None:
-        location = await _delivered(server, reservation, still.bucket.upload, output.data, output.media_type)
+        location = await delivered(server, reservation, still.bucket.upload, output.data, output.media_type)
     if fresh:
         answer = _signed_answer(
             output.data, output.media_type, render_cache.etag(output.data), output.warnings, "no-store"
@@ -226,7 +226,7 @@ async def signed_url(request: Request) -> Response:
     else:
         if version != info.version:  # edited while rendering: keep it under the version rendered
             cache_key = render_cache.cache_key(caller.workspace_id, still.template_id, version, canonical)
-        kept = await _delivered(
+        kept = await delivered(
             server,
             reservation,
             render_cache.keep,

@@ -48,7 +48,7 @@ async def render_video(request: Request) -> Response:
     wait = query.raw("wait") is None or query.flag("wait")
 
     async def produce() -> Answer:
-        video_id = await run_in_threadpool(_queued, server, caller, template_id, modifications, request)
+        video_id = await run_in_threadpool(queued_video, server, caller, template_id, modifications, request)
         server.runner.wake()
         answer = json_answer({"id": video_id, "status": "queued"}, 202)
         return Answer(answer.status, answer.media_type, answer.headers, answer.body, video_id)
@@ -62,7 +62,7 @@ async def render_video(request: Request) -> Response:
     return await _finished(request, video_id)
 
 
-def _queued(server: ServerState, caller: Caller, template_id: str, modifications: Any, request: Request) -> str:
+def queued_video(server: ServerState, caller: Caller, template_id: str, modifications: Any, request: Request) -> str:
     """Check the template and the modifications, then queue the video."""
     info = catalog.info(server.db, caller.workspace_id, template_id)
     if info.kind != "video":
