@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -14,6 +15,7 @@ from starlette.routing import Route
 
 from templatekit_server import catalog
 from templatekit_server.answers import warnings_header
+from templatekit_server.db import Database
 from templatekit_server.errors import bad_request
 from templatekit_server.inputs import Fields, authenticate, read_json
 from templatekit_server.state import server_of
@@ -34,11 +36,16 @@ def _operations_without_get() -> frozenset[str]:
     )
 
 
-async def details(request: Request) -> Response:
-    caller = await authenticate(request, "getTemplate")
+async def _read(request: Request, operation: str, reader: Callable[[Database, str, str], Any]) -> Response:
+    """``reader(db, workspace, template id)`` of the path's template, as JSON."""
+    caller = await authenticate(request, operation)
     template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
-    found = await run_in_threadpool(catalog.details, server_of(request).db, caller.workspace_id, template_id)
+    found = await run_in_threadpool(reader, server_of(request).db, caller.workspace_id, template_id)
     return JSONResponse(found)
+
+
+async def details(request: Request) -> Response:
+    return await _read(request, "getTemplate", catalog.details)
 
 
 async def source(request: Request) -> Response:
@@ -147,10 +154,7 @@ async def delete(request: Request) -> Response:
 
 
 async def versions(request: Request) -> Response:
-    caller = await authenticate(request, "listTemplateVersions")
-    template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
-    found = await run_in_threadpool(catalog.versions, server_of(request).db, caller.workspace_id, template_id)
-    return JSONResponse(found)
+    return await _read(request, "listTemplateVersions", catalog.versions)
 
 
 async def one_template(request: Request) -> Response:
