@@ -14,7 +14,7 @@ from typing import Any
 from templatekit.apply import MAX_MODIFICATIONS
 from templatekit.model.layers import LAYER_KINDS
 from templatekit.model.schema import ModelSchema, layer_schema, modification_fields
-from templatekit.model.template import MAX_LAYERS, MAX_SIDE
+from templatekit.model.template import MAX_LAYERS, Template
 from templatekit_server.errors import STATUS, envelope
 from templatekit_server.files import EXTENSIONS
 from templatekit_server.settings import Settings
@@ -83,7 +83,8 @@ CODES: dict[str, tuple[str, str]] = {
 RETRY_CODES = frozenset({"TOO_MANY_REQUESTS", "USAGE_EXCEEDED", "RATE_LIMITED"})
 
 #: Codes that every operation identified by a key can give.
-KEYED = ("BAD_REQUEST", "UNAUTHORIZED", "INTERNAL_SERVER_ERROR", "RATE_LIMITED")
+# every keyed operation: a key without the operation's scope is FORBIDDEN
+KEYED = ("BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "INTERNAL_SERVER_ERROR", "RATE_LIMITED")
 #: Codes of the billable renders, on top of the request's own.
 RENDERS = ("FETCH_IMAGE_ERROR", "NOT_FOUND", "USAGE_EXCEEDED")
 
@@ -394,8 +395,9 @@ def _video_paths(errors: _ErrorResponses) -> Json:
     render_video = _operation(
         "renderVideo",
         "videos",
-        "Render a video",
-        "Queues an MP4 (H.264) video of a video template. By default the answer waits for the video; "
+        "Render a video (beta)",
+        "Beta, as the interface's specification labels it. Queues an MP4 (H.264) video of a video "
+        "template. By default the answer waits for the video; "
         "`wait=false` answers 202 at once, `stream=true` streams its events. Videos are jobs that "
         "survive a restart of the server; follow one with getVideo. Billed `ceil(duration)` "
         "generations, twice that above 30 fps, once per video. An unknown or revoked key is "
@@ -415,6 +417,7 @@ def _video_paths(errors: _ErrorResponses) -> Json:
         ],
         body=_body("VideoRequest", "What to render."),
     )
+    render_video["x-beta"] = True
     get_video = _operation(
         "getVideo",
         "videos",
@@ -666,10 +669,10 @@ def _schemas() -> Json:
     model = ModelSchema()
     fields = modification_fields(model)
     layer_kinds = {cls.__name__: layer_schema(model, kind) for kind, cls in LAYER_KINDS.items()}
-    return {**_interface_schemas(fields), **model.definitions, **layer_kinds}
+    return {**_interface_schemas(fields, model), **model.definitions, **layer_kinds}
 
 
-def _interface_schemas(fields: Json) -> Json:
+def _interface_schemas(fields: Json, model: ModelSchema) -> Json:
     key = _text("The API key (or send it as query `apiKey` or `Authorization: Bearer`; all that are sent must agree).")
     template_id = _text("The template to render.", pattern=ID_PATTERN)
     modifications = _schema("Modifications")
@@ -725,9 +728,9 @@ def _interface_schemas(fields: Json) -> Json:
         "ModificationMap": {
             "type": "object",
             "maxProperties": MAX_MODIFICATIONS,
-            "description": "Keyed by layer name: an object of fields, or a plain value for the layer's main field "
-            "(text: `text`, image: `src`, qrcode: `qrcode`, barcode: `barcode`, star: `star`, table, chart "
-            "and keyvalue: `rows`, alert and signature: `text`).",
+            "description": "Keyed by layer name: an object of fields, or a plain value for the layer's main field ("
+            + ", ".join(f"{kind}: `{cls.MAIN_FIELD}`" for kind, cls in LAYER_KINDS.items() if cls.MAIN_FIELD)
+            + ").",
             "additionalProperties": {
                 "anyOf": [
                     _schema("LayerFields"),
@@ -864,7 +867,7 @@ def _interface_schemas(fields: Json) -> Json:
             },
             ["id", "name", "width", "height", "kind"],
         ),
-        "Template": _template(key),
+        "Template": _template(key, model),
         "Project": _object(
             {
                 "id": _text("The project's id."),
@@ -885,8 +888,10 @@ def _event(kind: str, description: str, **fields: Json) -> Json:
     return _object({"type": {"const": kind}, **fields}, ["type", *fields], description)
 
 
-def _template(key: Json) -> Json:
-    side = {"type": "integer", "minimum": 1, "maximum": MAX_SIDE}
+def _template(key: Json, model: ModelSchema) -> Json:
+    """The template format, from the model: canvas, background, fonts, video, audio and
+    the layers (one schema per kind, told apart by ``type``)."""
+    schema = model.object_of(Template, skip=frozenset({"baseDir", "loadWarnings", "layers"}))
     layer = {
         "oneOf": [_schema(cls.__name__) for cls in LAYER_KINDS.values()],
         "discriminator": {
@@ -894,29 +899,18 @@ def _template(key: Json) -> Json:
             "mapping": {kind: f"#/components/schemas/{cls.__name__}" for kind, cls in LAYER_KINDS.items()},
         },
     }
-    video = _object(
-        {
-            "duration": {"type": "number", "minimum": 0.1, "maximum": 300},
-            "fps": {"type": "integer", "minimum": 1, "maximum": 60, "default": 30},
-        },
-        ["duration"],
-        "Makes it a video template.",
-    )
-    return _object(
-        {
-            "apiKey": key,
-            "id": _text("The template's id; a new `tpl_…` id when absent.", pattern=ID_PATTERN),
-            "name": _text("The template's name.", minLength=1),
-            "width": side,
-            "height": side,
-            "video": video,
-            "layers": {"type": "array", "items": layer, "maxItems": MAX_LAYERS},
-        },
-        ["name", "width", "height"],
+    schema["properties"] = {
+        "apiKey": key,
+        **schema["properties"],
+        "layers": {"type": "array", "items": layer, "maxItems": MAX_LAYERS},
+    }
+    schema["properties"]["id"] = _text("The template's id; a new `tpl_…` id when absent.", pattern=ID_PATTERN)
+    schema["description"] = (
         "A template in the template format (docs/template-format.md): canvas, fonts, background, optional "
-        "video and audio, and the layer stack.",
-        additionalProperties=True,
+        "video and audio, and the layer stack. Fields this version does not know are kept, with a warning."
     )
+    schema["additionalProperties"] = True
+    return schema
 
 
 def _headers() -> Json:

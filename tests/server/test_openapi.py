@@ -11,6 +11,7 @@ from openapi_spec_validator import validate
 from openapi_spec_validator.validation import OpenAPIV31SpecValidator
 from starlette.routing import Mount, Route
 
+from templatekit.model.layers import LAYER_KINDS
 from templatekit_server.app import create_app
 from templatekit_server.errors import STATUS
 from templatekit_server.openapi import CODES, document
@@ -125,3 +126,23 @@ def test_s3config_marks_required_what_the_server_requires() -> None:
             assert name in schema["required"] and exc.message == f"s3Config.{name}: required", (name, exc.message)
         else:
             assert name not in schema["required"], name
+
+
+def test_the_template_and_video_schemas_come_from_the_model() -> None:
+    schemas = document()["components"]["schemas"]
+    assert set(schemas["VideoSettings"]["properties"]) == {"duration", "fps", "poster"}
+    assert schemas["VideoSettings"]["properties"]["fps"] == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 60,
+        "default": 30,
+    }
+    template = schemas["Template"]["properties"]
+    assert {"background", "fonts", "video", "audio", "layers"} <= set(template)
+    mapping = template["layers"]["items"]["discriminator"]["mapping"]
+    assert set(mapping) == set(LAYER_KINDS)
+    for kind, cls in LAYER_KINDS.items():
+        if cls.MAIN_FIELD:
+            assert f"{kind}: `{cls.MAIN_FIELD}`" in schemas["ModificationMap"]["description"]
+    video = document()["paths"]["/templates/renderVideo"]["post"]
+    assert video["x-beta"] is True and "403" in video["responses"]
