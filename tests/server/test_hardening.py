@@ -369,7 +369,7 @@ def test_an_s3_outage_of_the_file_storage_answers_the_envelope_and_recovers(tmp_
         bucket()
         env = {
             "TEMPLATEKIT_STORAGE_URL": "s3://files/renders",
-            "TEMPLATEKIT_STORAGE_TIMEOUT": "5",
+            "TEMPLATEKIT_STORAGE_TIMEOUT": "2",  # shorter than the outage: retries cannot outlast it
             "AWS_ENDPOINT_URL": s3.url,
             "AWS_ACCESS_KEY_ID": "k",
             "AWS_SECRET_ACCESS_KEY": "s",
@@ -380,7 +380,7 @@ def test_an_s3_outage_of_the_file_storage_answers_the_envelope_and_recovers(tmp_
             with load(url, account.bearer, threads=2) as answers:
                 time.sleep(1.0)
                 s3.stop()
-                time.sleep(3.0)
+                time.sleep(5.0)
                 s3.start()
                 bucket()  # moto keeps buckets in memory: the restarted service is empty
                 time.sleep(2.0)
