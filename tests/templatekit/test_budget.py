@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 import time
@@ -211,3 +212,26 @@ def test_glyphs_are_in_the_budget():
     huge = {**TITLE, "width": 60_000, "height": 12_000, "size": 10_000, "autoFit": "none", "text": "Budget"}
     with pytest.raises(tk.LimitError, match=r"layer 'title': the text's glyphs \(\d[\d,]*x\d[\d,]* px\) needs"):
         tk.render_image(template(huge), memory_limit=500_000_000)
+
+
+class FetchCounter(tk.AssetLoader):
+    fetched = 0
+
+    def fetch(self, src: str, base_dir: Any = None) -> bytes:
+        self.fetched += 1
+        return super().fetch(src, base_dir)
+
+
+def test_image_sizes_are_read_once_and_again_when_the_file_changes(tmp_path):
+    path = tmp_path / "photo.png"
+    path.write_bytes(png((300, 200)))
+    loader = FetchCounter()
+    assert loader.raster_size(str(path)) == (300, 200)
+    assert loader.raster_size(str(path)) == (300, 200)
+    assert loader.fetched == 1  # the budget's check before decoding reads no file twice
+    path.write_bytes(png((640, 480)))
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000))
+    assert loader.raster_size(str(path)) == (640, 480)
+    uri = data_uri(png((30, 20)))
+    assert loader.raster_size(uri) == loader.raster_size(uri) == (30, 20)
+    assert loader.fetched == 3

@@ -83,6 +83,7 @@ class AssetLoader:
         self._images: BoundedCache[tuple[str, SizeHint], LoadedImage] = BoundedCache(
             max_entries=128, max_weight=96_000_000
         )
+        self._sizes: BoundedCache[tuple[Any, ...], tuple[tuple[int, int] | None]] = BoundedCache(4096, 4096)
 
     def fetch(self, src: str, base_dir: Path | None = None) -> bytes:
         """The bytes of ``src``: an http(s) URL, a data URI, or (when files are allowed)
@@ -121,14 +122,33 @@ class AssetLoader:
         return loaded
 
     def raster_size(self, src: str, base_dir: Path | None = None) -> tuple[int, int] | None:
-        """The pixel size of a raster image read from its header, without decoding it
-        (the download is kept for the decode); None for an SVG or anything that cannot
-        be fetched or read, which ``load_image`` then reports."""
+        """The pixel size of a raster image read from its header, without decoding it;
+        None for an SVG or anything that cannot be fetched or read, which ``load_image``
+        then reports. Sizes are kept (a local file's with its modification time), so
+        that asking again on every render costs no second read of the file."""
+        key = self._size_key(src, base_dir)
+        kept = None if key is None else self._sizes.get(key)
+        if kept is not None:
+            return kept[0]
         try:
             data = self.fetch(src, base_dir)
-            return None if is_svg(data) else _open_raster(data).size
+            size = None if is_svg(data) else _open_raster(data).size
         except (AssetError, Problem):
             return None
+        if key is not None:
+            self._sizes.put(key, (size,), 1)
+        return size
+
+    def _size_key(self, src: str, base_dir: Path | None) -> tuple[Any, ...] | None:
+        scheme = _scheme(src)
+        if scheme not in ("", "file"):
+            return (src,)
+        try:
+            path = _file_path(src, scheme, base_dir)
+            stat = path.stat()
+        except (OSError, Problem):
+            return None
+        return (str(path), stat.st_mtime_ns, stat.st_size)
 
     def _fetch(self, src: str, base_dir: Path | None, limit: int) -> bytes:
         scheme = _scheme(src)

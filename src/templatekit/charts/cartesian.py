@@ -84,8 +84,8 @@ def _range(canvas: Canvas, data: _Data) -> tuple[float, float]:
     return extent(data.values(), from_zero=layer.chart_type != "scatter")
 
 
-class _Vertical:
-    """Categories (or a scatter's numbers) along the bottom, values up the left."""
+class _Plot:
+    """What both orientations start from: the canvas, the data, the box and the value range."""
 
     def __init__(self, canvas: Canvas, data: _Data, room: Box) -> None:
         self.canvas, self.data, self.room = canvas, data, room
@@ -93,6 +93,13 @@ class _Vertical:
         self.layer = canvas.layer
         self.low, self.high = _range(canvas, data)
         self.labels = canvas.layer.value_labels
+
+
+class _Vertical(_Plot):
+    """Categories (or a scatter's numbers) along the bottom, values up the left."""
+
+    def __init__(self, canvas: Canvas, data: _Data, room: Box) -> None:
+        super().__init__(canvas, data, room)
         self.label_room = self.metrics.small * 1.2 + self.metrics.text * 0.3 if self.labels else 0.0
 
     def draw(self) -> None:
@@ -238,15 +245,8 @@ class _Vertical:
         labels.finish()
 
 
-class _Horizontal:
+class _Horizontal(_Plot):
     """Categories down the left, first at the top; values along the bottom."""
-
-    def __init__(self, canvas: Canvas, data: _Data, room: Box) -> None:
-        self.canvas, self.data, self.room = canvas, data, room
-        self.metrics = canvas.metrics
-        self.layer = canvas.layer
-        self.low, self.high = _range(canvas, data)
-        self.labels = canvas.layer.value_labels
 
     def draw(self) -> None:
         x, y, width, height = self.room

@@ -19,8 +19,8 @@ import attrs
 
 from templatekit.model.checks import schema_of
 from templatekit.model.convert import json_name
-from templatekit.model.layers import LAYER_KINDS, CellValue, ChartPoint, ChartSeries, Column, PlotlyFigure
-from templatekit.model.values import Color, Gradient, Insets, Length, Source
+from templatekit.model.layers import LAYER_KINDS, CellValue, Column, PlotlyFigure
+from templatekit.model.values import Color, Insets, Length, Source
 
 Json = dict[str, Any]
 
@@ -71,12 +71,8 @@ class ModelSchema:
             return dict(_SPECIAL[kind])
         if kind in _PLAIN:
             return dict(_PLAIN[kind])
-        if kind == Union[Color, Gradient] or kind == Union[Color, Gradient, None]:
-            return self._optional(kind, {"anyOf": [self.of(Color), self.of(Gradient)]})
         if kind == Column:
             return {"anyOf": [{"type": "string", "description": "The key, also the header."}, self._class(Column)]}
-        if kind == Union[tuple[ChartPoint, ...], tuple[ChartSeries, ...]]:
-            return {"anyOf": [self.of(tuple[ChartPoint, ...]), self.of(tuple[ChartSeries, ...])]}
         origin, args = typing.get_origin(kind), typing.get_args(kind)
         if origin is Literal:
             return {"enum": list(args)}
@@ -89,9 +85,6 @@ class ModelSchema:
         if attrs.has(kind):
             return self._class(kind)
         raise TypeError(f"no JSON Schema for {kind!r}: describe it in templatekit.model.schema")
-
-    def _optional(self, kind: Any, schema: Json) -> Json:
-        return {"anyOf": [*schema["anyOf"], {"type": "null"}]} if type(None) in typing.get_args(kind) else schema
 
     def _union(self, args: tuple[Any, ...]) -> Json:
         options = [self.of(arg) for arg in args if arg is not type(None)]
