@@ -1,4 +1,4 @@
-"""Downloads over http(s) under the safety limits.
+"""Downloads (and notification posts) over http(s) under the safety limits.
 
 A host must resolve to addresses the policy allows, and the connection goes to the
 address that was checked (no second lookup that DNS rebinding could answer
@@ -14,9 +14,9 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import SplitResult, urljoin, urlsplit
 
 from attrs import frozen
@@ -27,6 +27,7 @@ from templatekit.assets.policy import ALLOW_ENV, AllowList, address_refusal
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _CHUNK = 64 * 1024
 _HEADERS = {"User-Agent": "templatekit", "Accept": "*/*"}
+_T = TypeVar("_T")
 
 
 @frozen
@@ -64,12 +65,52 @@ def check_endpoint(url: str, allow: AllowList) -> None:
     _vetted(_ascii_host(parts.hostname or ""), _port(parts), allow)
 
 
+def post(url: str, body: bytes, headers: dict[str, str], *, allow: AllowList, timeout: float) -> int:
+    """POST ``body`` to an http(s) URL under the address policy; the answer's status.
+    Redirects are not followed (a 3xx is the answer), and the answer's body is read
+    only up to a small limit and dropped: a notification wants the status alone."""
+    parts = _http_parts(url)
+    deadline = time.monotonic() + timeout
+    sent = {**_HEADERS, "Content-Type": "application/json", **headers}
+
+    def exchange(connection: http.client.HTTPConnection) -> int:
+        connection.request("POST", _target(parts), body=body, headers=sent)
+        response = connection.getresponse()
+        with suppress(Problem):
+            _read_body(response, _CHUNK)
+        return response.status
+
+    return _exchanged(parts, deadline, timeout, allow, exchange)
+
+
 def _get(parts: SplitResult, deadline: float, limits: Limits) -> tuple[int, str | None, bytes]:
     """One GET request to a vetted address: status, Location header and body."""
+
+    def exchange(connection: http.client.HTTPConnection) -> tuple[int, str | None, bytes]:
+        connection.request("GET", _target(parts), headers=_HEADERS)
+        response = connection.getresponse()
+        if response.status in _REDIRECTS:
+            return response.status, response.getheader("Location"), b""
+        if not 200 <= response.status < 300:
+            raise Problem(f"the server answered HTTP {response.status} {response.reason}".rstrip())
+        return response.status, None, _read_body(response, limits.max_bytes)
+
+    return _exchanged(parts, deadline, limits.timeout, limits.allow, exchange)
+
+
+def _exchanged(
+    parts: SplitResult,
+    deadline: float,
+    timeout: float,
+    allow: AllowList,
+    exchange: Callable[[http.client.HTTPConnection], _T],
+) -> _T:
+    """``exchange`` on a connection to a vetted address of the URL's host, cut at
+    ``deadline``; every network failure a Problem."""
     host = _ascii_host(parts.hostname or "")
     port = _port(parts)
-    addresses = _vetted(host, port, limits.allow)
-    remaining = _remaining(deadline, limits.timeout)
+    addresses = _vetted(host, port, allow)
+    remaining = _remaining(deadline, timeout)
     connection: http.client.HTTPConnection
     if parts.scheme.lower() == "https":
         connection = _PinnedHTTPSConnection(host, port, addresses, remaining)
@@ -77,18 +118,12 @@ def _get(parts: SplitResult, deadline: float, limits: Limits) -> tuple[int, str 
         connection = _PinnedHTTPConnection(host, port, addresses, remaining)
     try:
         connection.connect()
-        with _shut_down_at(connection, deadline, limits.timeout):
-            connection.request("GET", _target(parts), headers=_HEADERS)
-            response = connection.getresponse()
-            if response.status in _REDIRECTS:
-                return response.status, response.getheader("Location"), b""
-            if not 200 <= response.status < 300:
-                raise Problem(f"the server answered HTTP {response.status} {response.reason}".rstrip())
-            return response.status, None, _read_body(response, limits.max_bytes)
+        with _shut_down_at(connection, deadline, timeout):
+            return exchange(connection)
     except ssl.SSLCertVerificationError as exc:
         raise Problem(f"the TLS certificate is not valid for {host} ({exc.verify_message})") from None
     except TimeoutError:
-        raise Problem(f"timed out after {limits.timeout:g} s") from None
+        raise Problem(f"timed out after {timeout:g} s") from None
     except (OSError, http.client.HTTPException) as exc:
         raise Problem(f"the connection failed ({exc or type(exc).__name__})") from None
     finally:
