@@ -45,7 +45,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 
 
 def api_reference(spec: Json) -> str:
-    """The operations, then the schemas, as Markdown."""
+    """The operations, the webhooks the server posts, then the schemas, as Markdown."""
     lines = [
         "# HTTP API reference",
         "",
@@ -58,6 +58,8 @@ def api_reference(spec: Json) -> str:
     for path, item in spec["paths"].items():
         for method, operation in item.items():
             lines += _operation(spec, method.upper(), path, operation)
+    for event, item in spec.get("webhooks", {}).items():
+        lines += _operation(spec, "Webhook", event, item["post"])
     lines += ["## Schemas", ""]
     for name, schema in spec["components"]["schemas"].items():
         lines += _schema(spec, name, schema)

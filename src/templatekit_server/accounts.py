@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from attrs import frozen
-from sqlalchemy import select, update
+from sqlalchemy import Connection, Table, select, update
 
 from templatekit_server.db import Database, api_keys, now, projects, workspaces
 from templatekit_server.sealing import Sealer
@@ -55,6 +55,23 @@ def new_id(prefix: str) -> str:
 
 def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def require_project(connection: Connection, project_id: str) -> None:
+    """AccountError unless the project exists (inside the transaction that adds to it)."""
+    if connection.execute(select(projects.c.id).where(projects.c.id == project_id)).first() is None:
+        raise AccountError(f"project {project_id!r} does not exist")
+
+
+def change_live(db: Database, table: Table, row_id: str, kind: str, **values: Any) -> None:
+    """Update the row of ``table`` with ``row_id`` unless it is deleted (``deleted_at``);
+    AccountError naming the ``kind`` of row when there is none."""
+    with db.write() as connection:
+        done = connection.execute(
+            update(table).where(table.c.id == row_id, table.c.deleted_at.is_(None)).values(**values)
+        )
+    if not done.rowcount:
+        raise AccountError(f"{kind} {row_id!r} does not exist")
 
 
 def md5_hex(text: str) -> str:
@@ -110,8 +127,7 @@ def create_key(
     key = KEY_PREFIX + secrets.token_urlsafe(32)
     key_id = new_id("key")
     with db.write() as connection:
-        if connection.execute(select(projects.c.id).where(projects.c.id == project_id)).first() is None:
-            raise AccountError(f"project {project_id!r} does not exist")
+        require_project(connection, project_id)
         connection.execute(
             api_keys.insert().values(
                 id=key_id,

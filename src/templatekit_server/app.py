@@ -1,5 +1,5 @@
 """The Starlette app: routes under /v1, request ids, the error table, and the lifespan
-that starts the video runner and housekeeping."""
+that starts the video runner, the webhook sender and housekeeping."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from templatekit.errors import TemplatekitError
-from templatekit_server import catalog, idempotency, logs, render_cache
+from templatekit_server import catalog, idempotency, logs, render_cache, webhooks
 from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, envelope, from_library
 from templatekit_server.routes import hooks, meta, renders, templates, videos
 from templatekit_server.settings import Settings
@@ -163,6 +163,7 @@ async def _housekeeping(state: ServerState) -> None:
             await run_in_threadpool(idempotency.forget_expired, state.db)
             await run_in_threadpool(render_cache.forget_expired, state.db, state.files)
             await run_in_threadpool(catalog.forget_deleted, state.db)
+            await run_in_threadpool(webhooks.forget_old, state.db)
         except Exception:  # logged; the next round tries again
             log.exception("housekeeping failed")
         await asyncio.sleep(HOUSEKEEPING_SECONDS)
@@ -175,7 +176,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[dict[str, Any]]:
-        tasks = [asyncio.create_task(state.runner.run()), asyncio.create_task(_housekeeping(state))]
+        tasks = [
+            asyncio.create_task(state.runner.run()),
+            asyncio.create_task(state.sender.run()),
+            asyncio.create_task(_housekeeping(state)),
+        ]
         try:
             yield {}
         finally:

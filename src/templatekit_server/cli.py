@@ -114,6 +114,7 @@ def add_admin(commands: Any) -> None:
     made.add_argument("--map", default=None, help='JSON: {"layer": "$.path", "layer.field": "$.other"}')
     made.add_argument("--secret-header", default=None, help="require the body signed in this header")
     made.add_argument("--respond", default="url", help="url (default: the stored file's URL) or file")
+    made.add_argument("--webhook-url", default=None, help="announce its stored renders and videos here too")
     made.add_argument("--base-url", default=None, help="the server's public URL (default: TEMPLATEKIT_PUBLIC_URL)")
     made.set_defaults(run=_command("create_hook"))
     hooks_of = hook.add_parser("list", help="a project's hooks")
@@ -126,6 +127,34 @@ def add_admin(commands: Any) -> None:
     removed = hook.add_parser("delete", help="delete a hook")
     removed.add_argument("hook_id")
     removed.set_defaults(run=_command("delete_hook"))
+
+    webhook = groups.add_parser("webhook", help="webhooks: where a project's renders are announced").add_subparsers(
+        required=True, metavar="ACTION"
+    )
+    endpoint = webhook.add_parser("add", help="add an endpoint (its signing secret is shown once)")
+    endpoint.add_argument("--project", required=True)
+    endpoint.add_argument("--url", required=True)
+    endpoint.add_argument(
+        "--events", default=None, help="comma-separated (default: video.done,video.failed,render.done)"
+    )
+    endpoint.set_defaults(run=_command("add_webhook"))
+    endpoints = webhook.add_parser("list", help="a project's endpoints")
+    endpoints.add_argument("--project", required=True)
+    endpoints.set_defaults(run=_command("list_webhooks"))
+    resigned = webhook.add_parser("rotate", help="a new signing secret for an endpoint")
+    resigned.add_argument("endpoint_id")
+    resigned.set_defaults(run=_command("rotate_webhook"))
+    dropped = webhook.add_parser("delete", help="delete an endpoint (deliveries already queued still go out)")
+    dropped.add_argument("endpoint_id")
+    dropped.set_defaults(run=_command("delete_webhook"))
+    secret = webhook.add_parser("secret", help="the secret signing deliveries to URLs that requests name")
+    secret.add_argument("--project", required=True)
+    secret.add_argument("--rotate", action="store_true", help="replace it")
+    secret.set_defaults(run=_command("webhook_secret"))
+    log = webhook.add_parser("deliveries", help="a project's newest deliveries and their attempts")
+    log.add_argument("--project", required=True)
+    log.add_argument("--limit", type=int, default=50)
+    log.set_defaults(run=_command("webhook_deliveries"))
 
     report = groups.add_parser("usage", help="a workspace's generations today and this month")
     report.add_argument("--workspace", required=True)

@@ -13,7 +13,8 @@ from typing import Any
 
 from attrs import frozen
 
-from templatekit_server import accounts, catalog, hooks, usage
+from templatekit.assets.policy import AllowList
+from templatekit_server import accounts, catalog, hooks, usage, webhooks
 from templatekit_server.db import Database
 from templatekit_server.errors import ApiError
 from templatekit_server.plans import ConfigError, Plan, load_plans
@@ -89,6 +90,7 @@ class Admin:
     db: Database
     sealer: Sealer
     plans: dict[str, Plan]
+    allow: AllowList
 
 
 def _admin(action: Callable[[Admin, argparse.Namespace], Any]) -> Callable[[argparse.Namespace], int]:
@@ -103,12 +105,13 @@ def _admin(action: Callable[[Admin, argparse.Namespace], Any]) -> Callable[[argp
             print(f"error: {exc}", file=sys.stderr)
             return 1
         try:
+            allow = AllowList.parse(settings.fetch_allow.split(","))
             db, sealer = _open(settings)
-        except StartError as exc:
+        except (StartError, ValueError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
         try:
-            print(json.dumps(action(Admin(db, sealer, plans), args), indent=2))
+            print(json.dumps(action(Admin(db, sealer, plans, allow), args), indent=2))
         except (accounts.AccountError, ApiError, OSError, json.JSONDecodeError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
@@ -136,6 +139,8 @@ def create_hook(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
         mapping=mapping,
         secret_header=args.secret_header,
         respond=args.respond,
+        webhook_url=args.webhook_url,
+        allow=admin.allow,
     )
     made = {**hook.summary(), "url": _hook_url(args, token)}
     return made if secret is None else {**made, "secret": secret}
@@ -155,6 +160,41 @@ def rotate_hook(admin: Admin, args: argparse.Namespace) -> dict[str, str]:
 def delete_hook(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
     hooks.delete(admin.db, args.hook_id)
     return {"id": args.hook_id, "deleted": True}
+
+
+@_admin
+def add_webhook(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
+    events = None if args.events is None else args.events.split(",")
+    return webhooks.add_endpoint(admin.db, admin.sealer, admin.allow, args.project, args.url, events)
+
+
+@_admin
+def list_webhooks(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
+    return webhooks.endpoints(admin.db, args.project)
+
+
+@_admin
+def rotate_webhook(admin: Admin, args: argparse.Namespace) -> dict[str, str]:
+    return {"id": args.endpoint_id, "secret": webhooks.rotate_endpoint(admin.db, admin.sealer, args.endpoint_id)}
+
+
+@_admin
+def delete_webhook(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
+    webhooks.delete_endpoint(admin.db, args.endpoint_id)
+    return {"id": args.endpoint_id, "deleted": True}
+
+
+@_admin
+def webhook_secret(admin: Admin, args: argparse.Namespace) -> dict[str, str]:
+    secret = webhooks.request_secret(admin.db, admin.sealer, args.project, rotate=args.rotate)
+    return {"project": args.project, "secret": secret}
+
+
+@_admin
+def webhook_deliveries(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
+    if args.limit < 1:
+        raise accounts.AccountError(f"limit {args.limit}: must be 1 or more")
+    return webhooks.deliveries(admin.db, args.project, args.limit)
 
 
 @_admin

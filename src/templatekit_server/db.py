@@ -63,6 +63,8 @@ projects = Table(
     Column("name", String(200), nullable=False),
     Column("avatar", Text),
     Column("created_at", Float, nullable=False),
+    # signs the webhooks sent to URLs that requests name (webhookUrl); sealed, made when first needed
+    Column("webhook_secret", Text),
 )
 
 api_keys = Table(
@@ -131,6 +133,9 @@ videos = Table(
     Column("heartbeat_at", Float),
     Column("created_at", Float, nullable=False),
     Column("finished_at", Float),
+    Column("duration", Float),  # seconds, for the video.done webhook
+    Column("api_base", Text),  # the /v1 base URL the request came to: the webhooks' file URLs start with it
+    Column("webhook_url", Text),  # the request's own webhook target, if it named one
     Index("ix_videos_status_created", "status", "created_at"),
 )
 
@@ -201,6 +206,49 @@ hooks = Table(
     Column("respond", String(8), nullable=False),  # url or file
     Column("created_at", Float, nullable=False),
     Column("deleted_at", Float),
+    Column("webhook_url", Text),  # where the hook's renders are announced, besides the project's endpoints
+)
+
+webhook_endpoints = Table(
+    "webhook_endpoints",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("project_id", String(64), ForeignKey("projects.id"), nullable=False, index=True),
+    Column("url", Text, nullable=False),
+    Column("events", Text, nullable=False),  # space-separated event types
+    Column("sealed_secret", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("deleted_at", Float),
+)
+
+webhook_deliveries = Table(
+    "webhook_deliveries",
+    metadata,
+    Column("id", String(64), primary_key=True),  # the webhook-id header: the same on every attempt
+    Column("project_id", String(64), nullable=False, index=True),
+    Column("endpoint_id", String(64)),  # none: a URL the request named, signed with the project's secret
+    Column("url", Text, nullable=False),
+    Column("type", String(32), nullable=False),
+    Column("body", Text, nullable=False),  # the exact bytes posted on every attempt
+    Column("status", String(16), nullable=False),  # pending, sending, delivered, failed
+    Column("attempts", Integer, nullable=False),
+    Column("next_at", Float, nullable=False),  # when it is due (pending) or may be taken back (sending)
+    Column("worker", String(64)),
+    Column("created_at", Float, nullable=False),
+    Column("finished_at", Float),
+    Index("ix_webhook_deliveries_due", "status", "next_at"),
+)
+
+webhook_attempts = Table(
+    "webhook_attempts",
+    metadata,
+    Column("delivery_id", String(64), primary_key=True),
+    Column("attempt", Integer, primary_key=True),
+    Column("at", Float, nullable=False),
+    Column("status_code", Integer),  # none: no answer (refused address, connection error, timeout)
+    Column("error", Text),
+    Column("seconds", Float, nullable=False),
+    Column("sender", String(64)),  # the server's sender that made it
 )
 
 MIGRATION_LOCK = 0x746B6D67  # "tkmg": the advisory lock of schema migrations on PostgreSQL
@@ -224,10 +272,18 @@ def _key_scopes_and_template_history(connection: Connection) -> None:
     _add_columns(connection, template_versions, ["note"])
 
 
+def _webhooks(connection: Connection) -> None:
+    _add_columns(connection, projects, ["webhook_secret"])
+    _add_columns(connection, videos, ["duration", "api_base", "webhook_url"])
+    _add_columns(connection, hooks, ["webhook_url"])
+    metadata.create_all(connection, tables=[webhook_endpoints, webhook_deliveries, webhook_attempts])
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [
     lambda connection: metadata.create_all(connection),
     _key_scopes_and_template_history,
     lambda connection: metadata.create_all(connection, tables=[hooks]),
+    _webhooks,
 ]
 
 

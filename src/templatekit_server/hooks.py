@@ -18,11 +18,13 @@ import secrets
 from typing import Any
 
 from attrs import frozen
-from sqlalchemy import select, update
+from sqlalchemy import select
 
-from templatekit_server.accounts import AccountError, new_id, sha256_hex
-from templatekit_server.db import Database, hooks, iso_time, now, projects
+from templatekit.assets.policy import AllowList
+from templatekit_server.accounts import AccountError, change_live, new_id, require_project, sha256_hex
+from templatekit_server.db import Database, hooks, iso_time, now
 from templatekit_server.sealing import Sealer
+from templatekit_server.webhooks import url_problem
 
 OUTPUTS = ("png", "jpeg", "webp", "pdf", "mp4")
 RESPONDS = ("url", "file")
@@ -42,6 +44,7 @@ class Hook:
     secret_header: str | None
     sealed_secret: str | None
     respond: str
+    webhook_url: str | None = None
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -52,6 +55,7 @@ class Hook:
             "map": self.map,
             "secretHeader": self.secret_header,
             "respond": self.respond,
+            "webhookUrl": self.webhook_url,
         }
 
 
@@ -83,14 +87,21 @@ def create(
     mapping: dict[str, str] | None = None,
     secret_header: str | None = None,
     respond: str = "url",
+    webhook_url: str | None = None,
+    allow: AllowList | None = None,
 ) -> tuple[Hook, str, str | None]:
-    """A new hook: (hook, token, secret); the secret only with ``secret_header``."""
+    """A new hook: (hook, token, secret); the secret only with ``secret_header``.
+    ``webhook_url`` hears of its stored renders and videos (under the ``allow`` policy)."""
     if output not in OUTPUTS:
         raise AccountError(f"output {output!r}: must be one of {', '.join(OUTPUTS)}")
     if respond not in RESPONDS:
         raise AccountError(f"respond {respond!r}: must be one of {', '.join(RESPONDS)}")
     if secret_header is not None and not _HEADER.fullmatch(secret_header):
         raise AccountError(f"secret header {secret_header!r}: must be a header name (letters, digits, '-')")
+    if webhook_url is not None:
+        problem = url_problem(webhook_url, allow or AllowList.parse(()))
+        if problem is not None:
+            raise AccountError(f"webhook URL: {problem}")
     token, secret = secrets.token_urlsafe(32), None
     if secret_header is not None:
         secret = secrets.token_urlsafe(32)
@@ -103,10 +114,10 @@ def create(
         secret_header,
         None if secret is None else sealer.seal(secret),
         respond,
+        webhook_url,
     )
     with db.write() as connection:
-        if connection.execute(select(projects.c.id).where(projects.c.id == project_id)).first() is None:
-            raise AccountError(f"project {project_id!r} does not exist")
+        require_project(connection, project_id)
         connection.execute(
             hooks.insert().values(
                 id=hook.id,
@@ -118,6 +129,7 @@ def create(
                 secret_header=secret_header,
                 sealed_secret=hook.sealed_secret,
                 respond=respond,
+                webhook_url=webhook_url,
                 created_at=now(),
             )
         )
@@ -133,6 +145,7 @@ _COLUMNS = (
     hooks.c.secret_header,
     hooks.c.sealed_secret,
     hooks.c.respond,
+    hooks.c.webhook_url,
 )
 
 
@@ -157,21 +170,12 @@ def listed(db: Database, project_id: str) -> list[dict[str, Any]]:
 def rotate(db: Database, hook_id: str) -> str:
     """A new token for the hook; the old URL stops working at once."""
     token = secrets.token_urlsafe(32)
-    _changed(db, hook_id, token_sha256=sha256_hex(token))
+    change_live(db, hooks, hook_id, "hook", token_sha256=sha256_hex(token))
     return token
 
 
 def delete(db: Database, hook_id: str) -> None:
-    _changed(db, hook_id, deleted_at=now())
-
-
-def _changed(db: Database, hook_id: str, **values: Any) -> None:
-    with db.write() as connection:
-        done = connection.execute(
-            update(hooks).where(hooks.c.id == hook_id, hooks.c.deleted_at.is_(None)).values(**values)
-        )
-    if not done.rowcount:
-        raise AccountError(f"hook {hook_id!r} does not exist")
+    change_live(db, hooks, hook_id, "hook", deleted_at=now())
 
 
 def signed(secret: str, body: bytes, given: str) -> bool:

@@ -16,6 +16,7 @@ import logging
 import math
 import secrets
 import time
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import Connection, and_, func, or_, select, update
@@ -29,6 +30,7 @@ from templatekit_server.db import Database, now, videos
 from templatekit_server.errors import ApiError, envelope
 from templatekit_server.plans import Plan
 from templatekit_server.rendering import RenderPool, VideoJob, render_movie
+from templatekit_server.webhooks import Announcer
 
 log = logging.getLogger("templatekit.server")
 
@@ -54,8 +56,12 @@ def create(
     template: Template,
     modifications: Any,
     request_id: str,
+    api_base: str,
+    webhook_url: str | None = None,
 ) -> str:
-    """Queue a video and count its generations (USAGE_EXCEEDED queues nothing)."""
+    """Queue a video and count its generations (USAGE_EXCEEDED queues nothing).
+    ``api_base`` begins the URL its webhooks give; ``webhook_url`` is the request's own
+    webhook target."""
     video_id = new_id("vid")
     count = generations(template)
     with db.write() as connection:
@@ -77,6 +83,9 @@ def create(
                 request_id=request_id,
                 attempts=0,
                 created_at=now(),
+                duration=template.video.duration if template.video else None,
+                api_base=api_base,
+                webhook_url=webhook_url,
             )
         )
         events.add(connection, video_id, "created", {"id": video_id})
@@ -125,19 +134,21 @@ def heartbeat(db: Database, video_id: str, worker: str) -> None:
         )
 
 
-def finish(db: Database, video_id: str, worker: str, key: str) -> None:
+def finish(db: Database, announcer: Announcer, video_id: str, worker: str, key: str) -> None:
+    """Mark the job done, with its ``done`` event and its webhooks, in one transaction."""
     with db.write() as connection:
-        done = connection.execute(
-            update(videos)
-            .where(videos.c.id == video_id, videos.c.worker == worker, videos.c.status == "rendering")
-            .values(status="done", file_key=key, finished_at=now())
-        ).rowcount
-        if done:
-            events.add(connection, video_id, "done", {})
+        condition = (videos.c.id == video_id, videos.c.worker == worker, videos.c.status == "rendering")
+        row = connection.execute(select(videos).where(*condition)).first()
+        if row is None:
+            return
+        connection.execute(update(videos).where(*condition).values(status="done", file_key=key, finished_at=now()))
+        events.add(connection, video_id, "done", {})
+        announcer.video_done(connection, row, key)
 
 
-def fail(db: Database, video_id: str, worker: str | None, error: dict[str, Any]) -> None:
-    """Mark the job failed, give its generations back and record the ``error`` event."""
+def fail(db: Database, announcer: Announcer, video_id: str, worker: str | None, error: dict[str, Any]) -> None:
+    """Mark the job failed, give its generations back, record the ``error`` event and
+    queue its webhooks, in one transaction."""
     with db.write() as connection:
         condition = [videos.c.id == video_id, videos.c.status.in_(("queued", "rendering"))]
         if worker is not None:
@@ -150,6 +161,7 @@ def fail(db: Database, video_id: str, worker: str | None, error: dict[str, Any])
         )
         _release(connection, row)
         events.add(connection, video_id, "error", {"error": error})
+        announcer.video_failed(connection, row, error)
 
 
 def _release(connection: Connection, row: Any) -> None:
@@ -158,7 +170,7 @@ def _release(connection: Connection, row: Any) -> None:
     )
 
 
-def requeue_stale(db: Database, stale_seconds: float, docs_url: str) -> None:
+def requeue_stale(db: Database, announcer: Announcer, stale_seconds: float, docs_url: str) -> None:
     """Jobs whose runner has not been heard of for ``stale_seconds`` go back to the
     queue; jobs lost MAX_ATTEMPTS times fail."""
     with db.read() as connection:
@@ -170,7 +182,9 @@ def requeue_stale(db: Database, stale_seconds: float, docs_url: str) -> None:
     for video_id, attempts, request_id in lost:
         if attempts >= MAX_ATTEMPTS:
             message = f"the render was interrupted {attempts} times"
-            fail(db, video_id, None, envelope("INTERNAL_SERVER_ERROR", message, request_id, docs_url)["error"])
+            fail(
+                db, announcer, video_id, None, envelope("INTERNAL_SERVER_ERROR", message, request_id, docs_url)["error"]
+            )
             continue
         with db.write() as connection:
             connection.execute(
@@ -195,10 +209,21 @@ class VideoRunner:
     """Renders queued videos, ``concurrency`` at a time, in its own process pool."""
 
     def __init__(
-        self, db: Database, pool: RenderPool, concurrency: int, heartbeat: float, stale: float, docs_url: str
+        self,
+        db: Database,
+        pool: RenderPool,
+        announcer: Announcer,
+        concurrency: int,
+        heartbeat: float,
+        stale: float,
+        docs_url: str,
+        on_end: Callable[[], None],
     ) -> None:
+        """``on_end`` is called when a job has ended (its webhooks are queued then)."""
         self.db = db
         self.pool = pool
+        self.announcer = announcer
+        self.on_end = on_end
         self.worker = new_id("runner")
         self.heartbeat_seconds = heartbeat
         self.stale_seconds = stale
@@ -231,7 +256,7 @@ class VideoRunner:
 
     async def _claim_next(self) -> None:
         """Start the next queued job when a slot is free; wait for work when none is queued."""
-        await run_in_threadpool(requeue_stale, self.db, self.stale_seconds, self.docs_url)
+        await run_in_threadpool(requeue_stale, self.db, self.announcer, self.stale_seconds, self.docs_url)
         await self._slots.acquire()
         try:
             job = await run_in_threadpool(claim, self.db, self.worker)
@@ -257,19 +282,20 @@ class VideoRunner:
         except ApiError as exc:
             log.warning("video %s failed: %s %s (request %s)", job.id, exc.code, exc.message, job.request_id)
             error = envelope(exc.code, exc.message, job.request_id, self.docs_url)["error"]
-            await run_in_threadpool(fail, self.db, job.id, self.worker, error)
+            await run_in_threadpool(fail, self.db, self.announcer, job.id, self.worker, error)
         except Exception as exc:  # a bug: the job fails, the runner goes on
             log.exception("video %s failed (request %s)", job.id, job.request_id)
             failure = envelope(
                 "INTERNAL_SERVER_ERROR", f"the render failed ({type(exc).__name__})", job.request_id, self.docs_url
             )
-            await run_in_threadpool(fail, self.db, job.id, self.worker, failure["error"])
+            await run_in_threadpool(fail, self.db, self.announcer, job.id, self.worker, failure["error"])
         else:
-            await run_in_threadpool(finish, self.db, job.id, self.worker, key)
+            await run_in_threadpool(finish, self.db, self.announcer, job.id, self.worker, key)
         finally:
             beating.cancel()
             self._slots.release()
             self.wake()
+            self.on_end()
 
     async def _beat(self, video_id: str) -> None:
         while True:

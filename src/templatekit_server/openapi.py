@@ -15,6 +15,7 @@ from templatekit.apply import MAX_MODIFICATIONS
 from templatekit.model.layers import LAYER_KINDS
 from templatekit.model.schema import ModelSchema, layer_schema, modification_fields
 from templatekit.model.template import MAX_LAYERS, Template
+from templatekit_server import webhooks
 from templatekit_server.errors import STATUS, envelope
 from templatekit_server.files import EXTENSIONS
 from templatekit_server.settings import Settings
@@ -317,7 +318,7 @@ def _render_paths(errors: _ErrorResponses) -> Json:
             ),
         },
         parameters=[idempotency],
-        body=_body("ImageRequest", "What to render."),
+        body=_body("StoredImageRequest", "What to render, and where to announce it."),
     )
     signed_url = _operation(
         "signedUrl",
@@ -677,6 +678,16 @@ def _interface_schemas(fields: Json, model: ModelSchema) -> Json:
     template_id = _text("The template to render.", pattern=ID_PATTERN)
     modifications = _schema("Modifications")
     debug = _flag("Draw each layer's box and name on top")
+    webhook_url = _schema("WebhookUrl")
+    image_fields = {
+        "apiKey": key,
+        "templateId": template_id,
+        "format": _schema("ImageFormat"),
+        "modifications": modifications,
+        "thumbnail": _flag(THUMBNAIL),
+        "_debug": debug,
+        "s3Config": _schema("S3ConfigValue"),
+    }
 
     def s3_field(description: str, **more: Any) -> Json:
         return _text(description, maxLength=2048, **more)
@@ -782,20 +793,21 @@ def _interface_schemas(fields: Json, model: ModelSchema) -> Json:
         "S3ConfigText": _json_text(_schema("S3Config"), "`S3Config` as JSON text."),
         "S3ConfigValue": {"oneOf": [_schema("S3Config"), _schema("S3ConfigText"), {"type": "null"}]},
         "ImageRequest": _object(
-            {
-                "apiKey": key,
-                "templateId": template_id,
-                "format": _schema("ImageFormat"),
-                "modifications": modifications,
-                "thumbnail": _flag(THUMBNAIL),
-                "_debug": debug,
-                "s3Config": _schema("S3ConfigValue"),
-            },
+            image_fields,
             ["templateId"],
             examples=[
                 {"templateId": "tpl_social_card", "modifications": {"title": "Hello from templatekit"}},
                 {"templateId": "tpl_social_card", "format": "webp", "thumbnail": True},
             ],
+        ),
+        "StoredImageRequest": _object({**image_fields, "webhookUrl": webhook_url}, ["templateId"]),
+        # no "format": "uri": a URL is checked by the server (scheme, host, addresses), and
+        # the format makes fuzzers spend minutes generating URIs the check refuses anyway
+        "WebhookUrl": _text(
+            "Where this render's `render.done` or `video.done`/`video.failed` webhook is posted, besides the "
+            "project's endpoints; signed with the project's request secret. An http(s) URL whose host "
+            "resolves to public addresses only.",
+            maxLength=webhooks.MAX_URL_CHARS,
         ),
         "PdfRequest": _object(
             {"apiKey": key, "templateId": template_id, "modifications": modifications, "_debug": debug},
@@ -807,6 +819,7 @@ def _interface_schemas(fields: Json, model: ModelSchema) -> Json:
                 "apiKey": key,
                 "templateId": _text("The video template to render.", pattern=ID_PATTERN),
                 "modifications": modifications,
+                "webhookUrl": webhook_url,
             },
             ["templateId"],
             examples=[{"templateId": "tpl_promo_video", "modifications": {"title": "Autumn collection"}}],
@@ -987,6 +1000,84 @@ carry `Retry-After`. A generation is one billable render;
 thumbnails, cache hits and failed renders are not billed."""
 
 
+WEBHOOK_TEXT = """Posted to the project's endpoints (`templatekit admin webhook add`) that
+want the event, and to the `webhookUrl` of the request, per Standard Webhooks: headers
+`webhook-id` (the same on every retry), `webhook-timestamp` (Unix seconds) and
+`webhook-signature` (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the decoded
+`whsec_` secret). Answer 2xx within 10 s; anything else is retried after 5 s, 30 s, 2 min,
+15 min, 1 h and 6 h."""
+
+
+#: Each event's schema name in ``components``.
+WEBHOOK_MESSAGES = {
+    "video.done": "VideoDoneMessage",
+    "video.failed": "VideoFailedMessage",
+    "render.done": "RenderDoneMessage",
+}
+
+
+def _webhook_messages() -> Json:
+    """The bodies of the webhooks the server posts."""
+    url = _text("The file's URL.", format="uri")
+    template_id = _text("The template's id.")
+    data = {
+        "video.done": {
+            "id": _text("The video's id."),
+            "url": url,
+            "templateId": template_id,
+            "duration": {"type": "number", "description": "Seconds."},
+        },
+        "video.failed": {"id": _text("The video's id."), "error": _schema("ErrorDetail")},
+        "render.done": {
+            "url": url,
+            "templateId": template_id,
+            "format": {"type": "string", "enum": ["png", "jpeg", "webp", "pdf"]},
+        },
+    }
+    return {
+        WEBHOOK_MESSAGES[event]: _object(
+            {
+                "type": {"const": event},
+                "timestamp": _text("When the event happened.", format="date-time"),
+                "data": _object(data[event], list(data[event])),
+            },
+            ["type", "timestamp", "data"],
+            f"The body of the `{event}` webhook.",
+        )
+        for event in webhooks.EVENTS
+    }
+
+
+def _webhooks() -> Json:
+    """The events the server posts (OpenAPI 3.1 ``webhooks``)."""
+    signed = [
+        _param("webhook-id", "header", {"type": "string"}, "The message's id; deduplicate by it.", True),
+        _param("webhook-timestamp", "header", {"type": "string"}, "When it was signed, Unix seconds.", True),
+        _param("webhook-signature", "header", {"type": "string"}, "`v1,<base64 signature>`.", True),
+    ]
+    summaries = {
+        "video.done": "A video is rendered.",
+        "video.failed": "A video failed.",
+        "render.done": "An image or PDF is stored (createStoredImage, or a hook answering its URL).",
+    }
+    return {
+        event: {
+            "post": {
+                "operationId": event.replace(".", "_"),
+                "summary": summaries[event],
+                "description": WEBHOOK_TEXT,
+                "parameters": signed,
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": _schema(WEBHOOK_MESSAGES[event])}},
+                },
+                "responses": {"200": {"description": "Received (any 2xx)."}},
+            }
+        }
+        for event in webhooks.EVENTS
+    }
+
+
 @cache
 def document() -> dict[str, Any]:
     """The document; built once, as it is the same for every request."""
@@ -1011,8 +1102,9 @@ def document() -> dict[str, Any]:
             {"name": "meta", "description": "The project, the server, stored files and this document."},
         ],
         "paths": paths,
+        "webhooks": _webhooks(),
         "components": {
-            "schemas": _schemas(),
+            "schemas": {**_schemas(), **_webhook_messages()},
             "parameters": _parameters(),
             "headers": _headers(),
             "responses": errors.defined,

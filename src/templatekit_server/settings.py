@@ -74,6 +74,12 @@ class Settings:
     #: Where rate-limit windows are kept: ``memory://`` (this process) or a
     #: ``redis://host:port`` URL shared by several server processes.
     rate_limit_url: str = "memory://"
+    #: Outbound webhooks: the longest one delivery attempt may take, the waits before
+    #: each retry (seconds, comma-separated; after the last the delivery is failed),
+    #: and how many deliveries one server sends at a time.
+    webhook_timeout: float = 10.0
+    webhook_retries: str = "5,30,120,900,3600,21600"
+    webhook_concurrency: int = 8
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: object) -> Settings:
@@ -91,6 +97,18 @@ class Settings:
         if "config" in values:
             values["config"] = str(values["config"])
         return evolve(cls(), **values)
+
+    @property
+    def webhook_backoff(self) -> tuple[float, ...]:
+        try:
+            waits = tuple(float(wait) for wait in self.webhook_retries.split(",") if wait.strip())
+        except ValueError:
+            waits = ()
+        if not waits or min(waits) < 0:
+            raise ValueError(
+                f"TEMPLATEKIT_WEBHOOK_RETRIES={self.webhook_retries!r}: not a comma-separated list of seconds"
+            )
+        return waits
 
     @property
     def config_path(self) -> Path | None:
@@ -137,6 +155,9 @@ _ENV = {
     "TEMPLATEKIT_STORAGE_TIMEOUT": "storage_timeout",
     "TEMPLATEKIT_CONFIG": "config",
     "TEMPLATEKIT_RATE_LIMIT_URL": "rate_limit_url",
+    "TEMPLATEKIT_WEBHOOK_TIMEOUT": "webhook_timeout",
+    "TEMPLATEKIT_WEBHOOK_RETRIES": "webhook_retries",
+    "TEMPLATEKIT_WEBHOOK_CONCURRENCY": "webhook_concurrency",
 }
 
 

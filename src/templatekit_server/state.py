@@ -1,5 +1,5 @@
 """What the running server holds: settings, database, storage, render pools, the video
-runner. One ``ServerState`` per app, at ``app.state.server``."""
+runner, the webhook sender. One ``ServerState`` per app, at ``app.state.server``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from templatekit import extras
 from templatekit.assets.policy import AllowList
 from templatekit.storage import Store
 from templatekit_server.accounts import Caller
+from templatekit_server.delivery import WebhookSender
 from templatekit_server.files import Files
 from templatekit_server.jobs import VideoRunner
 from templatekit_server.plans import Plan, load_plans
@@ -17,6 +18,7 @@ from templatekit_server.rendering import RenderPool
 from templatekit_server.sealing import Sealer, server_secret
 from templatekit_server.settings import Settings
 from templatekit_server.startup import StartError, open_database, ready_data_dir
+from templatekit_server.webhooks import Announcer
 
 
 class ServerState:
@@ -38,13 +40,23 @@ class ServerState:
         self.limiter = RateLimiter(settings.rate_limit_url)
         self.stills = RenderPool(settings, settings.render_workers, settings.render_timeout)
         self.video_pool = RenderPool(settings, settings.video_workers, settings.video_timeout)
+        try:
+            backoff = settings.webhook_backoff
+        except ValueError as exc:
+            raise StartError(str(exc)) from None
+        self.sender = WebhookSender(
+            self.db, self.sealer, self.allow, settings.webhook_timeout, backoff, settings.webhook_concurrency
+        )
+        self.announcer = Announcer(self.sealer, self.files)
         self.runner = VideoRunner(
             self.db,
             self.video_pool,
+            self.announcer,
             settings.video_workers,
             settings.job_heartbeat_seconds,
             settings.job_stale_seconds,
             settings.docs_url,
+            on_end=self.sender.wake,
         )
 
     def plan(self, caller: Caller) -> Plan:

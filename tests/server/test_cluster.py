@@ -16,13 +16,15 @@ import boto3
 import httpx
 import pytest
 
-from templatekit_server import accounts, jobs, usage
+from templatekit.assets.policy import AllowList
+from templatekit_server import accounts, jobs, usage, webhooks
 from templatekit_server.plans import DEFAULT_PLANS
 from tests.conftest import decode
 from tests.server import services
 from tests.server.conftest import Account, LiveServer, burst, codes, free_port, text_template, video_template
 from tests.server.test_signed_urls import signed_query
 from tests.server.test_videos import probe, queue_video, stream_until_done
+from tests.server.test_webhooks import Receiver, settled
 
 BUCKET = "cluster-files"
 CONCURRENT = 50
@@ -172,3 +174,23 @@ def test_a_host_killed_mid_video_leaves_the_job_to_another_and_it_is_billed_once
     answer = client.get(f"{cluster.api}/videos/{video_id}", headers=account.bearer).json()
     assert probe(client.get(answer["url"]).content)[3] == 600
     rendering.start()  # back for whatever runs next
+
+
+def test_webhook_deliveries_are_shared_by_the_hosts_and_sent_once(cluster):
+    account = account_in(cluster)
+    admin = cluster.admin
+    with Receiver(answers=[-0.3] * 60) as endpoint:  # each answer takes 0.3 s: one host alone would be slow
+        webhooks.add_endpoint(
+            admin.db, admin.sealer, AllowList.parse(["127.0.0.1"]), account.project, endpoint.url, None
+        )
+        with admin.db.write() as connection:
+            for n in range(60):
+                data = {"url": f"https://example.com/{n}.png", "templateId": "card", "format": "png"}
+                webhooks.queue(connection, admin.sealer, account.project, "render.done", data)
+        received = endpoint.wait_for(60)
+        logged = settled(admin, account.project, 60)
+    ids = [headers["webhook-id"] for headers, _ in received]
+    assert len(ids) == len(set(ids)) == 60  # none twice
+    assert {d["status"] for d in logged} == {"delivered"}
+    senders = Counter(d["attempts"][0]["sender"] for d in logged)
+    assert len(senders) >= 2, senders  # the hosts took their share

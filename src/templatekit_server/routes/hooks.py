@@ -20,7 +20,7 @@ from templatekit_server.files import Files
 from templatekit_server.hooks import Hook
 from templatekit_server.idempotency import Answer
 from templatekit_server.inputs import count_request, parse_json, read_body
-from templatekit_server.routes.renders import Still, delivered, render
+from templatekit_server.routes.renders import Still, announced, delivered, render
 from templatekit_server.routes.videos import queued_video
 from templatekit_server.state import ServerState, server_of
 
@@ -44,17 +44,21 @@ async def call_hook(request: Request) -> Response:
 
     async def produce() -> Answer:
         if hook.output == "mp4":
-            video_id = await run_in_threadpool(queued_video, server, caller, hook.template_id, modifications, request)
+            video_id = await run_in_threadpool(
+                queued_video, server, caller, hook.template_id, modifications, request, hook.webhook_url
+            )
             server.runner.wake()
             return json_answer({"id": video_id, "status": "queued"}, 202)
-        still = Still("hook", caller, hook.template_id, modifications, hook.output)
+        still = Still("hook", caller, hook.template_id, modifications, hook.output, webhook_url=hook.webhook_url)
         output, reservation, _ = await render(request, still)
         headers = warnings_header(output.warnings)
         if hook.respond == "file":
             return Answer(200, output.media_type, headers, output.data)
         key = Files.new_key(f"images/{caller.project_id}", output.media_type)
         await delivered(server, reservation, server.files.store.put, key, output.data, output.media_type)
-        return json_answer({"url": server.files.url(server.api_base(request), key)}, headers=headers)
+        url = server.files.url(server.api_base(request), key)
+        await announced(server, reservation, still, url)
+        return json_answer({"url": url}, headers=headers)
 
     wait = server.settings.render_timeout + 5
     answer, replayed = await idempotent(request, caller, "hook", body, produce, wait, key=delivery)

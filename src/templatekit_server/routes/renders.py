@@ -11,13 +11,13 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from attrs import frozen
+from attrs import evolve, frozen
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from templatekit_server import accounts, catalog, render_cache, signing, usage
+from templatekit_server import accounts, catalog, render_cache, signing, usage, webhooks
 from templatekit_server.accounts import Caller
 from templatekit_server.answers import idempotent, json_answer, response, warnings_header
 from templatekit_server.bucket import Bucket
@@ -46,6 +46,8 @@ class Still:
     thumbnail: bool = False
     debug: bool = False
     bucket: Bucket | None = None
+    #: where ``render.done`` is posted besides the project's endpoints (stored renders)
+    webhook_url: str | None = None
 
 
 async def _posted(request: Request, operation: str) -> tuple[dict[str, Any], Still]:
@@ -57,7 +59,12 @@ async def _posted(request: Request, operation: str) -> tuple[dict[str, Any], Sti
     if not isinstance(body, dict):
         raise bad_request(f"request body: must be a JSON object (got {type(body).__name__})")
     caller = await authenticate(request, operation, body)
-    return body, _still(server, operation, caller, Fields(body, server.settings.max_text_chars))
+    still = _still(server, operation, caller, Fields(body, server.settings.max_text_chars))
+    if body.get("webhookUrl") not in (None, "") and operation != "createStoredImage":
+        raise bad_request(
+            f"webhookUrl: {operation} answers with the file itself; createStoredImage and renderVideo announce theirs"
+        )
+    return body, evolve(still, webhook_url=await webhooks.requested_url(body, server.allow))
 
 
 async def _answered(request: Request, body: dict[str, Any], still: Still, produce: Produce) -> Response:
@@ -140,6 +147,16 @@ async def delivered(server: ServerState, reservation: usage.Reservation | None, 
         raise
 
 
+async def announced(server: ServerState, reservation: usage.Reservation | None, still: Still, url: str) -> None:
+    """Queue ``render.done`` for a stored render; a failure gives the generation back."""
+    project = still.caller.project_id
+    announce = server.announcer.render_done
+    await delivered(
+        server, reservation, announce, server.db, project, url, still.template_id, still.output, still.webhook_url
+    )
+    server.sender.wake()
+
+
 async def create_image(request: Request) -> Response:
     body, still = await _posted(request, "createImage")
 
@@ -178,6 +195,7 @@ async def create_stored_image(request: Request) -> Response:
             key = Files.new_key(f"images/{still.caller.project_id}", output.media_type)
             await delivered(server, reservation, server.files.store.put, key, output.data, output.media_type)
             url = server.files.url(server.api_base(request), key)
+        await announced(server, reservation, still, url)
         return json_answer({"url": url}, headers=warnings_header(output.warnings))
 
     return await _answered(request, body, still, produce)

@@ -17,7 +17,7 @@ from starlette.routing import Route
 
 from templatekit import apply, load_template
 from templatekit.errors import TemplatekitError
-from templatekit_server import catalog, events, jobs
+from templatekit_server import catalog, events, jobs, webhooks
 from templatekit_server.accounts import Caller
 from templatekit_server.answers import idempotent, json_answer
 from templatekit_server.db import iso_time
@@ -43,12 +43,15 @@ async def render_video(request: Request) -> Response:
     fields = Fields(body, server.settings.max_text_chars)
     template_id = catalog.checked_template_id(str(fields.text("templateId", required=True)))
     modifications = fields.raw("modifications")
+    webhook_url = await webhooks.requested_url(body, server.allow)
     query = Fields(request.query_params, server.settings.max_text_chars, "query")
     stream = query.flag("stream")
     wait = query.raw("wait") is None or query.flag("wait")
 
     async def produce() -> Answer:
-        video_id = await run_in_threadpool(queued_video, server, caller, template_id, modifications, request)
+        video_id = await run_in_threadpool(
+            queued_video, server, caller, template_id, modifications, request, webhook_url
+        )
         server.runner.wake()
         answer = json_answer({"id": video_id, "status": "queued"}, 202)
         return Answer(answer.status, answer.media_type, answer.headers, answer.body, video_id)
@@ -62,8 +65,16 @@ async def render_video(request: Request) -> Response:
     return await _finished(request, video_id)
 
 
-def queued_video(server: ServerState, caller: Caller, template_id: str, modifications: Any, request: Request) -> str:
-    """Check the template and the modifications, then queue the video."""
+def queued_video(
+    server: ServerState,
+    caller: Caller,
+    template_id: str,
+    modifications: Any,
+    request: Request,
+    webhook_url: str | None = None,
+) -> str:
+    """Check the template and the modifications, then queue the video (announced when
+    it ends to the project's webhook endpoints and to ``webhook_url``)."""
     info = catalog.info(server.db, caller.workspace_id, template_id)
     if info.kind != "video":
         raise bad_request(f"templateId: {template_id} is not a video template (it has no video field)")
@@ -74,7 +85,18 @@ def queued_video(server: ServerState, caller: Caller, template_id: str, modifica
         raise from_library(exc) from None
     plan = server.plan(caller)
     request_id = request.state.request_id
-    return jobs.create(server.db, caller, plan, template_id, info.version, template, modifications, request_id)
+    return jobs.create(
+        server.db,
+        caller,
+        plan,
+        template_id,
+        info.version,
+        template,
+        modifications,
+        request_id,
+        server.api_base(request),
+        webhook_url,
+    )
 
 
 async def _finished(request: Request, video_id: str) -> Response:
