@@ -35,7 +35,7 @@ import common
 from common import OUT, PEERS, WARMUP, Skipped, Timings
 
 import templatekit as tk
-from templatekit.charts.style import GRID, PALETTE, TEXT, TITLE
+from templatekit.layout.charts.style import GRID, PALETTE, TEXT, TITLE
 from templatekit.paint import raster
 
 WIDTH, HEIGHT = 600, 400
@@ -107,7 +107,7 @@ def plotly_png(data: list[list[float]]) -> Figures:
         import plotly.io
     except ImportError:
         raise Skipped('Plotly and Kaleido are not installed (pip install -e ".[bench]")') from None
-    from templatekit.charts.figure import build_figure
+    from templatekit.layout.charts.figure import build_figure
 
     layer = template().layers[0]
     try:

@@ -21,6 +21,7 @@ from templatekit.errors import (
 from templatekit.loading import load_template
 from templatekit.model.modification import Modification
 from templatekit.model.template import Template
+from templatekit.notebook import preview, register_jupyter
 from templatekit.render import prepare, render_image, render_pdf, render_video
 from templatekit.result import RenderResult
 from templatekit.storage import Store
@@ -45,6 +46,7 @@ __all__ = [
     "load_template",
     "normalize",
     "prepare",
+    "preview",
     "render_image",
     "render_many",
     "render_pdf",
@@ -52,3 +54,5 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+register_jupyter()

@@ -1,16 +1,39 @@
-"""How templates show themselves in Jupyter: a preview and the table of their layers."""
+"""Templates in notebooks: ``preview``, and the HTML a template shows itself as in
+Jupyter (a preview and the table of its layers), registered with IPython's display
+formatter so that the model knows nothing of rendering."""
 
 from __future__ import annotations
 
 import base64
+import sys
 from html import escape
+from typing import Any
 
 from templatekit.describe import suggest_input
 from templatekit.errors import TemplatekitError
 from templatekit.model.template import Template
+from templatekit.render import render_image
+from templatekit.result import RenderResult
 
-PREVIEW_WIDTH = 480
+PREVIEW_WIDTH = 800
+SHOWN_WIDTH = 480
 VALUE_CHARACTERS = 60
+
+
+def preview(
+    template: Template, modifications: Any = None, *, debug: bool = False, width: int = PREVIEW_WIDTH
+) -> RenderResult:
+    """A PNG of the template with ``modifications``, at most ``width`` px wide;
+    ``debug`` draws every layer's box and name on top."""
+    return render_image(template, modifications, debug=debug, scale=min(1.0, width / template.width))
+
+
+def register_jupyter() -> None:
+    """Show templates as ``template_html`` in the running IPython shell, if there is one."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is not None:
+        shell.display_formatter.formatters["text/html"].for_type(Template, template_html)
 
 
 def template_html(template: Template) -> str:
@@ -20,9 +43,9 @@ def template_html(template: Template) -> str:
     if template.video is not None:
         what += f", {template.video.duration:g} s at {template.video.fps} fps"
     try:
-        preview = template.preview(width=PREVIEW_WIDTH)
-        encoded = base64.b64encode(preview.data).decode("ascii")
-        picture = f'<img src="data:image/png;base64,{encoded}" width="{preview.width}" alt="preview">'
+        shown = preview(template, width=SHOWN_WIDTH)
+        encoded = base64.b64encode(shown.data).decode("ascii")
+        picture = f'<img src="data:image/png;base64,{encoded}" width="{shown.width}" alt="preview">'
     except TemplatekitError as exc:
         picture = f"<p><em>No preview: {escape(str(exc))}</em></p>"
     rows = "".join(

@@ -22,11 +22,11 @@ from templatekit.layout import debug as debug_overlay
 from templatekit.layout.compose import layout_template
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.pages import layout_pages
-from templatekit.layout.scene import Group, Scene
 from templatekit.loading import TemplateSource, load_template
 from templatekit.model.template import Template
 from templatekit.paint.raster import paint
 from templatekit.result import RenderResult
+from templatekit.scene import Group, Scene
 from templatekit.text.fonts import Face, FontBook, load_face
 
 THUMBNAIL_SIDE = 320

@@ -75,7 +75,7 @@ def needs() -> list[tuple[str, str]]:
 def _plotly_unavailable() -> str | None:
     """Why charts drawn by Plotly (``figure``, ``plotly``) cannot be drawn here, if so."""
     try:
-        from templatekit.charts.render import find_browser
+        from templatekit.layout.charts.render import find_browser
 
         find_browser()
     except RenderError as exc:

@@ -9,7 +9,7 @@ import pytest
 import templatekit as tk
 from templatekit.layout import alert
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Ellipse, GlyphRun, Group, Polygon, Rect
+from templatekit.scene import Ellipse, GlyphRun, Group, Polygon, Rect
 from templatekit.text.fonts import FontBook
 from tests.conftest import decode, layer, template
 

@@ -15,10 +15,10 @@ import pytest
 from PIL import ImageChops, ImageStat
 
 import templatekit as tk
-from templatekit.charts.numbers import MINUS, FormatError, NumberFormat, auto_format, nice_ticks
-from templatekit.charts.pie import _percents
-from templatekit.charts.style import AXIS, GRID, OTHER, PALETTE
-from templatekit.layout.scene import Ellipse, GlyphRun, Group, Line, Path, Rect
+from templatekit.layout.charts.pie import _percents
+from templatekit.layout.charts.style import AXIS, GRID, OTHER, PALETTE
+from templatekit.numbers import MINUS, FormatError, NumberFormat, auto_format, nice_ticks
+from templatekit.scene import Ellipse, GlyphRun, Group, Line, Path, Rect
 from tests.conftest import decode, layer, template, without_modules
 
 KINDS = ("bar", "horizontalBar", "line", "area", "pie", "doughnut", "scatter")

@@ -16,12 +16,12 @@ import plotly.graph_objects as go
 import pytest
 
 import templatekit as tk
-from templatekit.charts import render
-from templatekit.charts.figure import PALETTE, build_figure, merge
 from templatekit.layout import chart
+from templatekit.layout.charts import render
+from templatekit.layout.charts.figure import PALETTE, build_figure, merge
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Group, Image
 from templatekit.model.layers import ChartLayer
+from templatekit.scene import Group, Image
 from templatekit.text.fonts import FONT_DIR, FontBook
 from tests.conftest import decode, layer, needs_chrome, template
 

@@ -13,9 +13,9 @@ from templatekit.assets import AssetLoader, MemoryAssetLoader
 from templatekit.errors import AssetError
 from templatekit.layout import image
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Clip, Ellipse, Group, Image, Rect, Scene
 from templatekit.model.layers import Border, Focus, ImageLayer
 from templatekit.model.values import Color, Length
+from templatekit.scene import Clip, Ellipse, Group, Image, Rect, Scene
 from templatekit.text.fonts import FontBook
 
 RED, BLUE, GREEN = (255, 0, 0), (0, 0, 255), (0, 160, 0)

@@ -7,8 +7,8 @@ import pytest
 import templatekit as tk
 from templatekit.layout import keyvalue
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import GlyphRun, Line
 from templatekit.model.values import Color
+from templatekit.scene import GlyphRun, Line
 from templatekit.text.fonts import FontBook
 from tests.conftest import decode, layer, template
 

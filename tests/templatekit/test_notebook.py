@@ -9,6 +9,7 @@ import nbformat
 from nbclient import NotebookClient
 
 import templatekit as tk
+from templatekit.notebook import template_html
 from tests.conftest import decode, layer, template
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -30,19 +31,19 @@ def test_the_example_notebook_runs_and_shows_its_renders():
 
 def test_a_template_shows_a_preview_and_its_layers():
     loaded = tk.load_template(template(layer("text", "title", text="Hi <there>"), layer("shape", "box", fill="#f00")))
-    html = loaded._repr_html_()
+    html = template_html(loaded)
     assert html.count("<tr>") == 3 and "<code>title</code>" in html and "Hi &lt;there&gt;" in html
     assert 'src="data:image/png;base64,' in html
 
 
 def test_a_template_without_a_preview_says_why():
     broken = tk.load_template(template(layer("image", "photo", src="missing.png")))
-    assert "No preview: " in broken._repr_html_() and "missing.png" in broken._repr_html_()
+    assert "No preview: " in template_html(broken) and "missing.png" in template_html(broken)
 
 
 def test_preview_fits_a_notebook_and_can_show_the_boxes():
     loaded = tk.load_template(template(layer("text", "title", text="Hi"), width=1600, height=400))
-    plain, debug = loaded.preview(), loaded.preview(debug=True)
+    plain, debug = tk.preview(loaded), tk.preview(loaded, debug=True)
     assert (plain.width, plain.height) == (800, 200) == (debug.width, debug.height)
     assert decode(plain.data).tobytes() != decode(debug.data).tobytes()
     assert plain._repr_png_() == plain.data

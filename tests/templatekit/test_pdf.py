@@ -27,8 +27,8 @@ from fontTools.ttLib import TTFont
 from PIL import Image, ImageChops, ImageDraw, ImageStat
 
 import templatekit as tk
-from templatekit.layout.scene import GlyphRun, Group, Item
 from templatekit.render import prepare
+from templatekit.scene import GlyphRun, Group, Item
 from tests.conftest import layer, needs_chrome, template
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "templates"

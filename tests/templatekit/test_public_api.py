@@ -25,6 +25,7 @@ def test_exported_names():
         "load_template",
         "normalize",
         "prepare",
+        "preview",
         "render_image",
         "render_many",
         "render_pdf",

@@ -11,10 +11,10 @@ import templatekit as tk
 from templatekit.layout import qrcode
 from templatekit.layout.compose import layout_template
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Bars, Rect
 from templatekit.model.layers import QRCodeLayer
 from templatekit.model.values import Color
 from templatekit.paint.raster import paint
+from templatekit.scene import Bars, Rect
 from templatekit.text.fonts import FontBook
 from tests.conftest import layer, template
 

@@ -11,10 +11,10 @@ from PIL import Image as PILImage
 from PIL import ImageChops, ImageStat
 
 import templatekit as tk
-from templatekit.layout.scene import Bars, Clip, Ellipse, GlyphRun, Group, Line, Path, Polygon, Rect, Scene
 from templatekit.model.values import Color, Gradient
 from templatekit.paint import raster
 from templatekit.png import write_png
+from templatekit.scene import Bars, Clip, Ellipse, GlyphRun, Group, Line, Path, Polygon, Rect, Scene
 from templatekit.text.fonts import FontBook
 from templatekit.text.typeset import TextStyle, place, typeset
 from tests.conftest import decode

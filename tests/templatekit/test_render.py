@@ -65,8 +65,8 @@ def test_debug_draws_each_layer_box_and_name():
 
 def test_debug_labels_of_layers_at_the_same_corner_do_not_cover_each_other():
     """The notebook's badge: a name and a role line that both start at (48, 140)."""
-    from templatekit.layout.scene import Rect
     from templatekit.model.values import Color
+    from templatekit.scene import Rect
 
     same_corner = template(
         layer("text", "name", x=48, y=140, width=300, height=90, text="Ada", size=64),

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 import templatekit as tk
+from templatekit.font_file import hb_font
 from templatekit.layout import signature
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import GlyphRun, Line
 from templatekit.model.values import Color
-from templatekit.text.fonts import FontBook, hb_font
+from templatekit.scene import GlyphRun, Line
+from templatekit.text.fonts import FontBook
 from tests.conftest import decode, layer, template
 
 BOOK = FontBook.bundled()

@@ -10,10 +10,10 @@ import templatekit as tk
 from templatekit.layout import star
 from templatekit.layout.compose import layout_template
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Group, Polygon
 from templatekit.model.layers import StarLayer
 from templatekit.model.values import Color
 from templatekit.paint.raster import paint
+from templatekit.scene import Group, Polygon
 from templatekit.text.fonts import FontBook
 from tests.conftest import layer, template
 

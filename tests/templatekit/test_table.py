@@ -8,8 +8,8 @@ import pytest
 import templatekit as tk
 from templatekit.layout import table
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import GlyphRun, Group, Rect
 from templatekit.model.values import Color
+from templatekit.scene import GlyphRun, Group, Rect
 from templatekit.text.fonts import FontBook
 from tests.conftest import decode, layer, template
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from templatekit.layout.scene import GlyphRun
-from templatekit.text.fonts import FontBook, hb_font
+from templatekit.font_file import hb_font
+from templatekit.scene import GlyphRun
+from templatekit.text.fonts import FontBook
 from templatekit.text.typeset import TextStyle, fit, place, typeset
 
 BOOK = FontBook.bundled()

@@ -366,7 +366,7 @@ def test_still_layers_are_painted_once_into_plates():
 def test_typewriter_reveals_grapheme_clusters_in_reading_order_where_the_line_put_them():
     """Arabic is revealed from its first (rightmost) letter, each glyph in the form and
     at the place the whole line gave it; an emoji sequence appears whole, in its turn."""
-    from templatekit.layout.scene import GlyphRun
+    from templatekit.scene import GlyphRun
     from templatekit.text.fonts import FontBook
     from templatekit.text.typeset import TextStyle, place, typeset
     from templatekit.video.frames import _reveal

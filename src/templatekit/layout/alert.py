@@ -19,9 +19,9 @@ from collections.abc import Callable
 from attrs import frozen
 
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Clip, Ellipse, Group, Item, Point, Polygon, Rect
 from templatekit.model.layers import AlertLayer
 from templatekit.model.values import Color
+from templatekit.scene import Clip, Ellipse, Group, Item, Point, Polygon, Rect
 from templatekit.text.typeset import TextBlock, TextStyle, place, typeset
 
 RADIUS = 8.0

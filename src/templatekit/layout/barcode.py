@@ -23,8 +23,8 @@ from attrs import evolve, field, frozen
 
 from templatekit.errors import ModificationError
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Bars, Item, Rect
 from templatekit.model.layers import BarcodeLayer
+from templatekit.scene import Bars, Item, Rect
 from templatekit.text.typeset import TextStyle, VAlign, fit, place, typeset
 
 QUIET_ZONE = 10  # modules of background on each side, unless the symbology's geometry says otherwise

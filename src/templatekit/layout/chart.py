@@ -14,17 +14,17 @@ from typing import Any
 
 import attrs
 
-from templatekit.charts import native
+from templatekit.layout.charts import native
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Image, Item
 from templatekit.model.layers import ChartLayer
+from templatekit.scene import Image, Item
 
 
 def layout(layer: ChartLayer, ctx: LayoutContext) -> list[Item]:
     if layer.figure is None and not layer.plotly:
         return native.draw(layer, ctx)
-    from templatekit.charts.figure import TEXT_WEIGHTS, build_figure, merge  # Plotly's kinds load on demand
-    from templatekit.charts.render import rasterise, vectorise
+    from templatekit.layout.charts.figure import TEXT_WEIGHTS, build_figure, merge  # Plotly's kinds load on demand
+    from templatekit.layout.charts.render import rasterise, vectorise
 
     family = _font_family(layer, ctx, TEXT_WEIGHTS)
     if layer.figure is not None:
@@ -60,7 +60,7 @@ def _sized(layer: ChartLayer, family: str) -> dict[str, Any]:
 def _font_family(layer: ChartLayer, ctx: LayoutContext, weights: tuple[int, ...]) -> str:
     """The family the figure names: a bundled family is known to Chrome by its own name,
     template faces are installed for it under a name derived from their content."""
-    from templatekit.charts.render import font_family
+    from templatekit.layout.charts.render import font_family
 
     ctx.face_warning(layer.name, layer.font)
     faces = list(dict.fromkeys(ctx.fonts.match(layer.font, weight) for weight in weights))

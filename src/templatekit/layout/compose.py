@@ -19,10 +19,10 @@ from templatekit import budget
 from templatekit.cache import BoundedCache
 from templatekit.layout import image
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Group, Item, Scene
 from templatekit.model.layers import ImageLayer, Layer
 from templatekit.model.template import BackgroundImage, Template
 from templatekit.model.values import Color
+from templatekit.scene import Group, Item, Scene
 
 LayoutFn = Callable[[Any, LayoutContext], list[Item]]
 T = TypeVar("T")

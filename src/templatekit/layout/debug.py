@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from templatekit.layout.scene import Item, Rect
 from templatekit.model.template import Template
 from templatekit.model.values import Color
+from templatekit.scene import Item, Rect
 from templatekit.text.fonts import FontBook
 from templatekit.text.typeset import TextStyle, place, typeset
 

@@ -16,9 +16,9 @@ from templatekit.assets import LoadedImage
 from templatekit.cache import BoundedCache
 from templatekit.errors import AssetError
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Clip, Ellipse, EncodedSource, Group, Image, Item, Rect
 from templatekit.model.layers import Border, Fit, Focus, ImageLayer
 from templatekit.model.values import Length
+from templatekit.scene import Clip, Ellipse, EncodedSource, Group, Image, Item, Rect
 
 Crop = tuple[int, int, int, int]  # left, top, right, bottom in source pixels
 

@@ -15,10 +15,10 @@ import math
 from attrs import frozen
 
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Item, Line
 from templatekit.model.layers import KeyValueLayer, KeyValueRow
 from templatekit.model.layers import TextStyle as StyleOverride
 from templatekit.model.values import Color
+from templatekit.scene import Item, Line
 from templatekit.text.fonts import FontBook
 from templatekit.text.typeset import TextBlock, TextStyle, place, typeset
 

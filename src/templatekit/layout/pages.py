@@ -13,10 +13,10 @@ import functools
 
 from templatekit.layout.compose import background_color, background_items, layer_group, layout_layers, reused
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Group, Item, Scene
 from templatekit.layout.table import page_ranges, table_items, table_rows_layout
 from templatekit.model.layers import Layer, TableLayer
 from templatekit.model.template import Template
+from templatekit.scene import Group, Item, Scene
 
 
 def layout_pages(template: Template, ctx: LayoutContext) -> list[Scene]:

@@ -15,8 +15,8 @@ from attrs import frozen
 
 from templatekit.errors import ModificationError
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Bars, Item, Rect
 from templatekit.model.layers import QRCodeLayer
+from templatekit.scene import Bars, Item, Rect
 
 MIN_MODULE = 2
 _DARK = re.compile("1+")

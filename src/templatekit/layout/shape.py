@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Ellipse, Item, Line, Rect
 from templatekit.model.layers import ShapeLayer
 from templatekit.model.values import Color, Gradient
+from templatekit.scene import Ellipse, Item, Line, Rect
 
 
 def layout(layer: ShapeLayer, ctx: LayoutContext) -> list[Item]:

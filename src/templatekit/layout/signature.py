@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import math
 
+from templatekit.font_file import hb_font
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Item, Line
 from templatekit.model.layers import SignatureLayer
 from templatekit.model.values import Color
-from templatekit.text.fonts import hb_font
+from templatekit.scene import Item, Line
 from templatekit.text.typeset import Align, TextBlock, TextStyle, fit, place, typeset
 
 META_FONT = "Inter"

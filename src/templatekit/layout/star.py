@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Clip, Group, Item, Point, Polygon
 from templatekit.model.layers import StarLayer
 from templatekit.model.values import Color
+from templatekit.scene import Clip, Group, Item, Point, Polygon
 
 GAP = 0.15  # space between stars, as a share of a star's size
 INNER = math.sin(math.radians(18)) / math.sin(math.radians(54))  # inner radius of a regular star, ≈ 0.382

@@ -18,9 +18,9 @@ from typing import Literal
 from attrs import evolve, frozen
 
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Clip, Group, Item, Rect
 from templatekit.model.layers import CellValue, Column, TableLayer
 from templatekit.model.values import Color
+from templatekit.scene import Clip, Group, Item, Rect
 from templatekit.text.fonts import FontBook
 from templatekit.text.typeset import TextBlock, TextStyle, place, typeset
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Item, Rect
 from templatekit.model.layers import TextLayer
+from templatekit.scene import Item, Rect
 from templatekit.text.typeset import TextStyle, fit, place, typeset
 
 

@@ -17,8 +17,8 @@ from typing import Any
 from reportlab.graphics import shapes
 from reportlab.lib.colors import Color as RLColor
 
-from templatekit.layout.scene import Clip, Group, Item, LineCap, LineJoin, Path
 from templatekit.model.values import Color
+from templatekit.scene import Clip, Group, Item, LineCap, LineJoin, Path
 from templatekit.text.fonts import FontBook
 from templatekit.text.typeset import TextStyle, place, typeset
 

@@ -9,13 +9,13 @@ from templatekit import extras
 from templatekit.errors import AssetError
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.image import fitted_pixels
-from templatekit.layout.scene import Item
 from templatekit.model.layers import VideoLayer
+from templatekit.scene import Item
 
 
 def layout(layer: VideoLayer, ctx: LayoutContext) -> list[Item]:
     try:
-        from templatekit.video.clips import ClipReader
+        from templatekit.assets.clips import ClipReader
     except ImportError as exc:
         ctx.warn(layer.name, extras.explain("video", exc))
         return []

@@ -14,7 +14,6 @@ from typing import Any, ClassVar, Literal, Union
 import attrs
 from attrs import frozen
 
-from templatekit.charts.numbers import FormatError, NumberFormat
 from templatekit.model.checks import (
     MAX_EXTENT,
     MAX_FONT_SIZE,
@@ -33,6 +32,7 @@ from templatekit.model.checks import (
 from templatekit.model.easing import control_points
 from templatekit.model.legibility import scan_problem
 from templatekit.model.values import Color, Gradient, Insets, Length, Source
+from templatekit.numbers import FormatError, NumberFormat
 
 MAX_TEXT = 20_000
 #: Font sizes: below a tenth of a pixel nothing is drawn, and scales underflow.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
 from attrs import frozen
 
@@ -15,10 +15,6 @@ from templatekit.model.values import Color, Source
 MAX_SIDE = 10_000
 MAX_PIXELS = 50_000_000
 MAX_LAYERS = 500
-PREVIEW_WIDTH = 800
-
-if TYPE_CHECKING:
-    from templatekit.result import RenderResult
 
 
 @frozen(kw_only=True)
@@ -93,16 +89,3 @@ class Template:
 
     def layer(self, name: str) -> AnyLayer | None:
         return next((layer for layer in self.layers if layer.name == name), None)
-
-    def preview(self, modifications: Any = None, *, debug: bool = False, width: int = PREVIEW_WIDTH) -> RenderResult:
-        """A PNG of the template with ``modifications``, at most ``width`` px wide (for
-        notebooks); ``debug`` draws every layer's box and name on top."""
-        from templatekit.render import render_image  # the renderer imports this module
-
-        return render_image(self, modifications, debug=debug, scale=min(1.0, width / self.width))
-
-    def _repr_html_(self) -> str:
-        """In Jupyter: a preview and the table of layers."""
-        from templatekit.notebook import template_html
-
-        return template_html(self)

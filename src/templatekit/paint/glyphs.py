@@ -16,8 +16,8 @@ import uharfbuzz as hb
 from PIL import Image as PILImage
 
 from templatekit.cache import BoundedCache
-from templatekit.layout.scene import GlyphRun
-from templatekit.text.fonts import HbFont, hb_font
+from templatekit.font_file import HbFont, hb_font
+from templatekit.scene import GlyphRun
 
 PHASES = 4  # sub-pixel positions of a run's origin, per pixel
 

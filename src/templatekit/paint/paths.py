@@ -15,7 +15,7 @@ from PIL import Image as PILImage
 from PIL import ImageChops, ImageDraw
 
 from templatekit import budget
-from templatekit.layout.scene import Path
+from templatekit.scene import Path
 
 SUPERSAMPLE = 4
 TOLERANCE = 0.2  # px: how far a flattened curve may stray from the curve

@@ -21,7 +21,11 @@ from PIL import ImageChops, ImageDraw
 
 from templatekit import budget
 from templatekit.cache import BoundedCache
-from templatekit.layout.scene import (
+from templatekit.model.values import Color
+from templatekit.paint.glyphs import glyph_image
+from templatekit.paint.gradient import gradient_image
+from templatekit.paint.paths import path_mask
+from templatekit.scene import (
     Bars,
     Clip,
     Ellipse,
@@ -36,10 +40,6 @@ from templatekit.layout.scene import (
     Rect,
     Scene,
 )
-from templatekit.model.values import Color
-from templatekit.paint.glyphs import glyph_image
-from templatekit.paint.gradient import gradient_image
-from templatekit.paint.paths import path_mask
 
 SUPERSAMPLE = 4
 Box = tuple[float, float, float, float]  # left, top, right, bottom

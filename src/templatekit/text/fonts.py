@@ -4,7 +4,7 @@ A ``FontBook`` answers the questions of text layout: which face is closest to a
 requested family, weight and style (CSS matching), and which font draws a character
 that face lacks (the fallback chain: other scripts, symbols, CJK, emoji, then the
 system's fonts through fontconfig). What a font can draw is read from its cmap by
-HarfBuzz (``HbFont``), which also shapes, measures and draws with it.
+HarfBuzz (``templatekit.font_file.HbFont``), which also shapes, measures and draws with it.
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ import shutil
 import subprocess
 from bisect import bisect_right
 from collections.abc import Iterable
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import uharfbuzz as hb
 from attrs import frozen
 
 from templatekit.cache import BoundedCache
-from templatekit.layout.scene import FontFile
+from templatekit.font_file import HbFont
+from templatekit.scene import FontFile
 
 FONT_DIR = Path(__file__).resolve().parent.parent / "fonts"
 DEFAULT_FAMILY = "Inter"
@@ -128,46 +128,6 @@ def _bundled_faces() -> list[Face]:
     for family in sorted(_ONE_WEIGHT):
         faces.append(face(family, 400, False, "Regular"))
     return faces
-
-
-class HbFont:
-    """One font file as HarfBuzz reads it: the face, a font at one unit per font unit
-    (shaping results are then independent of the size), its metrics and its cmap."""
-
-    def __init__(self, file: FontFile) -> None:
-        blob = hb.Blob(file.data) if file.data is not None else hb.Blob.from_file_path(file.path)
-        self.face = hb.Face(blob, file.index)
-        self.font = hb.Font(self.face)
-        self.upem = self.face.upem
-        extents = self.font.get_font_extents("ltr")
-        self.ascender = extents.ascender / self.upem  # em fractions; descender positive, below
-        self.descender = -extents.descender / self.upem
-        self.unicodes = frozenset(self.face.unicodes)
-        self.color = self.face.has_color_paint or self.face.has_color_layers or self.face.has_color_png
-
-    @cached_property
-    def characters(self) -> dict[int, str]:
-        """Glyph -> the character the cmap maps to it (the first, when several do)."""
-        found: dict[int, str] = {}
-        for code in sorted(self.unicodes):
-            glyph = self.font.get_nominal_glyph(code)
-            if glyph:
-                found.setdefault(glyph, chr(code))
-        return found
-
-    def covers(self, text: str) -> bool:
-        """Whether every character of ``text`` that needs a glyph has one here."""
-        return all(ord(char) in self.unicodes or _invisible(char) for char in text)
-
-
-def _invisible(char: str) -> bool:
-    """Joiners and selectors that shape without a glyph of their own."""
-    return char in "\u200c\u200d\ufe0e\ufe0f" or "\U000e0020" <= char <= "\U000e007f" or "\ufe00" <= char <= "\ufe0f"
-
-
-@lru_cache(maxsize=128)
-def hb_font(file: FontFile) -> HbFont:
-    return HbFont(file)
 
 
 class FontBook:

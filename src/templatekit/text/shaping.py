@@ -12,8 +12,8 @@ from functools import lru_cache
 import uharfbuzz as hb
 from attrs import frozen
 
-from templatekit.layout.scene import FontFile
-from templatekit.text.fonts import hb_font
+from templatekit.font_file import hb_font
+from templatekit.scene import FontFile
 
 Features = tuple[tuple[str, bool], ...]
 NO_LIGATURES: Features = (("liga", False), ("clig", False), ("dlig", False), ("hlig", False))

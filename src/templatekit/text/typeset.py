@@ -28,10 +28,11 @@ from typing import Literal
 
 from attrs import evolve, frozen
 
-from templatekit.layout.scene import FontFile, GlyphRun, Item
+from templatekit.font_file import hb_font
 from templatekit.model.values import Color
+from templatekit.scene import FontFile, GlyphRun, Item
 from templatekit.text import unicode
-from templatekit.text.fonts import FontBook, hb_font, system_font_for
+from templatekit.text.fonts import FontBook, system_font_for
 from templatekit.text.shaping import NO_LIGATURES, shape
 
 ELLIPSIS = "\u2026"

@@ -24,16 +24,16 @@ from attrs import evolve, field, frozen
 from PIL import Image as PILImage
 
 from templatekit import budget
+from templatekit.assets.clips import ClipReader
 from templatekit.cache import BoundedCache
 from templatekit.layout.compose import background_color, background_items, layout_layers
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.image import fitted_pixels
-from templatekit.layout.scene import GlyphRun, Group, Item, Scene
 from templatekit.model.layers import Layer, VideoLayer
 from templatekit.model.template import Template
 from templatekit.paint.raster import paint, paint_sprite
+from templatekit.scene import GlyphRun, Group, Item, Scene
 from templatekit.text.unicode import graphemes
-from templatekit.video.clips import ClipReader
 from templatekit.video.timeline import LayerState, Timeline
 
 MAX_SPRITE_SCALE = 2.0

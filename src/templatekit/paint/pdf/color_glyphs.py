@@ -15,8 +15,8 @@ from typing import Any, Protocol
 
 import uharfbuzz as hb
 
+from templatekit.font_file import HbFont
 from templatekit.paint.pdf.objects import Document, Name, Ref, number
-from templatekit.text.fonts import HbFont
 
 _EVERYWHERE = "-32768 -32768 65536 65536 re"
 _BLEND = {

@@ -23,9 +23,9 @@ import uharfbuzz as hb
 from attrs import define, field
 from zlib_ng import zlib_ng
 
-from templatekit.layout.scene import FontFile
+from templatekit.font_file import HbFont, hb_font
 from templatekit.paint.pdf.objects import COMPRESSION, Document, Name, Raw, Ref, number
-from templatekit.text.fonts import HbFont, hb_font
+from templatekit.scene import FontFile
 
 MARK_WIDTH = 100.0  # thousandths of an em, the /W width of a glyph that advances nothing
 _DROPPED = ("GSUB", "GPOS", "GDEF", "BASE", "JSTF", "MATH", "kern", "vhea", "vmtx", "VORG", "DSIG", "COLR", "CPAL")

@@ -32,7 +32,14 @@ from typing import Any
 from attrs import frozen
 from PIL import Image as PILImage
 
-from templatekit.layout.scene import (
+from templatekit.font_file import hb_font
+from templatekit.model.values import Color, Gradient
+from templatekit.paint.glyphs import glyph_image
+from templatekit.paint.gradient import gradient_image, gradient_line
+from templatekit.paint.pdf.color_glyphs import ColorGlyphs
+from templatekit.paint.pdf.fonts import EmbeddedFonts
+from templatekit.paint.pdf.objects import Document, Name, Raw, Ref, number, serialise, text_string
+from templatekit.scene import (
     Bars,
     Clip,
     Ellipse,
@@ -47,13 +54,6 @@ from templatekit.layout.scene import (
     Rect,
     Scene,
 )
-from templatekit.model.values import Color, Gradient
-from templatekit.paint.glyphs import glyph_image
-from templatekit.paint.gradient import gradient_image, gradient_line
-from templatekit.paint.pdf.color_glyphs import ColorGlyphs
-from templatekit.paint.pdf.fonts import EmbeddedFonts
-from templatekit.paint.pdf.objects import Document, Name, Raw, Ref, number, serialise, text_string
-from templatekit.text.fonts import hb_font
 
 POINTS_PER_PX = 0.75
 GRADIENT_DENSITY = 2.0  # pixels per px of a translucent gradient, embedded as an image

@@ -12,8 +12,8 @@ from typing import Any
 
 from attrs import frozen
 
-from templatekit.charts.data import Series, series_of
-from templatekit.charts.style import AXIS, BODY_WEIGHT, GRID, PALETTE, STRONG_WEIGHT, TEXT, TITLE, Metrics
+from templatekit.layout.charts.data import Series, series_of
+from templatekit.layout.charts.style import AXIS, BODY_WEIGHT, GRID, PALETTE, STRONG_WEIGHT, TEXT, TITLE, Metrics
 from templatekit.model.layers import ChartLayer
 from templatekit.model.values import Color
 

@@ -3,14 +3,14 @@ chart's series, then the plot in the room left, as Scene items in the layer's bo
 
 from __future__ import annotations
 
-from templatekit.charts import cartesian, pie
-from templatekit.charts.canvas import Canvas
-from templatekit.charts.data import series_of
-from templatekit.charts.legend import Entry, Legend
-from templatekit.charts.style import STRONG_WEIGHT, TITLE, Metrics
+from templatekit.layout.charts import cartesian, pie
+from templatekit.layout.charts.canvas import Canvas
+from templatekit.layout.charts.data import series_of
+from templatekit.layout.charts.legend import Entry, Legend
+from templatekit.layout.charts.style import STRONG_WEIGHT, TITLE, Metrics
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Item
 from templatekit.model.layers import ChartLayer
+from templatekit.scene import Item
 
 LEGEND_SHARE = 0.25  # of the room under the title, at most, for a series legend
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from attrs import frozen
 
-from templatekit.charts.style import OTHER, PALETTE
+from templatekit.layout.charts.style import OTHER, PALETTE
 from templatekit.model.layers import ChartLayer, ChartPoint, ChartSeries
 from templatekit.model.values import Color
 

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
-from templatekit.charts import marks
-from templatekit.charts.axes import (
+from templatekit.layout.charts import marks
+from templatekit.layout.charts.axes import (
     CategoryLabels,
     Scale,
     Ticks,
@@ -24,13 +24,13 @@ from templatekit.charts.axes import (
     stacked,
     ticks_along,
 )
-from templatekit.charts.canvas import Box, Canvas
-from templatekit.charts.data import Series, categories
-from templatekit.charts.numbers import NumberFormat
-from templatekit.charts.style import AXIS, GRID, STRONG_WEIGHT, text_on
-from templatekit.layout.scene import Line
+from templatekit.layout.charts.canvas import Box, Canvas
+from templatekit.layout.charts.data import Series, categories
+from templatekit.layout.charts.style import AXIS, GRID, STRONG_WEIGHT, text_on
 from templatekit.model.layers import ChartPoint
 from templatekit.model.values import Color
+from templatekit.numbers import NumberFormat
+from templatekit.scene import Line
 from templatekit.text.typeset import TextBlock
 
 BAR_GAP = 0.3  # share of a category's slot left between groups of bars

@@ -7,8 +7,8 @@ import math
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from templatekit.layout.scene import Ellipse, Item, Path, Point
 from templatekit.model.values import Color
+from templatekit.scene import Ellipse, Item, Path, Point
 
 End = Literal["top", "bottom", "left", "right"]
 Command = tuple[Any, ...]

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from attrs import define, field
 
-from templatekit.charts.style import BODY_WEIGHT, TEXT, Metrics
+from templatekit.layout.charts.style import BODY_WEIGHT, TEXT, Metrics
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.scene import Item
 from templatekit.model.layers import ChartLayer
 from templatekit.model.values import Color
+from templatekit.scene import Item
 from templatekit.text.typeset import Align, TextBlock, TextStyle, place, typeset
 
 Box = tuple[float, float, float, float]  # x, y, width, height

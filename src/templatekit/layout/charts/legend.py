@@ -12,9 +12,9 @@ import math
 
 from attrs import frozen
 
-from templatekit.charts.canvas import Canvas
-from templatekit.layout.scene import Ellipse, Rect
+from templatekit.layout.charts.canvas import Canvas
 from templatekit.model.values import Color
+from templatekit.scene import Ellipse, Rect
 from templatekit.text.typeset import TextBlock
 
 

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
-from templatekit.charts.canvas import Canvas
-from templatekit.charts.numbers import NumberFormat, auto_format, nice_ticks
+from templatekit.layout.charts.canvas import Canvas
 from templatekit.model.layers import ChartLayer
+from templatekit.numbers import NumberFormat, auto_format, nice_ticks
 from templatekit.text.typeset import TextBlock
 
 

@@ -13,13 +13,13 @@ import math
 
 from attrs import frozen
 
-from templatekit.charts import marks
-from templatekit.charts.canvas import Box, Canvas
-from templatekit.charts.data import Series, categories, slices
-from templatekit.charts.legend import Entry, Legend, shown
-from templatekit.charts.style import AXIS, GRID, STRONG_WEIGHT, TEXT, WHITE, text_on
-from templatekit.layout.scene import Line
+from templatekit.layout.charts import marks
+from templatekit.layout.charts.canvas import Box, Canvas
+from templatekit.layout.charts.data import Series, categories, slices
+from templatekit.layout.charts.legend import Entry, Legend, shown
+from templatekit.layout.charts.style import AXIS, GRID, STRONG_WEIGHT, TEXT, WHITE, text_on
 from templatekit.model.values import Color
+from templatekit.scene import Line
 from templatekit.text.typeset import TextBlock
 
 HOLE = 0.58  # a doughnut's hole, as a share of its radius

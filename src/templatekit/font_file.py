@@ -1,0 +1,51 @@
+"""A font file as HarfBuzz reads it: its metrics, its cmap, and its glyphs' outlines.
+The one font service painters use: they draw the glyphs a Scene names and never shape,
+pick or register a font (that is ``templatekit.text``)."""
+
+from __future__ import annotations
+
+from functools import cached_property, lru_cache
+
+import uharfbuzz as hb
+
+from templatekit.scene import FontFile
+
+
+class HbFont:
+    """One font file as HarfBuzz reads it: the face, a font at one unit per font unit
+    (shaping results are then independent of the size), its metrics and its cmap."""
+
+    def __init__(self, file: FontFile) -> None:
+        blob = hb.Blob(file.data) if file.data is not None else hb.Blob.from_file_path(file.path)
+        self.face = hb.Face(blob, file.index)
+        self.font = hb.Font(self.face)
+        self.upem = self.face.upem
+        extents = self.font.get_font_extents("ltr")
+        self.ascender = extents.ascender / self.upem  # em fractions; descender positive, below
+        self.descender = -extents.descender / self.upem
+        self.unicodes = frozenset(self.face.unicodes)
+        self.color = self.face.has_color_paint or self.face.has_color_layers or self.face.has_color_png
+
+    @cached_property
+    def characters(self) -> dict[int, str]:
+        """Glyph -> the character the cmap maps to it (the first, when several do)."""
+        found: dict[int, str] = {}
+        for code in sorted(self.unicodes):
+            glyph = self.font.get_nominal_glyph(code)
+            if glyph:
+                found.setdefault(glyph, chr(code))
+        return found
+
+    def covers(self, text: str) -> bool:
+        """Whether every character of ``text`` that needs a glyph has one here."""
+        return all(ord(char) in self.unicodes or _invisible(char) for char in text)
+
+
+def _invisible(char: str) -> bool:
+    """Joiners and selectors that shape without a glyph of their own."""
+    return char in "\u200c\u200d\ufe0e\ufe0f" or "\U000e0020" <= char <= "\U000e007f" or "\ufe00" <= char <= "\ufe0f"
+
+
+@lru_cache(maxsize=128)
+def hb_font(file: FontFile) -> HbFont:
+    return HbFont(file)

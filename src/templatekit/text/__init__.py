@@ -1,0 +1,1 @@
+"""Text: fonts and fallback, Unicode itemising, shaping and typesetting into glyph runs."""

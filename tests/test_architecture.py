@@ -1,0 +1,97 @@
+"""The import graph of ARCHITECTURE.md, checked on the real imports (grimp reads every
+import statement, those inside functions too; ``if TYPE_CHECKING`` ones are left out, as
+they never run). Run with ``-s`` to see the graph."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import grimp
+import pytest
+
+LIBRARY, SERVER = "templatekit", "templatekit_server"
+
+#: What each part may not import (a module or package and everything under it).
+FORBIDDEN = {
+    "templatekit.model": ["templatekit.layout", "templatekit.paint", "templatekit.render", "templatekit.video",
+                          "templatekit.text", "templatekit.notebook", SERVER],
+    "templatekit.layout": ["templatekit.paint", "templatekit.render", "templatekit.video", SERVER],
+    "templatekit.text": ["templatekit.layout", "templatekit.paint", "templatekit.render", SERVER],
+    "templatekit.scene": ["templatekit.layout", "templatekit.text", "templatekit.paint", "templatekit.render"],
+    LIBRARY: [SERVER],
+}  # fmt: skip
+#: Painters know the Scene's primitives, the values they carry, and font files' glyphs.
+PAINT_MAY_IMPORT = {"templatekit.scene", "templatekit.model.values", "templatekit.font_file", "templatekit.budget",
+                    "templatekit.cache"}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def graph() -> grimp.ImportGraph:
+    return grimp.build_graph(LIBRARY, SERVER, exclude_type_checking_imports=True, cache_dir=None)
+
+
+def part(module: str) -> str:
+    """The part a module belongs to: a top-level module or subpackage of its package."""
+    return ".".join(module.split(".")[:2])
+
+
+def parts_graph(graph: grimp.ImportGraph) -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {}
+    for module in graph.modules:
+        for imported in graph.find_modules_directly_imported_by(module):
+            if part(module) != part(imported):
+                edges.setdefault(part(module), set()).add(part(imported))
+    return edges
+
+
+def cycles(edges: dict[str, set[str]]) -> Iterator[list[str]]:
+    """The strongly connected parts with more than one member (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> Iterator[list[str]]:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(edges.get(node, ())):
+            if target not in index:
+                yield from visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            members = []
+            while (member := stack.pop()) != node:
+                members.append(member)
+            if members:
+                yield sorted([node, *members])
+
+    for node in sorted(edges):
+        if node not in index:
+            yield from visit(node)
+
+
+def test_the_parts_import_each_other_without_cycles(graph):
+    edges = parts_graph(graph)
+    print("\nthe import graph of the parts (a -> what a imports):")
+    for name in sorted(edges):
+        print(f"  {name} -> {', '.join(sorted(edges[name]))}")
+    assert list(cycles(edges)) == []
+
+
+@pytest.mark.parametrize("importer", sorted(FORBIDDEN))
+def test_each_part_keeps_to_its_layer(graph, importer):
+    for imported in FORBIDDEN[importer]:
+        chains = graph.find_shortest_chains(importer=importer, imported=imported, as_packages=True)
+        assert not chains, f"{importer} reaches {imported}: " + "; ".join(" -> ".join(c) for c in chains)
+
+
+def test_painters_know_scene_primitives_only(graph):
+    painters = [m for m in graph.modules if m == "templatekit.paint" or m.startswith("templatekit.paint.")]
+    outside = {
+        (module, imported)
+        for module in painters
+        for imported in graph.find_modules_directly_imported_by(module)
+        if not imported.startswith("templatekit.paint") and imported not in PAINT_MAY_IMPORT
+    }
+    assert outside == set()
