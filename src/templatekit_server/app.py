@@ -9,9 +9,9 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 from starlette.applications import Starlette
@@ -23,16 +23,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, Send
 
 from templatekit.errors import TemplatekitError
 from templatekit_server import catalog, idempotency, logs, render_cache, webhooks
 from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, envelope, from_library
-from templatekit_server.routes import hooks, meta, renders, templates, videos
+from templatekit_server.routes import hooks, meta, renders, signed, templates, videos
 from templatekit_server.settings import Settings
 from templatekit_server.state import ServerState
 
 log = logging.getLogger("templatekit.server")
+E = TypeVar("E", bound=Exception)
 access = logging.getLogger("templatekit.access")
 
 REQUEST_ID = "X-Request-Id"
@@ -122,19 +123,28 @@ def error_response(request: Request, code: str, message: str, headers: dict[str,
     )
 
 
-async def _api_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, ApiError)
+def _handler(kind: type[E], answer: Callable[[Request, E], Awaitable[Response]]) -> ExceptionHandler:
+    """``answer`` as Starlette's handler of ``kind``: Starlette passes it ``kind`` only;
+    anything else (which it never passes) is raised again, never answered wrongly."""
+
+    async def handle(request: Request, exc: Exception) -> Response:
+        if not isinstance(exc, kind):
+            raise exc
+        return await answer(request, exc)
+
+    return handle
+
+
+async def _api_error(request: Request, exc: ApiError) -> Response:
     return error_response(request, exc.code, exc.message, exc.headers)
 
 
-async def _library_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, TemplatekitError)
+async def _library_error(request: Request, exc: TemplatekitError) -> Response:
     error = from_library(exc)
     return error_response(request, error.code, error.message)
 
 
-async def _http_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, HTTPException)
+async def _http_error(request: Request, exc: HTTPException) -> Response:
     if exc.status_code == 404:
         return error_response(request, "NOT_FOUND", f"no such endpoint: {request.method} {request.url.path}")
     if exc.status_code == 405:
@@ -143,11 +153,10 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return error_response(request, "BAD_REQUEST", str(exc.detail))
 
 
-async def _database_error(request: Request, exc: Exception) -> Response:
+async def _database_error(request: Request, exc: SQLAlchemyError) -> Response:
     """The database failed (full disk, lost connection): the request is refused whole,
     its transaction rolled back, so nothing is billed or half-written. Its reason names
     hosts and files: it goes to the log only."""
-    assert isinstance(exc, SQLAlchemyError)
     reason = getattr(exc, "orig", None) or exc
     log.error("database error (request %s): %s", _request_id(request), " ".join(str(reason).split()))
     if isinstance(exc, DBAPIError) and (exc.connection_invalidated or isinstance(exc, OperationalError)):
@@ -189,17 +198,18 @@ def create_app(settings: Settings | None = None) -> Starlette:
             await asyncio.gather(*tasks, return_exceptions=True)
             state.close()
 
+    interface = [*renders.routes, *signed.routes, *videos.routes, *templates.routes, *meta.routes, *hooks.routes]
+    mounts = [Mount("/v1", routes=interface)]
+    if state.settings.playground:
+        mounts.append(Mount("/playground", app=StaticFiles(directory=PLAYGROUND, html=True), name="playground"))
     app = Starlette(
-        routes=[
-            Mount("/v1", routes=[*renders.routes, *videos.routes, *templates.routes, *meta.routes, *hooks.routes]),
-            Mount("/playground", app=StaticFiles(directory=PLAYGROUND, html=True), name="playground"),
-        ],
+        routes=mounts,
         middleware=[Middleware(RequestIds)],
         exception_handlers={
-            ApiError: _api_error,
-            TemplatekitError: _library_error,
-            HTTPException: _http_error,
-            SQLAlchemyError: _database_error,
+            ApiError: _handler(ApiError, _api_error),
+            TemplatekitError: _handler(TemplatekitError, _library_error),
+            HTTPException: _handler(HTTPException, _http_error),
+            SQLAlchemyError: _handler(SQLAlchemyError, _database_error),
         },
         lifespan=lifespan,
     )

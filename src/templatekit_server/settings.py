@@ -80,6 +80,9 @@ class Settings:
     webhook_timeout: float = 10.0
     webhook_retries: str = "5,30,120,900,3600,21600"
     webhook_concurrency: int = 8
+    #: Serve the playground page at ``/playground/`` (it holds no data of its own: the
+    #: key is typed into the page, which calls /v1 like any client).
+    playground: bool = True
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: object) -> Settings:
@@ -158,6 +161,7 @@ _ENV = {
     "TEMPLATEKIT_WEBHOOK_TIMEOUT": "webhook_timeout",
     "TEMPLATEKIT_WEBHOOK_RETRIES": "webhook_retries",
     "TEMPLATEKIT_WEBHOOK_CONCURRENCY": "webhook_concurrency",
+    "TEMPLATEKIT_PLAYGROUND": "playground",
 }
 
 

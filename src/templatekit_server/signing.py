@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 _KEPT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789*-._")
 
@@ -42,3 +42,24 @@ def signature(key: str, text: str) -> str:
 def valid(key: str, text: str, given: str) -> bool:
     # compare_digest takes non-ASCII text only as bytes
     return hmac.compare_digest(signature(key, text).encode("ascii"), given.lower().encode("utf-8", "replace"))
+
+
+def single_values(params: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """The query as a dict; ValueError naming a parameter given twice (which value was
+    signed would be ambiguous)."""
+    names = [name for name, _ in params]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ValueError(f"{twice[0]}: given more than once")
+    return dict(params)
+
+
+def expiry_problem(expires: str | None, now: float) -> str | None:
+    """Why ``expires`` (unix seconds, optional) makes the URL unusable, if it does."""
+    if expires is None:
+        return None
+    if not expires.isdigit():
+        return f"expires: must be unix seconds (got {expires[:40]!r})"
+    if int(expires) < now:
+        return f"expires: the URL expired at {expires}"
+    return None

@@ -3,10 +3,11 @@ code and a message that names the field, over real HTTP."""
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from tests.conftest import decode
-from tests.server.conftest import text_template
+from tests.server.conftest import LiveServer, text_template
 
 
 @pytest.fixture(scope="module")
@@ -62,3 +63,15 @@ def test_a_get_of_a_post_operation_is_a_405(client, live, account, operation):
     answer = client.get(f"{live.api}/templates/{operation}", headers=account.bearer)
     assert (answer.status_code, answer.json()["error"]["code"]) == (405, "METHOD_NOT_ALLOWED")
     assert answer.headers["allow"] == "POST"
+
+
+def test_the_playground_can_be_left_out(tmp_path, live):
+    assert httpx.get(f"{live.root}/playground/").status_code == 200  # served by default
+    server = LiveServer(tmp_path / "data", {"TEMPLATEKIT_PLAYGROUND": "0"})
+    server.data_dir.mkdir(parents=True)
+    server.start()
+    try:
+        assert httpx.get(f"{server.root}/playground/").status_code == 404
+        assert httpx.get(f"{server.api}/liveness").status_code == 200
+    finally:
+        server.stop()

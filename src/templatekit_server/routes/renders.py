@@ -1,4 +1,5 @@
-"""createImage, createPdf, createStoredImage and signed URLs: renders of stills.
+"""createImage, createPdf and createStoredImage: renders of stills (signed URLs, in
+``signed``, share the steps).
 
 Each is: read the request, authenticate, reserve a generation (thumbnails are free),
 render in a worker, deliver (bytes, a stored file, or the caller's bucket); a failure
@@ -7,7 +8,6 @@ anywhere gives the generation back.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -17,20 +17,19 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from templatekit_server import accounts, catalog, render_cache, signing, usage, webhooks
+from templatekit_server import catalog, usage, webhooks
 from templatekit_server.accounts import Caller
 from templatekit_server.answers import idempotent, json_answer, response, warnings_header
 from templatekit_server.bucket import Bucket
 from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.files import Files
 from templatekit_server.idempotency import Answer
-from templatekit_server.inputs import Fields, authenticate, count_request, read_json
+from templatekit_server.inputs import Fields, authenticate, read_json
 from templatekit_server.rendering import StillJob, StillOutput, render_still
 from templatekit_server.state import ServerState, server_of
 
 IMAGE_FORMATS = ("png", "jpeg", "webp")
 FORMAT_ALIASES = {"jpg": "jpeg"}
-CACHED = "public, max-age=86400"
 Produce = Callable[[], Awaitable[Answer]]
 
 
@@ -59,7 +58,7 @@ async def _posted(request: Request, operation: str) -> tuple[dict[str, Any], Sti
     if not isinstance(body, dict):
         raise bad_request(f"request body: must be a JSON object (got {type(body).__name__})")
     caller = await authenticate(request, operation, body)
-    still = _still(server, operation, caller, Fields(body, server.settings.max_text_chars))
+    still = still_of(server, operation, caller, Fields(body, server.settings.max_text_chars))
     if body.get("webhookUrl") not in (None, "") and operation != "createStoredImage":
         raise bad_request(
             f"webhookUrl: {operation} answers with the file itself; createStoredImage and renderVideo announce theirs"
@@ -82,7 +81,7 @@ def _bucket(server: ServerState, caller: Caller, value: Any) -> Bucket | None:
     return Bucket.parse(value, server.allow, server.settings.s3_timeout)
 
 
-def _still(server: ServerState, operation: str, caller: Caller, fields: Fields) -> Still:
+def still_of(server: ServerState, operation: str, caller: Caller, fields: Fields) -> Still:
     template_id = catalog.checked_template_id(str(fields.text("templateId", required=True)))
     modifications, debug = fields.raw("modifications"), fields.flag("_debug")
     if operation == "createPdf":  # a PDF has no thumbnail, and is answered, not uploaded
@@ -201,89 +200,8 @@ async def create_stored_image(request: Request) -> Response:
     return await _answered(request, body, still, produce)
 
 
-# ------------------------------------------------------------------ signed URLs
-
-
-async def signed_url(request: Request) -> Response:
-    server = server_of(request)
-    params = request.query_params.multi_items()
-    names = [name for name, _ in params]
-    twice = sorted({name for name in names if names.count(name) > 1})
-    if twice:
-        raise bad_request(f"{twice[0]}: given more than once")
-    query = dict(params)
-    caller, key = await _signer(server, query)
-    await count_request(request, caller, "signedurl")
-    canonical = signing.canonical(params)
-    if not signing.valid(key, canonical, query["sign"]):
-        raise bad_request("sign: the signature does not match the parameters")
-    expires = query.get("expires")
-    if expires is not None:
-        if not expires.isdigit():
-            raise bad_request(f"expires: must be unix seconds (got {expires[:40]!r})")
-        if int(expires) < time.time():
-            raise bad_request(f"expires: the URL expired at {expires}")
-    fields = Fields(query, server.settings.max_text_chars, "query")
-    still = _still(server, "signedurl", caller, fields)
-    info = await run_in_threadpool(catalog.info, server.db, caller.workspace_id, still.template_id)
-    fresh = fields.flag("nocache")
-    cache_key = render_cache.cache_key(caller.workspace_id, still.template_id, info.version, canonical)
-    cached = None if fresh else await run_in_threadpool(render_cache.lookup, server.db, server.files, cache_key)
-    if cached is not None:
-        if request.headers.get("if-none-match") == cached.etag:
-            return Response(status_code=304, headers={"ETag": cached.etag, "Cache-Control": CACHED})
-        return _signed_answer(cached.data, cached.media_type, cached.etag, cached.warnings, CACHED)
-    output, reservation, version = await render(request, still)
-    location = None
-    if still.bucket is not None:
-        location = await delivered(server, reservation, still.bucket.upload, output.data, output.media_type)
-    if fresh:
-        answer = _signed_answer(
-            output.data, output.media_type, render_cache.etag(output.data), output.warnings, "no-store"
-        )
-    else:
-        if version != info.version:  # edited while rendering: keep it under the version rendered
-            cache_key = render_cache.cache_key(caller.workspace_id, still.template_id, version, canonical)
-        kept = await delivered(
-            server,
-            reservation,
-            render_cache.keep,
-            server.db,
-            server.files,
-            cache_key,
-            output.data,
-            output.media_type,
-            output.warnings,
-        )
-        answer = _signed_answer(kept.data, kept.media_type, kept.etag, kept.warnings, CACHED)
-    if location is not None:
-        answer.headers["Content-Location"] = location
-    return answer
-
-
-async def _signer(server: ServerState, query: dict[str, str]) -> tuple[Caller, str]:
-    """The caller named by ``apiKeyHashed`` (SHA-256) or ``apiKeyMd5``, and the key."""
-    if not query.get("sign"):
-        raise bad_request("sign: required (signed URLs must be signed with HMAC-SHA256)")
-    hashed, md5 = query.get("apiKeyHashed", "").lower(), query.get("apiKeyMd5", "").lower()
-    if not hashed and not md5:
-        raise bad_request("apiKeyHashed: required (the SHA-256 of the API key, in hex)")
-    found = await run_in_threadpool(
-        accounts.caller_for_hash, server.db, server.sealer, sha256=hashed or None, md5=None if hashed else md5
-    )
-    if found is None:
-        raise bad_request("apiKeyHashed: no API key has this hash (or the key was revoked)")
-    return found
-
-
-def _signed_answer(data: bytes, media_type: str, tag: str, warnings: tuple[str, ...], cache: str) -> Response:
-    headers = {"ETag": tag, "Cache-Control": cache, **warnings_header(warnings)}
-    return Response(data, 200, headers=headers, media_type=media_type)
-
-
 routes = [
     Route("/templates/createImage", create_image, methods=["POST"]),
     Route("/templates/createPdf", create_pdf, methods=["POST"]),
     Route("/templates/createStoredImage", create_stored_image, methods=["POST"]),
-    Route("/templates/signedurl", signed_url, methods=["GET"]),
 ]

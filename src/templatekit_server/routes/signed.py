@@ -1,0 +1,119 @@
+"""GET /templates/signedurl: an image rendered from the parameters of a URL signed with
+an API key, so that the URL can be placed in a page or an e-mail without the key.
+
+The steps: check the signature and its expiry, then answer the render cache's copy for
+these exact parameters (304 to a client that has it), else render, keep it in the cache
+(unless ``nocache``) and answer it.
+"""
+
+from __future__ import annotations
+
+import time
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from templatekit_server import accounts, catalog, render_cache, signing, usage
+from templatekit_server.accounts import Caller
+from templatekit_server.answers import warnings_header
+from templatekit_server.errors import bad_request
+from templatekit_server.inputs import Fields, count_request
+from templatekit_server.rendering import StillOutput
+from templatekit_server.routes.renders import Still, delivered, render, still_of
+from templatekit_server.state import ServerState, server_of
+
+CACHED = "public, max-age=86400"
+
+
+async def signed_url(request: Request) -> Response:
+    server = server_of(request)
+    params = request.query_params.multi_items()
+    try:
+        query = signing.single_values(params)
+    except ValueError as exc:
+        raise bad_request(str(exc)) from None
+    canonical = signing.canonical(params)
+    caller = await _verified(request, server, query, canonical)
+    fields = Fields(query, server.settings.max_text_chars, "query")
+    still = still_of(server, "signedurl", caller, fields)
+    info = await run_in_threadpool(catalog.info, server.db, caller.workspace_id, still.template_id)
+    fresh = fields.flag("nocache")
+    key = render_cache.cache_key(caller.workspace_id, still.template_id, info.version, canonical)
+    cached = None if fresh else await run_in_threadpool(render_cache.lookup, server.db, server.files, key)
+    if cached is not None:
+        if request.headers.get("if-none-match") == cached.etag:
+            return Response(status_code=304, headers={"ETag": cached.etag, "Cache-Control": CACHED})
+        return _answer(cached.data, cached.media_type, cached.etag, cached.warnings, CACHED)
+    return await _rendered(request, still, canonical, fresh)
+
+
+async def _verified(request: Request, server: ServerState, query: dict[str, str], canonical: str) -> Caller:
+    """The caller whose key signed the query; BAD_REQUEST for a wrong or expired URL.
+    The request counts against the key's rate limit before the signature is checked."""
+    caller, key = await _signer(server, query)
+    await count_request(request, caller, "signedurl")
+    if not signing.valid(key, canonical, query["sign"]):
+        raise bad_request("sign: the signature does not match the parameters")
+    problem = signing.expiry_problem(query.get("expires"), time.time())
+    if problem is not None:
+        raise bad_request(problem)
+    return caller
+
+
+async def _signer(server: ServerState, query: dict[str, str]) -> tuple[Caller, str]:
+    """The caller named by ``apiKeyHashed`` (SHA-256) or ``apiKeyMd5``, and the key."""
+    if not query.get("sign"):
+        raise bad_request("sign: required (signed URLs must be signed with HMAC-SHA256)")
+    hashed, md5 = query.get("apiKeyHashed", "").lower(), query.get("apiKeyMd5", "").lower()
+    if not hashed and not md5:
+        raise bad_request("apiKeyHashed: required (the SHA-256 of the API key, in hex)")
+    found = await run_in_threadpool(
+        accounts.caller_for_hash, server.db, server.sealer, sha256=hashed or None, md5=None if hashed else md5
+    )
+    if found is None:
+        raise bad_request("apiKeyHashed: no API key has this hash (or the key was revoked)")
+    return found
+
+
+async def _rendered(request: Request, still: Still, canonical: str, fresh: bool) -> Response:
+    """Render; keep the image in the cache under the version rendered (unless ``fresh``),
+    and upload it to the caller's bucket if the URL names one."""
+    server = server_of(request)
+    output, reservation, version = await render(request, still)
+    location = None
+    if still.bucket is not None:
+        location = await delivered(server, reservation, still.bucket.upload, output.data, output.media_type)
+    if fresh:
+        tag = render_cache.etag(output.data)
+        answer = _answer(output.data, output.media_type, tag, output.warnings, "no-store")
+    else:
+        answer = await _kept(server, reservation, still, version, canonical, output)
+    if location is not None:
+        answer.headers["Content-Location"] = location
+    return answer
+
+
+async def _kept(
+    server: ServerState,
+    reservation: usage.Reservation | None,
+    still: Still,
+    version: int,
+    canonical: str,
+    output: StillOutput,
+) -> Response:
+    key = render_cache.cache_key(still.caller.workspace_id, still.template_id, version, canonical)
+    files = server.files
+    kept = await delivered(
+        server, reservation, render_cache.keep, server.db, files, key, output.data, output.media_type, output.warnings
+    )
+    return _answer(kept.data, kept.media_type, kept.etag, kept.warnings, CACHED)
+
+
+def _answer(data: bytes, media_type: str, tag: str, warnings: tuple[str, ...], cache: str) -> Response:
+    headers = {"ETag": tag, "Cache-Control": cache, **warnings_header(warnings)}
+    return Response(data, 200, headers=headers, media_type=media_type)
+
+
+routes = [Route("/templates/signedurl", signed_url, methods=["GET"])]
