@@ -36,7 +36,7 @@ from common import OUT, PEERS, WARMUP, Skipped, Timings
 
 import templatekit as tk
 from templatekit.layout.charts.style import GRID, PALETTE, TEXT, TITLE
-from templatekit.paint import raster
+from templatekit.paint import canvas
 
 WIDTH, HEIGHT = 600, 400
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -91,7 +91,7 @@ def chart_cost(data: list[list[float]]) -> Figures:
 
     def drawn(modifications: dict[str, Any]) -> float:
         start = time.perf_counter()
-        raster.paint(tk.prepare(chart, modifications).scene)
+        canvas.paint(tk.prepare(chart, modifications).scene)
         return time.perf_counter() - start
 
     for values in data[:WARMUP]:

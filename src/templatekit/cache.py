@@ -43,3 +43,8 @@ class BoundedCache(Generic[K, V]):
             while len(self._items) > self.max_entries or self._weight > self.max_weight:
                 _, (_, dropped) = self._items.popitem(last=False)
                 self._weight -= dropped
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._weight = 0

@@ -24,7 +24,7 @@ from templatekit.layout.context import LayoutContext
 from templatekit.layout.pages import layout_pages
 from templatekit.loading import TemplateSource, load_template
 from templatekit.model.template import Template
-from templatekit.paint.raster import paint
+from templatekit.paint.canvas import paint
 from templatekit.result import RenderResult
 from templatekit.scene import Group, Scene
 from templatekit.text.fonts import Face, FontBook, load_face

@@ -20,7 +20,7 @@ LineCap = Literal["butt", "round", "square"]
 LineJoin = Literal["miter", "round", "bevel"]
 
 
-@frozen
+@frozen(cache_hash=True)
 class FontFile:
     """A font file by path, or by content for fonts supplied with a template."""
 
@@ -29,7 +29,7 @@ class FontFile:
     index: int = 0
 
 
-@frozen
+@frozen(cache_hash=True)
 class Rect:
     x: float
     y: float
@@ -41,7 +41,7 @@ class Rect:
     radius: float = 0.0
 
 
-@frozen
+@frozen(cache_hash=True)
 class Ellipse:
     x: float
     y: float
@@ -52,7 +52,7 @@ class Ellipse:
     stroke_width: float = 0.0
 
 
-@frozen
+@frozen(cache_hash=True)
 class Line:
     start: Point
     end: Point
@@ -60,7 +60,7 @@ class Line:
     width: float = 1.0
 
 
-@frozen
+@frozen(cache_hash=True)
 class Polygon:
     """One or more closed polygons filled with the non-zero rule."""
 
@@ -68,7 +68,7 @@ class Polygon:
     fill: Paint
 
 
-@frozen
+@frozen(cache_hash=True)
 class Path:
     """Contours of straight and cubic Bézier segments: ``("M", x, y)``, ``("L", x, y)``,
     ``("C", x1, y1, x2, y2, x, y)``, ``("Z",)``; filled by the non-zero rule (even-odd
@@ -91,7 +91,7 @@ class Path:
         return (min(xs), min(ys), max(xs), max(ys))
 
 
-@frozen
+@frozen(cache_hash=True)
 class Bars:
     """Axis-aligned filled rectangles of one colour (QR modules, barcode bars).
 
@@ -102,7 +102,7 @@ class Bars:
     color: Color
 
 
-@frozen
+@frozen(cache_hash=True)
 class GlyphRun:
     """Shaped text: glyphs of one font, size and colour, each drawn at ``positions[i]``
     (px from the run's origin ``x, y`` on the baseline; y points down). ``text`` is the
@@ -125,7 +125,7 @@ class GlyphRun:
     offset: int = 0  # where ``text`` starts in the text of its block: runs in reading order
 
 
-@frozen
+@frozen(cache_hash=True)
 class EncodedSource:
     """The encoded file an Image was decoded from, and the part of it (in its pixels)
     that the Image shows: lets the PDF writer embed a JPEG as it came."""
@@ -136,7 +136,7 @@ class EncodedSource:
     crop: tuple[float, float, float, float]
 
 
-@frozen
+@frozen(cache_hash=True)
 class Image:
     """A decoded image drawn into a box. ``key`` identifies its content (and crop):
     images compare by key, and the painters cache by it. ``smooth`` False keeps hard
@@ -153,7 +153,7 @@ class Image:
     vector: Group | None = field(default=None, eq=False)  # the same picture as paths, for vector output
 
 
-@frozen
+@frozen(cache_hash=True)
 class Clip:
     """A clip region: a (rounded) rectangle, or an ellipse."""
 
@@ -165,7 +165,7 @@ class Clip:
     ellipse: bool = False
 
 
-@frozen
+@frozen(cache_hash=True)
 class Group:
     """Items drawn together, then rotated by ``rotation`` degrees (clockwise) about
     ``origin``, clipped, and composited with ``opacity``."""
@@ -181,7 +181,7 @@ class Group:
 Item = Union[Rect, Ellipse, Line, Polygon, Path, Bars, GlyphRun, Image, Group]
 
 
-@frozen
+@frozen(cache_hash=True)
 class Scene:
     width: int
     height: int

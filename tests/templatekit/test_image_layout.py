@@ -15,6 +15,7 @@ from templatekit.layout import image
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import Border, Focus, ImageLayer
 from templatekit.model.values import Color, Length
+from templatekit.paint.canvas import paint
 from templatekit.scene import Clip, Ellipse, Group, Image, Rect, Scene
 from templatekit.text.fonts import FontBook
 
@@ -241,12 +242,7 @@ def test_background_errors_are_owned_by_the_background(ctx: LayoutContext) -> No
 # ------------------------------------------------------------------ pixels
 
 
-@pytest.fixture
-def paint():
-    return pytest.importorskip("templatekit.paint.raster").paint
-
-
-def test_circle_clip_leaves_the_corners_transparent(ctx: LayoutContext, paint) -> None:
+def test_circle_clip_leaves_the_corners_transparent(ctx: LayoutContext) -> None:
     items = image.layout(image_layer("square.png", x=0, y=0, radius=Length.parse("50%")), ctx)
     canvas = paint(Scene(100, 100, None, tuple(items)))
     assert canvas.getpixel((2, 2))[3] == 0 and canvas.getpixel((97, 97))[3] == 0
@@ -254,21 +250,21 @@ def test_circle_clip_leaves_the_corners_transparent(ctx: LayoutContext, paint) -
     assert canvas.getpixel((50, 2)) == (*RED, 255)
 
 
-def test_border_pixels(ctx: LayoutContext, paint) -> None:
+def test_border_pixels(ctx: LayoutContext) -> None:
     items = image.layout(image_layer("square.png", x=0, y=0, border=Border(width=10, color=NAVY)), ctx)
     canvas = paint(Scene(100, 100, None, tuple(items)))
     assert canvas.getpixel((0, 50)) == NAVY.rgba and canvas.getpixel((5, 50)) == NAVY.rgba
     assert canvas.getpixel((15, 50)) == (*RED, 255)
 
 
-def test_contain_pixels_leave_the_bars_empty(ctx: LayoutContext, paint) -> None:
+def test_contain_pixels_leave_the_bars_empty(ctx: LayoutContext) -> None:
     items = image.layout(image_layer(x=0, y=0, fit="contain"), ctx)
     canvas = paint(Scene(100, 100, Color(255, 255, 255), tuple(items)))
     assert canvas.getpixel((50, 10)) == (255, 255, 255, 255)
     assert canvas.getpixel((25, 50)) == (*RED, 255) and canvas.getpixel((75, 50)) == (*BLUE, 255)
 
 
-def test_grayscale_pixels(ctx: LayoutContext, paint) -> None:
+def test_grayscale_pixels(ctx: LayoutContext) -> None:
     items = image.layout(image_layer("square.png", x=0, y=0, grayscale=True), ctx)
     r, g, b, a = paint(Scene(100, 100, None, tuple(items))).getpixel((50, 50))
     assert r == g == b and a == 255

@@ -13,7 +13,7 @@ from templatekit.layout.compose import layout_template
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import QRCodeLayer
 from templatekit.model.values import Color
-from templatekit.paint.raster import paint
+from templatekit.paint.canvas import paint
 from templatekit.scene import Bars, Rect
 from templatekit.text.fonts import FontBook
 from tests.conftest import layer, template

@@ -12,7 +12,7 @@ from PIL import ImageChops, ImageStat
 
 import templatekit as tk
 from templatekit.model.values import Color, Gradient
-from templatekit.paint import raster
+from templatekit.paint import canvas
 from templatekit.png import write_png
 from templatekit.scene import Bars, Clip, Ellipse, GlyphRun, Group, Line, Path, Polygon, Rect, Scene
 from templatekit.text.fonts import FontBook
@@ -24,7 +24,7 @@ BOOK = FontBook.bundled()
 
 
 def draw(*items, width=100, height=100, background=WHITE, scale=1.0) -> PILImage.Image:
-    return raster.paint(Scene(width, height, background, tuple(items)), scale)
+    return canvas.paint(Scene(width, height, background, tuple(items)), scale)
 
 
 def grid(image: PILImage.Image) -> list[str]:
@@ -197,29 +197,6 @@ def test_scale_multiplies_the_pixel_size():
     assert image.size == (200, 200)
     assert image.getpixel((21, 21))[:3] == (0, 0, 0)
     assert image.getpixel((61, 61))[:3] == (255, 255, 255)
-
-
-def test_snapshots_of_unchanged_layers_give_the_same_pixels():
-    def scene(title: str) -> Scene:
-        text = place(typeset(title, TextStyle(size=30), BOOK, 380), 10, 100, 380, 80)
-        return Scene(
-            400,
-            200,
-            WHITE,
-            (
-                Group((Rect(0, 0, 400, 200, Gradient(RED, BLUE, 45)),), label="bg"),
-                Group((Ellipse(300, -50, 200, 200, Color(0, 255, 0, 80)),), label="glow"),
-                Group(tuple(text), label="title"),
-            ),
-        )
-
-    titles = ["First title", "Second title", "First title", "Third one"]
-    painted = [raster.paint(scene(t)).tobytes() for t in titles]
-    raster._SNAPSHOTS = raster.BoundedCache(32, 512_000_000)
-    raster._LAST_ITEMS = raster.BoundedCache(64, 64)
-    fresh = [raster.paint(scene(t)).tobytes() for t in titles]
-    assert painted == fresh
-    assert painted[0] == painted[2] != painted[1]
 
 
 @pytest.mark.parametrize("mode", ["RGB", "RGBA"])

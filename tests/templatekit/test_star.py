@@ -12,7 +12,7 @@ from templatekit.layout.compose import layout_template
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import StarLayer
 from templatekit.model.values import Color
-from templatekit.paint.raster import paint
+from templatekit.paint.canvas import paint
 from templatekit.scene import Group, Polygon
 from templatekit.text.fonts import FontBook
 from tests.conftest import layer, template

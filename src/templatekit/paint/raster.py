@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Iterator, Sequence
+from functools import lru_cache
 from typing import Any
 
 from PIL import Image as PILImage
@@ -38,7 +39,6 @@ from templatekit.scene import (
     Path,
     Polygon,
     Rect,
-    Scene,
 )
 
 SUPERSAMPLE = 4
@@ -71,39 +71,10 @@ class Surface:
         )
 
 
-def _new(mode: str, size: tuple[int, int], what: str, color: Any = 0) -> PILImage.Image:
+def new_image(mode: str, size: tuple[int, int], what: str, color: Any = 0) -> PILImage.Image:
     """A new image, once the render's memory budget allows it."""
     budget.current().check(budget.image_bytes(mode, size), f"{what} ({budget.pixels(size)})")
     return PILImage.new(mode, size, color)
-
-
-def paint(scene: Scene, scale: float = 1.0) -> PILImage.Image:
-    """Paint a Scene at ``scale`` (1 = one image pixel per scene px).
-
-    Renders of one template usually differ in a few layers only. The canvas painted
-    up to the first layer that changed between two renders is kept, and a later
-    render whose layers start the same way starts from it. Scene items compare by
-    value, so the result is the same pixels as painting everything."""
-    size = (max(1, round(scene.width * scale)), max(1, round(scene.height * scale)))
-    with _holding("the canvas", size):
-        return _paint_canvas(scene, size, scale)
-
-
-def _paint_canvas(scene: Scene, size: tuple[int, int], scale: float) -> PILImage.Image:
-    canvas = (size, scene.background, scale)
-    items = scene.items
-    start, image = _snapshot_for(canvas, items)
-    if image is None:
-        background = scene.background.rgba if scene.background else (0, 0, 0, 0)
-        image = _new("RGBA", size, "the canvas", background)
-    surface = Surface(image, 0, 0, scale, opaque=scene.background is not None and scene.background.a == 255)
-    keep_at = _shared_prefix(_LAST_ITEMS.get(canvas) or (), items)
-    _LAST_ITEMS.put(canvas, items, 1)
-    for index in range(start, len(items)):
-        if index == keep_at and index > start:
-            _SNAPSHOTS.put((canvas, items[:index]), surface.image.copy(), size[0] * size[1] * 4)
-        PAINTERS[type(items[index])](surface, items[index])
-    return surface.image
 
 
 def paint_sprite(items: Sequence[Item], scale: float = 1.0) -> tuple[PILImage.Image, int, int] | None:
@@ -116,34 +87,12 @@ def paint_sprite(items: Sequence[Item], scale: float = 1.0) -> tuple[PILImage.Im
     left, top = math.floor(bounds[0] * scale), math.floor(bounds[1] * scale)
     right, bottom = math.ceil(bounds[2] * scale), math.ceil(bounds[3] * scale)
     size = (max(1, right - left), max(1, bottom - top))
-    surface = Surface(_new("RGBA", size, "a moving piece"), left, top, scale)
-    _paint_items(surface, items)
+    surface = Surface(new_image("RGBA", size, "a moving piece"), left, top, scale)
+    paint_items(surface, items)
     return surface.image, left, top
 
 
-_SNAPSHOTS: BoundedCache[tuple[Any, tuple[Item, ...]], PILImage.Image] = BoundedCache(32, 64_000_000)
-_LAST_ITEMS: BoundedCache[Any, tuple[Item, ...]] = BoundedCache(64, 64)
-
-
-def _snapshot_for(canvas: Any, items: tuple[Item, ...]) -> tuple[int, PILImage.Image | None]:
-    """The longest kept prefix of ``items`` (its length and a copy of its canvas)."""
-    for length in range(len(items) - 1, 0, -1):
-        snapshot = _SNAPSHOTS.get((canvas, items[:length]))
-        if snapshot is not None:
-            return length, snapshot.copy()
-    return 0, None
-
-
-def _shared_prefix(previous: tuple[Item, ...], items: tuple[Item, ...]) -> int:
-    count = 0
-    for old, new in zip(previous, items, strict=False):
-        if old != new:
-            break
-        count += 1
-    return count
-
-
-def _paint_items(surface: Surface, items: Sequence[Item]) -> None:
+def paint_items(surface: Surface, items: Sequence[Item]) -> None:
     for item in items:
         PAINTERS[type(item)](surface, item)
 
@@ -157,7 +106,7 @@ def _opaque_paint(paint: Paint) -> bool:
 
 def _fill_patch(paint: Paint, size: tuple[int, int]) -> PILImage.Image:
     if isinstance(paint, Color):
-        return _new("RGBA", size, "a fill", paint.rgba)
+        return new_image("RGBA", size, "a fill", paint.rgba)
     budget.current().check(budget.image_bytes("RGBA", size), f"a gradient ({budget.pixels(size)})")
     return gradient_image(paint, size)
 
@@ -171,7 +120,7 @@ def _fill_through(
         surface.image.paste(paint.rgba, (left, top, left + size[0], top + size[1]), mask)
         return
     if isinstance(paint, Color) and paint.a == 255 and mask is not None:
-        patch = _new("RGBA", size, "a fill", paint.rgba[:3])
+        patch = new_image("RGBA", size, "a fill", paint.rgba[:3])
         patch.putalpha(mask)  # an opaque colour's alpha is the mask itself
         _blend(surface.image, patch, left, top)
         return
@@ -216,7 +165,7 @@ Drawer = Callable[[ImageDraw.ImageDraw, float], None]
 
 def _mask(size: tuple[int, int], draw: Drawer) -> PILImage.Image:
     """An anti-aliased 8-bit mask: ``draw`` paints white at SUPERSAMPLE x scale."""
-    big = _new("L", (size[0] * SUPERSAMPLE, size[1] * SUPERSAMPLE), "an anti-aliased mask")
+    big = new_image("L", (size[0] * SUPERSAMPLE, size[1] * SUPERSAMPLE), "an anti-aliased mask")
     draw(ImageDraw.Draw(big), SUPERSAMPLE)
     return big.reduce(SUPERSAMPLE)
 
@@ -404,7 +353,7 @@ def _paint_bars(surface: Surface, item: Bars) -> None:
     if item.color.a == 255:
         target, draw = surface.image, surface.draw
     else:
-        target = _new("L", surface.image.size, "a mask of bars")
+        target = new_image("L", surface.image.size, "a mask of bars")
         draw = ImageDraw.Draw(target)
     fill = item.color.rgba if target is surface.image else 255
     for x, y, w, h in item.rects:
@@ -422,7 +371,7 @@ def _paint_glyph_run(surface: Surface, item: GlyphRun) -> None:
     translucent text blends), colour glyphs as they are painted."""
     x, y = surface.px(item.x, item.y)
     left, top = math.floor(x), math.floor(y)
-    box = _bounds(item)
+    box = item_bounds(item)
     assert box is not None
     if _overlap(box, surface.view()) is None:
         return  # nothing of it shows (a huge line height can put lines a million px away)
@@ -474,7 +423,7 @@ def _paint_image(surface: Surface, item: Image) -> None:
 def _paint_group(surface: Surface, group: Group) -> None:
     with _named(group):
         if group.opacity >= 1 and not group.rotation and group.clip is None:
-            _paint_items(surface, group.items)
+            paint_items(surface, group.items)
         elif group.opacity > 0 and group.items:
             _paint_on_own_surface(surface, group)
 
@@ -496,9 +445,9 @@ def _paint_on_own_surface(surface: Surface, group: Group) -> None:
     left, top = math.floor(needed[0] * scale) - pad, math.floor(needed[1] * scale) - pad
     right, bottom = math.ceil(needed[2] * scale) + pad, math.ceil(needed[3] * scale) + pad
     size = (max(1, right - left), max(1, bottom - top))
-    with _holding("a surface for the layer's opacity, rotation or clip", size):
-        layer = Surface(_new("RGBA", size, "a layer surface"), left, top, scale)
-        _paint_items(layer, group.items)
+    with holding("a surface for the layer's opacity, rotation or clip", size):
+        layer = Surface(new_image("RGBA", size, "a layer surface"), left, top, scale)
+        paint_items(layer, group.items)
         image = layer.image
         if group.clip is not None:
             image.putalpha(ImageChops.multiply(image.getchannel("A"), _clip_mask(layer, group.clip)))
@@ -511,7 +460,7 @@ def _paint_on_own_surface(surface: Surface, group: Group) -> None:
 
 
 @contextlib.contextmanager
-def _holding(what: str, size: tuple[int, int]) -> Iterator[None]:
+def holding(what: str, size: tuple[int, int]) -> Iterator[None]:
     with budget.current().holding(budget.image_bytes("RGBA", size), f"{what} ({budget.pixels(size)})"):
         yield
 
@@ -579,7 +528,7 @@ def _corners(box: Box) -> list[tuple[float, float]]:
 
 
 def _group_bounds(group: Group) -> Box | None:
-    boxes = [b for b in (_bounds(item) for item in group.items) if b is not None]
+    boxes = [b for b in (item_bounds(item) for item in group.items) if b is not None]
     if not boxes:
         return None
     box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
@@ -591,7 +540,8 @@ def _group_bounds(group: Group) -> Box | None:
     return box
 
 
-def _bounds(item: Item) -> Box | None:
+@lru_cache(maxsize=8192)
+def item_bounds(item: Item) -> Box | None:
     """A box that contains everything the item paints (generous for text)."""
     if isinstance(item, (Rect, Ellipse, Image)):
         return (item.x, item.y, item.x + item.width, item.y + item.height)

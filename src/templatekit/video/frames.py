@@ -31,7 +31,8 @@ from templatekit.layout.context import LayoutContext
 from templatekit.layout.image import fitted_pixels
 from templatekit.model.layers import Layer, VideoLayer
 from templatekit.model.template import Template
-from templatekit.paint.raster import paint, paint_sprite
+from templatekit.paint.canvas import paint
+from templatekit.paint.raster import paint_sprite
 from templatekit.scene import GlyphRun, Group, Item, Scene
 from templatekit.text.unicode import graphemes
 from templatekit.video.timeline import LayerState, Timeline
