@@ -81,3 +81,15 @@ def without_modules(folder: Path, *names: str) -> dict[str, str]:
     (folder / "sitecustomize.py").write_text(_HIDING)
     path = os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH", "")]))
     return {"PYTHONPATH": path, "TEMPLATEKIT_TEST_HIDE": ",".join(names)}
+
+
+#: Modules that start a browser, a kernel or a cluster, or render at length: ``slow``,
+#: with every server test (each talks to real server processes).
+SLOW_MODULES = {"test_chart_plotly.py", "test_notebook.py", "test_batch.py", "test_docs.py", "test_canvas.py"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        path = item.path
+        if "server" in path.parts or path.name in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)

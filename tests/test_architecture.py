@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import grimp
 import pytest
+
+pytest.importorskip("grimp")
+
+import grimp
 
 LIBRARY, SERVER = "templatekit", "templatekit_server"
 

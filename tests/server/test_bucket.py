@@ -9,9 +9,12 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import pytest
+
+pytest.importorskip("boto3")
+
 import boto3
 import httpx
-import pytest
 
 from templatekit.assets.policy import AllowList
 from templatekit_server.bucket import Bucket, PolicyResolver

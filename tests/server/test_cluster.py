@@ -12,9 +12,12 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import pytest
+
+pytest.importorskip("boto3")
+
 import boto3
 import httpx
-import pytest
 
 from templatekit.assets.policy import AllowList
 from templatekit_server import accounts, jobs, usage, webhooks

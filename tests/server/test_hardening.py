@@ -21,6 +21,9 @@ from typing import Any
 
 import httpx
 import pytest
+
+pytest.importorskip("hypothesis")
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -7,6 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
+
+pytest.importorskip("openapi_spec_validator")
+
 from openapi_spec_validator import validate
 from openapi_spec_validator.validation import OpenAPIV31SpecValidator
 from starlette.routing import Mount, Route

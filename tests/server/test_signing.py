@@ -8,6 +8,10 @@ import hmac
 import re
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode
 
+import pytest
+
+pytest.importorskip("hypothesis")
+
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -18,8 +18,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import av
-import jsonschema
 import pytest
+
+pytest.importorskip("jsonschema")
+pytest.importorskip("standardwebhooks")
+
+import jsonschema
 from sqlalchemy import insert, inspect, select, text, update
 from standardwebhooks import Webhook
 

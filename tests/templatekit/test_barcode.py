@@ -4,6 +4,9 @@ errors for values a symbology cannot encode, and codes that a scanner reads back
 from __future__ import annotations
 
 import pytest
+
+pytest.importorskip("zxingcpp")
+
 import zxingcpp
 
 import templatekit as tk

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+pytest.importorskip("nbformat")
+pytest.importorskip("nbclient")
+
 import nbformat
 from nbclient import NotebookClient
 

@@ -21,8 +21,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import pypdf
 import pytest
+
+pytest.importorskip("pypdf")
+
+import pypdf
 from fontTools.ttLib import TTFont
 from PIL import Image, ImageChops, ImageDraw, ImageStat
 

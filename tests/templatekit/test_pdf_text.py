@@ -11,8 +11,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pypdf
 import pytest
+
+pytest.importorskip("pypdf")
+
+import pypdf
 
 import templatekit as tk
 

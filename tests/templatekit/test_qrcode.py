@@ -4,6 +4,9 @@ codes that a scanner reads back."""
 from __future__ import annotations
 
 import pytest
+
+pytest.importorskip("zxingcpp")
+
 import segno
 import zxingcpp
 
