@@ -10,7 +10,7 @@ from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
-from attrs import frozen
+from attrs import evolve, frozen
 from PIL import Image as PILImage
 
 from templatekit import budget, extras
@@ -26,8 +26,9 @@ from templatekit.loading import TemplateSource, load_template
 from templatekit.model.template import Template
 from templatekit.paint.canvas import paint
 from templatekit.result import RenderResult
-from templatekit.scene import Group, Scene
+from templatekit.scene import Group, Item, Scene
 from templatekit.text.fonts import Face, FontBook, load_face
+from templatekit.video.timeline import Timeline
 
 THUMBNAIL_SIDE = 320
 PDF_DENSITY = 3.0
@@ -71,6 +72,8 @@ def prepare(
     with budget.render(memory_limit):
         resolved, ctx, early_warnings = _resolve(template, modifications, assets, time, paginate, density, vector)
         pages = layout_pages(resolved, ctx) if paginate else [layout_template(resolved, ctx)]
+        if resolved.video is not None and ctx.time is not None:
+            pages = [at_moment(resolved, page, ctx.time) for page in pages]
         if debug:
             pages = [
                 Scene(
@@ -101,7 +104,7 @@ def _resolve(
     resolved = applied.template
     fonts = template_fonts(resolved, loader)
     if time is None and resolved.video is not None:
-        time = resolved.video.poster or 0.0
+        time = resolved.video.poster  # None: the finished design (see ``at_moment``)
     ctx = LayoutContext(
         fonts=fonts,
         assets=loader,
@@ -134,7 +137,7 @@ def render_image(
     with budget.render(memory_limit):
         name = image_format(format)
         loaded = load_template(template)
-        if loaded.video is not None and not debug:
+        if loaded.video is not None and loaded.video.poster is not None and not debug:
             poster = _poster_frame(loaded, modifications, assets)
             if poster is not None:
                 image, warnings = poster
@@ -152,6 +155,28 @@ def render_image(
         image = paint(scene, scale)
         encoded = encode(image, name, draft=thumbnail)
         return RenderResult(encoded.data, encoded.media_type, image.width, image.height, prepared.warnings)
+
+
+def at_moment(template: Template, scene: Scene, time: float) -> Scene:
+    """A video template's laid-out scene at ``time`` seconds, as far as a Scene can show
+    it: the layers on screen then, with their opacity and rotation at that moment (moves,
+    zooms and the typewriter are drawn at rest; the PNG of a poster frame has them all).
+    Without a moment, a still of a video template is its finished design: every layer
+    as laid out, at rest, which is what layout gives."""
+    assert template.video is not None
+    timeline = Timeline(template.video.duration, template.width, template.height)
+    layers = {layer.name: layer for layer in template.layers}
+    items: list[Item] = []
+    for item in scene.items:
+        layer = layers.get(item.label) if isinstance(item, Group) and item.label else None
+        if layer is None or not isinstance(item, Group):
+            items.append(item)
+            continue
+        state = timeline.state(layer, time)
+        if state.visible and state.opacity > 0:
+            rotation = item.rotation if state.rotation is None else state.rotation
+            items.append(evolve(item, opacity=item.opacity * state.opacity, rotation=rotation))
+    return evolve(scene, items=tuple(items))
 
 
 def _poster_frame(

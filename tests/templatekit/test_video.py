@@ -387,3 +387,58 @@ def test_typewriter_reveals_grapheme_clusters_in_reading_order_where_the_line_pu
             assert {(run.text, g, p) for g, p in zip(run.glyphs, run.positions, strict=True)} <= full  # in place
     emoji = [run for count in (6, 7) for run in shown(count) if "👍" in run.text]
     assert [len(run.glyphs) for run in emoji] == [1]  # absent after 6 clusters, whole after 7
+
+
+# ------------------------------------------------------------------ stills
+
+
+def stills_template(**video: Any) -> dict[str, Any]:
+    """Four layers whose entries and exits differ: each is at rest at a different moment."""
+    return template(
+        layer("shape", "fades_in", x=0, y=0, fill="#ff0000", animations=[{"preset": "fade-in", "duration": 1}]),
+        layer("shape", "slides_in", x=100, y=0, fill="#00ff00",
+              animations=[{"preset": "slide-in", "duration": 1, "from": "top"}]),
+        layer("shape", "late", x=200, y=0, fill="#0000ff", start=2),
+        layer("shape", "fades_out", x=300, y=0, fill="#ffffff", animations=[{"preset": "fade-out", "duration": 1}]),
+        video={"duration": 4, "fps": 10, **video}, background="#000000",
+    )  # fmt: skip
+
+
+def frame_at(moment: float) -> Image.Image:
+    """The video's frame at ``moment``, as painted for it (the poster of that moment)."""
+    return Image.open(io.BytesIO(tk.render_image(stills_template(poster=moment)).data)).convert("RGB")
+
+
+def test_a_still_shows_each_layer_as_the_video_does_once_it_is_at_rest():
+    still = Image.open(io.BytesIO(tk.render_image(stills_template()).data)).convert("RGB")
+    at_rest = {"fades_in": (0, 1.5), "slides_in": (100, 1.5), "late": (200, 2.5), "fades_out": (300, 1.5)}
+    for name, (x, moment) in at_rest.items():
+        box = (x, 0, x + 100, 100)
+        assert still.crop(box).tobytes() == frame_at(moment).crop(box).tobytes(), name
+    opening = frame_at(0.0)  # what a still used to be: an empty band where layers enter
+    assert opening.getpixel((50, 50)) == (0, 0, 0) and opening.getpixel((250, 50)) == (0, 0, 0)
+    assert still.getpixel((50, 50)) == (255, 0, 0) and still.getpixel((250, 50)) == (0, 0, 255)
+
+
+def test_pdf_debug_and_prepare_follow_the_same_rule_as_the_png(tmp_path):
+    finished = stills_template()
+    assert [group.label for group in tk.prepare(finished).scene.items] == [
+        "fades_in", "slides_in", "late", "fades_out"
+    ]  # fmt: skip
+    debug = Image.open(io.BytesIO(tk.render_image(finished, debug=True).data)).convert("RGB")
+    assert debug.getpixel((250, 50)) == (0, 0, 255)
+    (tmp_path / "still.pdf").write_bytes(tk.render_pdf(finished).data)
+    subprocess.run(["pdftoppm", "-r", "96", "-png", "-singlefile", str(tmp_path / "still.pdf"), str(tmp_path / "p")])
+    page = Image.open(tmp_path / "p.png").convert("RGB")
+    assert page.getpixel((50, 50)) == (255, 0, 0) and page.getpixel((250, 50)) == (0, 0, 255)
+    # with a poster moment, every output shows that moment: at 0.5 s the late layer is not on
+    # screen and the fade-in is halfway
+    moment = stills_template(poster=0.5)
+    assert [group.label for group in tk.prepare(moment).scene.items] == ["fades_in", "slides_in", "fades_out"]
+    (tmp_path / "moment.pdf").write_bytes(tk.render_pdf(moment).data)
+    subprocess.run(["pdftoppm", "-r", "96", "-png", "-singlefile", str(tmp_path / "moment.pdf"), str(tmp_path / "m")])
+    page = Image.open(tmp_path / "m.png").convert("RGB")
+    png = frame_at(0.5)
+    assert page.getpixel((250, 50)) == png.getpixel((250, 50)) == (0, 0, 0)
+    assert page.getpixel((50, 50))[0] == pytest.approx(png.getpixel((50, 50))[0], abs=3)
+    assert 60 < page.getpixel((50, 50))[0] < 250  # halfway through its fade-in

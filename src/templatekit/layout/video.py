@@ -25,7 +25,8 @@ def layout(layer: VideoLayer, ctx: LayoutContext) -> list[Item]:
         raise AssetError(f"layer {layer.name!r}: {exc}", layer=layer.name, url=layer.src) from exc
     reader = ClipReader(layer, data)
     try:
-        moment, frame = reader.frame_at((ctx.time or 0.0) - (layer.start or 0.0))
+        # a still without a moment shows the clip's first frame (its layer at rest)
+        moment, frame = reader.frame_at(0.0 if ctx.time is None else ctx.time - (layer.start or 0.0))
     finally:
         reader.close()
     key = f"clip:{hashlib.sha256(data).hexdigest()}@{moment:.6f}"
