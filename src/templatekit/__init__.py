@@ -5,7 +5,7 @@
 >>> tk.render_image(tpl, {"title": "Hello"}).save("card.png")
 """
 
-from templatekit.apply import apply, normalize
+from templatekit.apply import Applied, apply, normalize
 from templatekit.assets import AssetLoader, MemoryAssetLoader
 from templatekit.batch import BatchItem, render_many
 from templatekit.describe import describe
@@ -22,11 +22,13 @@ from templatekit.loading import load_template
 from templatekit.model.modification import Modification
 from templatekit.model.template import Template
 from templatekit.notebook import preview, register_jupyter
-from templatekit.render import prepare, render_image, render_pdf, render_video
+from templatekit.render import Prepared, prepare, render_image, render_pdf, render_video
 from templatekit.result import RenderResult
+from templatekit.scene import Scene
 from templatekit.storage import Store
 
 __all__ = [
+    "Applied",
     "AssetError",
     "AssetLoader",
     "BatchItem",
@@ -34,8 +36,10 @@ __all__ = [
     "MemoryAssetLoader",
     "Modification",
     "ModificationError",
+    "Prepared",
     "RenderError",
     "RenderResult",
+    "Scene",
     "StorageError",
     "Store",
     "Template",

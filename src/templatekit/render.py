@@ -24,6 +24,7 @@ from templatekit.layout.context import LayoutContext
 from templatekit.layout.pages import layout_pages
 from templatekit.loading import TemplateSource, load_template
 from templatekit.model.template import Template
+from templatekit.options import PdfInfo, RenderOptions
 from templatekit.paint.canvas import paint
 from templatekit.result import RenderResult
 from templatekit.scene import Group, Item, Scene
@@ -31,7 +32,6 @@ from templatekit.text.fonts import Face, FontBook, load_face
 from templatekit.video.timeline import Timeline
 
 THUMBNAIL_SIDE = 320
-PDF_DENSITY = 3.0
 
 
 @frozen
@@ -60,49 +60,55 @@ def prepare(
     vector: bool = False,
     memory_limit: int | None = None,
 ) -> Prepared:
-    """Resolve and lay out; every fetch, decode and measurement happens here.
-
-    ``paginate`` continues the rows that do not fit a table on further pages;
-    ``density`` is the pixels per px at which charts are drawn; ``vector`` also keeps
-    SVG versions of charts (for the PDF writer).
+    """Resolve and lay out; every fetch, decode and measurement happens here. The
+    options are those of ``RenderOptions``.
 
     ``memory_limit`` is the render's memory budget in bytes (default: 1 GiB, or
     ``TEMPLATEKIT_RENDER_MEMORY``): a render that would need more is refused with a
     ``LimitError`` naming the layer, before the memory is taken."""
+    options = RenderOptions(
+        assets=assets,
+        debug=debug,
+        time=time,
+        paginate=paginate,
+        density=density,
+        vector=vector,
+        memory_limit=memory_limit,
+    )
     with budget.render(memory_limit):
-        resolved, ctx, early_warnings = _resolve(template, modifications, assets, time, paginate, density, vector)
-        pages = layout_pages(resolved, ctx) if paginate else [layout_template(resolved, ctx)]
-        if resolved.video is not None and ctx.time is not None:
-            pages = [at_moment(resolved, page, ctx.time) for page in pages]
-        if debug:
-            pages = [
-                Scene(
-                    page.width,
-                    page.height,
-                    page.background,
-                    (*page.items, *debug_overlay.overlay(resolved, ctx.fonts, _drawn(page))),
-                )
-                for page in pages
-            ]
-        return Prepared(resolved, tuple(pages), (*early_warnings, *ctx.warnings))
+        return prepared(template, modifications, options)
+
+
+def prepared(template: TemplateSource, modifications: Modifications, options: RenderOptions) -> Prepared:
+    """``prepare`` with its options as one value (inside the render's memory budget)."""
+    resolved, ctx, early_warnings = _resolve(template, modifications, options)
+    pages = layout_pages(resolved, ctx) if options.paginate else [layout_template(resolved, ctx)]
+    if resolved.video is not None and ctx.time is not None:
+        pages = [at_moment(resolved, page, ctx.time) for page in pages]
+    if options.debug:
+        pages = [
+            Scene(
+                page.width,
+                page.height,
+                page.background,
+                (*page.items, *debug_overlay.overlay(resolved, ctx.fonts, _drawn(page))),
+            )
+            for page in pages
+        ]
+    return Prepared(resolved, tuple(pages), (*early_warnings, *ctx.warnings))
 
 
 def _resolve(
-    template: TemplateSource,
-    modifications: Modifications,
-    assets: AssetLoader | None,
-    time: float | None = None,
-    paginate: bool = False,
-    density: float = 2.0,
-    vector: bool = False,
+    template: TemplateSource, modifications: Modifications, options: RenderOptions
 ) -> tuple[Template, LayoutContext, tuple[str, ...]]:
     """The template loaded with modifications applied, the context to lay it out in, and
     the warnings so far."""
     loaded = load_template(template)
     applied = apply(loaded, modifications)
-    loader = assets or default_loader()
+    loader = options.assets or default_loader()
     resolved = applied.template
     fonts = template_fonts(resolved, loader)
+    time = options.time
     if time is None and resolved.video is not None:
         time = resolved.video.poster  # None: the finished design (see ``at_moment``)
     ctx = LayoutContext(
@@ -110,9 +116,9 @@ def _resolve(
         assets=loader,
         base_dir=resolved.base_dir,
         time=time,
-        paginate=paginate,
-        density=density,
-        vector=vector,
+        paginate=options.paginate,
+        density=options.density,
+        vector=options.vector,
     )
     return resolved, ctx, (*loaded.load_warnings, *applied.warnings)
 
@@ -134,27 +140,43 @@ def render_image(
     ``debug`` draws every layer's box and name; ``scale`` multiplies the pixel size
     (2 for a retina image); ``memory_limit``: see ``prepare``.
     """
+    options = RenderOptions(
+        format=image_format(format),
+        thumbnail=thumbnail,
+        debug=debug,
+        scale=scale,
+        assets=assets,
+        memory_limit=memory_limit,
+    )
     with budget.render(memory_limit):
-        name = image_format(format)
-        loaded = load_template(template)
-        if loaded.video is not None and loaded.video.poster is not None and not debug:
-            poster = _poster_frame(loaded, modifications, assets)
-            if poster is not None:
-                image, warnings = poster
-                if thumbnail:
-                    scale = min(1.0, THUMBNAIL_SIDE / max(image.width, image.height))
-                if scale != 1:
-                    size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
-                    image = image.resize(size, PILImage.Resampling.LANCZOS)
-                encoded = encode(image, name, draft=thumbnail)
-                return RenderResult(encoded.data, encoded.media_type, image.width, image.height, warnings)
-        prepared = prepare(loaded, modifications, assets=assets, debug=debug)
-        scene = prepared.scene
-        if thumbnail:
-            scale = min(1.0, THUMBNAIL_SIDE / max(scene.width, scene.height))
-        image = paint(scene, scale)
-        encoded = encode(image, name, draft=thumbnail)
-        return RenderResult(encoded.data, encoded.media_type, image.width, image.height, prepared.warnings)
+        return _image(template, modifications, options)
+
+
+def _image(template: TemplateSource, modifications: Modifications, options: RenderOptions) -> RenderResult:
+    """The still, as ``options.format``: the frame at a video template's poster moment
+    when it has one (and the ``video`` extra is there), else the laid-out design."""
+    loaded = load_template(template)
+    if loaded.video is not None and loaded.video.poster is not None and not options.debug:
+        poster = _poster_frame(loaded, modifications, options)
+        if poster is not None:
+            frame, warnings = poster
+            scale = _scale(frame.size, options)
+            if scale != 1:
+                frame = frame.resize(_scaled(frame.size, scale), PILImage.Resampling.LANCZOS)
+            return _encoded(frame, warnings, options)
+    laid_out = prepared(loaded, modifications, options)
+    scene = laid_out.scene
+    return _encoded(paint(scene, _scale((scene.width, scene.height), options)), laid_out.warnings, options)
+
+
+def _scale(size: tuple[int, int], options: RenderOptions) -> float:
+    """The options' scale; for a thumbnail, the one that makes the longest side 320 px."""
+    return min(1.0, THUMBNAIL_SIDE / max(size)) if options.thumbnail else options.scale
+
+
+def _encoded(image: PILImage.Image, warnings: tuple[str, ...], options: RenderOptions) -> RenderResult:
+    encoded = encode(image, options.format, draft=options.thumbnail)
+    return RenderResult(encoded.data, encoded.media_type, image.width, image.height, warnings)
 
 
 def at_moment(template: Template, scene: Scene, time: float) -> Scene:
@@ -180,16 +202,16 @@ def at_moment(template: Template, scene: Scene, time: float) -> Scene:
 
 
 def _poster_frame(
-    template: Template, modifications: Modifications, assets: AssetLoader | None
+    template: Template, modifications: Modifications, options: RenderOptions
 ) -> tuple[PILImage.Image, tuple[str, ...]] | None:
-    """A video template's frame at ``video.poster`` seconds (or 0), as the video shows it:
+    """A video template's frame at ``video.poster`` seconds, as the video shows it:
     layers not yet on screen left out, animations at that moment. None without the
     ``video`` extra, which paints video frames."""
     try:
         from templatekit.video.frames import FrameMaker
     except ImportError:
         return None
-    resolved, ctx, warnings = _resolve(template, modifications, assets)
+    resolved, ctx, warnings = _resolve(template, modifications, options)
     assert resolved.video is not None
     maker = FrameMaker(resolved, ctx)
     try:
@@ -219,16 +241,16 @@ def render_pdf(
     vector drawings (or, should one not convert, images at 3x). ``memory_limit``: see
     ``prepare``.
     """
+    pdf = PdfInfo(author=author, creator=creator, subject=subject, created=created)
+    options = RenderOptions(debug=debug, assets=assets, memory_limit=memory_limit, pdf=pdf).for_pdf()
     with budget.render(memory_limit):
         from templatekit.paint.pdf import DocumentInfo, paint_pdf  # ReportLab loads only when a PDF is made
 
-        prepared = prepare(
-            template, modifications, assets=assets, debug=debug, paginate=True, density=PDF_DENSITY, vector=True
-        )
-        info = DocumentInfo(prepared.template.name, author, creator, subject, created)
-        data = paint_pdf(prepared.pages, info)
-        scene = prepared.scene
-        return RenderResult(data, "application/pdf", scene.width, scene.height, prepared.warnings, len(prepared.pages))
+        laid_out = prepared(template, modifications, options)
+        info = DocumentInfo(laid_out.template.name, pdf.author, pdf.creator, pdf.subject, pdf.created)
+        data = paint_pdf(laid_out.pages, info)
+        scene = laid_out.scene
+        return RenderResult(data, "application/pdf", scene.width, scene.height, laid_out.warnings, len(laid_out.pages))
 
 
 def render_video(
@@ -254,7 +276,7 @@ def render_video(
             from templatekit.video.movie import write_video
         except ImportError as exc:
             raise RenderError(extras.explain("video", exc)) from None
-        resolved, ctx, warnings = _resolve(template, modifications, assets)
+        resolved, ctx, warnings = _resolve(template, modifications, RenderOptions(assets=assets))
         if resolved.video is None:
             raise TemplateError(
                 ['video: missing; a video template needs one, e.g. {"duration": 5, "fps": 30}'], resolved.name
@@ -270,6 +292,10 @@ def render_video(
             data = None if target is not None else out.read_bytes()
         result_warnings = (*warnings, *ctx.warnings)
         return RenderResult(data, "video/mp4", width, height, result_warnings, path=target)
+
+
+def _scaled(size: tuple[int, int], scale: float) -> tuple[int, int]:
+    return max(1, round(size[0] * scale)), max(1, round(size[1] * scale))
 
 
 def _drawn(page: Scene) -> set[str]:

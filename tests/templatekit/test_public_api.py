@@ -6,6 +6,7 @@ import templatekit as tk
 def test_exported_names():
     assert tk.__all__ == sorted(tk.__all__)
     assert tk.__all__ == [
+        "Applied",
         "AssetError",
         "AssetLoader",
         "BatchItem",
@@ -13,8 +14,10 @@ def test_exported_names():
         "MemoryAssetLoader",
         "Modification",
         "ModificationError",
+        "Prepared",
         "RenderError",
         "RenderResult",
+        "Scene",
         "StorageError",
         "Store",
         "Template",

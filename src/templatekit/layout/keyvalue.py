@@ -15,8 +15,7 @@ import math
 from attrs import frozen
 
 from templatekit.layout.context import LayoutContext
-from templatekit.model.layers import KeyValueLayer, KeyValueRow
-from templatekit.model.layers import TextStyle as StyleOverride
+from templatekit.model.layers import KeyValueLayer, KeyValueRow, StyleOverride
 from templatekit.model.values import Color
 from templatekit.scene import Item, Line
 from templatekit.text.fonts import FontBook

@@ -370,7 +370,9 @@ def _negative_slice(point: ChartPoint) -> str:
 
 
 @frozen(kw_only=True)
-class TextStyle:
+class StyleOverride:
+    """What a key-value row changes of its layer's text style (unset: the layer's)."""
+
     color: Color | None = None
     weight: int | None = field(None, check=between(100, 900))
     italic: bool | None = None
@@ -382,8 +384,8 @@ class KeyValueRow:
     key: str = _text(attrs.NOTHING)
     value: str = _text(attrs.NOTHING)
     value_color: Color | None = None
-    value_style: TextStyle | None = None
-    key_style: TextStyle | None = None
+    value_style: StyleOverride | None = None
+    key_style: StyleOverride | None = None
 
 
 @frozen(kw_only=True)

@@ -1,0 +1,52 @@
+"""How to render: one immutable value that the public functions make from their keyword
+arguments and pass down, so that no stage takes a long list of them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from attrs import evolve, frozen
+
+from templatekit.assets import AssetLoader
+
+#: The pixels per px at which charts are drawn into a PDF.
+PDF_DENSITY = 3.0
+
+
+@frozen(kw_only=True)
+class PdfInfo:
+    """A PDF's metadata besides its title (the template's name). Without ``created`` no
+    date is recorded, so that the same input gives the same bytes."""
+
+    author: str = ""
+    creator: str = "templatekit"
+    subject: str = ""
+    created: datetime | None = None
+
+
+@frozen(kw_only=True)
+class RenderOptions:
+    """Everything about a render but the template and its modifications.
+
+    ``time`` is the moment of a video template that a still shows (default: its
+    ``poster``, else its finished design); ``paginate`` continues table rows that do
+    not fit on further pages; ``density`` is the pixels per px at which charts are
+    drawn; ``vector`` also keeps SVG versions of charts (for the PDF writer);
+    ``memory_limit`` is the render's memory budget in bytes (see ``templatekit.budget``).
+    """
+
+    format: str = "png"
+    scale: float = 1.0
+    thumbnail: bool = False
+    debug: bool = False
+    time: float | None = None
+    paginate: bool = False
+    density: float = 2.0
+    vector: bool = False
+    assets: AssetLoader | None = None
+    memory_limit: int | None = None
+    pdf: PdfInfo = PdfInfo()
+
+    def for_pdf(self) -> RenderOptions:
+        """These options as a PDF needs them: pages, vector charts, denser raster ones."""
+        return evolve(self, format="pdf", paginate=True, density=PDF_DENSITY, vector=True)
