@@ -132,6 +132,11 @@ def _message(where: str, key: str, layer: str, detail: str) -> str:
     return f"{where}.{key} (layer {layer!r}): {detail}"
 
 
+def forget_fields() -> None:
+    """Forget the fields known per kind (a kind was added)."""
+    _modifiable_fields.cache_clear()
+
+
 @cache
 def _modifiable_fields(kind: str) -> dict[str, tuple[str, Any]]:
     """JSON name -> (attribute name, resolved type) for the fields a modification may set

@@ -44,8 +44,16 @@ LAYOUTS: dict[str, str] = {
 }
 
 
-@cache
+#: layer type -> its layout, for kinds added with ``templatekit.kinds.add_layer_kind``
+ADDED_LAYOUTS: dict[str, LayoutFn] = {}
+
+
 def layout_function(kind: str) -> LayoutFn | None:
+    return ADDED_LAYOUTS.get(kind) or _built_in_layout(kind)
+
+
+@cache
+def _built_in_layout(kind: str) -> LayoutFn | None:
     module = LAYOUTS.get(kind)
     return importlib.import_module(f"templatekit.layout.{module}").layout if module else None
 

@@ -440,4 +440,5 @@ AnyLayer = Union[
 ]
 
 # The layer kinds of the format by their ``type``, in the order of the format.
+#: The layer kinds by ``type``: the built-in ones, then any ``templatekit.kinds`` adds.
 LAYER_KINDS: dict[str, type[AnyLayer]] = {cls.TYPE: cls for cls in typing.get_args(AnyLayer) if cls is not UnknownLayer}
