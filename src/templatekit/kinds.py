@@ -20,8 +20,8 @@ from __future__ import annotations
 import attrs
 
 from templatekit.apply import forget_fields
-from templatekit.layout.compose import ADDED_LAYOUTS, LAYOUTS, LayoutFn
-from templatekit.model.layers import LAYER_KINDS, Layer
+from templatekit.layout.compose import ADDED_LAYOUTS, LayoutFn
+from templatekit.model.layers import BUILT_IN_KINDS, LAYER_KINDS, Layer
 
 
 def add_layer_kind(model: type[Layer], layout: LayoutFn) -> None:
@@ -32,7 +32,7 @@ def add_layer_kind(model: type[Layer], layout: LayoutFn) -> None:
         raise TypeError(f"{model!r}: a layer kind is an attrs class deriving from templatekit Layer")
     if not isinstance(kind, str) or not kind or kind == "unknown":
         raise ValueError(f"{model.__name__}: TYPE must name the kind, e.g. TYPE = 'badge'")
-    if kind in LAYOUTS or (kind in LAYER_KINDS and LAYER_KINDS[kind] is not model):
+    if kind in BUILT_IN_KINDS or (kind in LAYER_KINDS and LAYER_KINDS[kind] is not model):
         raise ValueError(f"layer kind {kind!r} exists already")
     main = model.MAIN_FIELD
     if main is not None and main not in attrs.fields_dict(model):

@@ -229,12 +229,12 @@ def test_unchanged_layers_are_laid_out_once_and_keep_their_warnings(monkeypatch,
         return original(layer, ctx)
 
     monkeypatch.setattr(text, "layout", counting)
-    compose.layout_function.cache_clear()
+    compose._built_in_layout.cache_clear()
     try:
         first = tk.prepare(loaded, {"title": "One"})
         second = tk.prepare(loaded, {"title": "Two"})
     finally:
-        compose.layout_function.cache_clear()
+        compose._built_in_layout.cache_clear()
     assert calls == ["One", "x", "Two"]  # "note" was laid out once
     assert second.warnings == first.warnings == ("layer 'note': font 'Missing Font' is not available; using Inter",)
     assert second.scene.items[1] is first.scene.items[1]

@@ -1,8 +1,9 @@
 """Layout: a resolved template becomes a Scene.
 
-Each layer kind has one module with a ``layout(layer, ctx) -> list[Item]`` function,
-named in ``LAYOUTS`` and imported the first time a layer of its kind is laid out (a
-template without barcodes never loads the barcode library). This module wraps each
+Each built-in layer kind has one module named after its type, with a
+``layout(layer, ctx) -> list[Item]`` function, imported the first time a layer of its
+kind is laid out (a template without barcodes never loads the barcode library); kinds
+added by an application bring their layout function (``templatekit.kinds``). This module wraps each
 layer's items in a group that carries the layer's rotation and opacity, and paints
 the template background.
 """
@@ -19,30 +20,13 @@ from templatekit import budget
 from templatekit.cache import BoundedCache
 from templatekit.layout import image
 from templatekit.layout.context import LayoutContext
-from templatekit.model.layers import ImageLayer, Layer
+from templatekit.model.layers import BUILT_IN_KINDS, ImageLayer, Layer
 from templatekit.model.template import BackgroundImage, Template
 from templatekit.model.values import Color
 from templatekit.scene import Group, Item, Scene
 
 LayoutFn = Callable[[Any, LayoutContext], list[Item]]
 T = TypeVar("T")
-
-# layer type -> module under templatekit.layout that lays it out
-LAYOUTS: dict[str, str] = {
-    "text": "text",
-    "image": "image",
-    "shape": "shape",
-    "qrcode": "qrcode",
-    "barcode": "barcode",
-    "star": "star",
-    "table": "table",
-    "chart": "chart",
-    "keyvalue": "keyvalue",
-    "alert": "alert",
-    "signature": "signature",
-    "video": "video",
-}
-
 
 #: layer type -> its layout, for kinds added with ``templatekit.kinds.add_layer_kind``
 ADDED_LAYOUTS: dict[str, LayoutFn] = {}
@@ -54,8 +38,7 @@ def layout_function(kind: str) -> LayoutFn | None:
 
 @cache
 def _built_in_layout(kind: str) -> LayoutFn | None:
-    module = LAYOUTS.get(kind)
-    return importlib.import_module(f"templatekit.layout.{module}").layout if module else None
+    return importlib.import_module(f"templatekit.layout.{kind}").layout if kind in BUILT_IN_KINDS else None
 
 
 def layout_template(template: Template, ctx: LayoutContext) -> Scene:
@@ -100,7 +83,7 @@ def check_images_fit(template: Template, ctx: LayoutContext) -> None:
 
 # Kinds whose layout depends on nothing but the layer and the context (an image or a
 # video layer also depends on the file or URL it names, which may change between renders).
-REUSABLE = frozenset(LAYOUTS) - {"image", "video"}
+REUSABLE = BUILT_IN_KINDS - {"image", "video"}
 
 _DONE: BoundedCache[tuple[Any, ...], tuple[weakref.ref[Layer], weakref.ref[Any], Any, tuple[str, ...]]]
 _DONE = BoundedCache(max_entries=4096, max_weight=4096)

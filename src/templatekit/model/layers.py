@@ -442,3 +442,5 @@ AnyLayer = Union[
 # The layer kinds of the format by their ``type``, in the order of the format.
 #: The layer kinds by ``type``: the built-in ones, then any ``templatekit.kinds`` adds.
 LAYER_KINDS: dict[str, type[AnyLayer]] = {cls.TYPE: cls for cls in typing.get_args(AnyLayer) if cls is not UnknownLayer}
+#: The kinds of the package: each is laid out by ``templatekit.layout.<its type>``.
+BUILT_IN_KINDS = frozenset(LAYER_KINDS)
