@@ -28,6 +28,7 @@ from templatekit.options import PdfInfo, RenderOptions
 from templatekit.paint.canvas import paint
 from templatekit.result import RenderResult
 from templatekit.scene import Group, Item, Scene
+from templatekit.scene_transform import Move, moved_group
 from templatekit.text.fonts import Face, FontBook, load_face
 from templatekit.video.timeline import Timeline
 
@@ -181,8 +182,9 @@ def _encoded(image: PILImage.Image, warnings: tuple[str, ...], options: RenderOp
 
 def at_moment(template: Template, scene: Scene, time: float) -> Scene:
     """A video template's laid-out scene at ``time`` seconds, as far as a Scene can show
-    it: the layers on screen then, with their opacity and rotation at that moment (moves,
-    zooms and the typewriter are drawn at rest; the PNG of a poster frame has them all).
+    it: the layers on screen then, with their opacity, place, size and rotation at that
+    moment (a ken-burns zoom and the typewriter are drawn at rest; the PNG of a poster
+    frame has them too).
     Without a moment, a still of a video template is its finished design: every layer
     as laid out, at rest, which is what layout gives."""
     assert template.video is not None
@@ -195,9 +197,14 @@ def at_moment(template: Template, scene: Scene, time: float) -> Scene:
             items.append(item)
             continue
         state = timeline.state(layer, time)
-        if state.visible and state.opacity > 0:
-            rotation = item.rotation if state.rotation is None else state.rotation
-            items.append(evolve(item, opacity=item.opacity * state.opacity, rotation=rotation))
+        if not state.visible or state.opacity <= 0:
+            continue
+        rotation = item.rotation if state.rotation is None else state.rotation
+        group = evolve(item, opacity=item.opacity * state.opacity, rotation=rotation)
+        if state.dx or state.dy or state.scale != 1:
+            centre = (layer.x + layer.width / 2, layer.y + layer.height / 2)
+            group = moved_group(group, Move(state.dx, state.dy, state.scale, centre))
+        items.append(group)
     return evolve(scene, items=tuple(items))
 
 

@@ -443,3 +443,6 @@ def test_pdf_debug_and_prepare_follow_the_same_rule_as_the_png(tmp_path):
     assert page.getpixel((250, 50)) == png.getpixel((250, 50)) == (0, 0, 0)
     assert page.getpixel((50, 50))[0] == pytest.approx(png.getpixel((50, 50))[0], abs=3)
     assert 60 < page.getpixel((50, 50))[0] < 250  # halfway through its fade-in
+    column = [y for y in range(2, 100, 4) if png.getpixel((150, y))[1] != page.getpixel((150, y))[1]]
+    assert png.getpixel((150, 90)) == (0, 0, 0) and png.getpixel((150, 10))[1] == 255  # sliding down from the top
+    assert len(column) <= 1  # the PDF shows it where the frame does (one row of anti-aliasing apart)

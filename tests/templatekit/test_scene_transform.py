@@ -1,0 +1,45 @@
+"""Moving and scaling Scene items (a video layer mid-move, in vector outputs) moves
+every kind of primitive alike."""
+
+from __future__ import annotations
+
+from PIL import ImageChops
+
+from templatekit.model.values import Color
+from templatekit.paint.canvas import forget, paint
+from templatekit.paint.raster import item_bounds
+from templatekit.scene import Bars, Clip, Ellipse, Group, Line, Path, Polygon, Rect, Scene
+from templatekit.scene_transform import Move, moved, moved_group
+from templatekit.text.fonts import FontBook
+from templatekit.text.typeset import TextStyle, place, typeset
+
+BLUE, RED = Color(0, 0, 255), Color(255, 0, 0)
+TEXT = tuple(place(typeset("Moved ✓ مرحبا", TextStyle(size=18, color=BLUE), FontBook.bundled(), 200), 40, 120, 200, 30))
+ITEMS = (
+    Rect(20, 20, 60, 40, RED, BLUE, 3, radius=8),
+    Ellipse(100, 20, 50, 30, BLUE),
+    Line((20, 80), (150, 100), RED, 4),
+    Polygon((((170, 20), (230, 40), (180, 90)),), BLUE),
+    Path((("M", 20, 160), ("C", 60, 130, 100, 190, 140, 160), ("Z",)), RED, BLUE, 2),
+    Bars(((160, 120, 10, 10), (175, 120, 10, 30)), RED),
+    Group(TEXT, opacity=0.8, clip=Clip(30, 110, 180, 40, radius=5)),
+)
+
+
+def test_a_move_by_whole_pixels_draws_the_same_pixels_elsewhere():
+    forget()
+    before = paint(Scene(320, 240, Color(255, 255, 255), ITEMS))
+    shifted = Scene(320, 240, Color(255, 255, 255), tuple(moved(item, Move(dx=40, dy=30)) for item in ITEMS))
+    after = paint(shifted)
+    assert ImageChops.difference(before.crop((0, 0, 280, 210)), after.crop((40, 30, 320, 240))).getbbox() is None
+
+
+def test_a_scale_about_the_centre_scales_every_box():
+    move = Move(scale=2.0, centre=(100.0, 100.0))
+    for item in ITEMS:
+        x0, y0, x1, y1 = item_bounds(item)
+        mx0, my0, mx1, my1 = item_bounds(moved(item, move))
+        assert (mx1 - mx0) / (x1 - x0) > 1.6 and (my1 - my0) / (y1 - y0) > 1.6, item
+        assert (mx0 + mx1) / 2 - 100 == 2 * ((x0 + x1) / 2 - 100) or isinstance(item, Group), item
+    group = moved_group(Group(ITEMS, rotation=10, origin=(50, 50)), move)
+    assert group.origin == (0.0, 0.0) and group.rotation == 10
