@@ -83,9 +83,16 @@ def without_modules(folder: Path, *names: str) -> dict[str, str]:
     return {"PYTHONPATH": path, "TEMPLATEKIT_TEST_HIDE": ",".join(names)}
 
 
-#: Modules that start a browser, a kernel or a cluster, or render at length: ``slow``,
-#: with every server test (each talks to real server processes).
-SLOW_MODULES = {"test_chart_plotly.py", "test_notebook.py", "test_batch.py", "test_docs.py", "test_canvas.py"}
+#: Modules that start a browser, a kernel, a cluster or command-line processes, or render
+#: at length: ``slow``, with every server test (each talks to real server processes).
+SLOW_MODULES = {
+    "test_chart_plotly.py",
+    "test_notebook.py",
+    "test_batch.py",
+    "test_docs.py",
+    "test_canvas.py",
+    "test_cli.py",
+}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

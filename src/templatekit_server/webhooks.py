@@ -65,6 +65,8 @@ def url_problem(url: Any, allow: AllowList) -> str | None:
         return f"must be a URL string (got {type(url).__name__})"
     if len(url) > MAX_URL_CHARS:
         return f"at most {MAX_URL_CHARS:,} characters (got {len(url):,})"
+    if any(char.isspace() or ord(char) < 0x20 or ord(char) == 0x7F for char in url):
+        return "must not hold spaces or control characters (percent-encode them)"
     from templatekit.assets.network import check_endpoint
 
     try:
