@@ -251,10 +251,11 @@ def render_pdf(
     pdf = PdfInfo(author=author, creator=creator, subject=subject, created=created)
     options = RenderOptions(debug=debug, assets=assets, memory_limit=memory_limit, pdf=pdf).for_pdf()
     with budget.render(memory_limit):
-        from templatekit.paint.pdf import DocumentInfo, paint_pdf  # ReportLab loads only when a PDF is made
+        from templatekit.paint.pdf import DocumentInfo, paint_pdf  # the PDF writer loads only when a PDF is made
 
         laid_out = prepared(template, modifications, options)
-        info = DocumentInfo(laid_out.template.name, pdf.author, pdf.creator, pdf.subject, pdf.created)
+        meta = options.pdf
+        info = DocumentInfo(laid_out.template.name, meta.author, meta.creator, meta.subject, meta.created)
         data = paint_pdf(laid_out.pages, info)
         scene = laid_out.scene
         return RenderResult(data, "application/pdf", scene.width, scene.height, laid_out.warnings, len(laid_out.pages))

@@ -65,8 +65,6 @@ def url_problem(url: Any, allow: AllowList) -> str | None:
         return f"must be a URL string (got {type(url).__name__})"
     if len(url) > MAX_URL_CHARS:
         return f"at most {MAX_URL_CHARS:,} characters (got {len(url):,})"
-    if any(char.isspace() or ord(char) < 0x20 or ord(char) == 0x7F for char in url):
-        return "must not hold spaces or control characters (percent-encode them)"
     from templatekit.assets.network import check_endpoint
 
     try:
@@ -192,16 +190,7 @@ def queue(
 ) -> list[str]:
     """Queue ``event`` for every endpoint of the project that wants it and for
     ``request_url``; the deliveries' ids. Part of the caller's transaction."""
-    assert event in EVENTS
-    targets: list[tuple[str | None, str]] = [
-        (row.id, row.url)
-        for row in connection.execute(
-            select(webhook_endpoints.c.id, webhook_endpoints.c.url, webhook_endpoints.c.events).where(
-                webhook_endpoints.c.project_id == project_id, webhook_endpoints.c.deleted_at.is_(None)
-            )
-        )
-        if event in row.events.split()
-    ]
+    targets = _endpoints_for(connection, project_id, event)
     if request_url is not None:
         targets.append((None, request_url))
         _ensure_request_secret(connection, sealer, project_id)
@@ -231,6 +220,17 @@ def queue(
     return ids
 
 
+def _endpoints_for(connection: Connection, project_id: str, event: str) -> list[tuple[str | None, str]]:
+    """(id, url) of the project's endpoints that want ``event``."""
+    assert event in EVENTS
+    rows = connection.execute(
+        select(webhook_endpoints.c.id, webhook_endpoints.c.url, webhook_endpoints.c.events).where(
+            webhook_endpoints.c.project_id == project_id, webhook_endpoints.c.deleted_at.is_(None)
+        )
+    )
+    return [(row.id, row.url) for row in rows if event in row.events.split()]
+
+
 @frozen
 class Announcer:
     """Queues the events of videos and stored renders, with their files' URLs."""
@@ -254,6 +254,10 @@ class Announcer:
     def render_done(
         self, db: Database, project_id: str, url: str, template_id: str, output: str, request_url: str | None
     ) -> None:
+        if request_url is None:  # most stored renders: a read, and no write unless an endpoint wants it
+            with db.read() as connection:
+                if not _endpoints_for(connection, project_id, "render.done"):
+                    return
         data = {"url": url, "templateId": template_id, "format": output}
         with db.write() as connection:
             queue(connection, self.sealer, project_id, "render.done", data, request_url)

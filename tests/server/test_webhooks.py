@@ -265,8 +265,8 @@ def test_the_address_policy_holds_for_requests_endpoints_and_each_delivery(clien
         ("http://169.254.169.254/latest/meta-data", "link-local"),
         ("http://10.1.2.3/hook", "private"),
         ("file:///etc/passwd", "scheme"),
-        ("https://example.com/a b", "spaces or control characters"),
-        ("https://example.com/\r\nX-Injected: 1", "spaces or control characters"),
+        ("https://example.com/a b", "spaces or control characters (percent-encode them)"),
+        ("https://example.com/\r\nX-Injected: 1", "spaces or control characters (percent-encode them)"),
         (42, "must be a URL string"),
     ]:
         body = {"templateId": "card", "webhookUrl": url}

@@ -229,6 +229,8 @@ def _read_body(response: http.client.HTTPResponse, limit: int) -> bytes:
 
 
 def _http_parts(url: str) -> SplitResult:
+    if any(char.isspace() or ord(char) < 0x20 or ord(char) == 0x7F for char in url):
+        raise Problem("the URL holds spaces or control characters (percent-encode them)")
     try:
         parts = urlsplit(url)
         _port(parts)

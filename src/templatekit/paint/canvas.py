@@ -89,7 +89,7 @@ def _repaired(scene: Scene, canvas: Any, keys: list[int], last: _Painted, scale:
     """The last image with the damage of the changed items painted again; None when
     the scenes differ too much for that to pay (or their lengths differ)."""
     items = scene.items
-    if last.canvas != canvas or len(last.items) != len(items):
+    if len(last.items) != len(items):
         return None
     changed = [index for index, (old, new) in enumerate(zip(last.items, items, strict=True)) if old != new]
     if not changed:
