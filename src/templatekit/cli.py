@@ -45,7 +45,7 @@ class ProgressBar:
         self.stream.flush()
 
 
-BUILT_IN = ("render", "validate", "batch")
+BUILT_IN = ("render", "validate", "batch", "edit")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -104,6 +104,12 @@ def _parser(plugins: bool = True) -> argparse.ArgumentParser:
     validate = commands.add_parser("validate", help="check template files and list every problem")
     validate.add_argument("templates", type=Path, nargs="+")
     validate.set_defaults(run=_validate)
+
+    edit = commands.add_parser("edit", help="design a template file in the editor, in your browser")
+    edit.add_argument("template", type=Path, help="template JSON file (made when you first save, if new)")
+    edit.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free one)")
+    edit.add_argument("--no-browser", action="store_true", help="print the address without opening a browser")
+    edit.set_defaults(run=_edit)
     if plugins:
         _add_plugin_commands(commands)
     return parser
@@ -228,6 +234,25 @@ def _validate(args: argparse.Namespace) -> int:
             continue
         print(f"{path}: ok ({template.width}x{template.height}, {len(template.layers)} layers)")
     return 1 if failed else 0
+
+
+def _edit(args: argparse.Namespace) -> int:
+    import webbrowser
+
+    from templatekit.editing.local import EditedFile, EditorServer
+
+    server = EditorServer(EditedFile.open(args.template), port=args.port)
+    print(f"editing {args.template} at {server.page}", flush=True)
+    print("saving writes the file; press Ctrl-C to stop", flush=True)
+    if not args.no_browser:
+        webbrowser.open(server.page)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
 
 
 if __name__ == "__main__":

@@ -20,12 +20,14 @@ from templatekit_server.sealing import Sealer
 
 KEY_PREFIX = "tk_live_"
 #: What a key may do: ``render`` (every render, detail and read operation) and
-#: ``templates:write`` (create, update, revert and delete templates).
+#: ``templates:write`` (create, update, revert, delete and preview templates).
 SCOPES = ("render", "templates:write")
 #: Keys made before scopes could render and upload templates; they still can.
 LEGACY_SCOPES = frozenset(SCOPES)
 #: The operations that need ``templates:write``; every other needs ``render``.
-WRITE_OPERATIONS = frozenset({"createTemplate", "updateTemplate", "revertTemplate", "deleteTemplate"})
+WRITE_OPERATIONS = frozenset(
+    {"createTemplate", "updateTemplate", "revertTemplate", "deleteTemplate", "previewTemplate"}
+)
 
 
 class AccountError(ValueError):

@@ -9,8 +9,7 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
@@ -26,9 +25,10 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, Send
 
 from templatekit.errors import TemplatekitError
+from templatekit.web import WEB
 from templatekit_server import catalog, idempotency, logs, render_cache, webhooks
 from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, envelope, from_library
-from templatekit_server.routes import hooks, meta, renders, signed, templates, videos
+from templatekit_server.routes import editor, hooks, meta, renders, signed, templates, videos
 from templatekit_server.settings import Settings
 from templatekit_server.state import ServerState
 
@@ -37,7 +37,6 @@ E = TypeVar("E", bound=Exception)
 access = logging.getLogger("templatekit.access")
 
 REQUEST_ID = "X-Request-Id"
-PLAYGROUND = Path(__file__).resolve().parent / "playground"
 HOUSEKEEPING_SECONDS = 600
 _CLIENT_ID = re.compile(r"[A-Za-z0-9._\-]{1,64}")
 
@@ -106,10 +105,13 @@ def _request_id(request: Request) -> str:
     return str(getattr(request.state, "request_id", "") or f"req_{secrets.token_hex(12)}")
 
 
-def error_response(request: Request, code: str, message: str, headers: dict[str, str] | None = None) -> Response:
+def error_response(
+    request: Request, code: str, message: str, headers: dict[str, str] | None = None, problems: Sequence[str] = ()
+) -> Response:
     """The envelope, with the code's status; every failure is logged with its request id.
     Credentials in URLs the message quotes are redacted."""
     message = logs.redacted(message)
+    problems = [logs.redacted(problem) for problem in problems]
     error = ApiError(code, message, headers)
     request_id = _request_id(request)
     docs = request.app.state.server.settings.docs_url
@@ -117,7 +119,7 @@ def error_response(request: Request, code: str, message: str, headers: dict[str,
         "%s %s -> %d %s: %s (request %s)", request.method, request.url.path, error.status, code, message, request_id
     )
     return JSONResponse(
-        envelope(code, message, request_id, docs),
+        envelope(code, message, request_id, docs, problems),
         status_code=error.status,
         headers={**error.headers, REQUEST_ID: request_id},
     )
@@ -136,12 +138,12 @@ def _handler(kind: type[E], answer: Callable[[Request, E], Awaitable[Response]])
 
 
 async def _api_error(request: Request, exc: ApiError) -> Response:
-    return error_response(request, exc.code, exc.message, exc.headers)
+    return error_response(request, exc.code, exc.message, exc.headers, exc.problems)
 
 
 async def _library_error(request: Request, exc: TemplatekitError) -> Response:
     error = from_library(exc)
-    return error_response(request, error.code, error.message)
+    return error_response(request, error.code, error.message, problems=error.problems)
 
 
 async def _http_error(request: Request, exc: HTTPException) -> Response:
@@ -178,6 +180,14 @@ async def _housekeeping(state: ServerState) -> None:
         await asyncio.sleep(HOUSEKEEPING_SECONDS)
 
 
+def _pages(settings: Settings) -> list[Mount]:
+    """The web pages: static files that call /v1 like any client (``templatekit.web``)."""
+    served = [name for name, wanted in (("playground", settings.playground), ("editor", settings.editor)) if wanted]
+    if served:
+        served.append("common")  # the modules the pages share
+    return [Mount(f"/{name}", app=StaticFiles(directory=WEB / name, html=True), name=name) for name in served]
+
+
 def create_app(settings: Settings | None = None) -> Starlette:
     """The /v1 app for ``settings`` (default: from the environment)."""
     state = ServerState(settings or Settings.from_env())
@@ -198,10 +208,16 @@ def create_app(settings: Settings | None = None) -> Starlette:
             await asyncio.gather(*tasks, return_exceptions=True)
             state.close()
 
-    interface = [*renders.routes, *signed.routes, *videos.routes, *templates.routes, *meta.routes, *hooks.routes]
-    mounts = [Mount("/v1", routes=interface)]
-    if state.settings.playground:
-        mounts.append(Mount("/playground", app=StaticFiles(directory=PLAYGROUND, html=True), name="playground"))
+    interface = [
+        *renders.routes,
+        *signed.routes,
+        *videos.routes,
+        *editor.routes,
+        *templates.routes,
+        *meta.routes,
+        *hooks.routes,
+    ]
+    mounts = [Mount("/v1", routes=interface), *_pages(state.settings)]
     app = Starlette(
         routes=mounts,
         middleware=[Middleware(RequestIds)],

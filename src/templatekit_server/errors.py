@@ -1,13 +1,15 @@
 """The error envelope and codes of the /v1 interface, in one place.
 
 Every failure answers ``{"error": {"code", "docs", "message", "requestId"}}`` with the
-status of its code. Library exceptions map to codes here, and nowhere else.
+status of its code; an invalid template adds ``problems``, one ``"path: message"`` each,
+so that an editor can show each at its field. Library exceptions map to codes here, and nowhere else.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from templatekit.errors import (
     AssetError,
@@ -41,12 +43,15 @@ STATUS = {
 class ApiError(Exception):
     """A failure to answer with the envelope: ``code`` is one of ``STATUS``."""
 
-    def __init__(self, code: str, message: str, headers: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, code: str, message: str, headers: Mapping[str, str] | None = None, problems: Sequence[str] = ()
+    ) -> None:
         assert code in STATUS, code
         super().__init__(message)
         self.code = code
         self.message = message
         self.headers = dict(headers or {})
+        self.problems = tuple(problems)
 
     @property
     def status(self) -> int:
@@ -63,7 +68,7 @@ def from_library(exc: TemplatekitError) -> ApiError:
     if isinstance(exc, AssetError):
         return ApiError("FETCH_IMAGE_ERROR", str(exc))
     if isinstance(exc, TemplateError):
-        return ApiError("BAD_REQUEST", "; ".join(exc.problems) if exc.problems else str(exc))
+        return ApiError("BAD_REQUEST", "; ".join(exc.problems) if exc.problems else str(exc), problems=exc.problems)
     if isinstance(exc, (ModificationError, LimitError)):
         return ApiError("BAD_REQUEST", str(exc))
     if isinstance(exc, StorageError):
@@ -74,12 +79,15 @@ def from_library(exc: TemplatekitError) -> ApiError:
     return ApiError("INTERNAL_SERVER_ERROR", str(exc))
 
 
-def envelope(code: str, message: str, request_id: str, docs_url: str) -> dict[str, dict[str, str]]:
-    return {
-        "error": {
-            "code": code,
-            "docs": f"{docs_url.rstrip('/')}/{code}",
-            "message": message,
-            "requestId": request_id,
-        }
+def envelope(
+    code: str, message: str, request_id: str, docs_url: str, problems: Sequence[str] = ()
+) -> dict[str, dict[str, Any]]:
+    error: dict[str, Any] = {
+        "code": code,
+        "docs": f"{docs_url.rstrip('/')}/{code}",
+        "message": message,
+        "requestId": request_id,
     }
+    if problems:
+        error["problems"] = list(problems)
+    return {"error": error}

@@ -4,6 +4,7 @@ name the field and the value, and the API key from wherever the client put it.""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -89,6 +90,14 @@ class Fields:
         if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", ""):
             return value.lower() in ("true", "1")
         raise bad_request(f"{name}: must be true or false (got {_shown(value)})")
+
+    def number(self, name: str) -> float | None:
+        value = self.source.get(name)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise bad_request(f"{name}: must be a number (got {_shown(value)})")
+        return float(value)
 
     def choice(self, name: str, choices: Iterable[str], default: str, aliases: Mapping[str, str] | None = None) -> str:
         value = self.text(name)

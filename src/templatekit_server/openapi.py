@@ -13,8 +13,7 @@ from typing import Any
 
 from templatekit.apply import MAX_MODIFICATIONS
 from templatekit.model.layers import LAYER_KINDS
-from templatekit.model.schema import ModelSchema, layer_schema, modification_fields
-from templatekit.model.template import MAX_LAYERS, Template
+from templatekit.model.schema import ModelSchema, modification_fields, template_schema
 from templatekit_server import webhooks
 from templatekit_server.errors import STATUS, envelope
 from templatekit_server.files import EXTENSIONS
@@ -605,6 +604,31 @@ def _hook_paths(errors: _ErrorResponses) -> Json:
     return {"/hooks/{token}": {"post": call_hook}}
 
 
+def _editor_paths(errors: _ErrorResponses) -> Json:
+    preview = _operation(
+        "previewTemplate",
+        "templates",
+        "Render a template being designed",
+        "Renders a template sent whole, not stored, as createImage renders it once saved (the same bytes): "
+        "an editor's canvas. `time` shows a video template's frame at that moment. Free, so it needs the "
+        "`templates:write` scope; it counts against the rate limit. A full-size PNG also says whether each "
+        "code scans, in `X-Templatekit-Scans`; an invalid template's problems are in `error.problems`.",
+        {
+            "200": _response("The image.", _images(), ("X-Templatekit-Warnings", "X-Templatekit-Scans")),
+            **errors(*KEYED, "FETCH_IMAGE_ERROR"),
+        },
+        body=_body("PreviewRequest", "The template and how to render it."),
+    )
+    fonts = _operation(
+        "listFonts",
+        "templates",
+        "List the bundled fonts",
+        "The font families every template can use without a `fonts` entry, with their weights.",
+        {"200": _response("The families.", _json({"type": "array", "items": _schema("FontFamily")})), **errors(*KEYED)},
+    )
+    return {"/templates/preview": {"post": preview}, "/fonts": {"get": fonts}}
+
+
 def _meta_paths(errors: _ErrorResponses) -> Json:
     internal = errors("INTERNAL_SERVER_ERROR")
     get_info = _operation(
@@ -669,8 +693,7 @@ def _meta_paths(errors: _ErrorResponses) -> Json:
 def _schemas() -> Json:
     model = ModelSchema()
     fields = modification_fields(model)
-    layer_kinds = {cls.__name__: layer_schema(model, kind) for kind, cls in LAYER_KINDS.items()}
-    return {**_interface_schemas(fields, model), **model.definitions, **layer_kinds}
+    return {**_interface_schemas(fields, model), **model.definitions}
 
 
 def _interface_schemas(fields: Json, model: ModelSchema) -> Json:
@@ -707,6 +730,11 @@ def _interface_schemas(fields: Json, model: ModelSchema) -> Json:
             "docs": _text("Where the code is explained.", format="uri"),
             "message": _text("What went wrong, naming the field or URL concerned."),
             "requestId": _text("The request's id, also in the `X-Request-Id` header."),
+            "problems": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "An invalid template's problems, one `path: message` each (`layers[2].size: …`).",
+            },
         },
         ["code", "docs", "message", "requestId"],
         additionalProperties=False,
@@ -792,6 +820,25 @@ def _interface_schemas(fields: Json, model: ModelSchema) -> Json:
         ),
         "S3ConfigText": _json_text(_schema("S3Config"), "`S3Config` as JSON text."),
         "S3ConfigValue": {"oneOf": [_schema("S3Config"), _schema("S3ConfigText"), {"type": "null"}]},
+        "PreviewRequest": _object(
+            {
+                "apiKey": key,
+                "template": _schema("Template"),
+                "modifications": modifications,
+                "format": _schema("ImageFormat"),
+                "thumbnail": _flag(THUMBNAIL),
+                "time": {"type": "number", "minimum": 0, "description": "A video template's moment to show, in s."},
+            },
+            ["template"],
+        ),
+        "FontFamily": _object(
+            {
+                "family": _text("The family's name, as a layer's `font`."),
+                "weights": {"type": "array", "items": {"type": "integer"}, "description": "Its weights."},
+                "italic": {"type": "boolean", "description": "Whether it has italic faces."},
+            },
+            ["family", "weights", "italic"],
+        ),
         "ImageRequest": _object(
             image_fields,
             ["templateId"],
@@ -902,21 +949,9 @@ def _event(kind: str, description: str, **fields: Json) -> Json:
 
 
 def _template(key: Json, model: ModelSchema) -> Json:
-    """The template format, from the model: canvas, background, fonts, video, audio and
-    the layers (one schema per kind, told apart by ``type``)."""
-    schema = model.object_of(Template, skip=frozenset({"baseDir", "loadWarnings", "layers"}))
-    layer = {
-        "oneOf": [_schema(cls.__name__) for cls in LAYER_KINDS.values()],
-        "discriminator": {
-            "propertyName": "type",
-            "mapping": {kind: f"#/components/schemas/{cls.__name__}" for kind, cls in LAYER_KINDS.items()},
-        },
-    }
-    schema["properties"] = {
-        "apiKey": key,
-        **schema["properties"],
-        "layers": {"type": "array", "items": layer, "maxItems": MAX_LAYERS},
-    }
+    """The template format, from the model, with the interface's own fields."""
+    schema = template_schema(model)
+    schema["properties"] = {"apiKey": key, **schema["properties"]}
     schema["properties"]["id"] = _text("The template's id; a new `tpl_…` id when absent.", pattern=ID_PATTERN)
     schema["description"] = (
         "A template in the template format (docs/template-format.md): canvas, fonts, background, optional "
@@ -947,6 +982,11 @@ def _headers() -> Json:
         "X-Templatekit-Warnings": header(
             "The modifications (or template fields) that were ignored, as a JSON array, cut to 4 KB; absent when none.",
             _json_text({"type": "array", "items": {"type": "string"}}, "A JSON array of texts."),
+        ),
+        "X-Templatekit-Scans": header(
+            "Whether each QR code and barcode scans, read back from the rendered pixels, as a JSON array of "
+            "`{layer, scans, message}` (`scans` is null when the server has no reader); absent without codes.",
+            _json_text({"type": "array", "items": {"type": "object"}}, "A JSON array of objects."),
         ),
         "Idempotent-Replayed": header(
             "`true` when the answer is the first answer to the same `Idempotency-Key`.",
@@ -1085,6 +1125,7 @@ def document() -> dict[str, Any]:
     paths = {
         **_render_paths(errors),
         **_video_paths(errors),
+        **_editor_paths(errors),
         **_template_paths(errors),
         **_hook_paths(errors),
         **_meta_paths(errors),

@@ -37,6 +37,7 @@ from pebble import ProcessExpired, ProcessPool
 from sqlalchemy.exc import SQLAlchemyError
 
 import templatekit as tk
+from templatekit.editing.draft import render_draft
 from templatekit.errors import TemplatekitError
 from templatekit.model.template import Template
 from templatekit.storage import Store
@@ -71,6 +72,26 @@ class StillOutput:
 
 
 @frozen
+class DraftJob:
+    """A render of a template being designed (the editor's canvas): the template is sent
+    whole, as it is not stored."""
+
+    template: dict[str, Any]
+    modifications: Any
+    output: str  # png, jpeg or webp
+    thumbnail: bool
+    time: float | None
+
+
+@frozen
+class DraftOutput:
+    data: bytes
+    media_type: str
+    warnings: tuple[str, ...]
+    scans: tuple[dict[str, Any], ...]
+
+
+@frozen
 class VideoJob:
     video_id: str
     workspace_id: str
@@ -99,9 +120,10 @@ class Measured:
 class Failure:
     code: str
     message: str
+    problems: tuple[str, ...] = ()
 
     def error(self) -> ApiError:
-        return ApiError(self.code, self.message)
+        return ApiError(self.code, self.message, problems=self.problems)
 
 
 # ------------------------------------------------------------------ in the worker
@@ -171,6 +193,23 @@ def render_still(job: StillJob) -> StillOutput | Failure:
     return StillOutput(result.data, result.media_type, result.width, result.height, result.warnings)
 
 
+def render_draft_job(job: DraftJob) -> DraftOutput | Failure:
+    try:
+        drawn = render_draft(
+            job.template,
+            job.modifications,
+            format=job.output,
+            thumbnail=job.thumbnail,
+            time=job.time,
+            assets=_Worker.assets,
+            memory_limit=_Worker.memory,
+        )
+    except TemplatekitError as exc:
+        return _failure(exc)
+    result = drawn.result
+    return DraftOutput(result.data, result.media_type, result.warnings, tuple(s.as_json() for s in drawn.scans))
+
+
 def _failure(exc: Exception) -> Failure:
     """The answer to send for a render that failed on its input, its storage or the database."""
     if isinstance(exc, TemplatekitError):
@@ -180,7 +219,7 @@ def _failure(exc: Exception) -> Failure:
     else:
         log.error("database error in a render worker: %s", getattr(exc, "orig", None) or exc)
         error = ApiError("INTERNAL_SERVER_ERROR", DATABASE_UNAVAILABLE)
-    return Failure(error.code, error.message)
+    return Failure(error.code, error.message, error.problems)
 
 
 class ProgressEvents:

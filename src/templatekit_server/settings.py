@@ -83,6 +83,9 @@ class Settings:
     #: Serve the playground page at ``/playground/`` (it holds no data of its own: the
     #: key is typed into the page, which calls /v1 like any client).
     playground: bool = True
+    #: Serve the template editor at ``/editor/`` (likewise: a page that calls /v1 with the
+    #: key typed into it, which needs ``templates:write`` to preview and save).
+    editor: bool = True
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: object) -> Settings:
@@ -162,6 +165,7 @@ _ENV = {
     "TEMPLATEKIT_WEBHOOK_RETRIES": "webhook_retries",
     "TEMPLATEKIT_WEBHOOK_CONCURRENCY": "webhook_concurrency",
     "TEMPLATEKIT_PLAYGROUND": "playground",
+    "TEMPLATEKIT_EDITOR": "editor",
 }
 
 

@@ -17,6 +17,9 @@ import attrs
 Check = Callable[[Any], "str | None"]
 Json = dict[str, Any]
 
+#: Schema keywords of a font family name: an editor offers the bundled and template fonts.
+FONT_FAMILY: Json = {"x-control": "font"}
+
 
 def described(check: Check, schema: Json) -> Check:
     """``check``, saying that it allows what ``schema`` allows."""
@@ -29,9 +32,14 @@ def schema_of(check: Check | None) -> Json:
     return dict(getattr(check, "json_schema", {})) if check is not None else {}
 
 
-def field(default: Any = attrs.NOTHING, *, check: Check | None = None, **kwargs: Any) -> Any:
-    """An attrs field with an optional check."""
-    metadata = {"check": check} if check else {}
+def field(
+    default: Any = attrs.NOTHING, *, check: Check | None = None, schema: Json | None = None, **kwargs: Any
+) -> Any:
+    """An attrs field with an optional check; ``schema`` adds keywords to its published
+    schema (``x-control``: the control an editor gives it, where its type does not say)."""
+    metadata: dict[str, Any] = {"check": check} if check else {}
+    if schema:
+        metadata["schema"] = schema
     return attrs.field(default=default, metadata=metadata, **kwargs)
 
 

@@ -15,6 +15,7 @@ import attrs
 from attrs import frozen
 
 from templatekit.model.checks import (
+    FONT_FAMILY,
     MAX_EXTENT,
     MAX_FONT_SIZE,
     MAX_ROWS,
@@ -104,6 +105,8 @@ class Layer:
     rotation: float = 0.0
     opacity: float = field(1.0, check=between(0, 1))
     visible: bool = True
+    #: the editor neither moves nor resizes it; renders ignore it
+    locked: bool = False
     suggest_input: str | None = None
     start: float | None = field(None, check=non_negative)
     duration: float | None = field(None, check=positive)
@@ -140,7 +143,7 @@ class TextLayer(Layer):
 
     text: str = _text()
     color: Color = Color(0, 0, 0)
-    font: str = "Inter"
+    font: str = field("Inter", schema=FONT_FAMILY)
     weight: int = field(400, check=between(100, 900))
     italic: bool = False
     size: float = field(32.0, check=FONT_SIZE)
@@ -207,7 +210,7 @@ class AlertLayer(Layer):
     title: str = _text()
     text: str = _text()
     variant: Literal["info", "success", "warning", "error"] = "info"
-    font: str = "Inter"
+    font: str = field("Inter", schema=FONT_FAMILY)
     size: float = field(16.0, check=FONT_SIZE)
 
 
@@ -219,7 +222,7 @@ class SignatureLayer(Layer):
     text: str = _text()
     title: str = _text()
     date: str = _text()
-    font: str = "Dancing Script"
+    font: str = field("Dancing Script", schema=FONT_FAMILY)
     color: Color = Color(15, 23, 42)
     line_color: Color = Color(100, 116, 139)
 
@@ -292,7 +295,7 @@ class TableLayer(Layer):
     header_color: Color | None = None
     stripe: Color | None = None
     border: Color | None = None
-    font: str = "Inter"
+    font: str = field("Inter", schema=FONT_FAMILY)
     size: float = field(14.0, check=FONT_SIZE)
     width_mode: Literal["standard", "adaptive"] = "standard"
     height_mode: Literal["standard", "adaptive"] = "standard"
@@ -337,7 +340,7 @@ class ChartLayer(Layer):
     legend: bool = True
     colors: tuple[Color, ...] = ()
     stacked: bool = False
-    font: str = "Inter"
+    font: str = field("Inter", schema=FONT_FAMILY)
     value_format: str | None = field(None, check=_number_format)
     value_labels: bool = False
     max_slices: int | None = field(10, check=between(2, 1000))
@@ -394,7 +397,7 @@ class KeyValueLayer(Layer):
     MAIN_FIELD = "rows"
 
     rows: tuple[KeyValueRow, ...] = ()
-    font: str = "Inter"
+    font: str = field("Inter", schema=FONT_FAMILY)
     size: float = field(16.0, check=FONT_SIZE)
     key_color: Color = Color(100, 116, 139)
     value_color: Color = Color(15, 23, 42)

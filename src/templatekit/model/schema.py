@@ -18,8 +18,9 @@ from typing import Any, Literal, Union
 import attrs
 
 from templatekit.model.checks import schema_of
-from templatekit.model.convert import json_name
+from templatekit.model.convert import converter, json_name
 from templatekit.model.layers import LAYER_KINDS, CellValue, Column, PlotlyFigure
+from templatekit.model.template import MAX_LAYERS, Template
 from templatekit.model.values import Color, Insets, Length, Source
 
 Json = dict[str, Any]
@@ -37,6 +38,7 @@ _SPECIAL: dict[Any, Json] = {
         "type": "string",
         "description": "A colour: `#rgb`, `#rrggbb`, `#rrggbbaa`, `rgb()`/`rgba()` or a CSS name.",
         "examples": ["#0f172a", "rgba(15, 23, 42, 0.5)", "white"],
+        "x-control": "color",
     },
     Length: {
         "description": 'A length in px, or a percentage of the layer\'s size as text (`"50%"`).',
@@ -50,6 +52,7 @@ _SPECIAL: dict[Any, Json] = {
         "type": "string",
         "minLength": 1,
         "description": "An http(s) URL, a data URI, or (where the renderer allows files) a path.",
+        "x-control": "source",
     },
     PlotlyFigure: {"type": "object", "description": "A whole Plotly figure: `data` (traces) and `layout`."},
     CellValue: {"type": ["string", "number", "boolean", "null"], "description": "A table cell."},
@@ -121,12 +124,14 @@ class ModelSchema:
 
     def field(self, attribute: attrs.Attribute[Any], kind: Any) -> Json:
         schema = self.of(kind)
-        limits = schema_of(attribute.metadata.get("check"))
+        limits = {**schema_of(attribute.metadata.get("check")), **attribute.metadata.get("schema", {})}
         if limits:
             schema = {"allOf": [schema], **limits} if "$ref" in schema else {**schema, **limits}
         default = attribute.default
-        if default is not attrs.NOTHING and isinstance(default, (str, int, float, bool)):
+        if isinstance(default, (str, int, float, bool)):
             schema["default"] = default
+        elif attrs.has(type(default)) or isinstance(default, (Color, Length, Insets)):
+            schema["default"] = converter.unstructure(default)  # as the JSON writes it
         return schema
 
 
@@ -164,7 +169,36 @@ def _nullable(schema: Json) -> Json:
 
 def layer_schema(schemas: ModelSchema, kind: str) -> Json:
     """A layer of ``kind`` as a template holds it: ``type`` and its fields."""
-    body = schemas.object_of(LAYER_KINDS[kind])
+    cls = LAYER_KINDS[kind]
+    body = schemas.object_of(cls)
     body["properties"] = {"type": {"const": kind}, **body["properties"]}
     body["required"] = ["type", *body.get("required", [])]
+    if cls.MAIN_FIELD:
+        body["x-main-field"] = json_name(cls.MAIN_FIELD)  # what a plain modification value sets
     return body
+
+
+def template_schema(schemas: ModelSchema) -> Json:
+    """The template: canvas, background, fonts, video, audio and the layers (one schema
+    per kind, told apart by ``type``)."""
+    schema = schemas.object_of(Template, skip=frozenset({"baseDir", "loadWarnings", "layers"}))
+    for kind, cls in LAYER_KINDS.items():
+        name = schemas.name_of(cls)
+        schemas.definitions.setdefault(name, layer_schema(schemas, kind))
+    layer = {
+        "oneOf": [{"$ref": f"{schemas.prefix}{schemas.name_of(cls)}"} for cls in LAYER_KINDS.values()],
+        "discriminator": {
+            "propertyName": "type",
+            "mapping": {kind: f"{schemas.prefix}{schemas.name_of(cls)}" for kind, cls in LAYER_KINDS.items()},
+        },
+    }
+    schema["properties"]["layers"] = {"type": "array", "items": layer, "maxItems": MAX_LAYERS}
+    return schema
+
+
+def format_schemas(prefix: str = "#/components/schemas/") -> Json:
+    """Every schema of the template format by name: ``Template``, one per layer kind and
+    the values they use, as an editor builds its forms from them."""
+    schemas = ModelSchema(prefix)
+    template = template_schema(schemas)
+    return {"Template": template, **schemas.definitions}

@@ -8,7 +8,7 @@ from typing import Literal
 
 from attrs import frozen
 
-from templatekit.model.checks import between, field, non_empty, non_negative
+from templatekit.model.checks import FONT_FAMILY, between, field, non_empty, non_negative
 from templatekit.model.layers import AnyLayer, Fit
 from templatekit.model.values import Color, Source
 
@@ -21,7 +21,7 @@ MAX_LAYERS = 500
 class FontSource:
     """An extra font face; ``src`` is a path relative to the template, a URL or a data URI."""
 
-    family: str = field(check=non_empty)
+    family: str = field(check=non_empty, schema=FONT_FAMILY)
     src: Source = field(check=non_empty)
     weight: int = field(400, check=between(100, 900))
     style: Literal["normal", "italic"] = "normal"

@@ -158,6 +158,15 @@ class FontBook:
     def has_family(self, family: str) -> bool:
         return _ALIASES.get(family.casefold(), family).casefold() in self._families
 
+    def families(self) -> list[dict[str, Any]]:
+        """Each family with its weights and whether it has italics, as JSON: what a font
+        picker offers."""
+        listed = []
+        for faces in self._families.values():
+            weights = sorted({face.weight for face in faces})
+            listed.append({"family": faces[0].family, "weights": weights, "italic": any(f.italic for f in faces)})
+        return sorted(listed, key=lambda entry: (entry["family"] != DEFAULT_FAMILY, entry["family"].casefold()))
+
     def match(self, family: str, weight: int = 400, italic: bool = False) -> Face:
         """The closest face of ``family`` (or of the default family if unknown)."""
         name = _ALIASES.get(family.casefold(), family).casefold()

@@ -25,13 +25,13 @@ MAX_VERSION = 2**31 - 1
 
 @cache
 def _operations_without_get() -> frozenset[str]:
-    """The names under /templates/ that are POST operations (createImage, …): a GET, PUT
+    """The names under /templates/ that are POST operations (createImage, preview, …): a GET, PUT
     or DELETE of one is a 405, not an operation on a template of that id."""
-    from templatekit_server.routes import renders, videos
+    from templatekit_server.routes import editor, renders, videos
 
     return frozenset(
         route.path.removeprefix("/templates/")
-        for route in (*renders.routes, *videos.routes)
+        for route in (*renders.routes, *videos.routes, *editor.routes)
         if route.path.startswith("/templates/") and "GET" not in (route.methods or ())
     )
 
@@ -49,19 +49,21 @@ async def details(request: Request) -> Response:
 
 
 async def source(request: Request) -> Response:
-    """The template JSON as stored: the current version, or ``?version=N``."""
+    """The template JSON as stored: the current version, or ``?version=N``; its version
+    number is the ETag (for ``If-Match`` when saving an edit of it)."""
     server = server_of(request)
     caller = await authenticate(request, "getTemplateSource")
     template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
     asked = Fields(request.query_params, server.settings.max_text_chars, "query").text("version")
     version = _version(asked) if asked is not None else None
 
-    def stored() -> str:
+    def stored() -> tuple[str, int]:
         found = catalog.info(server.db, caller.workspace_id, template_id)
-        return catalog.body(server.db, caller.workspace_id, template_id, version or found.version)
+        served = version or found.version
+        return catalog.body(server.db, caller.workspace_id, template_id, served), served
 
-    text = await run_in_threadpool(stored)
-    return Response(text, media_type="application/json")
+    text, served = await run_in_threadpool(stored)
+    return Response(text, media_type="application/json", headers={"ETag": f'"{served}"'})
 
 
 def _version(text: str) -> int:

@@ -2,10 +2,12 @@
 // request as curl and Python, signed URLs and video renders. The API key stays in this
 // page's memory: it is sent to the server, and never stored.
 
-const api = new URL("../v1/", document.baseURI).href.replace(/\/$/, "");
+import { Api, apiNextTo, curlCode, pythonCode, renderVideoStreamed, signedUrl, warningsOf } from "../common/api.js";
+
+const api = apiNextTo(document.baseURI);
 const $ = (id) => document.getElementById(id);
 const state = {
-  key: "",
+  client: null,
   template: null,
   designed: new Map(),
   changed: new Map(),
@@ -14,26 +16,9 @@ const state = {
   timer: 0,
 };
 
-// ------------------------------------------------------------------ requests
+const call = (path, options) => state.client.call(path, options);
 
-async function call(path, { method = "GET", body, query } = {}) {
-  const url = new URL(`${api}${path}`);
-  for (const [name, value] of Object.entries(query || {})) url.searchParams.set(name, value);
-  const response = await fetch(url, {
-    method,
-    headers: { Authorization: `Bearer ${state.key}`, ...(body ? { "Content-Type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  if (!response.ok) {
-    let message = `HTTP ${response.status}`;
-    try {
-      const { error } = await response.json();
-      message = `${error.code}: ${error.message}`;
-    } catch {}
-    throw new Error(message);
-  }
-  return response;
-}
+// ------------------------------------------------------------------ requests
 
 function modifications() {
   return [...state.changed].map(([name, fields]) => ({ name, ...fields }));
@@ -49,7 +34,7 @@ function renderBody(extra = {}) {
 
 $("connect").addEventListener("submit", async (event) => {
   event.preventDefault();
-  state.key = $("key").value.trim();
+  state.client = new Api(api, $("key").value.trim());
   setStatus("connecting…");
   try {
     const templates = await (await call("/templates")).json();
@@ -290,8 +275,7 @@ async function preview(extra) {
     const response = await call("/templates/createImage", { method: "POST", body: renderBody(extra) });
     const blob = await response.blob();
     if (serial !== state.previewSerial) return; // a newer preview is on its way
-    const warnings = response.headers.get("X-Templatekit-Warnings");
-    $("warnings").textContent = warnings ? JSON.parse(warnings).join("\n") : "";
+    $("warnings").textContent = warningsOf(response).join("\n");
     URL.revokeObjectURL($("preview").src);
     $("preview").src = URL.createObjectURL(blob);
     $("preview-note").textContent = extra.thumbnail ? "thumbnail (free)" : `full size, ${Math.round(blob.size / 1024)} KB`;
@@ -316,55 +300,22 @@ function showCode() {
   const video = state.template.kind === "video";
   const operation = video ? "renderVideo" : "createImage";
   const body = video ? renderBody() : renderBody({ format: $("format").value });
-  const quoted = `'${JSON.stringify(body).replaceAll("'", "'\\''")}'`;
-  const output = video ? "" : ` -o out.${body.format}`;
-  $("curl").textContent =
-    `curl -X POST ${api}/templates/${operation} \\\n  -H "Authorization: Bearer $TEMPLATEKIT_KEY" \\\n` +
-    `  -H "Content-Type: application/json" \\\n  -d ${quoted}${output}`;
-  const save = video ? `print(answer.json()["url"])` : `open("out.${body.format}", "wb").write(answer.content)`;
-  $("python").textContent =
-    `import os, httpx\n\nanswer = httpx.post(\n    "${api}/templates/${operation}",\n` +
-    `    headers={"Authorization": f"Bearer {os.environ['TEMPLATEKIT_KEY']}"},\n` +
-    `    json=${python(body, "    ")},\n    timeout=${video ? "None" : "60"},\n)\nanswer.raise_for_status()\n${save}`;
-}
-
-function python(value, indent) {
-  // JSON as a Python literal: strings and numbers are the same, the constants are not.
-  if (value === null) return "None";
-  if (value === true) return "True";
-  if (value === false) return "False";
-  const inner = `${indent}    `;
-  if (Array.isArray(value)) {
-    return value.length ? `[\n${value.map((item) => inner + python(item, inner)).join(",\n")},\n${indent}]` : "[]";
-  }
-  if (typeof value === "object") {
-    const items = Object.entries(value).map(([key, item]) => `${inner}${JSON.stringify(key)}: ${python(item, inner)}`);
-    return items.length ? `{\n${items.join(",\n")},\n${indent}}` : "{}";
-  }
-  return JSON.stringify(value);
+  const output = video ? "" : `out.${body.format}`;
+  $("curl").textContent = curlCode(api, operation, body, output);
+  $("python").textContent = pythonCode(api, operation, body, output);
 }
 
 $("format").addEventListener("change", showCode);
 
 // ------------------------------------------------------------------ signed URLs
 
-async function hex(buffer) {
-  return [...new Uint8Array(buffer)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
 $("sign").addEventListener("click", async () => {
-  const encoder = new TextEncoder();
-  const params = new URLSearchParams({
-    apiKeyHashed: await hex(await crypto.subtle.digest("SHA-256", encoder.encode(state.key))),
+  const url = await signedUrl(api, state.client.key, {
     templateId: state.template.id,
     format: $("format").value,
+    modifications: modifications(),
+    expiresIn: $("expires").value,
   });
-  if (state.changed.size) params.set("modifications", JSON.stringify(modifications()));
-  if ($("expires").value) params.set("expires", String(Math.floor(Date.now() / 1000) + Number($("expires").value)));
-  params.sort();
-  const key = await crypto.subtle.importKey("raw", encoder.encode(state.key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  params.append("sign", await hex(await crypto.subtle.sign("HMAC", key, encoder.encode(params.toString()))));
-  const url = `${api}/templates/signedurl?${params}`;
   $("signed").textContent = url;
   $("signed-preview").src = url;
   $("signed-preview").hidden = false;
@@ -377,43 +328,14 @@ $("render-video").addEventListener("click", async () => {
   $("video").hidden = true;
   $("video-progress").value = 0;
   $("video-status").textContent = "sending…";
+  const show = (text, progress) => {
+    $("video-status").textContent = text;
+    $("video-progress").value = progress;
+  };
   try {
-    const response = await call("/templates/renderVideo", { method: "POST", body: renderBody(), query: { stream: "true" } });
-    for await (const { event, data } of serverEvents(response.body)) {
-      if (event === "created") $("video-status").textContent = `video ${data.id} created`;
-      if (event === "queued") $("video-status").textContent = `waiting: ${data.ahead} ahead`;
-      if (event === "progress") {
-        $("video-progress").value = data.progress;
-        $("video-status").textContent = `frame ${data.frame} of ${data.totalFrames}`;
-      }
-      if (event === "done") {
-        $("video-progress").value = 1;
-        $("video-status").textContent = "done";
-        $("video").src = data.url;
-        $("video").hidden = false;
-      }
-      if (event === "error") $("video-status").textContent = `${data.error.code}: ${data.error.message}`;
-    }
+    $("video").src = await renderVideoStreamed(state.client, renderBody(), show);
+    $("video").hidden = false;
   } catch (error) {
     $("video-status").textContent = error.message;
   }
 });
-
-async function* serverEvents(stream) {
-  // EventSource cannot POST: read the text/event-stream records from the response body.
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += value;
-    let end;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const record = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const event = record.match(/^event: (.*)$/m)?.[1];
-      const data = record.match(/^data: (.*)$/m)?.[1];
-      if (event && data) yield { event, data: JSON.parse(data) };
-    }
-  }
-}

@@ -1,0 +1,146 @@
+// The template being edited, the selection, and the history of changes.
+// Every change goes through ``change``, which keeps a snapshot for undo; changes to the
+// same field in quick succession (typing, dragging) are one step.
+
+const COALESCE_MS = 800;
+const HISTORY_LIMIT = 200;
+
+export class Doc extends EventTarget {
+  constructor() {
+    super();
+    this.template = null;
+    this.selection = new Set(); // layer names (names are unique in a template)
+    this.past = [];
+    this.future = [];
+    this.lastKey = null;
+    this.lastAt = 0;
+    this.savedJson = null; // the template as last saved or opened
+  }
+
+  /** A template opened or loaded: history starts anew. */
+  open(template) {
+    this.template = template;
+    this.past = [];
+    this.future = [];
+    this.lastKey = null;
+    this.savedJson = JSON.stringify(template);
+    this.selection = new Set();
+    this.emit("open");
+  }
+
+  markSaved() {
+    this.savedJson = JSON.stringify(this.template);
+    this.emit("saved");
+  }
+
+  get dirty() {
+    return this.template !== null && JSON.stringify(this.template) !== this.savedJson;
+  }
+
+  /** ``mutate(template)`` as one undoable step; ``key`` merges quick repeats of it. */
+  change(mutate, { key = null, source = "" } = {}) {
+    const now = performance.now();
+    const merging = key !== null && key === this.lastKey && now - this.lastAt < COALESCE_MS;
+    if (!merging) {
+      this.past.push({ template: structuredClone(this.template), selection: [...this.selection] });
+      if (this.past.length > HISTORY_LIMIT) this.past.shift();
+    }
+    this.lastKey = key;
+    this.lastAt = now;
+    this.future = [];
+    mutate(this.template);
+    this.keepSelectionValid();
+    this.emit("change", { source });
+  }
+
+  /** Ends a run of merged changes: the next change is a step of its own. */
+  settle() {
+    this.lastKey = null;
+  }
+
+  undo() {
+    this.step(this.past, this.future);
+  }
+
+  redo() {
+    this.step(this.future, this.past);
+  }
+
+  step(from, to) {
+    const previous = from.pop();
+    if (!previous) return;
+    to.push({ template: structuredClone(this.template), selection: [...this.selection] });
+    this.template = previous.template;
+    this.selection = new Set(previous.selection);
+    this.lastKey = null;
+    this.keepSelectionValid();
+    this.emit("change", { source: "history" });
+    this.emit("select");
+  }
+
+  select(names, { add = false } = {}) {
+    const next = add ? new Set(this.selection) : new Set();
+    for (const name of names) {
+      if (add && next.has(name)) next.delete(name);
+      else next.add(name);
+    }
+    this.selection = next;
+    this.emit("select");
+  }
+
+  keepSelectionValid() {
+    const names = new Set(this.layers.map((layer) => layer.name));
+    this.selection = new Set([...this.selection].filter((name) => names.has(name)));
+  }
+
+  get layers() {
+    return this.template?.layers || [];
+  }
+
+  layer(name) {
+    return this.layers.find((layer) => layer.name === name);
+  }
+
+  selected() {
+    return this.layers.filter((layer) => this.selection.has(layer.name));
+  }
+
+  /** A name no layer has yet: ``base``, ``base 2``, … */
+  freeName(base) {
+    const names = new Set(this.layers.map((layer) => layer.name));
+    if (!names.has(base)) return base;
+    for (let n = 2; ; n++) if (!names.has(`${base} ${n}`)) return `${base} ${n}`;
+  }
+
+  emit(type, detail = {}) {
+    this.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+}
+
+// ------------------------------------------------------------------ paths into the JSON
+
+/** ``["layers", 2, "focus", "x"]`` -> the value there (undefined when absent). */
+export function getAt(root, path) {
+  return path.reduce((node, part) => (node == null ? undefined : node[part]), root);
+}
+
+/** Sets the value at ``path``; ``undefined`` removes the field (back to its default). */
+export function setAt(root, path, value) {
+  let node = root;
+  for (const [index, part] of path.slice(0, -1).entries()) {
+    if (node[part] == null || typeof node[part] !== "object") node[part] = typeof path[index + 1] === "number" ? [] : {};
+    node = node[part];
+  }
+  const last = path[path.length - 1];
+  if (value === undefined) {
+    if (Array.isArray(node)) node.splice(last, 1);
+    else delete node[last];
+  } else {
+    node[last] = value;
+  }
+}
+
+/** "layers[2].focus.x" as the model writes paths in its messages. */
+export function pathText(path) {
+  return path.map((part, i) => (typeof part === "number" ? `[${part}]` : i ? `.${part}` : part)).join("");
+}

@@ -1,0 +1,344 @@
+// Form controls made from the template format's schema: the control follows the type
+// (and ``x-control`` where a type does not say), so that a field added to the model
+// appears here without new code. ``set(value)`` changes the field; undefined removes it
+// (back to its default).
+
+import { pathText } from "./doc.js";
+
+const el = (tag, props = {}, ...children) => {
+  const node = Object.assign(document.createElement(tag), props);
+  node.append(...children);
+  return node;
+};
+
+export { el };
+
+/** Label text of a JSON name: "verticalAlign" -> "vertical align". */
+export const labelOf = (name) => String(name).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+
+// A canvas context reads any CSS colour the format allows back as "#rrggbb" or "rgba()".
+const probe = document.createElement("canvas").getContext("2d");
+
+export function splitColor(value) {
+  probe.fillStyle = "#000000";
+  probe.fillStyle = String(value ?? "#000000");
+  const normal = probe.fillStyle;
+  if (normal.startsWith("#")) return { hex: normal, alpha: 1 };
+  const [r, g, b, a] = normal.match(/[\d.]+/g).map(Number);
+  const hex = (n) => n.toString(16).padStart(2, "0");
+  return { hex: `#${hex(r)}${hex(g)}${hex(b)}`, alpha: a };
+}
+
+function joinColor(hex, alpha) {
+  if (alpha >= 1) return hex;
+  return hex + Math.round(alpha * 255).toString(16).padStart(2, "0");
+}
+
+export class Forms {
+  /** ``fonts()``: the families to offer (bundled and the template's own). */
+  constructor(schema, fonts) {
+    this.schema = schema;
+    this.fonts = fonts;
+  }
+
+  /** One labelled field: its control, a reset button when it may be unset, and a place
+   * for the model's message about it (``data-path`` finds it). */
+  field(name, schema, value, path, set, { required = false } = {}) {
+    const resolved = this.schema.resolve(schema);
+    const wrap = el("div", { className: "field" });
+    wrap.dataset.path = pathText(path);
+    const label = el("label", { className: "field-label", textContent: labelOf(name) });
+    if (resolved.description) label.title = resolved.description;
+    const control = this.control(resolved, value, path, set, labelOf(name));
+    wrap.append(label, control);
+    if (!required && value !== undefined) {
+      const reset = el("button", { type: "button", className: "reset", textContent: "×", title: `reset ${labelOf(name)}` });
+      reset.setAttribute("aria-label", `reset ${labelOf(name)}`);
+      reset.addEventListener("click", () => set(undefined));
+      label.append(reset);
+    }
+    wrap.append(el("p", { className: "problem", hidden: true }));
+    return wrap;
+  }
+
+  control(schema, value, path, set, name) {
+    const { options, nullable } = this.schema.options(schema);
+    if (options.length > 1 || (nullable && options[0].type === "object")) {
+      return this.choice(options, nullable, value, path, set, name);
+    }
+    const one = options[0];
+    const shown = value ?? (schema.default !== undefined ? schema.default : undefined);
+    const control = one["x-control"];
+    if (control === "color") return this.color(shown, set, name);
+    if (control === "font") return this.font(shown, set, name);
+    if (control === "source") return this.source(value, set, name);
+    if (one.enum) return this.enumeration(one.enum, shown, set, name);
+    if (one.const !== undefined) return el("code", { textContent: String(one.const) });
+    switch (one.type) {
+      case "boolean":
+        return this.checkbox(Boolean(shown), set, name);
+      case "number":
+      case "integer":
+        return this.number(one, value, schema.default, set, name);
+      case "string":
+        return this.text(one, value, schema.default, set, name);
+      case "array":
+        return this.array(one, value ?? [], path, set, name);
+      case "object":
+        if (one.properties) return this.object(one, value ?? {}, path, set);
+        return this.json(value, set, name);
+      default:
+        return this.json(value, set, name);
+    }
+  }
+
+  named(input, name) {
+    input.setAttribute("aria-label", name);
+    return input;
+  }
+
+  checkbox(checked, set, name) {
+    const input = this.named(el("input", { type: "checkbox", checked }), name);
+    input.addEventListener("change", () => set(input.checked));
+    return input;
+  }
+
+  number(schema, value, fallback, set, name) {
+    const input = this.named(el("input", { type: "number", value: value ?? "", placeholder: fallback ?? "" }), name);
+    if (schema.minimum !== undefined) input.min = schema.minimum;
+    if (schema.maximum !== undefined) input.max = schema.maximum;
+    input.step = schema.type === "integer" ? (schema.minimum === 100 && schema.maximum === 900 ? 100 : 1) : "any";
+    input.addEventListener("input", () => {
+      if (input.value === "") return set(undefined);
+      const number = Number(input.value);
+      if (!Number.isNaN(number)) set(schema.type === "integer" ? Math.round(number) : number);
+    });
+    return input;
+  }
+
+  text(schema, value, fallback, set, name) {
+    const long = (schema.maxLength ?? 0) >= 1000;
+    const input = this.named(el(long ? "textarea" : "input", { value: value ?? "", placeholder: fallback ?? "" }), name);
+    if (long) input.rows = Math.min(6, Math.max(2, String(value ?? "").split("\n").length));
+    input.addEventListener("input", () => set(input.value === "" && fallback !== undefined ? undefined : input.value));
+    return input;
+  }
+
+  /** Few options: toggle buttons (alignments); more: a list. */
+  enumeration(options, value, set, name) {
+    if (options.length <= 4 && options.every((option) => String(option).length <= 8)) {
+      const group = el("div", { className: "toggles", role: "radiogroup" });
+      group.setAttribute("aria-label", name);
+      for (const option of options) {
+        const button = el("button", { type: "button", textContent: String(option) });
+        button.setAttribute("role", "radio");
+        button.setAttribute("aria-checked", String(option === value));
+        button.addEventListener("click", () => set(option));
+        group.append(button);
+      }
+      return group;
+    }
+    const select = this.named(el("select"), name);
+    select.append(...options.map((option) => new Option(String(option), String(option), false, option === value)));
+    if (value === undefined) select.selectedIndex = -1;
+    select.addEventListener("change", () => set(options[select.selectedIndex]));
+    return select;
+  }
+
+  /** A colour picker with its alpha, and the colour as text (any CSS form). */
+  color(value, set, name) {
+    const { hex, alpha } = splitColor(value);
+    const picker = this.named(el("input", { type: "color", value: hex }), name);
+    const opacity = this.named(el("input", { type: "range", min: 0, max: 1, step: 0.01, value: alpha }), `${name} alpha`);
+    const text = this.named(el("input", { value: value ?? "", className: "color-text", placeholder: hex }), `${name} text`);
+    const fromPicker = () => {
+      text.value = joinColor(picker.value, Number(opacity.value));
+      set(text.value);
+    };
+    picker.addEventListener("input", fromPicker);
+    opacity.addEventListener("input", fromPicker);
+    text.addEventListener("change", () => set(text.value || undefined));
+    return el("div", { className: "color" }, picker, opacity, text);
+  }
+
+  font(value, set, name) {
+    const list = el("datalist", { id: `fonts-${Math.random().toString(36).slice(2)}` });
+    list.append(...this.fonts().map((family) => new Option(family)));
+    const input = this.named(el("input", { value: value ?? "" }), name);
+    input.setAttribute("list", list.id);
+    input.addEventListener("change", () => set(input.value || undefined));
+    return el("div", { className: "font" }, input, list);
+  }
+
+  /** An image (or other file) by URL, or uploaded into the template as a data URI. */
+  source(value, set, name) {
+    const isData = typeof value === "string" && value.startsWith("data:");
+    const url = this.named(el("input", { value: isData ? "" : value ?? "", placeholder: isData ? "(uploaded file)" : "https://…" }), name);
+    url.addEventListener("change", () => set(url.value || undefined));
+    const file = this.named(el("input", { type: "file" }), `${name} file`);
+    file.addEventListener("change", () => {
+      const chosen = file.files[0];
+      if (!chosen) return;
+      const reader = new FileReader();
+      reader.onload = () => set(reader.result);
+      reader.readAsDataURL(chosen);
+    });
+    return el("div", { className: "source" }, url, el("label", { className: "upload" }, "upload ", file));
+  }
+
+  /** anyOf: which kind of value (a colour, a gradient, none…), then its control. */
+  choice(options, nullable, value, path, set, name) {
+    const names = options.map((option) => this.optionName(option));
+    const current = value === undefined || value === null ? -1 : options.findIndex((option) => this.fits(option, value));
+    const select = this.named(el("select", { className: "variant" }), `${name} kind`);
+    if (nullable || current === -1) select.append(new Option(nullable ? "none" : "—", "-1"));
+    names.forEach((label, index) => select.append(new Option(label, String(index))));
+    select.value = String(current);
+    const box = el("div", { className: "choice" }, select);
+    select.addEventListener("change", () => {
+      const index = Number(select.value);
+      set(index < 0 ? (nullable ? null : undefined) : this.schema.initial(options[index]));
+    });
+    if (current >= 0) box.append(this.control(options[current], value, path, set, name));
+    return box;
+  }
+
+  optionName(option) {
+    if (option["x-control"]) return option["x-control"];
+    if (option.type === "array") return `list of ${this.optionName(this.schema.resolve(option.items))}`;
+    if (option.properties) return labelOf(Object.keys(option.properties).join("/")).slice(0, 30);
+    return option.type || "value";
+  }
+
+  fits(option, value) {
+    if (option.type === "array") {
+      if (!Array.isArray(value)) return false;
+      const item = this.schema.resolve(option.items);
+      return !value.length || !item.properties || Object.keys(value[0]).every((key) => key in item.properties);
+    }
+    if (option.type === "object" || option.properties) {
+      return value !== null && typeof value === "object" && !Array.isArray(value);
+    }
+    if (option.type === "number" || option.type === "integer") return typeof value === "number";
+    if (option.type === "string") return typeof value === "string";
+    if (option.type === "boolean") return typeof value === "boolean";
+    return true;
+  }
+
+  /** An object's fields, each its own control. */
+  object(schema, value, path, set) {
+    const box = el("div", { className: "object" });
+    const required = new Set(schema.required || []);
+    for (const [name, property] of Object.entries(schema.properties)) {
+      const setField = (fieldValue) => {
+        const next = { ...value };
+        if (fieldValue === undefined) delete next[name];
+        else next[name] = fieldValue;
+        set(next);
+      };
+      box.append(this.field(name, property, value[name], [...path, name], setField, { required: required.has(name) }));
+    }
+    return box;
+  }
+
+  /** Lists: rows of objects as a grid (tables, charts, key-values), others item by item. */
+  array(schema, value, path, set, name) {
+    const item = this.schema.resolve(schema.items);
+    if (item.type === "object" && (item.properties || item.additionalProperties)) {
+      return this.grid(item, value, path, set, name);
+    }
+    const box = el("div", { className: "list" });
+    value.forEach((entry, index) => {
+      const setItem = (itemValue) => {
+        const next = [...value];
+        if (itemValue === undefined) next.splice(index, 1);
+        else next[index] = itemValue;
+        set(next);
+      };
+      box.append(this.field(`${name} ${index + 1}`, schema.items, entry, [...path, index], setItem));
+    });
+    const add = el("button", { type: "button", textContent: `add ${name}` });
+    add.addEventListener("click", () => set([...value, this.schema.initial(schema.items)]));
+    box.append(add);
+    return box;
+  }
+
+  /** A grid: a row per item, a column per field (values of their own shape as JSON). */
+  grid(item, rows, path, set, name) {
+    const fixed = item.properties ? Object.keys(item.properties) : [];
+    const free = item.properties ? [] : [...new Set(rows.flatMap((row) => Object.keys(row)))];
+    const columns = [...fixed, ...free];
+    const table = el("table", { className: "grid" });
+    table.setAttribute("aria-label", name);
+    const head = el("tr");
+    head.append(...columns.map((column) => el("th", { textContent: labelOf(column), title: column })), el("th"));
+    table.append(el("thead", {}, head));
+    const body = el("tbody");
+    rows.forEach((row, index) => {
+      const tr = el("tr");
+      tr.dataset.path = pathText([...path, index]);
+      for (const column of columns) {
+        const property = item.properties ? this.schema.resolve(item.properties[column]) : this.schema.resolve(item.additionalProperties);
+        const setCell = (cell) => {
+          const next = rows.map((r) => ({ ...r }));
+          if (cell === undefined) delete next[index][column];
+          else next[index][column] = cell;
+          set(next);
+        };
+        tr.append(el("td", {}, this.cell(property, row[column], setCell, `${name} ${index + 1} ${column}`)));
+      }
+      const remove = el("button", { type: "button", textContent: "×", title: "remove this row" });
+      remove.addEventListener("click", () => set(rows.filter((_, i) => i !== index)));
+      tr.append(el("td", {}, remove));
+      body.append(tr);
+    });
+    table.append(body);
+    const add = el("button", { type: "button", textContent: "add a row" });
+    add.addEventListener("click", () => {
+      const blank = item.properties ? this.schema.initial(item) : Object.fromEntries(columns.map((c) => [c, ""]));
+      set([...rows, blank]);
+    });
+    const actions = el("div", { className: "grid-actions" }, add);
+    if (!item.properties) {
+      const column = el("button", { type: "button", textContent: "add a column" });
+      column.addEventListener("click", () => {
+        const key = prompt("Column key");
+        if (key) set(rows.length ? rows.map((row) => ({ ...row, [key]: row[key] ?? "" })) : [{ [key]: "" }]);
+      });
+      actions.append(column);
+    }
+    return el("div", { className: "grid-box" }, table, actions);
+  }
+
+  /** A grid cell: plain values in a text box (numbers kept numbers), others as JSON. */
+  cell(property, value, set, name) {
+    const simple = property.type === "string" || property.type === "number" || property.type === "integer" ||
+      Array.isArray(property.type) || property["x-control"] === "color" || property.enum;
+    if (!simple || (value !== null && typeof value === "object")) return this.json(value, set, name, 1);
+    const input = this.named(el("input", { value: value ?? "" }), name);
+    input.addEventListener("input", () => {
+      const text = input.value;
+      const wantsNumber = property.type === "number" || property.type === "integer" ||
+        (Array.isArray(property.type) && property.type.includes("number") && typeof value === "number");
+      if (text === "") set(property.type === "string" || Array.isArray(property.type) ? "" : undefined);
+      else set(wantsNumber && !Number.isNaN(Number(text)) ? Number(text) : text);
+    });
+    return input;
+  }
+
+  /** Anything else, as JSON text: applied when it parses. */
+  json(value, set, name, rows = 4) {
+    const input = this.named(el("textarea", { rows, className: "json", value: value === undefined ? "" : JSON.stringify(value, null, rows > 1 ? 2 : 0) }), name);
+    input.addEventListener("input", () => {
+      if (input.value.trim() === "") return set(undefined);
+      try {
+        set(JSON.parse(input.value));
+        input.setCustomValidity("");
+      } catch (error) {
+        input.setCustomValidity(`not JSON: ${error.message}`);
+      }
+      input.reportValidity();
+    });
+    return input;
+  }
+}

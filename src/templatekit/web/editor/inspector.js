@@ -1,0 +1,147 @@
+// The inspector: every field of the selected layer, and the template's settings, as
+// forms made from the schema; the model's own message about a field shows at it.
+
+import { pathText, setAt } from "./doc.js";
+import { el } from "./forms.js";
+
+const TIMING = new Set(["start", "duration", "animations"]);
+const PLACE = ["x", "y", "width", "height", "rotation"];
+const SKIPPED = new Set(["type", "name"]);
+
+export const SIZE_PRESETS = [
+  ["Open Graph / link preview", 1200, 630],
+  ["Instagram post", 1080, 1080],
+  ["Instagram portrait", 1080, 1350],
+  ["Story / Reel / TikTok", 1080, 1920],
+  ["X / Twitter post", 1600, 900],
+  ["LinkedIn post", 1200, 627],
+  ["YouTube thumbnail", 1280, 720],
+  ["Full HD video", 1920, 1080],
+  ["A4 portrait (150 dpi)", 1240, 1754],
+  ["US Letter portrait (150 dpi)", 1275, 1650],
+  ["Business card (300 dpi)", 1050, 600],
+];
+
+export class Inspector {
+  constructor(doc, schema, forms, parts) {
+    this.doc = doc;
+    this.schema = schema;
+    this.forms = forms;
+    this.layerBox = parts.layer;
+    this.settingsBox = parts.settings;
+    this.problemsBox = parts.problems;
+    this.problems = [];
+    this.scans = [];
+  }
+
+  /** Redraws both forms (not while the change came from a field: that would take the
+   * focus and caret away from the field being typed in). */
+  draw(source = "") {
+    if (source === "inspector") return;
+    this.drawLayer();
+    this.drawSettings();
+    this.showProblems(this.problems);
+  }
+
+  drawLayer() {
+    const selected = this.doc.selected();
+    if (selected.length !== 1) {
+      const text = selected.length ? `${selected.length} layers selected.` : "Select a layer on the canvas or in the layers panel.";
+      this.layerBox.replaceChildren(el("p", { className: "muted", textContent: text }));
+      return;
+    }
+    const layer = selected[0];
+    const index = this.doc.layers.indexOf(layer);
+    const kind = this.schema.layer(layer.type);
+    if (!kind) {
+      this.layerBox.replaceChildren(el("p", { textContent: `A ${layer.type} layer: a kind this editor does not know.` }));
+      return;
+    }
+    const video = Boolean(this.doc.template.video);
+    const set = (name) => (value) => this.set(["layers", index, name], value);
+    const field = (name) =>
+      this.forms.field(name, kind.properties[name], layer[name], ["layers", index, name], set(name), {
+        required: (kind.required || []).includes(name),
+      });
+    const heading = el("h3", {}, el("span", { textContent: layer.name }), " ", el("small", { textContent: layer.type }));
+    const place = el("div", { className: "place" }, ...PLACE.map(field));
+    const own = Object.keys(kind.properties).filter(
+      (name) => !SKIPPED.has(name) && !PLACE.includes(name) && !(TIMING.has(name) && !video),
+    );
+    const scan = this.scanLine(layer);
+    this.layerBox.replaceChildren(heading, ...(scan ? [scan] : []), place, ...own.map(field));
+  }
+
+  scanLine(layer) {
+    const found = this.scans.find((scan) => scan.layer === layer.name);
+    if (!found) return null;
+    const state = found.scans === true ? "ok" : found.scans === false ? "bad" : "unknown";
+    const line = el("p", { className: `scan ${state}`, textContent: found.scans ? "✓ scans" : `✗ ${found.message}` });
+    if (found.scans === null) line.textContent = found.message;
+    line.setAttribute("role", "status");
+    return line;
+  }
+
+  drawSettings() {
+    const template = this.doc.template;
+    const schema = this.schema.template;
+    const presets = el("select", { className: "presets" });
+    presets.setAttribute("aria-label", "size preset");
+    presets.append(new Option("Size presets…", ""));
+    for (const [name, width, height] of SIZE_PRESETS) presets.append(new Option(`${name}: ${width}×${height}`, `${width}x${height}`));
+    presets.addEventListener("change", () => {
+      if (!presets.value) return;
+      const [width, height] = presets.value.split("x").map(Number);
+      this.doc.change((t) => Object.assign(t, { width, height }));
+    });
+    const fields = Object.keys(schema.properties)
+      .filter((name) => name !== "layers" && name !== "apiKey")
+      .map((name) =>
+        this.forms.field(name, schema.properties[name], template[name], [name], (value) => this.set([name], value), {
+          required: (schema.required || []).includes(name),
+        }),
+      );
+    this.settingsBox.replaceChildren(presets, ...fields);
+  }
+
+  set(path, value) {
+    this.doc.change((template) => setAt(template, path, value), { key: pathText(path), source: "inspector" });
+  }
+
+  /** The model's messages ("layers[2].size: must be …"), each at its field when shown. */
+  showProblems(problems) {
+    this.problems = problems;
+    for (const shown of document.querySelectorAll(".field.invalid")) {
+      shown.classList.remove("invalid");
+      shown.querySelector(":scope > .problem").hidden = true;
+    }
+    const elsewhere = [];
+    for (const problem of problems) {
+      const cut = problem.indexOf(": ");
+      const path = cut > 0 ? problem.slice(0, cut) : "";
+      const field = this.fieldAt(path);
+      if (!field) {
+        elsewhere.push(problem);
+        continue;
+      }
+      field.classList.add("invalid");
+      const message = field.querySelector(":scope > .problem");
+      message.textContent = problem.slice(cut + 2);
+      message.hidden = false;
+    }
+    this.problemsBox.replaceChildren(...elsewhere.map((problem) => el("li", { textContent: problem })));
+    this.problemsBox.hidden = elsewhere.length === 0;
+  }
+
+  /** The field a path names, or its nearest shown parent ("layers[1].rows[3].value" -> rows). */
+  fieldAt(path) {
+    let candidate = path;
+    while (candidate) {
+      const found = document.querySelector(`.field[data-path="${CSS.escape(candidate)}"]`);
+      if (found) return found;
+      const cut = Math.max(candidate.lastIndexOf("."), candidate.lastIndexOf("["));
+      candidate = cut > 0 ? candidate.slice(0, cut) : "";
+    }
+    return null;
+  }
+}

@@ -1,0 +1,231 @@
+// The template editor: connects with a key kept in this page's memory only, opens or
+// starts a template, and wires the canvas, panels and shortcuts to one document.
+
+import { Api, apiNextTo } from "../common/api.js";
+import { Canvas } from "./canvas.js";
+import { Doc } from "./doc.js";
+import { Forms } from "./forms.js";
+import { Inspector } from "./inspector.js";
+import { LayersPanel } from "./layers.js";
+import { FormatSchema } from "./schema.js";
+import { Timeline } from "./timeline.js";
+import { TryIt } from "./tryit.js";
+import { Versions } from "./versions.js";
+
+const $ = (id) => document.getElementById(id);
+const doc = new Doc();
+const session = { api: null, templateId: null, version: null, local: false };
+let ui = null; // the panels, once connected
+
+function say(text, failed = false) {
+  $("status").textContent = text;
+  $("status").classList.toggle("error", failed);
+}
+
+async function connect(key, { templateId = null, local = false } = {}) {
+  session.api = new Api(apiNextTo(document.baseURI), key);
+  session.local = local;
+  say("connecting…");
+  try {
+    const [schema, fonts, templates] = await Promise.all([
+      FormatSchema.load(session.api),
+      session.api.json("/fonts"),
+      session.api.json("/templates"),
+    ]);
+    ui = build(schema, fonts.map((font) => font.family));
+    $("connect").hidden = true;
+    $("open-box").hidden = local;
+    $("doc-actions").hidden = false;
+    $("workspace").hidden = false;
+    const select = $("templates");
+    select.replaceChildren(new Option("choose…", ""), ...templates.map((t) => new Option(`${t.name} (${t.width}×${t.height})`, t.id)));
+    const first = templateId || (local ? templates[0]?.id : null);
+    if (first) {
+      select.value = first;
+      await ui.versions.open(first);
+    } else {
+      ui.versions.blank();
+    }
+    say(local ? "editing the file: Save writes it" : `${templates.length} templates`);
+  } catch (error) {
+    say(error.message, true);
+  }
+}
+
+function build(schema, bundledFonts) {
+  const templateFonts = () => (doc.template?.fonts || []).map((font) => font.family).filter(Boolean);
+  const forms = new Forms(schema, () => [...new Set([...templateFonts(), ...bundledFonts])]);
+  const canvas = new Canvas(doc, session.api, { stage: $("stage"), image: $("canvas"), overlay: $("overlay") });
+  const layers = new LayersPanel(doc, schema, {
+    list: $("layers"), kind: $("kind"), add: $("add"), duplicate: $("duplicate"), remove: $("delete"),
+  });
+  const inspector = new Inspector(doc, schema, forms, {
+    layer: $("pane-layer"), settings: $("pane-template"), problems: $("problems"),
+  });
+  const timeline = new Timeline(doc, canvas, {
+    box: $("timeline"), rows: $("timeline-rows"), scrub: $("scrub"), moment: $("moment"), atRest: $("at-rest"),
+  });
+  const versions = new Versions(doc, session, { list: $("versions"), exportButton: $("export"), importInput: $("import") });
+  const tryIt = new TryIt(doc, schema, session, {
+    modifications: $("try-modifications"), sample: $("try-sample"), format: $("try-format"), png: $("try-png"),
+    pdf: $("try-pdf"), video: $("try-video"), sign: $("try-sign"), expires: $("try-expires"), signed: $("try-signed"),
+    signedBox: $("try-signed-box"), curl: $("try-curl"), python: $("try-python"), result: $("try-result"),
+    status: $("try-status"), note: $("try-note"),
+  });
+
+  doc.addEventListener("open", () => {
+    canvas.time = null;
+    layers.showKinds();
+    canvas.fit();
+    canvas.changed();
+    everything("");
+    $("try-modifications").value = "";
+    tryIt.draw();
+  });
+  doc.addEventListener("change", (event) => {
+    canvas.changed();
+    everything(event.detail.source);
+  });
+  doc.addEventListener("select", () => {
+    canvas.drawOverlay();
+    layers.draw();
+    inspector.drawLayer();
+    inspector.showProblems(inspector.problems);
+    timeline.draw();
+    if (doc.selection.size) showTab("layer");
+  });
+  doc.addEventListener("saved", () => {
+    showDirty();
+    tryIt.draw();
+  });
+  canvas.addEventListener("rendered", ({ detail }) => {
+    $("render-note").textContent = detail.kind === "thumbnail" ? "preview" : "";
+    inspector.scans = detail.scans || [];
+    inspector.showProblems([]);
+    if (detail.kind === "full") {
+      inspector.drawLayer();
+      inspector.showProblems([]);
+    }
+    if (detail.warnings.length) say(detail.warnings.join("; "));
+  });
+  canvas.addEventListener("failed", ({ detail: error }) => {
+    $("render-note").textContent = "not rendered: see the problems";
+    inspector.showProblems(error.problems?.length ? error.problems : [error.message]);
+  });
+  canvas.addEventListener("zoom", ({ detail }) => ($("zoom-label").textContent = `${Math.round(detail * 100)} %`));
+  versions.addEventListener("status", ({ detail }) => say(detail.text, detail.failed));
+  versions.addEventListener("problems", ({ detail }) => inspector.showProblems(detail));
+
+  function everything(source) {
+    if (source !== "history" && doc.template.video === undefined) canvas.time = null;
+    layers.showKinds();
+    layers.draw();
+    inspector.draw(source);
+    timeline.draw();
+    showDirty();
+    if (!$("pane-try").hidden) tryIt.draw();
+  }
+
+  return { canvas, layers, inspector, timeline, versions, tryIt };
+}
+
+function showDirty() {
+  $("save").textContent = doc.dirty ? "Save •" : "Save";
+  $("undo").disabled = !doc.past.length;
+  $("redo").disabled = !doc.future.length;
+  document.title = `${doc.dirty ? "• " : ""}${doc.template?.name || "templatekit"} · editor`;
+}
+
+function showTab(name) {
+  for (const tab of document.querySelectorAll("[role=tab]")) {
+    const chosen = tab.id === `tab-${name}`;
+    tab.setAttribute("aria-selected", String(chosen));
+    $(tab.getAttribute("aria-controls")).hidden = !chosen;
+  }
+  if (name === "try") ui?.tryIt.draw();
+  if (name === "versions") ui?.versions.refresh().catch((error) => say(error.message, true));
+}
+
+// ------------------------------------------------------------------ controls
+
+$("connect").addEventListener("submit", (event) => {
+  event.preventDefault();
+  connect($("key").value.trim(), { templateId: hashParams().get("template") });
+});
+$("templates").addEventListener("change", async () => {
+  const id = $("templates").value;
+  if (!id || (doc.dirty && !confirm("Open another template and drop the changes you have not saved?"))) return;
+  try {
+    await ui.versions.open(id);
+  } catch (error) {
+    say(error.message, true);
+  }
+});
+$("new").addEventListener("click", () => {
+  if (doc.dirty && !confirm("Start a new template and drop the changes you have not saved?")) return;
+  $("templates").value = "";
+  ui.versions.blank();
+});
+$("undo").addEventListener("click", () => doc.undo());
+$("redo").addEventListener("click", () => doc.redo());
+$("save").addEventListener("click", () => ui.versions.save());
+$("fit").addEventListener("click", () => ui.canvas.fit());
+$("actual").addEventListener("click", () => ui.canvas.setZoom(1));
+$("zoom-in").addEventListener("click", () => ui.canvas.setZoom(ui.canvas.zoom * 1.25));
+$("zoom-out").addEventListener("click", () => ui.canvas.setZoom(ui.canvas.zoom / 1.25));
+$("snap").addEventListener("change", () => (ui.canvas.snapping = $("snap").checked));
+$("grid").addEventListener("input", () => (ui.canvas.grid = Math.max(0, Number($("grid").value) || 0)));
+for (const tab of document.querySelectorAll("[role=tab]")) {
+  tab.addEventListener("click", () => showTab(tab.id.replace("tab-", "")));
+}
+
+const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+
+document.addEventListener("keydown", (event) => {
+  if (!ui || !doc.template) return;
+  const typing = event.target.closest("input, textarea, select, [contenteditable]");
+  const command = event.ctrlKey || event.metaKey;
+  const key = event.key.toLowerCase();
+  if (command && key === "s") {
+    event.preventDefault();
+    ui.versions.save();
+  } else if (typing) {
+    return; // the field's own undo, arrows and delete
+  } else if (command && key === "z") {
+    event.preventDefault();
+    if (event.shiftKey) doc.redo();
+    else doc.undo();
+  } else if (command && key === "y") {
+    event.preventDefault();
+    doc.redo();
+  } else if (command && key === "d") {
+    event.preventDefault();
+    ui.layers.duplicate();
+  } else if (command && key === "a") {
+    event.preventDefault();
+    doc.select(doc.layers.filter((layer) => !layer.locked).map((layer) => layer.name));
+  } else if (event.key === "Delete" || event.key === "Backspace") {
+    event.preventDefault();
+    ui.layers.remove();
+  } else if (event.key === "Escape") {
+    doc.select([]);
+  } else if (ARROWS[event.key] && doc.selection.size) {
+    event.preventDefault();
+    const [dx, dy] = ARROWS[event.key];
+    const step = event.shiftKey ? 10 : 1;
+    ui.canvas.nudge(dx * step, dy * step);
+  }
+});
+document.addEventListener("keyup", (event) => ARROWS[event.key] && doc.settle());
+
+window.addEventListener("beforeunload", (event) => {
+  if (doc.dirty) event.preventDefault();
+});
+
+function hashParams() {
+  return new URLSearchParams(location.hash.slice(1));
+}
+
+// ``templatekit edit`` opens this page with its token: connect at once.
+const given = hashParams();
+if (given.get("key")) connect(given.get("key"), { templateId: given.get("template"), local: given.has("local") });

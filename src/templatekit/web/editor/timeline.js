@@ -1,0 +1,111 @@
+// The timeline of a video template: each layer's time on screen as a bar to drag (its
+// body moves the start, its edges the start or the end), its animation presets, and a
+// scrubber that shows the frame at a moment on the canvas.
+
+import { el } from "./forms.js";
+
+export class Timeline {
+  constructor(doc, canvas, parts) {
+    this.doc = doc;
+    this.canvas = canvas;
+    this.box = parts.box;
+    this.rows = parts.rows;
+    this.scrub = parts.scrub;
+    this.moment = parts.moment;
+    this.atRest = parts.atRest;
+    this.scrub.addEventListener("input", () => this.showMoment(Number(this.scrub.value), "thumbnail"));
+    this.scrub.addEventListener("change", () => this.showMoment(Number(this.scrub.value), "full"));
+    this.atRest.addEventListener("click", () => {
+      this.canvas.time = null;
+      this.moment.textContent = "at rest";
+      this.canvas.request("full");
+    });
+  }
+
+  get video() {
+    return this.doc.template?.video;
+  }
+
+  showMoment(time, kind) {
+    this.canvas.time = time;
+    this.moment.textContent = `${time.toFixed(2)} s`;
+    this.canvas.request(kind);
+  }
+
+  draw() {
+    const video = this.video;
+    this.box.hidden = !video;
+    if (!video) {
+      this.canvas.time = null;
+      return;
+    }
+    const fps = video.fps || 30;
+    Object.assign(this.scrub, { min: 0, max: video.duration, step: 1 / fps });
+    if (this.canvas.time !== null && this.canvas.time > video.duration) this.canvas.time = video.duration;
+    this.rows.replaceChildren(...this.doc.layers.map((layer) => this.row(layer, video)));
+  }
+
+  row(layer, video) {
+    const total = video.duration;
+    const start = Math.min(layer.start ?? 0, total);
+    const end = Math.min(layer.duration !== undefined && layer.duration !== null ? start + layer.duration : total, total);
+    const bar = el("div", { className: "bar", title: `${start.toFixed(2)}–${end.toFixed(2)} s` });
+    bar.setAttribute("aria-label", `${layer.name} on screen ${start.toFixed(2)} to ${end.toFixed(2)} seconds`);
+    Object.assign(bar.style, { left: `${(start / total) * 100}%`, width: `${((end - start) / total) * 100}%` });
+    const presets = (layer.animations || []).map((animation) => animation.preset || `${animation.property} keyframes`);
+    bar.append(
+      el("span", { className: "edge start" }),
+      el("span", { className: "presets", textContent: presets.join(" · ") }),
+      el("span", { className: "edge end" }),
+    );
+    const track = el("div", { className: "track" }, bar);
+    bar.addEventListener("pointerdown", (event) => this.drag(event, layer.name, track, { start, end, total, fps: video.fps || 30 }));
+    const label = el("button", { type: "button", className: "row-name", textContent: layer.name });
+    label.addEventListener("click", () => this.doc.select([layer.name]));
+    const row = el("div", { className: "timeline-row" }, label, track);
+    row.classList.toggle("selected", this.doc.selection.has(layer.name));
+    return row;
+  }
+
+  drag(event, name, track, { start, end, total, fps }) {
+    event.preventDefault();
+    const part = event.target.classList.contains("start") ? "start" : event.target.classList.contains("end") ? "end" : "body";
+    const width = track.getBoundingClientRect().width;
+    const frame = 1 / fps;
+    const snap = (t) => Math.round(t * fps) / fps;
+    const key = `timing ${performance.now()}`;
+    const bar = event.currentTarget;
+    bar.setPointerCapture(event.pointerId);
+    const move = (e) => {
+      const dt = ((e.clientX - event.clientX) / width) * total;
+      let newStart = start;
+      let newEnd = end;
+      if (part === "body") {
+        newStart = Math.max(0, Math.min(total - (end - start), snap(start + dt)));
+        newEnd = newStart + (end - start);
+      } else if (part === "start") {
+        newStart = Math.max(0, Math.min(end - frame, snap(start + dt)));
+      } else {
+        newEnd = Math.max(start + frame, Math.min(total, snap(end + dt)));
+      }
+      this.doc.change((template) => {
+        const layer = template.layers.find((l) => l.name === name);
+        if (newStart > 0) layer.start = round(newStart);
+        else delete layer.start;
+        // a layer without a duration stays on to the end unless its end is dragged
+        if (part === "end" || (part === "start" && layer.duration != null)) layer.duration = round(newEnd - newStart);
+      }, { key });
+    };
+    const up = () => {
+      bar.removeEventListener("pointermove", move);
+      bar.removeEventListener("pointerup", up);
+      this.doc.settle();
+    };
+    bar.addEventListener("pointermove", move);
+    bar.addEventListener("pointerup", up);
+  }
+}
+
+function round(value) {
+  return Math.round(value * 1000) / 1000;
+}

@@ -1,0 +1,61 @@
+"""What the template editor needs besides the template operations: renders of the
+template being designed (previewTemplate) and the fonts to offer (listFonts)."""
+
+from __future__ import annotations
+
+import json
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from templatekit.text.fonts import FontBook
+from templatekit_server.answers import warnings_header
+from templatekit_server.errors import bad_request
+from templatekit_server.inputs import Fields, authenticate, read_json
+from templatekit_server.rendering import DraftJob, render_draft_job
+from templatekit_server.routes.renders import FORMAT_ALIASES, IMAGE_FORMATS
+from templatekit_server.state import server_of
+
+SCANS_HEADER = "X-Templatekit-Scans"
+MAX_SCANS_SHOWN = 50  # within any client's header limits
+
+
+async def preview(request: Request) -> Response:
+    """The image of a template sent whole, as createImage renders it once saved. Not
+    stored and not billed, so it needs the ``templates:write`` scope of a designer's key
+    (and counts against the rate limit)."""
+    server = server_of(request)
+    body = await read_json(request, server.settings.max_body_bytes)
+    if not isinstance(body, dict):
+        raise bad_request(f"request body: must be a JSON object (got {type(body).__name__})")
+    await authenticate(request, "previewTemplate", body)
+    template = body.get("template")
+    if not isinstance(template, dict):
+        raise bad_request(f"template: must be a template object (got {type(template).__name__})")
+    fields = Fields(body, server.settings.max_text_chars)
+    job = DraftJob(
+        template,
+        fields.raw("modifications"),
+        fields.choice("format", IMAGE_FORMATS, "png", FORMAT_ALIASES),
+        fields.flag("thumbnail"),
+        fields.number("time"),
+    )
+    output = await server.stills.run(render_draft_job, job)
+    headers = warnings_header(output.warnings)
+    if output.scans:
+        headers[SCANS_HEADER] = json.dumps(output.scans[:MAX_SCANS_SHOWN])
+    return Response(output.data, media_type=output.media_type, headers=headers)
+
+
+async def fonts(request: Request) -> Response:
+    """The bundled font families, with their weights and whether they have italics."""
+    await authenticate(request, "listFonts")
+    return JSONResponse(await run_in_threadpool(lambda: FontBook.bundled().families()))
+
+
+routes = [
+    Route("/templates/preview", preview, methods=["POST"]),
+    Route("/fonts", fonts, methods=["GET"]),
+]
