@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +87,7 @@ def without_modules(folder: Path, *names: str) -> dict[str, str]:
 #: Modules that start a browser, a kernel, a cluster or command-line processes, or render
 #: at length: ``slow``, with every server test (each talks to real server processes).
 SLOW_MODULES = {
+    "test_edit_command.py",
     "test_chart_plotly.py",
     "test_notebook.py",
     "test_batch.py",
@@ -100,3 +102,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         path = item.path
         if "server" in path.parts or path.name in SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture
+def page() -> Any:
+    """A page of Debian's Chromium driven by Playwright (1300×900); the test fails if the
+    page raised an error."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("needs Chromium (apt-get install chromium)")
+    with playwright.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        opened = browser.new_page(viewport={"width": 1300, "height": 900})
+        errors: list[str] = []
+        opened.on("pageerror", lambda error: errors.append(str(error)))
+        yield opened
+        browser.close()
+        assert errors == []

@@ -37,8 +37,10 @@ export class Canvas extends EventTarget {
   /** The design changed: render it (one render at a time; the newest change wins). */
   changed() {
     this.changedAt = performance.now();
+    this.image.dataset.current = "false";
     this.request(this.dragging ? "thumbnail" : "full");
-    this.drawOverlay();
+    if (this.fitted && !this.dragging) this.fit();
+    else this.layout();
   }
 
   request(kind) {
@@ -78,6 +80,8 @@ export class Canvas extends EventTarget {
     await loaded;
     if (old.startsWith("blob:")) URL.revokeObjectURL(old);
     this.image.dataset.kind = kind;
+    // "true" once the full-size image of the latest change is shown
+    this.image.dataset.current = String(kind === "full" && changedAt === this.changedAt);
     this.shown = { kind, blob, changedAt, shownAt: performance.now() };
     const scans = response.headers.get("X-Templatekit-Scans");
     const warnings = response.headers.get("X-Templatekit-Warnings");
@@ -116,40 +120,51 @@ export class Canvas extends EventTarget {
   drawOverlay(guides = []) {
     const template = this.doc.template;
     if (!template) return;
-    const z = this.zoom;
     const boxes = template.layers.map((layer) => {
-      const box = el("div", { className: "box" });
+      const box = this.placed(el("div", { className: "box", title: layer.name }), layer);
       box.dataset.name = layer.name;
       box.classList.toggle("selected", this.doc.selection.has(layer.name));
       box.classList.toggle("hidden-layer", layer.visible === false);
       box.classList.toggle("locked", Boolean(layer.locked));
-      Object.assign(box.style, {
-        left: `${layer.x * z}px`,
-        top: `${layer.y * z}px`,
-        width: `${layer.width * z}px`,
-        height: `${layer.height * z}px`,
-        transform: layer.rotation ? `rotate(${layer.rotation}deg)` : "",
-      });
-      box.title = layer.name;
-      if (this.doc.selection.has(layer.name) && !layer.locked && this.doc.selection.size === 1) {
-        for (const handle of Object.keys(HANDLES)) {
-          const knob = el("div", { className: `handle ${handle}` });
-          knob.dataset.handle = handle;
-          box.append(knob);
-        }
-        const rotate = el("div", { className: "handle rotate", title: "rotate (shift: by 15°)" });
-        rotate.dataset.handle = "rotate";
-        box.append(rotate);
-      }
       return box;
     });
     const lines = guides.map(({ axis, at }) => {
       const line = el("div", { className: `guide ${axis}` });
-      if (axis === "x") line.style.left = `${at * z}px`;
-      else line.style.top = `${at * z}px`;
+      if (axis === "x") line.style.left = `${at * this.zoom}px`;
+      else line.style.top = `${at * this.zoom}px`;
       return line;
     });
-    this.overlay.replaceChildren(...boxes, ...lines);
+    this.overlay.replaceChildren(...boxes, ...this.frame(), ...lines);
+  }
+
+  /** ``node`` over ``layer``'s box, rotated with it. */
+  placed(node, layer) {
+    const z = this.zoom;
+    Object.assign(node.style, {
+      left: `${layer.x * z}px`,
+      top: `${layer.y * z}px`,
+      width: `${layer.width * z}px`,
+      height: `${layer.height * z}px`,
+      transform: layer.rotation ? `rotate(${layer.rotation}deg)` : "",
+    });
+    return node;
+  }
+
+  /** The handles of a single selected layer, above every box so that none hides them. */
+  frame() {
+    const [layer] = this.doc.selected();
+    if (this.doc.selection.size !== 1 || !layer || layer.locked) return [];
+    const frame = this.placed(el("div", { className: "frame" }), layer);
+    frame.dataset.name = layer.name;
+    for (const handle of Object.keys(HANDLES)) {
+      const knob = el("div", { className: `handle ${handle}`, title: "resize (shift: keep the ratio)" });
+      knob.dataset.handle = handle;
+      frame.append(knob);
+    }
+    const rotate = el("div", { className: "handle rotate", title: "rotate (shift: by 15°)" });
+    rotate.dataset.handle = "rotate";
+    frame.append(rotate);
+    return [frame];
   }
 
   /** Template pixels of a pointer event. */
@@ -162,9 +177,8 @@ export class Canvas extends EventTarget {
     if (event.button !== 0 || !this.doc.template) return;
     event.preventDefault();
     this.overlay.focus({ preventScroll: true });
-    const box = event.target.closest(".box");
     const handle = event.target.dataset.handle;
-    const name = box?.dataset.name;
+    const name = event.target.closest(handle ? ".frame" : ".box")?.dataset.name;
     let drag;
     if (handle === "rotate") drag = this.rotation(name);
     else if (handle) drag = this.resizing(name, HANDLES[handle], this.point(event));

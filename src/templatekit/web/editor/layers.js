@@ -116,7 +116,7 @@ export class LayersPanel {
     const visible = el("input", { type: "checkbox", checked: layer.visible !== false, title: "visible" });
     visible.setAttribute("aria-label", `show ${layer.name}`);
     visible.addEventListener("change", () => this.set(layer.name, "visible", visible.checked ? undefined : false));
-    const locked = el("button", { type: "button", className: "lock", textContent: layer.locked ? "🔒" : "🔓", title: layer.locked ? "unlock" : "lock" });
+    const locked = el("button", { type: "button", className: "lock", textContent: layer.locked ? "locked" : "lock", title: layer.locked ? "unlock" : "lock" });
     locked.setAttribute("aria-label", `${layer.locked ? "unlock" : "lock"} ${layer.name}`);
     locked.setAttribute("aria-pressed", String(Boolean(layer.locked)));
     locked.addEventListener("click", () => this.set(layer.name, "locked", layer.locked ? undefined : true));

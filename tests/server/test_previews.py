@@ -1,0 +1,94 @@
+"""What the editor uses besides the template operations, over real HTTP: previews of a
+template being designed (previewTemplate) and the bundled fonts (listFonts)."""
+
+from __future__ import annotations
+
+import json
+
+from templatekit_server import accounts
+from tests.conftest import decode
+from tests.server.conftest import Account, text_template, video_template
+
+
+def preview(client, live, account: Account, template: dict, **fields) -> object:
+    return client.post(f"{live.api}/templates/preview", json={"template": template, **fields}, headers=account.bearer)
+
+
+def test_a_preview_is_the_render_of_the_saved_template(live, client):
+    account = live.account()
+    live.add_template(account, text_template("same"))
+    drawn = preview(client, live, account, text_template("same"))
+    rendered = client.post(f"{live.api}/templates/createImage", json={"templateId": "same"}, headers=account.bearer)
+    assert drawn.status_code == 200 and drawn.headers["content-type"] == "image/png"
+    assert drawn.content == rendered.content
+    assert live.used(account) == 1  # the createImage; the preview is free
+    thumbnail = preview(client, live, account, text_template("same"), thumbnail=True, format="webp")
+    assert thumbnail.headers["content-type"] == "image/webp" and max(decode(thumbnail.content).size) <= 320
+
+
+def test_a_preview_needs_the_templates_write_scope(live, client):
+    writer = live.account()
+    key_id, key = accounts.create_key(live.db, live.sealer, writer.project, scopes=("render",))
+    renderer = Account(writer.workspace, writer.project, key_id, key)
+    refused = preview(client, live, renderer, text_template())
+    assert refused.status_code == 403
+    assert (
+        refused.json()["error"]["message"] == "this API key lacks the templates:write scope that previewTemplate needs"
+    )
+
+
+def test_an_invalid_template_names_each_problem(live, client):
+    account = live.account()
+    broken = text_template()
+    broken["layers"][1]["size"] = 0
+    broken["layers"][0]["fill"] = "nope"
+    answer = preview(client, live, account, broken)
+    assert answer.status_code == 400
+    problems = answer.json()["error"]["problems"]
+    assert any(problem.startswith("layers[1].size: ") for problem in problems), problems
+    assert any(problem.startswith("layers[0].fill: ") for problem in problems), problems
+    for body, named in (
+        ({"template": "x"}, "template: must be a template object"),
+        ({"template": {}, "time": "1"}, "time: must be a number"),
+    ):
+        refused = client.post(f"{live.api}/templates/preview", json=body, headers=account.bearer)
+        assert refused.status_code == 400 and named in refused.json()["error"]["message"]
+    assert client.get(f"{live.api}/templates/preview", headers=account.bearer).status_code == 405
+
+
+def test_a_moment_of_a_video_template(live, client):
+    account = live.account()
+    clip = video_template(seconds=2.0)  # a white box fading in over the whole video, on black
+    early, late = (preview(client, live, account, clip, time=t) for t in (0.2, 1.8))
+    brightness = [decode(answer.content).convert("L").getpixel((48, 80)) for answer in (early, late)]
+    assert brightness[0] < 100 < brightness[1], brightness
+    beyond = preview(client, live, account, clip, time=3)
+    assert beyond.status_code == 400 and "time: must be within the video, 0 to 2" in beyond.json()["error"]["message"]
+    still = preview(client, live, account, text_template(), time=1)
+    assert still.status_code == 400 and "only a video template has moments" in still.json()["error"]["message"]
+
+
+def test_codes_are_read_back_from_the_render(live, client):
+    account = live.account()
+    card = text_template()
+    card["layers"].append({"type": "qrcode", "name": "ok", "x": 130, "y": 4, "width": 80, "height": 80, "qrcode": "hi"})
+    card["layers"].append(
+        {"type": "qrcode", "name": "cut", "x": 200, "y": 4, "width": 80, "height": 80, "qrcode": "half off the canvas"}
+    )
+    answer = preview(client, live, account, card)
+    scans = {scan["layer"]: scan for scan in json.loads(answer.headers["X-Templatekit-Scans"])}
+    assert scans["ok"]["scans"] is True
+    assert scans["cut"]["scans"] is False and "does not scan" in scans["cut"]["message"]
+    assert "X-Templatekit-Scans" not in preview(client, live, account, card, thumbnail=True).headers
+
+
+def test_fonts_and_the_source_version(live, client):
+    account = live.account()
+    fonts = client.get(f"{live.api}/fonts", headers=account.bearer).json()
+    assert fonts[0] == {"family": "Inter", "weights": [100, 200, 300, 400, 500, 600, 700, 800, 900], "italic": True}
+    assert {"Dancing Script", "Noto Sans Arabic", "Noto Sans CJK SC"} <= {font["family"] for font in fonts}
+    live.add_template(account, text_template("etag"))
+    client.put(f"{live.api}/templates/etag", json=text_template("etag"), headers=account.bearer)
+    source = client.get(f"{live.api}/templates/etag/source", headers=account.bearer)
+    assert source.headers["etag"] == '"2"'
+    assert client.get(f"{live.api}/templates/etag/source?version=1", headers=account.bearer).headers["etag"] == '"1"'
