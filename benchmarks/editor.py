@@ -43,10 +43,15 @@ DRAG_STEP = """async (dx) => {
   const image = document.getElementById('canvas');
   const overlay = document.getElementById('overlay');
   const box = overlay.querySelector('.box.selected').getBoundingClientRect();
-  const at = (x) => ({ clientX: box.left + box.width / 2 + x, clientY: box.top + box.height / 2, bubbles: true, pointerId: 1, button: 0, altKey: true });
+  const at = (x) => ({
+    clientX: box.left + box.width / 2 + x, clientY: box.top + box.height / 2,
+    bubbles: true, pointerId: 1, button: 0, altKey: true,
+  });
   overlay.querySelector('.box.selected').dispatchEvent(new PointerEvent('pointerdown', at(0)));
   const started = performance.now();
-  const shown = new Promise((done) => image.addEventListener('load', () => done(performance.now() - started), { once: true }));
+  const shown = new Promise((done) => {
+    image.addEventListener('load', () => done(performance.now() - started), { once: true });
+  });
   overlay.dispatchEvent(new PointerEvent('pointermove', at(dx)));
   const elapsed = await shown;
   overlay.dispatchEvent(new PointerEvent('pointerup', at(dx)));
@@ -64,7 +69,8 @@ def measure(page_url: str, iterations: int) -> dict[str, float | str]:
         page.goto(page_url)
         page.wait_for_selector("#canvas[data-current=true]")
         text_layer = page.evaluate(
-            "() => [...document.querySelectorAll('.layer-row')].find((row) => row.querySelector('small').textContent === 'text')?.dataset.name"
+            "() => [...document.querySelectorAll('.layer-row')]"
+            ".find((row) => row.querySelector('small').textContent === 'text')?.dataset.name"
         )
         page.click(f".layer-row[data-name='{text_layer}'] .layer-name")
         page.wait_for_selector("#pane-layer textarea[aria-label='text']")
