@@ -6,9 +6,12 @@ snapping, undo and redo, saving versions, and the canvas's image being the bytes
 from __future__ import annotations
 
 import base64
+import json
 
 import httpx
 import pytest
+
+from tests.server.conftest import text_template
 
 pytest.importorskip("playwright.sync_api")
 
@@ -178,3 +181,194 @@ def test_design_from_blank_save_and_render_the_same_bytes(page, live):
     listed = page.locator("#versions li").all_text_contents()
     assert listed[0].startswith("v2") and "(current)" in listed[0]
     assert listed[1].startswith("v1")
+
+
+PROMO = {
+    "id": "promo",
+    "name": "Promo",
+    "width": 400,
+    "height": 240,
+    "background": "#0f172a",
+    "video": {"duration": 2, "fps": 10},
+    "layers": [
+        {"type": "shape", "name": "panel", "x": 20, "y": 20, "width": 160, "height": 100, "fill": "#f59e0b"},
+        {
+            "type": "text",
+            "name": "headline",
+            "x": 200,
+            "y": 40,
+            "width": 180,
+            "height": 60,
+            "text": "Sale",
+            "color": "#ffffff",
+            "size": 40,
+            "start": 1,
+        },
+        {"type": "shape", "name": "dot", "x": 40, "y": 160, "width": 40, "height": 40, "shape": "ellipse"},
+    ],
+}
+
+
+def open_stored(page, live, account, template_id: str) -> None:
+    open_editor(page, live, account)
+    page.select_option("#templates", template_id)
+    settled(page)
+
+
+def test_layers_panel_keyboard_and_canvas_tools(page, live):
+    account = live.account()
+    live.add_template(account, PROMO)
+    open_stored(page, live, account, "promo")
+    rows = ".layer-row"
+
+    def names() -> list[str]:
+        return page.locator(rows).evaluate_all("rows => rows.map(r => r.dataset.name)")
+
+    # rename, reorder by dragging, hide, lock
+    page.dblclick(".layer-row[data-name='dot'] .layer-name")
+    page.fill("[aria-label='new name of dot']", "badge")
+    page.press("[aria-label='new name of dot']", "Enter")
+    settled(page)
+    assert names() == ["panel", "headline", "badge"]
+    page.locator(".layer-row[data-name='badge']").drag_to(page.locator(".layer-row[data-name='panel']"))
+    settled(page)
+    assert names() == ["badge", "panel", "headline"]  # now painted first, behind the others
+    page.uncheck("[aria-label='show panel']")
+    settled(page)
+    assert page.locator(".box[data-name='panel']").get_attribute("class").split() == ["box", "hidden-layer"]
+    page.check("[aria-label='show panel']")
+    page.click("[aria-label='lock headline']")
+    settled(page)
+    page.click(".box[data-name='headline']", force=True)  # a locked layer is not picked on the canvas
+    assert "selected" not in page.locator(".layer-row[data-name='headline']").get_attribute("class")
+    page.click("[aria-label='unlock headline']")
+    settled(page)
+
+    # nudge with the arrow keys, rotate with the handle
+    page.click(".box[data-name='panel']")
+    for key in ("ArrowRight", "ArrowRight", "ArrowRight", "Shift+ArrowDown"):
+        page.keyboard.press(key)
+    settled(page)
+    assert (place(page)["x"], place(page)["y"]) == (23, 30)
+    panel = page.locator(".box[data-name='panel']").bounding_box()
+    handle = centre(page, ".frame .handle.rotate")
+    # to the right of the centre, level with it: a quarter turn
+    page.mouse.move(*handle)
+    page.mouse.down()
+    page.mouse.move(panel["x"] + panel["width"] + 60, panel["y"] + panel["height"] / 2, steps=8)
+    page.mouse.up()
+    settled(page)
+    assert page.input_value("#pane-layer [aria-label='rotation']") == "90"
+
+    # duplicate and delete from the keyboard; undo and redo too
+    page.keyboard.press("Control+d")
+    settled(page)
+    assert names() == ["badge", "panel", "panel copy", "headline"]
+    page.keyboard.press("Delete")
+    settled(page)
+    assert names() == ["badge", "panel", "headline"]
+    page.keyboard.press("Control+z")
+    settled(page)
+    assert "panel copy" in names()
+    page.keyboard.press("Control+Shift+z")
+    settled(page)
+    assert "panel copy" not in names()
+
+    # a marquee over the canvas's empty lower right selects what it touches
+    paper = page.locator("#overlay").bounding_box()
+    page.keyboard.press("Escape")
+    page.mouse.move(paper["x"] + 395, paper["y"] + 235)
+    page.mouse.down()
+    page.mouse.move(paper["x"] + 150, paper["y"] + 60, steps=6)
+    page.mouse.up()
+    assert page.text_content("#pane-layer") == "2 layers selected."
+
+
+def test_timeline_scrubber_and_the_fill_as_a_gradient(page, live):
+    account = live.account()
+    live.add_template(account, PROMO)
+    open_stored(page, live, account, "promo")
+    at_rest = canvas_bytes(page)
+    assert page.is_visible("#timeline")
+    page.fill("#scrub", "0.5")  # before the headline comes on at 1 s
+    page.dispatch_event("#scrub", "change")
+    settled(page)
+    early = canvas_bytes(page)
+    assert early != at_rest
+
+    # drag the end of the headline's bar to the middle: it goes off screen at 1.5 s
+    page.click(".timeline-row:nth-child(2) .row-name")
+    track = page.locator(".timeline-row:nth-child(2) .track").bounding_box()
+    end = centre(page, ".timeline-row:nth-child(2) .bar .edge.end")
+    page.mouse.move(*end)
+    page.mouse.down()
+    page.mouse.move(track["x"] + track["width"] * 0.75, end[1], steps=6)
+    page.mouse.up()
+    settled(page)
+    assert page.input_value("#pane-layer [aria-label='duration']") == "0.5"
+    assert page.input_value("#pane-layer [aria-label='start']") == "1"
+
+    # the panel's fill becomes a gradient, then its colours are edited
+    page.click(".layer-row[data-name='panel'] .layer-name")
+    page.select_option("#pane-layer [aria-label='fill kind']", label="gradient")
+    settled(page)
+    page.fill("#pane-layer [data-path='layers[0].fill.to'] [aria-label='to text']", "#22c55e")
+    page.press("#pane-layer [data-path='layers[0].fill.to'] [aria-label='to text']", "Enter")
+    settled(page)
+    page.click("#save")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('saved: version 2')")
+    source = httpx.get(f"{live.root}/v1/templates/promo/source", headers={"Authorization": f"Bearer {account.key}"})
+    saved = source.json()
+    assert saved["layers"][1]["duration"] == 0.5 and saved["layers"][1]["start"] == 1
+    assert saved["layers"][0]["fill"]["to"] == "#22c55e" and "from" in saved["layers"][0]["fill"]
+
+
+def test_try_it_export_import_and_revert(page, live, tmp_path):
+    account = live.account()
+    live.add_template(account, text_template())
+    open_stored(page, live, account, "card")
+    page.click("#tab-try")
+    assert '"name": "title"' in page.input_value("#try-modifications")  # a sample from the design
+    page.fill("#try-modifications", '[{"name": "title", "text": "Tried"}]')
+    page.click("#try-png")
+    page.wait_for_selector("#try-result img")
+    assert '"templateId":"card"' in page.text_content("#try-curl")
+    compile(page.text_content("#try-python"), "python snippet", "exec")
+    page.click("#try-signed-box summary")
+    page.click("#try-sign")
+    page.wait_for_function("document.getElementById('try-signed').textContent.includes('sign=')")
+    signed = httpx.get(page.text_content("#try-signed"))
+    assert signed.status_code == 200 and signed.headers["content-type"] == "image/png"
+
+    with page.expect_download() as download:
+        page.click("#export")
+    exported = json.loads(download.value.path().read_text())
+    assert exported["layers"] == text_template()["layers"]
+    changed = {**exported, "name": "Imported", "background": "#ffffff"}
+    upload = tmp_path / "imported.json"
+    upload.write_text(json.dumps(changed))
+    page.set_input_files("#import", str(upload))
+    settled(page)
+    page.click("#tab-template")
+    assert page.input_value("#pane-template [aria-label='name']") == "Imported"
+    page.click("#save")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('saved: version 2')")
+    page.click("#tab-versions")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("[aria-label='revert to version 1']")
+    page.wait_for_function("document.getElementById('status').textContent.includes('now version 3')")
+    settled(page)
+    page.click("#tab-template")
+    assert page.input_value("#pane-template [aria-label='name']") == "Card"
+
+
+def test_every_kind_can_be_added_and_renders(page, live):
+    account = live.account()
+    open_editor(page, live, account)
+    kinds = page.locator("#kind option").evaluate_all("options => options.map(o => o.value)")
+    assert "video" not in kinds  # clips only in video templates
+    assert len(kinds) == 11
+    for kind in kinds:
+        add(page, kind)
+        assert page.is_hidden("#problems"), page.text_content("#problems")
+    assert page.text_content("#render-note") == ""

@@ -35,7 +35,7 @@ class BackgroundImage:
 
 @frozen(kw_only=True)
 class VideoSettings:
-    duration: float = field(check=between(0.1, 300))
+    duration: float = field(check=between(0.1, 300), schema={"examples": [5]})
     fps: int = field(30, check=between(1, 60))
     poster: float | None = field(None, check=between(0, 300))
 

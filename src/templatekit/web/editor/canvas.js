@@ -36,11 +36,16 @@ export class Canvas extends EventTarget {
 
   /** The design changed: render it (one render at a time; the newest change wins). */
   changed() {
-    this.changedAt = performance.now();
-    this.image.dataset.current = "false";
-    this.request(this.dragging ? "thumbnail" : "full");
+    this.refresh(this.dragging ? "thumbnail" : "full");
     if (this.fitted && !this.dragging) this.fit();
     else this.layout();
+  }
+
+  /** Renders again (the design, or what is shown of it, changed). */
+  refresh(kind) {
+    this.changedAt = performance.now();
+    this.image.dataset.current = "false";
+    this.request(kind);
   }
 
   request(kind) {
@@ -202,7 +207,7 @@ export class Canvas extends EventTarget {
       drag.end?.(e);
       this.doc.settle();
       this.drawOverlay();
-      if (drag.changed) this.request("full");
+      if (drag.changed) this.refresh("full");
     };
     this.overlay.addEventListener("pointermove", move);
     this.overlay.addEventListener("pointerup", up);

@@ -205,6 +205,7 @@ export class Forms {
 
   optionName(option) {
     if (option["x-control"]) return option["x-control"];
+    if (option.title) return labelOf(option.title);
     if (option.type === "array") return `list of ${this.optionName(this.schema.resolve(option.items))}`;
     if (option.properties) return labelOf(Object.keys(option.properties).join("/")).slice(0, 30);
     return option.type || "value";
@@ -310,18 +311,28 @@ export class Forms {
     return el("div", { className: "grid-box" }, table, actions);
   }
 
-  /** A grid cell: plain values in a text box (numbers kept numbers), others as JSON. */
+  /** A grid cell: a list of options, or plain values in a text box (numbers kept
+   * numbers); values of their own shape as JSON. */
   cell(property, value, set, name) {
-    const simple = property.type === "string" || property.type === "number" || property.type === "integer" ||
-      Array.isArray(property.type) || property["x-control"] === "color" || property.enum;
-    if (!simple || (value !== null && typeof value === "object")) return this.json(value, set, name, 1);
+    const { options, nullable } = this.schema.options(property);
+    const [one] = options;
+    if (options.length === 1 && one.enum) {
+      const select = this.named(el("select"), name);
+      select.append(new Option("", ""), ...one.enum.map((option) => new Option(String(option), String(option))));
+      select.value = value === undefined || value === null ? "" : String(value);
+      select.addEventListener("change", () => set(select.value === "" ? undefined : one.enum[select.selectedIndex - 1]));
+      return select;
+    }
+    const types = [].concat(...options.map((option) => option.type ?? []));
+    const plain = options.length === 1 || types.length === options.length;
+    const scalar = types.some((type) => ["string", "number", "integer"].includes(type));
+    if (!plain || !scalar || (value !== null && typeof value === "object")) return this.json(value, set, name, 1);
+    const numeric = !types.includes("string") || typeof value === "number";
     const input = this.named(el("input", { value: value ?? "" }), name);
     input.addEventListener("input", () => {
       const text = input.value;
-      const wantsNumber = property.type === "number" || property.type === "integer" ||
-        (Array.isArray(property.type) && property.type.includes("number") && typeof value === "number");
-      if (text === "") set(property.type === "string" || Array.isArray(property.type) ? "" : undefined);
-      else set(wantsNumber && !Number.isNaN(Number(text)) ? Number(text) : text);
+      if (text === "") set(types.includes("string") && !nullable ? "" : undefined);
+      else set(numeric && !Number.isNaN(Number(text)) ? Number(text) : text);
     });
     return input;
   }

@@ -4,9 +4,11 @@
 import { pathText, setAt } from "./doc.js";
 import { el } from "./forms.js";
 
-const TIMING = new Set(["start", "duration", "animations"]);
+const TIMING = ["start", "duration", "animations"];
 const PLACE = ["x", "y", "width", "height", "rotation"];
-const SKIPPED = new Set(["type", "name"]);
+/** Fields every layer has that are seldom changed: kept under "More". */
+const MORE = ["opacity", "visible", "locked", "id", "suggestInput"];
+const SKIPPED = new Set(["type", "name", ...PLACE, ...TIMING, ...MORE]);
 
 export const SIZE_PRESETS = [
   ["Open Graph / link preview", 1200, 630],
@@ -63,13 +65,16 @@ export class Inspector {
       this.forms.field(name, kind.properties[name], layer[name], ["layers", index, name], set(name), {
         required: (kind.required || []).includes(name),
       });
+    const known = (names) => names.filter((name) => name in kind.properties);
     const heading = el("h3", {}, el("span", { textContent: layer.name }), " ", el("small", { textContent: layer.type }));
-    const place = el("div", { className: "place" }, ...PLACE.map(field));
-    const own = Object.keys(kind.properties).filter(
-      (name) => !SKIPPED.has(name) && !PLACE.includes(name) && !(TIMING.has(name) && !video),
-    );
+    const place = el("div", { className: "place" }, ...known(PLACE).map(field));
+    const own = Object.keys(kind.properties).filter((name) => !SKIPPED.has(name));
+    const parts = [heading, place, ...own.map(field)];
     const scan = this.scanLine(layer);
-    this.layerBox.replaceChildren(heading, ...(scan ? [scan] : []), place, ...own.map(field));
+    if (scan) parts.splice(1, 0, scan);
+    if (video) parts.push(el("details", { open: true }, el("summary", { textContent: "Timing" }), ...known(TIMING).map(field)));
+    parts.push(el("details", {}, el("summary", { textContent: "More" }), ...known(MORE).map(field)));
+    this.layerBox.replaceChildren(...parts);
   }
 
   scanLine(layer) {
@@ -125,6 +130,8 @@ export class Inspector {
         continue;
       }
       field.classList.add("invalid");
+      const folded = field.closest("details");
+      if (folded) folded.open = true;
       const message = field.querySelector(":scope > .problem");
       message.textContent = problem.slice(cut + 2);
       message.hidden = false;

@@ -108,6 +108,15 @@ export class LayersPanel {
     this.list.replaceChildren(...layers.map((layer, index) => this.row(layer, index)));
   }
 
+  /** Marks the selected rows (without drawing them anew: a double click stays on its row). */
+  showSelection() {
+    for (const row of this.list.children) {
+      const selected = this.doc.selection.has(row.dataset.name);
+      row.classList.toggle("selected", selected);
+      row.setAttribute("aria-selected", String(selected));
+    }
+  }
+
   row(layer, index) {
     const item = el("li", { className: "layer-row", draggable: true });
     item.dataset.name = layer.name;

@@ -88,7 +88,7 @@ function build(schema, bundledFonts) {
   });
   doc.addEventListener("select", () => {
     canvas.drawOverlay();
-    layers.draw();
+    layers.showSelection();
     inspector.drawLayer();
     inspector.showProblems(inspector.problems);
     timeline.draw();

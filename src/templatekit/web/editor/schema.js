@@ -16,7 +16,8 @@ export class FormatSchema {
     if (!schema) return {};
     if (schema.$ref) {
       const { $ref, ...rest } = schema;
-      return this.resolve({ ...this.schemas[$ref.split("/").pop()], ...rest });
+      const name = $ref.split("/").pop();
+      return this.resolve({ title: name, ...this.schemas[name], ...rest });
     }
     if (schema.allOf) {
       const { allOf, ...rest } = schema;
@@ -52,6 +53,7 @@ export class FormatSchema {
   initial(schema) {
     const resolved = this.resolve(schema);
     if (resolved.default !== undefined) return structuredClone(resolved.default);
+    if (resolved.examples?.length) return structuredClone(resolved.examples[0]);
     if (resolved.anyOf) return this.initial(this.options(resolved).options[0]);
     if (resolved.enum) return resolved.enum[0];
     if (resolved.const !== undefined) return resolved.const;

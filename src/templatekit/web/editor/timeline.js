@@ -18,7 +18,8 @@ export class Timeline {
     this.atRest.addEventListener("click", () => {
       this.canvas.time = null;
       this.moment.textContent = "at rest";
-      this.canvas.request("full");
+      this.canvas.refresh("full");
+      this.draw();
     });
   }
 
@@ -29,7 +30,8 @@ export class Timeline {
   showMoment(time, kind) {
     this.canvas.time = time;
     this.moment.textContent = `${time.toFixed(2)} s`;
-    this.canvas.request(kind);
+    this.canvas.refresh(kind);
+    this.draw();
   }
 
   draw() {
@@ -59,6 +61,11 @@ export class Timeline {
       el("span", { className: "edge end" }),
     );
     const track = el("div", { className: "track" }, bar);
+    if (this.canvas.time !== null) {
+      const playhead = el("div", { className: "playhead" });
+      playhead.style.left = `${(this.canvas.time / total) * 100}%`;
+      track.append(playhead);
+    }
     bar.addEventListener("pointerdown", (event) => this.drag(event, layer.name, track, { start, end, total, fps: video.fps || 30 }));
     const label = el("button", { type: "button", className: "row-name", textContent: layer.name });
     label.addEventListener("click", () => this.doc.select([layer.name]));
@@ -74,8 +81,7 @@ export class Timeline {
     const frame = 1 / fps;
     const snap = (t) => Math.round(t * fps) / fps;
     const key = `timing ${performance.now()}`;
-    const bar = event.currentTarget;
-    bar.setPointerCapture(event.pointerId);
+    // on the window: each change draws the bars anew, and a removed bar gets no events
     const move = (e) => {
       const dt = ((e.clientX - event.clientX) / width) * total;
       let newStart = start;
@@ -97,12 +103,12 @@ export class Timeline {
       }, { key });
     };
     const up = () => {
-      bar.removeEventListener("pointermove", move);
-      bar.removeEventListener("pointerup", up);
+      window.removeEventListener("pointermove", move);
+      window.removeEventListener("pointerup", up);
       this.doc.settle();
     };
-    bar.addEventListener("pointermove", move);
-    bar.addEventListener("pointerup", up);
+    window.addEventListener("pointermove", move);
+    window.addEventListener("pointerup", up);
   }
 }
 
