@@ -49,8 +49,8 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def _start_demo(settings: Settings, root: str) -> None:
-    """Make the demo account and print its key, a curl line, the playground's address,
-    and which templates need something this installation lacks."""
+    """Make the demo account and print its key, a curl line, the addresses of the
+    playground and the editor, and which templates need something this installation lacks."""
     from templatekit_server.demo import ensure_demo, needs
 
     db, sealer = _open(settings)
@@ -67,6 +67,7 @@ def _start_demo(settings: Settings, root: str) -> None:
         " -o card.png"
     )
     print(f"try every template in your browser (paste the key): {root}/playground/")
+    print(f"design and edit templates (the same key): {root}/editor/")
     for template_name, reason in needs():
         print(f"note: {template_name}: {reason}")
     sys.stdout.flush()

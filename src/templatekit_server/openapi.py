@@ -827,6 +827,13 @@ def _interface_schemas(fields: Json, model: ModelSchema) -> Json:
                 "modifications": modifications,
                 "format": _schema("ImageFormat"),
                 "thumbnail": _flag(THUMBNAIL),
+                "scale": {
+                    "type": "number",
+                    "exclusiveMinimum": 0,
+                    "maximum": 1,
+                    "default": 1,
+                    "description": "Draws the image smaller: at the size a screen shows it, while dragging.",
+                },
                 "time": {"type": "number", "minimum": 0, "description": "A video template's moment to show, in s."},
             },
             ["template"],

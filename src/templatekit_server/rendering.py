@@ -80,6 +80,7 @@ class DraftJob:
     modifications: Any
     output: str  # png, jpeg or webp
     thumbnail: bool
+    scale: float
     time: float | None
 
 
@@ -200,6 +201,7 @@ def render_draft_job(job: DraftJob) -> DraftOutput | Failure:
             job.modifications,
             format=job.output,
             thumbnail=job.thumbnail,
+            scale=job.scale,
             time=job.time,
             assets=_Worker.assets,
             memory_limit=_Worker.memory,

@@ -92,7 +92,7 @@ def test_serve_demo_prints_a_key_and_a_curl_line_that_works(tmp_path):
         command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path
     )
     try:
-        printed = [server.stdout.readline() for _ in range(4)]
+        printed = [server.stdout.readline() for _ in range(5)]
         key = re.search(r"demo API key: (tk_live_\S+)", printed[0]).group(1)
         curl = printed[2].strip()
         assert curl.startswith("curl ") and key in curl
@@ -112,6 +112,8 @@ def test_serve_demo_prints_a_key_and_a_curl_line_that_works(tmp_path):
         assert {"tpl_social_card", "tpl_invoice", "tpl_promo_video"} <= {item["id"] for item in listed}
         page = httpx.get(playground)
         assert page.status_code == 200 and "<title>" in page.text
+        editor = re.search(r"(http://127\.0\.0\.1:\d+/editor/)$", printed[4].strip()).group(1)
+        assert "<title>templatekit editor</title>" in httpx.get(editor).text
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -24,6 +24,10 @@ def test_a_preview_is_the_render_of_the_saved_template(live, client):
     assert live.used(account) == 1  # the createImage; the preview is free
     thumbnail = preview(client, live, account, text_template("same"), thumbnail=True, format="webp")
     assert thumbnail.headers["content-type"] == "image/webp" and max(decode(thumbnail.content).size) <= 320
+    shown = preview(client, live, account, text_template("same"), scale=0.5)  # as a zoomed-out canvas shows it
+    assert decode(shown.content).size == (120, 60)
+    too_big = preview(client, live, account, text_template("same"), scale=2)
+    assert too_big.status_code == 400 and "scale: must be more than 0 and at most 1" in too_big.text
 
 
 def test_a_preview_needs_the_templates_write_scope(live, client):

@@ -30,14 +30,18 @@ def render_draft(
     *,
     format: str = "png",
     thumbnail: bool = False,
+    scale: float = 1.0,
     time: float | None = None,
     base_dir: Path | None = None,
     assets: AssetLoader | None = None,
     memory_limit: int | None = None,
 ) -> DraftRender:
     """``template`` rendered as ``render_image`` does; for a video template, ``time``
-    shows the frame at that moment (as a poster would). ``base_dir`` is where relative
-    paths of the template resolve."""
+    shows the frame at that moment (as a poster would). ``scale`` (at most 1) draws it
+    smaller, at the size a screen shows it. ``base_dir`` is where relative paths of the
+    template resolve."""
+    if not 0 < scale <= 1:
+        raise TemplateError([f"scale: must be more than 0 and at most 1 (got {scale:g})"])
     loaded = load_template(template)
     if base_dir is not None:
         loaded = evolve(loaded, base_dir=base_dir)
@@ -48,8 +52,8 @@ def render_draft(
             raise TemplateError([f"time: must be within the video, 0 to {loaded.video.duration:g} (got {time:g})"])
         loaded = evolve(loaded, video=evolve(loaded.video, poster=time))
     result = render_image(
-        loaded, modifications, format=format, thumbnail=thumbnail, assets=assets, memory_limit=memory_limit
+        loaded, modifications, format=format, thumbnail=thumbnail, scale=scale, assets=assets, memory_limit=memory_limit
     )
-    if thumbnail or result.media_type != "image/png":
+    if thumbnail or scale != 1 or result.media_type != "image/png":
         return DraftRender(result, ())
     return DraftRender(result, code_scans(apply(loaded, modifications).template.layers, result.data))

@@ -35,11 +35,13 @@ async def preview(request: Request) -> Response:
     if not isinstance(template, dict):
         raise bad_request(f"template: must be a template object (got {type(template).__name__})")
     fields = Fields(body, server.settings.max_text_chars)
+    scale = fields.number("scale")
     job = DraftJob(
         template,
         fields.raw("modifications"),
         fields.choice("format", IMAGE_FORMATS, "png", FORMAT_ALIASES),
         fields.flag("thumbnail"),
+        1.0 if scale is None else scale,
         fields.number("time"),
     )
     output = await server.stills.run(render_draft_job, job)

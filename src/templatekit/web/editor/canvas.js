@@ -60,7 +60,9 @@ export class Canvas extends EventTarget {
     this.inFlight = true;
     const serial = ++this.serial;
     const changedAt = this.changedAt;
-    const body = { template: this.doc.template, thumbnail: kind === "thumbnail" };
+    // while dragging: drawn at the size shown (sharp, and quicker than full size)
+    const shown = Math.min(1, Math.max(0.05, this.zoom * window.devicePixelRatio));
+    const body = kind === "thumbnail" ? { template: this.doc.template, scale: shown } : { template: this.doc.template };
     if (this.time !== null) body.time = this.time;
     try {
       const response = await this.api.call("/templates/preview", { method: "POST", body });
