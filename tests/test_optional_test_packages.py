@@ -11,7 +11,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-MISSING = ["hypothesis", "boto3", "nbformat", "nbclient", "openapi_spec_validator", "grimp", "zxingcpp", "pypdf"]
+MISSING = [
+    "hypothesis",
+    "boto3",
+    "nbformat",
+    "nbclient",
+    "openapi_spec_validator",
+    "grimp",
+    "zxingcpp",
+    "pypdf",
+    "marionette_driver",
+]
 
 
 @pytest.mark.slow

@@ -372,3 +372,27 @@ def test_every_kind_can_be_added_and_renders(page, live):
         add(page, kind)
         assert page.is_hidden("#problems"), page.text_content("#problems")
     assert page.text_content("#render-note") == ""
+
+
+def test_grid_snapping_and_the_keyboard_alone(page, live):
+    account = live.account()
+    live.add_template(account, PROMO)
+    open_stored(page, live, account, "promo")
+    page.fill("#grid", "50")
+    page.click(".box[data-name='dot']")  # at x 40, y 160: dropped 4 px from the grid's lines it snaps to them
+    drag(page, centre(page, ".box[data-name='dot']"), (56, 34))
+    assert (place(page)["x"], place(page)["y"]) == (100, 200)
+
+    # a layer added, named and moved with the keyboard only
+    page.keyboard.press("Escape")
+    page.select_option("#kind", "shape")
+    page.focus("#kind")
+    page.keyboard.press("Tab")  # to "Add layer"
+    page.keyboard.press("Enter")
+    settled(page)
+    assert page.locator(".layer-row").count() == 4
+    page.focus("#overlay")
+    page.keyboard.press("ArrowLeft")
+    settled(page)
+    added = page.locator(".layer-row").last.get_attribute("data-name")
+    assert added == "shape" and place(page)["x"] == 79  # centred at 80, then nudged

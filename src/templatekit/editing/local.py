@@ -26,7 +26,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from attrs import define, field
 
@@ -92,7 +92,7 @@ class EditedFile:
             try:
                 json.loads(text)
             except ValueError as exc:
-                raise SystemExit(f"error: {path} is not JSON ({exc}); fix or move it first") from None
+                raise TemplateError([f"not JSON ({exc}); fix or move it first"], source=str(path)) from None
             edited.disk_text = text
             edited.versions.append(Version(1, text, time.time(), "as opened"))
         else:
@@ -268,10 +268,9 @@ class _Handler(BaseHTTPRequestHandler):
         raise Refused(HTTPStatus.NOT_FOUND, "NOT_FOUND", f"no such endpoint: {method} /v1{path}")
 
     def _source(self) -> None:
-        query = urlsplit(self.path).query
-        asked = dict(part.split("=", 1) for part in query.split("&") if "=" in part).get("version")
+        asked = parse_qs(urlsplit(self.path).query).get("version", [""])[0]
         edited = self.server.edited
-        version = edited.version(int(asked)) if asked and asked.isdigit() else edited.read()
+        version = edited.version(int(asked)) if asked.isdigit() else edited.read()
         self._send(HTTPStatus.OK, version.text.encode(), "application/json", {"ETag": f'"{version.number}"'})
 
     def _save(self) -> None:

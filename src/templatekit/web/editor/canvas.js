@@ -119,7 +119,22 @@ export class Canvas extends EventTarget {
     const width = `${template.width * this.zoom}px`;
     const height = `${template.height * this.zoom}px`;
     for (const node of [this.image, this.overlay]) Object.assign(node.style, { width, height });
+    this.showGrid();
     this.drawOverlay();
+  }
+
+  setGrid(size) {
+    this.grid = size;
+    this.showGrid();
+  }
+
+  /** The grid's lines over the canvas, when there is one. */
+  showGrid() {
+    const step = this.grid * this.zoom;
+    const line = "rgba(99, 102, 241, 0.18) 1px, transparent 1px";
+    Object.assign(this.overlay.style, step >= 4
+      ? { backgroundImage: `linear-gradient(90deg, ${line}), linear-gradient(${line})`, backgroundSize: `${step}px ${step}px` }
+      : { backgroundImage: "", backgroundSize: "" });
   }
 
   // ---------------------------------------------------------------- the overlay

@@ -316,6 +316,7 @@ export class Forms {
   cell(property, value, set, name) {
     const { options, nullable } = this.schema.options(property);
     const [one] = options;
+    if (options.length === 1 && one["x-control"] === "source") return this.source(value, set, name);
     if (options.length === 1 && one.enum) {
       const select = this.named(el("select"), name);
       select.append(new Option("", ""), ...one.enum.map((option) => new Option(String(option), String(option))));

@@ -174,7 +174,7 @@ $("actual").addEventListener("click", () => ui.canvas.setZoom(1));
 $("zoom-in").addEventListener("click", () => ui.canvas.setZoom(ui.canvas.zoom * 1.25));
 $("zoom-out").addEventListener("click", () => ui.canvas.setZoom(ui.canvas.zoom / 1.25));
 $("snap").addEventListener("change", () => (ui.canvas.snapping = $("snap").checked));
-$("grid").addEventListener("input", () => (ui.canvas.grid = Math.max(0, Number($("grid").value) || 0)));
+$("grid").addEventListener("input", () => ui.canvas.setGrid(Math.max(0, Number($("grid").value) || 0)));
 for (const tab of document.querySelectorAll("[role=tab]")) {
   tab.addEventListener("click", () => showTab(tab.id.replace("tab-", "")));
 }
