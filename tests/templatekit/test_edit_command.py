@@ -75,6 +75,14 @@ def test_saving_writes_the_file_and_keeps_the_session_versions(edited):
     assert not list(path.parent.glob(".card.json.*"))  # no temporary file left behind
 
 
+def test_try_it_renders_the_saved_file(edited):
+    _, editing = edited
+    image = editing.api("POST", "/templates/createImage", json={"modifications": {"title": "Tried"}, "format": "jpeg"})
+    assert image.headers["content-type"] == "image/jpeg" and decode(image.content).size == (400, 200)
+    pdf = editing.api("POST", "/templates/createPdf", json={})
+    assert pdf.content.startswith(b"%PDF-")
+
+
 def test_a_change_made_on_disk_is_not_overwritten(edited):
     path, editing = edited
     path.write_text(json.dumps({**CARD, "name": "Edited by hand"}))

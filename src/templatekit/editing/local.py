@@ -2,7 +2,8 @@
 and no server extra. A small HTTP server on loopback serves the editor page and the
 few /v1 operations it uses, on the file: its source, saving (atomically, refused when
 the file changed on disk meanwhile), the versions saved in this session and reverting
-to one, previews, fonts and the template format's schema.
+to one, previews, renders of the saved file (PNG, JPEG, WebP, PDF), fonts and the
+template format's schema.
 
 Only the page that the command opens can use it: every /v1 call needs the random token
 in that page's address (a web page elsewhere cannot read it), and a Host other than
@@ -28,12 +29,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from attrs import define, field
+from attrs import define, evolve, field
 
 from templatekit.editing.draft import render_draft
 from templatekit.errors import TemplateError, TemplatekitError
 from templatekit.loading import load_template
 from templatekit.model.schema import format_schemas
+from templatekit.render import render_image, render_pdf
 from templatekit.text.fonts import FontBook
 from templatekit.web import WEB
 
@@ -248,6 +250,8 @@ class _Handler(BaseHTTPRequestHandler):
             ("GET", "/fonts"): lambda: self._json(FontBook.bundled().families()),
             ("GET", "/openapi.json"): lambda: self._json({"openapi": "3.1.0", "components": {"schemas": _schemas()}}),
             ("POST", "/templates/preview"): self._preview,
+            ("POST", "/templates/createImage"): lambda: self._render("image"),
+            ("POST", "/templates/createPdf"): lambda: self._render("pdf"),
         }
         if (method, path) in routes:
             routes[method, path]()
@@ -312,6 +316,21 @@ class _Handler(BaseHTTPRequestHandler):
         if drawn.scans:
             headers["X-Templatekit-Scans"] = json.dumps([scan.as_json() for scan in drawn.scans])
         self._send(HTTPStatus.OK, drawn.result.data, drawn.result.media_type, headers)
+
+    def _render(self, output: str) -> None:
+        """The saved file rendered with the body's modifications (the editor's "Try it")."""
+        body = self._body()
+        if not isinstance(body, dict):
+            raise Refused(HTTPStatus.BAD_REQUEST, "BAD_REQUEST", "request body: must be a JSON object")
+        edited = self.server.edited
+        saved = evolve(load_template(json.loads(edited.read().text)), base_dir=edited.path.parent)
+        modifications = body.get("modifications")
+        if output == "pdf":
+            result = render_pdf(saved, modifications)
+        else:
+            result = render_image(saved, modifications, format=str(body.get("format") or "png"))
+        headers = {"X-Templatekit-Warnings": json.dumps(list(result.warnings))} if result.warnings else {}
+        self._send(HTTPStatus.OK, result.data, result.media_type, headers)
 
     def _body(self) -> Json:
         length = int(self.headers.get("Content-Length") or 0)
