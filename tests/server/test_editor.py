@@ -396,3 +396,22 @@ def test_grid_snapping_and_the_keyboard_alone(page, live):
     settled(page)
     added = page.locator(".layer-row").last.get_attribute("data-name")
     assert added == "shape" and place(page)["x"] == 79  # centred at 80, then nudged
+
+
+def test_template_content_is_shown_as_text_never_as_html(page, live):
+    account = live.account()
+    hostile = "<img src=x onerror=window.hacked=1>"
+    card = text_template("hostile")
+    card["name"] = hostile
+    card["layers"][1]["name"] = hostile
+    card["layers"][1]["text"] = f"</textarea>{hostile}"
+    live.add_template(account, card)
+    open_stored(page, live, account, "hostile")
+    page.click(".layer-row:nth-child(2) .layer-name")
+    page.click("#tab-versions")
+    page.click("#tab-template")
+    assert page.text_content(".layer-row:nth-child(2) .layer-name") == hostile
+    assert page.input_value("#pane-template [aria-label='name']") == hostile
+    assert page.input_value("#pane-layer [aria-label='text']") == f"</textarea>{hostile}"
+    assert page.evaluate("window.hacked") is None
+    assert page.locator("img[src='x']").count() == 0
