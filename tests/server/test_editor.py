@@ -415,3 +415,41 @@ def test_template_content_is_shown_as_text_never_as_html(page, live):
     assert page.input_value("#pane-layer [aria-label='text']") == f"</textarea>{hostile}"
     assert page.evaluate("window.hacked") is None
     assert page.locator("img[src='x']").count() == 0
+
+
+def test_grids_keep_every_edit_and_add_rows(page, live):
+    account = live.account()
+    open_editor(page, live, account)
+    add(page, "table")
+    page.fill("[aria-label='rows 1 item']", "Espresso")
+    page.fill("[aria-label='rows 2 price']", "4.2")
+    settled(page)
+    page.click("#pane-layer .grid-actions button:has-text('add a row')")
+    settled(page)
+    # typed key by key, slower than renders: the field keeps its focus and every key
+    page.locator("[aria-label='rows 3 item']").press_sequentially("Cake", delay=120)
+    settled(page)
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "rows 3 item"
+    add(page, "chart")
+    page.select_option("#pane-layer [aria-label='rows kind']", label="list of chart series")
+    settled(page)
+    page.click("#pane-layer .grid-actions button:has-text('add a row')")
+    page.fill("[aria-label='rows 1 name']", "2026")
+    page.click("[aria-label='edit rows 1 data']")
+    page.click("#pane-layer .nested .grid-actions button:has-text('add a row')")
+    page.fill("[aria-label='rows 1 data 1 label']", "Q1")
+    page.fill("[aria-label='rows 1 data 1 value']", "12")
+    settled(page)
+    page.click("#save")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('saved: version 1')")
+    (saved,) = httpx.get(f"{live.root}/v1/templates", headers={"Authorization": f"Bearer {account.key}"}).json()
+    source = httpx.get(
+        f"{live.root}/v1/templates/{saved['id']}/source", headers={"Authorization": f"Bearer {account.key}"}
+    )
+    table, chart = source.json()["layers"]
+    assert table["rows"] == [
+        {"item": "Espresso", "price": 3.5},
+        {"item": "Tea", "price": 4.2},
+        {"item": "Cake", "price": ""},
+    ]
+    assert chart["rows"] == [{"name": "2026", "data": [{"label": "Q1", "value": 12}]}]

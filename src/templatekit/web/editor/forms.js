@@ -1,7 +1,9 @@
 // Form controls made from the template format's schema: the control follows the type
 // (and ``x-control`` where a type does not say), so that a field added to the model
-// appears here without new code. ``set(value)`` changes the field; undefined removes it
-// (back to its default).
+// appears here without new code. ``set(value, structural)`` changes the field; undefined
+// removes it (back to its default); ``structural`` asks for the form to be drawn again
+// (rows added or removed, another kind of value, a reset), which typing never does, so
+// that the field being typed in keeps its focus.
 
 import { pathText } from "./doc.js";
 
@@ -39,6 +41,8 @@ export class Forms {
   constructor(schema, fonts) {
     this.schema = schema;
     this.fonts = fonts;
+    this.expanded = new Set(); // the paths of nested grids shown open
+    this.chosen = new Map(); // path -> the kind of value chosen there (an empty list fits any)
   }
 
   /** One labelled field: its control, a reset button when it may be unset, and a place
@@ -54,7 +58,7 @@ export class Forms {
     if (!required && value !== undefined) {
       const reset = el("button", { type: "button", className: "reset", textContent: "×", title: `reset ${labelOf(name)}` });
       reset.setAttribute("aria-label", `reset ${labelOf(name)}`);
-      reset.addEventListener("click", () => set(undefined));
+      reset.addEventListener("click", () => set(undefined, true));
       label.append(reset);
     }
     wrap.append(el("p", { className: "problem", hidden: true }));
@@ -133,7 +137,7 @@ export class Forms {
         const button = el("button", { type: "button", textContent: String(option) });
         button.setAttribute("role", "radio");
         button.setAttribute("aria-checked", String(option === value));
-        button.addEventListener("click", () => set(option));
+        button.addEventListener("click", () => set(option, true));
         group.append(button);
       }
       return group;
@@ -180,7 +184,7 @@ export class Forms {
       const chosen = file.files[0];
       if (!chosen) return;
       const reader = new FileReader();
-      reader.onload = () => set(reader.result);
+      reader.onload = () => set(reader.result, true);
       reader.readAsDataURL(chosen);
     });
     return el("div", { className: "source" }, url, el("label", { className: "upload" }, "upload ", file));
@@ -189,7 +193,12 @@ export class Forms {
   /** anyOf: which kind of value (a colour, a gradient, none…), then its control. */
   choice(options, nullable, value, path, set, name) {
     const names = options.map((option) => this.optionName(option));
-    const current = value === undefined || value === null ? -1 : options.findIndex((option) => this.fits(option, value));
+    const key = pathText(path);
+    const remembered = this.chosen.get(key);
+    const empty = Array.isArray(value) && !value.length; // fits every kind of list: the one chosen last
+    const current = value === undefined || value === null ? -1
+      : empty && remembered !== undefined ? remembered
+        : options.findIndex((option) => this.fits(option, value));
     const select = this.named(el("select", { className: "variant" }), `${name} kind`);
     if (nullable || current === -1) select.append(new Option(nullable ? "none" : "—", "-1"));
     names.forEach((label, index) => select.append(new Option(label, String(index))));
@@ -197,7 +206,8 @@ export class Forms {
     const box = el("div", { className: "choice" }, select);
     select.addEventListener("change", () => {
       const index = Number(select.value);
-      set(index < 0 ? (nullable ? null : undefined) : this.schema.initial(options[index]));
+      this.chosen.set(key, index);
+      set(index < 0 ? (nullable ? null : undefined) : this.schema.initial(options[index]), true);
     });
     if (current >= 0) box.append(this.control(options[current], value, path, set, name));
     return box;
@@ -231,11 +241,12 @@ export class Forms {
     const box = el("div", { className: "object" });
     const required = new Set(schema.required || []);
     for (const [name, property] of Object.entries(schema.properties)) {
-      const setField = (fieldValue) => {
+      const setField = (fieldValue, structural) => {
         const next = { ...value };
         if (fieldValue === undefined) delete next[name];
         else next[name] = fieldValue;
-        set(next);
+        value = next; // the next change of another field starts from this one
+        set(next, structural);
       };
       box.append(this.field(name, property, value[name], [...path, name], setField, { required: required.has(name) }));
     }
@@ -250,16 +261,17 @@ export class Forms {
     }
     const box = el("div", { className: "list" });
     value.forEach((entry, index) => {
-      const setItem = (itemValue) => {
+      const setItem = (itemValue, structural) => {
         const next = [...value];
         if (itemValue === undefined) next.splice(index, 1);
         else next[index] = itemValue;
-        set(next);
+        value = next;
+        set(next, structural || itemValue === undefined);
       };
       box.append(this.field(`${name} ${index + 1}`, schema.items, entry, [...path, index], setItem));
     });
     const add = el("button", { type: "button", textContent: `add ${name}` });
-    add.addEventListener("click", () => set([...value, this.schema.initial(schema.items)]));
+    add.addEventListener("click", () => set([...value, this.schema.initial(schema.items)], true));
     box.append(add);
     return box;
   }
@@ -280,16 +292,21 @@ export class Forms {
       tr.dataset.path = pathText([...path, index]);
       for (const column of columns) {
         const property = item.properties ? this.schema.resolve(item.properties[column]) : this.schema.resolve(item.additionalProperties);
-        const setCell = (cell) => {
+        const setCell = (cell, structural) => {
           const next = rows.map((r) => ({ ...r }));
           if (cell === undefined) delete next[index][column];
           else next[index][column] = cell;
-          set(next);
+          rows = next; // the next change of another cell starts from this one
+          set(next, structural);
         };
-        tr.append(el("td", {}, this.cell(property, row[column], setCell, `${name} ${index + 1} ${column}`)));
+        const label = `${name} ${index + 1} ${column}`;
+        const nested = this.nestedRows(property);
+        tr.append(el("td", {}, nested
+          ? this.expander(nested, row[column] ?? [], [...path, index, column], setCell, label, tr)
+          : this.cell(property, row[column], setCell, label)));
       }
       const remove = el("button", { type: "button", textContent: "×", title: "remove this row" });
-      remove.addEventListener("click", () => set(rows.filter((_, i) => i !== index)));
+      remove.addEventListener("click", () => set(rows.filter((_, i) => i !== index), true));
       tr.append(el("td", {}, remove));
       body.append(tr);
     });
@@ -297,18 +314,54 @@ export class Forms {
     const add = el("button", { type: "button", textContent: "add a row" });
     add.addEventListener("click", () => {
       const blank = item.properties ? this.schema.initial(item) : Object.fromEntries(columns.map((c) => [c, ""]));
-      set([...rows, blank]);
+      set([...rows, blank], true);
     });
     const actions = el("div", { className: "grid-actions" }, add);
     if (!item.properties) {
       const column = el("button", { type: "button", textContent: "add a column" });
       column.addEventListener("click", () => {
         const key = prompt("Column key");
-        if (key) set(rows.length ? rows.map((row) => ({ ...row, [key]: row[key] ?? "" })) : [{ [key]: "" }]);
+        if (key) set(rows.length ? rows.map((row) => ({ ...row, [key]: row[key] ?? "" })) : [{ [key]: "" }], true);
       });
       actions.append(column);
     }
     return el("div", { className: "grid-box" }, table, actions);
+  }
+
+  /** The item schema of a cell that holds rows of its own (a chart series' points). */
+  nestedRows(property) {
+    const { options } = this.schema.options(property);
+    if (options.length !== 1 || options[0].type !== "array") return null;
+    const item = this.schema.resolve(options[0].items);
+    return item.type === "object" && item.properties ? item : null;
+  }
+
+  /** A button that shows a cell's own rows as a grid under its row (kept open when the
+   * form is drawn again). */
+  expander(item, rows, path, set, name, tr) {
+    const key = pathText(path);
+    const button = el("button", { type: "button", className: "expander" });
+    button.setAttribute("aria-label", `edit ${name}`);
+    const show = (open) => {
+      button.textContent = `${rows.length} ${open ? "▴" : "▾"}`;
+      button.setAttribute("aria-expanded", String(open));
+      const shown = tr.nextElementSibling;
+      if (shown?.classList.contains("nested") && shown.dataset.for === key) shown.remove();
+      if (!open) return;
+      const cell = el("td", { colSpan: tr.children.length }, this.grid(item, rows, path, set, name));
+      const nested = el("tr", { className: "nested" }, cell);
+      nested.dataset.for = key;
+      tr.after(nested);
+    };
+    button.addEventListener("click", () => {
+      const open = !this.expanded.has(key);
+      if (open) this.expanded.add(key);
+      else this.expanded.delete(key);
+      show(open);
+    });
+    if (this.expanded.has(key)) queueMicrotask(() => show(true)); // once the row is in its table
+    else show(false);
+    return button;
   }
 
   /** A grid cell: a list of options, or plain values in a text box (numbers kept

@@ -60,7 +60,7 @@ export class Inspector {
       return;
     }
     const video = Boolean(this.doc.template.video);
-    const set = (name) => (value) => this.set(["layers", index, name], value);
+    const set = (name) => (value, structural) => this.set(["layers", index, name], value, structural);
     const field = (name) =>
       this.forms.field(name, kind.properties[name], layer[name], ["layers", index, name], set(name), {
         required: (kind.required || []).includes(name),
@@ -69,22 +69,29 @@ export class Inspector {
     const heading = el("h3", {}, el("span", { textContent: layer.name }), " ", el("small", { textContent: layer.type }));
     const place = el("div", { className: "place" }, ...known(PLACE).map(field));
     const own = Object.keys(kind.properties).filter((name) => !SKIPPED.has(name));
-    const parts = [heading, place, ...own.map(field)];
-    const scan = this.scanLine(layer);
-    if (scan) parts.splice(1, 0, scan);
+    const scan = el("p", { className: "scan", hidden: true });
+    scan.setAttribute("role", "status");
+    const parts = [heading, scan, place, ...own.map(field)];
     if (video) parts.push(el("details", { open: true }, el("summary", { textContent: "Timing" }), ...known(TIMING).map(field)));
     parts.push(el("details", {}, el("summary", { textContent: "More" }), ...known(MORE).map(field)));
     this.layerBox.replaceChildren(...parts);
+    this.showScans(this.scans);
   }
 
-  scanLine(layer) {
-    const found = this.scans.find((scan) => scan.layer === layer.name);
-    if (!found) return null;
-    const state = found.scans === true ? "ok" : found.scans === false ? "bad" : "unknown";
-    const line = el("p", { className: `scan ${state}`, textContent: found.scans ? "✓ scans" : `✗ ${found.message}` });
-    if (found.scans === null) line.textContent = found.message;
-    line.setAttribute("role", "status");
-    return line;
+  /** Whether the selected code scans, from the latest full-size render (in place: the
+   * form is not drawn again, so a field being typed in keeps its focus). */
+  showScans(scans) {
+    this.scans = scans;
+    const line = this.layerBox.querySelector(".scan");
+    const [layer] = this.doc.selected();
+    const found = line && layer && this.doc.selection.size === 1 && scans.find((scan) => scan.layer === layer.name);
+    if (!found) {
+      if (line) line.hidden = true;
+      return;
+    }
+    line.hidden = false;
+    line.className = `scan ${found.scans === true ? "ok" : found.scans === false ? "bad" : "unknown"}`;
+    line.textContent = found.scans === true ? "✓ scans" : found.scans === false ? `✗ ${found.message}` : found.message;
   }
 
   drawSettings() {
@@ -102,15 +109,17 @@ export class Inspector {
     const fields = Object.keys(schema.properties)
       .filter((name) => name !== "layers" && name !== "apiKey")
       .map((name) =>
-        this.forms.field(name, schema.properties[name], template[name], [name], (value) => this.set([name], value), {
+        this.forms.field(name, schema.properties[name], template[name], [name], (value, structural) => this.set([name], value, structural), {
           required: (schema.required || []).includes(name),
         }),
       );
     this.settingsBox.replaceChildren(presets, ...fields);
   }
 
-  set(path, value) {
-    this.doc.change((template) => setAt(template, path, value), { key: pathText(path), source: "inspector" });
+  /** A field's new value; the forms are drawn again only after a structural change. */
+  set(path, value, structural = false) {
+    const source = structural ? "inspector-structure" : "inspector";
+    this.doc.change((template) => setAt(template, path, value), { key: structural ? null : pathText(path), source });
   }
 
   /** The model's messages ("layers[2].size: must be …"), each at its field when shown. */

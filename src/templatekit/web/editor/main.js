@@ -100,12 +100,8 @@ function build(schema, bundledFonts) {
   });
   canvas.addEventListener("rendered", ({ detail }) => {
     $("render-note").textContent = detail.kind === "thumbnail" ? "preview" : "";
-    inspector.scans = detail.scans || [];
     inspector.showProblems([]);
-    if (detail.kind === "full") {
-      inspector.drawLayer();
-      inspector.showProblems([]);
-    }
+    if (detail.kind === "full") inspector.showScans(detail.scans || []);
     if (detail.warnings.length) say(detail.warnings.join("; "));
   });
   canvas.addEventListener("failed", ({ detail: error }) => {
