@@ -34,6 +34,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -310,6 +311,30 @@ def sse(lines: Iterator[str]) -> Iterator[tuple[str, Any]]:
             event = None
 
 
+def editor_works(client: Client, page: str) -> str:
+    """The editor's page and every module it imports are served from the installed
+    package, and a preview of a demo template reads its QR code back (zxing-cpp came
+    with the server extra)."""
+    served: set[str] = set()
+    waiting = [page]
+    while waiting:
+        url = waiting.pop()
+        text = expect(client.http.get(url), f"GET {url}").text
+        served.add(url)
+        found = re.findall(r'(?:src|href)="([^":]+)"|from "(\.{1,2}/[^"]+)"', text)
+        for linked in (a or b for a, b in found):
+            absolute = urllib.parse.urljoin(url, linked)
+            if absolute not in served and absolute not in waiting:
+                waiting.append(absolute)
+    source = expect(client.http.get(f"{client.api}/templates/tpl_event_ticket/source"), "the ticket's source").json()
+    drawn = expect(client.http.post(f"{client.api}/templates/preview", json={"template": source}), "previewTemplate")
+    decoded_image(drawn.content, "PNG", (source["width"], source["height"]), "the ticket's preview")
+    scans = json.loads(drawn.headers.get("X-Templatekit-Scans", "[]"))
+    if not any(scan["scans"] is True for scan in scans):
+        raise CheckFailed(f"the ticket's QR code was not read back from its preview: {scans}")
+    return f"{len(served)} files served; a preview's QR code scans"
+
+
 def check(mode: str) -> None:
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="quickstart-") as scratch:
@@ -339,6 +364,8 @@ def check(mode: str) -> None:
                 if reason is not None:
                     raise CheckFailed(f"{template['id']}: the server says it cannot render it: {reason}")
                 print(f"{template['id']}: {', '.join(client.render_all(template))}", flush=True)
+            editor = server.printed(rf"(http://127\.0\.0\.1:{port}/editor/)").group(1)
+            print(f"editor: {editor_works(client, editor)}", flush=True)
         except CheckFailed:
             print(server.output()[-6000:], file=sys.stderr)
             raise
