@@ -42,7 +42,7 @@ export class Doc extends EventTarget {
     const now = performance.now();
     const merging = key !== null && key === this.lastKey && now - this.lastAt < COALESCE_MS;
     if (!merging) {
-      this.past.push({ template: structuredClone(this.template), selection: [...this.selection] });
+      this.past.push({ template: copy(this.template), selection: [...this.selection] });
       if (this.past.length > HISTORY_LIMIT) this.past.shift();
     }
     this.lastKey = key;
@@ -69,7 +69,7 @@ export class Doc extends EventTarget {
   step(from, to) {
     const previous = from.pop();
     if (!previous) return;
-    to.push({ template: structuredClone(this.template), selection: [...this.selection] });
+    to.push({ template: copy(this.template), selection: [...this.selection] });
     this.template = previous.template;
     this.selection = new Set(previous.selection);
     this.lastKey = null;
@@ -115,6 +115,16 @@ export class Doc extends EventTarget {
   emit(type, detail = {}) {
     this.dispatchEvent(new CustomEvent(type, { detail }));
   }
+}
+
+/** A copy of JSON data whose strings are shared, not copied (strings cannot change): a
+ * step of the history costs the template's structure, not its uploaded images again. */
+export function copy(value) {
+  if (Array.isArray(value)) return value.map(copy);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, copy(item)]));
+  }
+  return value;
 }
 
 // ------------------------------------------------------------------ paths into the JSON

@@ -2,6 +2,7 @@
 // reorder by dragging, rename, show or hide, lock, duplicate, delete, and add a layer
 // of every kind the format has.
 
+import { copy } from "./doc.js";
 import { el } from "./forms.js";
 
 /** What a new layer of a kind starts with besides the schema's defaults: a size that
@@ -83,15 +84,20 @@ export class LayersPanel {
   }
 
   duplicate() {
-    const copies = this.doc.selected().map((layer) => ({ ...structuredClone(layer), name: this.doc.freeName(`${layer.name} copy`), x: layer.x + 20, y: layer.y + 20 }));
+    const copies = this.doc.selected().map((layer) => ({
+      ...copy(layer),
+      name: this.doc.freeName(`${layer.name} copy`),
+      x: layer.x + 20,
+      y: layer.y + 20,
+    }));
     if (!copies.length) return;
     const names = new Set(this.doc.selection);
     this.doc.change((template) => {
-      // each copy goes right above its original
+      // the copies go right above the front-most of their originals
       const last = Math.max(...template.layers.map((layer, i) => (names.has(layer.name) ? i : -1)));
       template.layers.splice(last + 1, 0, ...copies);
     });
-    this.doc.select(copies.map((copy) => copy.name));
+    this.doc.select(copies.map((made) => made.name));
   }
 
   remove() {

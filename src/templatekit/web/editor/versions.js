@@ -2,6 +2,7 @@
 // version it was opened at, so that two editors never overwrite each other), the list
 // of versions with revert, and export and import of the JSON.
 
+import { copy } from "./doc.js";
 import { el } from "./forms.js";
 
 export class Versions extends EventTarget {
@@ -40,7 +41,7 @@ export class Versions extends EventTarget {
 
   async save() {
     const api = this.session.api;
-    const template = structuredClone(this.doc.template);
+    const template = copy(this.doc.template);
     try {
       if (!this.session.templateId) {
         const created = await api.json("/templates", { method: "POST", body: template });
