@@ -281,7 +281,12 @@ def test_layers_panel_keyboard_and_canvas_tools(page, live):
     page.mouse.down()
     page.mouse.move(paper["x"] + 150, paper["y"] + 60, steps=6)
     page.mouse.up()
-    assert page.text_content("#pane-layer") == "2 layers selected."
+    assert page.text_content("#pane-layer p") == "2 layers selected."
+    page.click("#pane-layer button:has-text('align top')")
+    settled(page)
+    # the tops of what is seen, the rotated panel's turned box included
+    tops = page.locator(".box.selected").evaluate_all("boxes => boxes.map(b => b.getBoundingClientRect().top)")
+    assert len(tops) == 2 and abs(tops[0] - tops[1]) < 0.6, tops
 
 
 def test_timeline_scrubber_and_the_fill_as_a_gradient(page, live):

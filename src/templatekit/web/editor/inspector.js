@@ -3,12 +3,51 @@
 
 import { pathText, setAt } from "./doc.js";
 import { el } from "./forms.js";
+import { bounds } from "./snap.js";
 
 const TIMING = ["start", "duration", "animations"];
 const PLACE = ["x", "y", "width", "height", "rotation"];
 /** Fields every layer has that are seldom changed: kept under "More". */
 const MORE = ["opacity", "visible", "locked", "id", "suggestInput"];
 const SKIPPED = new Set(["type", "name", ...PLACE, ...TIMING, ...MORE]);
+
+/** Alignments: the axis, and where on it (0 start, 0.5 centre, 1 end) of the selection's bounds. */
+const ALIGNMENTS = {
+  "align left": ["x", 0],
+  "centre": ["x", 0.5],
+  "align right": ["x", 1],
+  "align top": ["y", 0],
+  "middle": ["y", 0.5],
+  "align bottom": ["y", 1],
+};
+const DISTRIBUTIONS = { "space across": "x", "space down": "y" };
+const SIZE = { x: "width", y: "height" };
+
+/** Moves each layer so that its box's start, centre or end meets the selection's. */
+function align(layers, axis, at) {
+  const size = SIZE[axis];
+  const boxes = layers.map(bounds);
+  const start = Math.min(...boxes.map((b) => b[axis]));
+  const end = Math.max(...boxes.map((b) => b[axis] + b[size]));
+  layers.forEach((layer, i) => {
+    const target = start + (end - start) * at - boxes[i][size] * at;
+    layer[axis] = Math.round((layer[axis] + target - boxes[i][axis]) * 100) / 100;
+  });
+}
+
+/** Equal gaps between the layers' boxes along ``axis``; the outermost stay put. */
+function distribute(layers, axis) {
+  const size = SIZE[axis];
+  const order = layers.map((layer) => ({ layer, box: bounds(layer) })).sort((a, b) => a.box[axis] - b.box[axis]);
+  const first = order[0].box[axis];
+  const last = Math.max(...order.map(({ box }) => box[axis] + box[size]));
+  const gap = (last - first - order.reduce((sum, { box }) => sum + box[size], 0)) / (order.length - 1);
+  let at = first;
+  for (const { layer, box } of order) {
+    layer[axis] = Math.round((layer[axis] + at - box[axis]) * 100) / 100;
+    at += box[size] + gap;
+  }
+}
 
 export const SIZE_PRESETS = [
   ["Open Graph / link preview", 1200, 630],
@@ -49,7 +88,9 @@ export class Inspector {
     const selected = this.doc.selected();
     if (selected.length !== 1) {
       const text = selected.length ? `${selected.length} layers selected.` : "Select a layer on the canvas or in the layers panel.";
-      this.layerBox.replaceChildren(el("p", { className: "muted", textContent: text }));
+      const parts = [el("p", { className: "muted", textContent: text })];
+      if (selected.length > 1) parts.push(this.alignment(selected.length));
+      this.layerBox.replaceChildren(...parts);
       return;
     }
     const layer = selected[0];
@@ -76,6 +117,28 @@ export class Inspector {
     parts.push(el("details", {}, el("summary", { textContent: "More" }), ...known(MORE).map(field)));
     this.layerBox.replaceChildren(...parts);
     this.showScans(this.scans);
+  }
+
+  /** Buttons that line the selected layers up, or space them evenly (three or more). */
+  alignment(count) {
+    const box = el("div", { className: "align" });
+    box.setAttribute("aria-label", "align the selected layers");
+    const actions = [...Object.keys(ALIGNMENTS), ...(count > 2 ? Object.keys(DISTRIBUTIONS) : [])];
+    for (const action of actions) {
+      const button = el("button", { type: "button", textContent: action });
+      button.addEventListener("click", () => this.arrange(action));
+      box.append(button);
+    }
+    return box;
+  }
+
+  arrange(action) {
+    const names = new Set(this.doc.selected().filter((layer) => !layer.locked).map((layer) => layer.name));
+    this.doc.change((template) => {
+      const layers = template.layers.filter((layer) => names.has(layer.name));
+      if (action in ALIGNMENTS) align(layers, ...ALIGNMENTS[action]);
+      else distribute(layers, DISTRIBUTIONS[action]);
+    });
   }
 
   /** Whether the selected code scans, from the latest full-size render (in place: the
