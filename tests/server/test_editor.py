@@ -87,11 +87,12 @@ def test_design_from_blank_save_and_render_the_same_bytes(page, live):
     assert page.text_content("#zoom-label") == "100 %"  # fits: one screen pixel is one template pixel
     for kind in ("text", "image", "qrcode", "table"):
         add(page, kind)
+    # the list shows the front-most first
     assert page.locator(".layer-row").evaluate_all("rows => rows.map(r => r.dataset.name)") == [
-        "text",
-        "image",
-        "qrcode",
         "table",
+        "qrcode",
+        "image",
+        "text",
     ]
 
     # move the table down (alt: without snapping)
@@ -222,7 +223,8 @@ def test_layers_panel_keyboard_and_canvas_tools(page, live):
     rows = ".layer-row"
 
     def names() -> list[str]:
-        return page.locator(rows).evaluate_all("rows => rows.map(r => r.dataset.name)")
+        """In paint order (the list shows the front-most first)."""
+        return page.locator(rows).evaluate_all("rows => rows.map(r => r.dataset.name).reverse()")
 
     # rename, reorder by dragging, hide, lock
     page.dblclick(".layer-row[data-name='dot'] .layer-name")
@@ -399,7 +401,7 @@ def test_grid_snapping_and_the_keyboard_alone(page, live):
     page.focus("#overlay")
     page.keyboard.press("ArrowLeft")
     settled(page)
-    added = page.locator(".layer-row").last.get_attribute("data-name")
+    added = page.locator(".layer-row").first.get_attribute("data-name")  # in front
     assert added == "shape" and place(page)["x"] == 79  # centred at 80, then nudged
 
 
@@ -412,10 +414,10 @@ def test_template_content_is_shown_as_text_never_as_html(page, live):
     card["layers"][1]["text"] = f"</textarea>{hostile}"
     live.add_template(account, card)
     open_stored(page, live, account, "hostile")
-    page.click(".layer-row:nth-child(2) .layer-name")
+    page.click(".layer-row:nth-child(1) .layer-name")  # the title, in front of the box
     page.click("#tab-versions")
     page.click("#tab-template")
-    assert page.text_content(".layer-row:nth-child(2) .layer-name") == hostile
+    assert page.text_content(".layer-row:nth-child(1) .layer-name") == hostile
     assert page.input_value("#pane-template [aria-label='name']") == hostile
     assert page.input_value("#pane-layer [aria-label='text']") == f"</textarea>{hostile}"
     assert page.evaluate("window.hacked") is None

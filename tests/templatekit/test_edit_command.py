@@ -4,7 +4,9 @@ in Chromium)."""
 
 from __future__ import annotations
 
+import http.client
 import json
+import os
 import re
 import subprocess
 import sys
@@ -83,12 +85,34 @@ def test_try_it_renders_the_saved_file(edited):
     assert pdf.content.startswith(b"%PDF-")
 
 
+def test_saving_keeps_the_files_permissions_and_links(tmp_path):
+    real = tmp_path / "real.json"
+    real.write_text(json.dumps(CARD))
+    real.chmod(0o644)
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    editing = Editing(link)
+    try:
+        changed = {**CARD, "name": "Through the link", "id": "tpl_renamed"}
+        assert editing.api("PUT", "/templates/file", json=changed).status_code == 200
+        assert link.is_symlink() and json.loads(real.read_text())["name"] == "Through the link"
+        assert oct(os.stat(real).st_mode & 0o777) == "0o644"
+        # the page keeps calling the template by the id it opened it with
+        again = editing.api("PUT", "/templates/file", json={**changed, "name": "Again"}, headers={"If-Match": '"2"'})
+        assert again.json() == {"id": "file", "version": 3}
+        assert [v["version"] for v in editing.api("GET", "/templates/file/versions").json()] == [3, 2, 1]
+    finally:
+        editing.stop()
+
+
 def test_a_change_made_on_disk_is_not_overwritten(edited):
     path, editing = edited
     path.write_text(json.dumps({**CARD, "name": "Edited by hand"}))
     refused = editing.api("PUT", "/templates/file", json=CARD)
     assert refused.status_code == 409 and "changed on disk" in refused.json()["error"]["message"]
     assert json.loads(path.read_text())["name"] == "Edited by hand"
+    listed = editing.api("GET", "/templates/file/versions").json()
+    assert listed[0] == {**listed[0], "version": 2, "note": "changed on disk"}
     reloaded = editing.api("GET", "/templates/file/source")  # a reload picks it up, as a version
     assert reloaded.json()["name"] == "Edited by hand" and reloaded.headers["etag"] == '"2"'
     assert editing.api("PUT", "/templates/file", json=CARD, headers={"If-Match": '"2"'}).status_code == 200
@@ -101,8 +125,17 @@ def test_only_the_page_with_the_token_on_loopback_may_call_it(edited):
     rebound = httpx.get(f"{editing.root}/v1/templates", headers={**editing.bearer, "Host": "attacker.example"})
     assert rebound.status_code == 403
     assert httpx.get(f"{editing.root}/editor/").status_code == 200  # the page itself holds nothing
-    assert httpx.get(f"{editing.root}/editor/../../editing/local.py").status_code == 404
-    assert httpx.get(f"{editing.root}/common/%2e%2e/__init__.py").status_code == 404
+    for path in (
+        "/editor/../../editing/local.py",
+        "/common/%2e%2e/__init__.py",
+        "/editor/..%2F..%2F..%2F..%2F..%2F..%2F..%2Fetc%2Fpasswd",
+        "/editor/%2Fetc%2Fhostname",
+        "/editor/..%5C__init__.py",
+    ):
+        connection = http.client.HTTPConnection(urlsplit(editing.root).netloc, timeout=10)
+        connection.request("GET", path)  # sent as written, not normalised by a client
+        assert connection.getresponse().status == 404, path
+        connection.close()
 
 
 def test_previews_resolve_paths_next_to_the_file(tmp_path):

@@ -17,6 +17,7 @@ import json
 import mimetypes
 import os
 import secrets
+import stat
 import tempfile
 import threading
 import time
@@ -85,6 +86,9 @@ class EditedFile:
     versions: list[Version] = field(factory=list)
     disk_text: str | None = None  # None: the file does not exist yet
     lock: threading.Lock = field(factory=threading.Lock)
+    #: the id the page calls the template by: the file's id when opened (FILE_ID without
+    #: one), kept for the session even when an edit changes the file's ``id``
+    template_id: str = FILE_ID
 
     @classmethod
     def open(cls, path: Path) -> EditedFile:
@@ -99,16 +103,14 @@ class EditedFile:
             edited.versions.append(Version(1, text, time.time(), "as opened"))
         else:
             edited.versions.append(Version(1, _as_text(blank_template(path)), time.time(), "new file"))
+        found = json.loads(edited.current.text)
+        given = found.get("id") if isinstance(found, dict) else None
+        edited.template_id = given if isinstance(given, str) and given else FILE_ID
         return edited
 
     @property
     def current(self) -> Version:
         return self.versions[-1]
-
-    def template_id(self) -> str:
-        found = json.loads(self.current.text)
-        given = found.get("id") if isinstance(found, dict) else None
-        return given if isinstance(given, str) and given else FILE_ID
 
     def _on_disk(self) -> str | None:
         return self.path.read_text(encoding="utf-8") if self.path.exists() else None
@@ -163,17 +165,27 @@ def _check(template: dict[str, Any]) -> None:
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    """The whole new text or the old file, never half of one (a crash, a full disk)."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """The whole new text or the old file, never half of one (a crash, a full disk). A
+    symbolic link stays one (its target is written) and the file keeps its permissions."""
+    target = path.resolve()
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
             out.flush()
             os.fsync(out.fileno())
-        os.replace(temporary, path)
+        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o666 & ~_umask()
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
 
 
 class EditorServer(ThreadingHTTPServer):
@@ -191,7 +203,7 @@ class EditorServer(ThreadingHTTPServer):
     @property
     def page(self) -> str:
         """The editor's address, with the token the page calls the server with."""
-        return f"{self.root}/editor/#key={self.token}&template={self.edited.template_id()}&local=1"
+        return f"{self.root}/editor/#key={self.token}&template={self.edited.template_id}&local=1"
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -257,14 +269,14 @@ class _Handler(BaseHTTPRequestHandler):
             routes[method, path]()
             return
         parts = path.strip("/").split("/")
-        if len(parts) in (2, 3) and parts[0] == "templates" and unquote(parts[1]) == edited.template_id():
+        if len(parts) in (2, 3) and parts[0] == "templates" and unquote(parts[1]) == edited.template_id:
             action = parts[2] if len(parts) == 3 else ""
             handler = {
                 ("GET", "source"): self._source,
-                ("GET", "versions"): lambda: self._json([v.listed() for v in reversed(edited.versions)]),
+                ("GET", "versions"): lambda: self._json(_versions(edited)),
                 ("PUT", ""): self._save,
                 ("POST", "revert"): self._revert,
-                ("GET", ""): lambda: self._json({"id": edited.template_id(), **_summary(edited)}),
+                ("GET", ""): lambda: self._json({"id": edited.template_id, **_summary(edited)}),
             }.get((method, action))
             if handler is not None:
                 handler()
@@ -282,11 +294,11 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(body, dict):
             raise Refused(HTTPStatus.BAD_REQUEST, "BAD_REQUEST", "request body: must be a template object")
         edited = self.server.edited
-        if edited.template_id() == FILE_ID and body.get("id") == FILE_ID:
+        if edited.template_id == FILE_ID and body.get("id") == FILE_ID:
             body = {key: value for key, value in body.items() if key != "id"}
         expected = (self.headers.get("If-Match") or "").strip().strip('"')
         saved = edited.save(body, int(expected) if expected.isdigit() else None)
-        self._json({"id": edited.template_id(), "version": saved.number})
+        self._json({"id": edited.template_id, "version": saved.number})
 
     def _revert(self) -> None:
         body = self._body()
@@ -295,7 +307,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise Refused(HTTPStatus.BAD_REQUEST, "BAD_REQUEST", f"version: must be a version number (got {number!r})")
         edited = self.server.edited
         saved = edited.save(json.loads(edited.version(number).text), None, f"reverted to version {number}")
-        self._json({"id": edited.template_id(), "version": saved.number})
+        self._json({"id": edited.template_id, "version": saved.number})
 
     def _preview(self) -> None:
         body = self._body()
@@ -345,13 +357,8 @@ class _Handler(BaseHTTPRequestHandler):
         if path in ("/", "/editor"):
             self._send(HTTPStatus.FOUND, b"", "text/plain", {"Location": "/editor/"})
             return
-        parts = [unquote(part) for part in path.strip("/").split("/")]
-        if not parts or parts[0] not in PAGES or any(part in ("", ".", "..") for part in parts[1:]):
-            raise Refused(HTTPStatus.NOT_FOUND, "NOT_FOUND", f"no such page: {path}")
-        file = WEB.joinpath(*parts)
-        if path.endswith("/"):
-            file = file / "index.html"
-        if not file.is_file():
+        file = _page_file(path)
+        if file is None:
             raise Refused(HTTPStatus.NOT_FOUND, "NOT_FOUND", f"no such page: {path}")
         media_type = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
         if media_type.startswith("text/") or file.suffix == ".js":
@@ -378,6 +385,19 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
+def _page_file(path: str) -> Path | None:
+    """The file of the editor's pages that ``path`` names, or None: only files under
+    ``WEB/<page>`` (an encoded ``/``, ``\\`` or ``..`` in a part names nothing)."""
+    parts = [unquote(part) for part in path.strip("/").split("/")]
+    if not parts or parts[0] not in PAGES or any(p in ("", ".", "..") or "/" in p or "\\" in p for p in parts[1:]):
+        return None
+    root = (WEB / parts[0]).resolve()
+    file = root.joinpath(*parts[1:]).resolve()
+    if path.endswith("/"):
+        file = file / "index.html"
+    return file if file.is_relative_to(root) and file.is_file() else None
+
+
 def _number(body: dict[str, Any], name: str) -> float | None:
     value = body.get(name)
     if value is None:
@@ -394,9 +414,14 @@ def _summary(edited: EditedFile) -> dict[str, Any]:
     return {key: template.get(key) for key in ("name", "width", "height")} | {"kind": kind}
 
 
+def _versions(edited: EditedFile) -> list[dict[str, Any]]:
+    edited.read()  # a change made on disk is listed too
+    return [version.listed() for version in reversed(edited.versions)]
+
+
 def _listing(edited: EditedFile) -> list[dict[str, Any]]:
     edited.read()
-    return [{"id": edited.template_id(), **_summary(edited)}]
+    return [{"id": edited.template_id, **_summary(edited)}]
 
 
 @cache

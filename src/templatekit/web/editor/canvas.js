@@ -261,6 +261,7 @@ export class Canvas extends EventTarget {
     drag.move = (point, event) => {
       let dx = Math.round(point.x - start.x);
       let dy = Math.round(point.y - start.y);
+      if (!drag.changed && !dx && !dy) return; // a click's jitter is not a move
       const snapped = this.snap(linesOf(left + dx, width), linesOf(top + dy, height), origin, event);
       dx += snapped.dx;
       dy += snapped.dy;
@@ -270,7 +271,7 @@ export class Canvas extends EventTarget {
           const from = origin.get(layer.name);
           if (from) Object.assign(layer, { x: round(from.x + dx), y: round(from.y + dy) });
         }
-      }, { key });
+      }, { key, within: Infinity });
       this.drawOverlay(snapped.guides);
     };
     return drag;
@@ -323,7 +324,7 @@ export class Canvas extends EventTarget {
           width: w,
           height: h,
         });
-      }, { key });
+      }, { key, within: Infinity });
       this.drawOverlay(guides);
     };
     return drag;
@@ -341,7 +342,7 @@ export class Canvas extends EventTarget {
       drag.changed = true;
       this.doc.change((template) => {
         template.layers.find((l) => l.name === name).rotation = degrees;
-      }, { key });
+      }, { key, within: Infinity });
     };
     return drag;
   }

@@ -1,6 +1,6 @@
 // The template being edited, the selection, and the history of changes.
-// Every change goes through ``change``, which keeps a snapshot for undo; changes to the
-// same field in quick succession (typing, dragging) are one step.
+// Every change goes through ``change``, which keeps a snapshot for undo; typing in one
+// field without a pause, and one drag, are one step each.
 
 const COALESCE_MS = 800;
 const HISTORY_LIMIT = 200;
@@ -28,8 +28,9 @@ export class Doc extends EventTarget {
     this.emit("open");
   }
 
-  markSaved() {
-    this.savedJson = JSON.stringify(this.template);
+  /** ``template`` (as it was sent) is what is saved now. */
+  markSaved(template) {
+    this.savedJson = JSON.stringify(template);
     this.emit("saved");
   }
 
@@ -37,10 +38,12 @@ export class Doc extends EventTarget {
     return this.template !== null && JSON.stringify(this.template) !== this.savedJson;
   }
 
-  /** ``mutate(template)`` as one undoable step; ``key`` merges quick repeats of it. */
-  change(mutate, { key = null, source = "" } = {}) {
+  /** ``mutate(template)`` as one undoable step; changes with the same ``key`` within
+   * ``within`` ms of each other are one step (typing in a field; a drag, whose key is its
+   * own, is one step however long it pauses). */
+  change(mutate, { key = null, source = "", within = COALESCE_MS } = {}) {
     const now = performance.now();
-    const merging = key !== null && key === this.lastKey && now - this.lastAt < COALESCE_MS;
+    const merging = key !== null && key === this.lastKey && now - this.lastAt < within;
     if (!merging) {
       this.past.push({ template: copy(this.template), selection: [...this.selection] });
       if (this.past.length > HISTORY_LIMIT) this.past.shift();

@@ -161,7 +161,12 @@ export class Forms {
     };
     picker.addEventListener("input", fromPicker);
     opacity.addEventListener("input", fromPicker);
-    text.addEventListener("change", () => set(text.value || undefined));
+    text.addEventListener("change", () => {
+      const typed = splitColor(text.value || value);
+      picker.value = typed.hex; // the picker and its alpha show the colour typed
+      opacity.value = typed.alpha;
+      set(text.value || undefined);
+    });
     return el("div", { className: "color" }, picker, opacity, text);
   }
 

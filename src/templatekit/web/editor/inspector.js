@@ -134,6 +134,7 @@ export class Inspector {
 
   arrange(action) {
     const names = new Set(this.doc.selected().filter((layer) => !layer.locked).map((layer) => layer.name));
+    if (names.size < 2) return; // locked layers stay where they are
     this.doc.change((template) => {
       const layers = template.layers.filter((layer) => names.has(layer.name));
       if (action in ALIGNMENTS) align(layers, ...ALIGNMENTS[action]);

@@ -1,4 +1,4 @@
-// The layers panel: the stack in paint order (the last is in front), to select,
+// The layers panel: the stack, front-most first, to select,
 // reorder by dragging, rename, show or hide, lock, duplicate, delete, and add a layer
 // of every kind the format has.
 
@@ -109,9 +109,11 @@ export class LayersPanel {
     this.doc.select([]);
   }
 
+  /** The rows, front-most first (as design tools list them); each knows its place in
+   * the paint order. */
   draw() {
-    const layers = this.doc.layers;
-    this.list.replaceChildren(...layers.map((layer, index) => this.row(layer, index)));
+    const rows = this.doc.layers.map((layer, index) => this.row(layer, index));
+    this.list.replaceChildren(...rows.reverse());
   }
 
   /** Marks the selected rows (without drawing them anew: a double click stays on its row). */
@@ -147,9 +149,10 @@ export class LayersPanel {
     });
     item.addEventListener("dragover", (event) => {
       event.preventDefault();
-      item.classList.add("drop-target");
+      // moved behind the target it shows below it; moved in front, above it
+      item.classList.add(this.dragged > index ? "drop-below" : "drop-above");
     });
-    item.addEventListener("dragleave", () => item.classList.remove("drop-target"));
+    item.addEventListener("dragleave", () => item.classList.remove("drop-below", "drop-above"));
     item.addEventListener("drop", (event) => {
       event.preventDefault();
       if (this.dragged !== null && this.dragged !== index) this.move(this.dragged, index);

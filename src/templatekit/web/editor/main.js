@@ -179,7 +179,9 @@ const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], Arrow
 
 document.addEventListener("keydown", (event) => {
   if (!ui || !doc.template) return;
-  const typing = event.target.closest("input, textarea, select, [contenteditable]");
+  // keys go to a field that takes text or a choice; not to a checkbox or a button
+  const typing = event.target.closest("textarea, select, [contenteditable]") ||
+    (event.target.matches("input") && !["checkbox", "radio", "button", "file", "color"].includes(event.target.type));
   const command = event.ctrlKey || event.metaKey;
   const key = event.key.toLowerCase();
   if (command && key === "s") {

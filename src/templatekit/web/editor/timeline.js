@@ -44,7 +44,7 @@ export class Timeline {
     const fps = video.fps || 30;
     Object.assign(this.scrub, { min: 0, max: video.duration, step: 1 / fps });
     if (this.canvas.time !== null && this.canvas.time > video.duration) this.canvas.time = video.duration;
-    this.rows.replaceChildren(...this.doc.layers.map((layer) => this.row(layer, video)));
+    this.rows.replaceChildren(...this.doc.layers.map((layer) => this.row(layer, video)).reverse()); // as the layers panel
   }
 
   row(layer, video) {
@@ -66,7 +66,7 @@ export class Timeline {
       playhead.style.left = `${(this.canvas.time / total) * 100}%`;
       track.append(playhead);
     }
-    bar.addEventListener("pointerdown", (event) => this.drag(event, layer.name, track, { start, end, total, fps: video.fps || 30 }));
+    bar.addEventListener("pointerdown", (event) => this.drag(event, layer.name, track, { start, end, total, fps: video.fps || 30, toEnd: layer.duration == null }));
     const label = el("button", { type: "button", className: "row-name", textContent: layer.name });
     label.addEventListener("click", () => this.doc.select([layer.name]));
     const row = el("div", { className: "timeline-row" }, label, track);
@@ -74,7 +74,7 @@ export class Timeline {
     return row;
   }
 
-  drag(event, name, track, { start, end, total, fps }) {
+  drag(event, name, track, { start, end, total, fps, toEnd }) {
     event.preventDefault();
     const part = event.target.classList.contains("start") ? "start" : event.target.classList.contains("end") ? "end" : "body";
     const width = track.getBoundingClientRect().width;
@@ -86,7 +86,9 @@ export class Timeline {
       const dt = ((e.clientX - event.clientX) / width) * total;
       let newStart = start;
       let newEnd = end;
-      if (part === "body") {
+      if (part === "body" && toEnd) {
+        newStart = Math.max(0, Math.min(total - frame, snap(start + dt))); // it stays on to the end
+      } else if (part === "body") {
         newStart = Math.max(0, Math.min(total - (end - start), snap(start + dt)));
         newEnd = newStart + (end - start);
       } else if (part === "start") {
@@ -100,7 +102,7 @@ export class Timeline {
         else delete layer.start;
         // a layer without a duration stays on to the end unless its end is dragged
         if (part === "end" || (part === "start" && layer.duration != null)) layer.duration = round(newEnd - newStart);
-      }, { key });
+      }, { key, within: Infinity });
     };
     const up = () => {
       window.removeEventListener("pointermove", move);

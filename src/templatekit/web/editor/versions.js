@@ -12,6 +12,8 @@ export class Versions extends EventTarget {
     this.session = session;
     this.list = parts.list;
     this.overwrite = false;
+    this.saving = null; // the save on its way
+    this.again = false; // whether another was asked for meanwhile
     parts.exportButton.addEventListener("click", () => this.exportJson());
     parts.importInput.addEventListener("change", () => this.importJson(parts.importInput));
   }
@@ -39,29 +41,45 @@ export class Versions extends EventTarget {
     this.list.replaceChildren(el("li", { className: "muted", textContent: "Not saved yet." }));
   }
 
+  /** Saves; a save asked for while one is on its way follows it (never two at once,
+   * which would refuse each other's version). */
   async save() {
+    if (this.saving) {
+      this.again = true;
+      return this.saving;
+    }
+    this.saving = this.store().finally(() => (this.saving = null));
+    await this.saving;
+    if (this.again) {
+      this.again = false;
+      if (this.doc.dirty) await this.save();
+    }
+  }
+
+  async store() {
     const api = this.session.api;
-    const template = copy(this.doc.template);
+    const sent = copy(this.doc.template); // what is saved: changes made meanwhile stay unsaved
     try {
       if (!this.session.templateId) {
-        const created = await api.json("/templates", { method: "POST", body: template });
+        const created = await api.json("/templates", { method: "POST", body: sent });
         this.session.templateId = created.id;
         this.session.version = 1;
+        sent.id = created.id;
         this.doc.template.id = created.id;
       } else {
         const headers = this.overwrite || !this.session.version ? {} : { "If-Match": `"${this.session.version}"` };
         const path = `/templates/${encodeURIComponent(this.session.templateId)}`;
-        const saved = await api.json(path, { method: "PUT", body: template, headers });
+        const saved = await api.json(path, { method: "PUT", body: sent, headers });
         this.session.version = saved.version;
       }
       this.overwrite = false;
-      this.doc.markSaved();
+      this.doc.markSaved(sent);
       this.say(`saved: version ${this.session.version}`);
       await this.refresh();
     } catch (error) {
-      if (error.code === "CONFLICT") {
+      if (error.code === "CONFLICT" && !this.session.local) {
         this.overwrite = true;
-        this.say("Someone saved this template since you opened it: reload to see their version, or save again to replace it.", true);
+        this.say(`Not saved: ${error.message}. Reload to see that version, or save again to replace it.`, true);
       } else {
         this.say(`not saved: ${error.message}`, true);
         if (error.problems?.length) this.dispatchEvent(new CustomEvent("problems", { detail: error.problems }));
