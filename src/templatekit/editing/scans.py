@@ -15,6 +15,8 @@ from templatekit.model.layers import AnyLayer, BarcodeLayer, QRCodeLayer
 
 #: The margin read around a code's box, as a share of its size: the quiet zone.
 MARGIN = 0.1
+#: Codes checked at most per render (the answer says each in a header).
+MAX_CODES = 50
 
 
 @frozen
@@ -30,8 +32,10 @@ class CodeScan:
 
 
 def code_scans(layers: Sequence[AnyLayer], png: bytes) -> tuple[CodeScan, ...]:
-    """A scan of every visible code layer of ``layers`` in the rendered ``png``."""
+    """A scan of each visible code layer of ``layers`` (the first ``MAX_CODES``) in the
+    rendered ``png``."""
     codes = [layer for layer in layers if isinstance(layer, (QRCodeLayer, BarcodeLayer)) and layer.visible]
+    codes = codes[:MAX_CODES]
     if not codes:
         return ()
     try:

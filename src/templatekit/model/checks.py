@@ -19,6 +19,8 @@ Json = dict[str, Any]
 
 #: Schema keywords of a font family name: an editor offers the bundled and template fonts.
 FONT_FAMILY: Json = {"x-control": "font"}
+#: Of a font weight: an editor's stepper goes from one named weight to the next.
+WEIGHT_STEP: Json = {"x-step": 100}
 
 
 def described(check: Check, schema: Json) -> Check:

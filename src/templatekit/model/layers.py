@@ -19,6 +19,7 @@ from templatekit.model.checks import (
     MAX_EXTENT,
     MAX_FONT_SIZE,
     MAX_ROWS,
+    WEIGHT_STEP,
     all_of,
     at_most,
     at_most_items,
@@ -144,7 +145,7 @@ class TextLayer(Layer):
     text: str = _text()
     color: Color = Color(0, 0, 0)
     font: str = field("Inter", schema=FONT_FAMILY)
-    weight: int = field(400, check=between(100, 900))
+    weight: int = field(400, check=between(100, 900), schema=WEIGHT_STEP)
     italic: bool = False
     size: float = field(32.0, check=FONT_SIZE)
     line_height: float = field(1.2, check=all_of(positive, at_most(10)))  # times the size
@@ -377,7 +378,7 @@ class StyleOverride:
     """What a key-value row changes of its layer's text style (unset: the layer's)."""
 
     color: Color | None = None
-    weight: int | None = field(None, check=between(100, 900))
+    weight: int | None = field(None, check=between(100, 900), schema=WEIGHT_STEP)
     italic: bool | None = None
     size: float | None = field(None, check=FONT_SIZE)
 

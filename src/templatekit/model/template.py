@@ -8,7 +8,7 @@ from typing import Literal
 
 from attrs import frozen
 
-from templatekit.model.checks import FONT_FAMILY, between, field, non_empty, non_negative
+from templatekit.model.checks import FONT_FAMILY, WEIGHT_STEP, between, field, non_empty, non_negative
 from templatekit.model.layers import AnyLayer, Fit
 from templatekit.model.values import Color, Source
 
@@ -23,7 +23,7 @@ class FontSource:
 
     family: str = field(check=non_empty, schema=FONT_FAMILY)
     src: Source = field(check=non_empty)
-    weight: int = field(400, check=between(100, 900))
+    weight: int = field(400, check=between(100, 900), schema=WEIGHT_STEP)
     style: Literal["normal", "italic"] = "normal"
 
 

@@ -19,7 +19,6 @@ from templatekit_server.routes.renders import FORMAT_ALIASES, IMAGE_FORMATS
 from templatekit_server.state import server_of
 
 SCANS_HEADER = "X-Templatekit-Scans"
-MAX_SCANS_SHOWN = 50  # within any client's header limits
 
 
 async def preview(request: Request) -> Response:
@@ -47,7 +46,7 @@ async def preview(request: Request) -> Response:
     output = await server.stills.run(render_draft_job, job)
     headers = warnings_header(output.warnings)
     if output.scans:
-        headers[SCANS_HEADER] = json.dumps(output.scans[:MAX_SCANS_SHOWN])
+        headers[SCANS_HEADER] = json.dumps(output.scans)
     return Response(output.data, media_type=output.media_type, headers=headers)
 
 

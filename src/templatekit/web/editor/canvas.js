@@ -1,8 +1,8 @@
 // The canvas: the engine's own render of the template (so it shows the exact output),
-// refreshed as the design changes (a thumbnail while dragging, full size when still),
+// refreshed as the design changes (at the size shown while dragging, full size when still),
 // under an overlay of the layers' boxes to select, move, resize and rotate them.
 
-import { el } from "./forms.js";
+import { el, round } from "./dom.js";
 import { bounds, linesOf, snapAxis, targets } from "./snap.js";
 
 const HANDLES = { nw: [-1, -1], n: [0, -1], ne: [1, -1], e: [1, 0], se: [1, 1], s: [0, 1], sw: [-1, 1], w: [-1, 0] };
@@ -24,11 +24,11 @@ export class Canvas extends EventTarget {
     this.snapping = true;
     this.dragging = false;
     this.inFlight = false;
-    this.pending = null; // "thumbnail" or "full": the render to start when the one in flight ends
-    this.serial = 0;
+    this.pending = null; // "quick" or "full": the render to start when the one in flight ends
     this.changedAt = 0;
-    this.shown = null; // the last image shown: {kind, blob, changedAt, shownAt}
     this.overlay.addEventListener("pointerdown", (event) => this.pointerDown(event));
+    // a press on the grey stage around the canvas clears the selection or starts a marquee
+    this.stage.addEventListener("pointerdown", (event) => event.target === this.stage && this.pointerDown(event));
     new ResizeObserver(() => this.fitted && this.fit()).observe(this.stage);
   }
 
@@ -36,7 +36,7 @@ export class Canvas extends EventTarget {
 
   /** The design changed: render it (one render at a time; the newest change wins). */
   changed() {
-    this.refresh(this.dragging ? "thumbnail" : "full");
+    this.refresh(this.dragging ? "quick" : "full");
     if (this.fitted && !this.dragging) this.fit();
     else this.layout();
   }
@@ -56,18 +56,17 @@ export class Canvas extends EventTarget {
     this.render(kind);
   }
 
+  /** A "full" render is the image at its size, as createImage makes it; a "quick" one,
+   * while dragging, is drawn at the size shown on screen (sharp, and quicker). */
   async render(kind) {
     this.inFlight = true;
-    const serial = ++this.serial;
     const changedAt = this.changedAt;
-    // while dragging: drawn at the size shown (sharp, and quicker than full size)
-    const shown = Math.min(1, Math.max(0.05, this.zoom * window.devicePixelRatio));
-    const body = kind === "thumbnail" ? { template: this.doc.template, scale: shown } : { template: this.doc.template };
+    const body = { template: this.doc.template };
+    if (kind === "quick") body.scale = Math.min(1, Math.max(0.05, this.zoom * window.devicePixelRatio));
     if (this.time !== null) body.time = this.time;
     try {
       const response = await this.api.call("/templates/preview", { method: "POST", body });
-      const blob = await response.blob();
-      if (serial === this.serial) await this.show(blob, kind, changedAt, response);
+      await this.show(await response.blob(), kind, changedAt, response);
     } catch (error) {
       this.dispatchEvent(new CustomEvent("failed", { detail: error }));
     } finally {
@@ -75,21 +74,23 @@ export class Canvas extends EventTarget {
       const next = this.pending;
       this.pending = null;
       if (next) this.render(next);
-      else if (kind === "thumbnail" && !this.dragging) this.render("full");
+      else if (kind === "quick" && !this.dragging) this.render("full");
     }
   }
 
   async show(blob, kind, changedAt, response) {
     const url = URL.createObjectURL(blob);
-    const loaded = new Promise((resolve) => this.image.addEventListener("load", resolve, { once: true }));
     const old = this.image.src;
-    this.image.src = url;
-    await loaded;
+    await new Promise((resolve, reject) => {
+      this.image.addEventListener("load", resolve, { once: true });
+      this.image.addEventListener("error", () => reject(new Error("the browser could not show the image")), { once: true });
+      this.image.src = url;
+    });
     if (old.startsWith("blob:")) URL.revokeObjectURL(old);
+    delete this.image.dataset.empty; // no broken-image icon before the first render
     this.image.dataset.kind = kind;
     // "true" once the full-size image of the latest change is shown
     this.image.dataset.current = String(kind === "full" && changedAt === this.changedAt);
-    this.shown = { kind, blob, changedAt, shownAt: performance.now() };
     const scans = response.headers.get("X-Templatekit-Scans");
     const warnings = response.headers.get("X-Templatekit-Warnings");
     this.dispatchEvent(new CustomEvent("rendered", {
@@ -238,7 +239,7 @@ export class Canvas extends EventTarget {
   /** Snaps ``lines`` on each axis; the shifts and the guides to draw. */
   snap(xLines, yLines, moving, event) {
     if (!this.snapping || event.altKey) return { dx: 0, dy: 0, guides: [] };
-    const found = targets(this.doc.template, moving, this.grid);
+    const found = targets(this.doc.template, moving);
     const sx = snapAxis(xLines, found.x, this.grid, this.threshold());
     const sy = snapAxis(yLines, found.y, this.grid, this.threshold());
     const guides = [];
@@ -388,8 +389,4 @@ export class Canvas extends EventTarget {
 
 function overlaps(a, b) {
   return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
-}
-
-function round(value) {
-  return Math.round(value * 100) / 100;
 }

@@ -6,14 +6,11 @@
 // that the field being typed in keeps its focus.
 
 import { pathText } from "./doc.js";
+import { el } from "./dom.js";
 
-const el = (tag, props = {}, ...children) => {
-  const node = Object.assign(document.createElement(tag), props);
-  node.append(...children);
-  return node;
-};
+/** Uploads larger than this (as a data URI) get a note: each preview sends them again. */
+const LARGE_UPLOAD = 1_000_000;
 
-export { el };
 
 /** Label text of a JSON name: "verticalAlign" -> "vertical align". */
 export const labelOf = (name) => String(name).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
@@ -67,14 +64,16 @@ export class Forms {
 
   control(schema, value, path, set, name) {
     const { options, nullable } = this.schema.options(schema);
-    if (options.length > 1 || (nullable && options[0].type === "object")) {
+    // "none" is offered where it is the value: set to null, or unset without a default
+    const none = value === null || (value === undefined && (schema.default === undefined || schema.default === null));
+    if (options.length > 1 || (nullable && (options[0].type === "object" || none))) {
       return this.choice(options, nullable, value, path, set, name);
     }
     const one = options[0];
     const shown = value ?? (schema.default !== undefined ? schema.default : undefined);
     const control = one["x-control"];
     if (control === "color") return this.color(shown, set, name);
-    if (control === "font") return this.font(shown, set, name);
+    if (control === "font") return this.font(value, schema.default, set, name);
     if (control === "source") return this.source(value, set, name);
     if (one.enum) return this.enumeration(one.enum, shown, set, name);
     if (one.const !== undefined) return el("code", { textContent: String(one.const) });
@@ -111,7 +110,7 @@ export class Forms {
     const input = this.named(el("input", { type: "number", value: value ?? "", placeholder: fallback ?? "" }), name);
     if (schema.minimum !== undefined) input.min = schema.minimum;
     if (schema.maximum !== undefined) input.max = schema.maximum;
-    input.step = schema.type === "integer" ? (schema.minimum === 100 && schema.maximum === 900 ? 100 : 1) : "any";
+    input.step = schema["x-step"] ?? (schema.type === "integer" ? 1 : "any");
     input.addEventListener("input", () => {
       if (input.value === "") return set(undefined);
       const number = Number(input.value);
@@ -170,10 +169,10 @@ export class Forms {
     return el("div", { className: "color" }, picker, opacity, text);
   }
 
-  font(value, set, name) {
+  font(value, fallback, set, name) {
     const list = el("datalist", { id: `fonts-${Math.random().toString(36).slice(2)}` });
     list.append(...this.fonts().map((family) => new Option(family)));
-    const input = this.named(el("input", { value: value ?? "" }), name);
+    const input = this.named(el("input", { value: value ?? "", placeholder: fallback ?? "" }), name);
     input.setAttribute("list", list.id);
     input.addEventListener("change", () => set(input.value || undefined));
     return el("div", { className: "font" }, input, list);
@@ -192,7 +191,12 @@ export class Forms {
       reader.onload = () => set(reader.result, true);
       reader.readAsDataURL(chosen);
     });
-    return el("div", { className: "source" }, url, el("label", { className: "upload" }, "upload ", file));
+    const box = el("div", { className: "source" }, url, el("label", { className: "upload" }, "upload ", file));
+    if (isData && value.length > LARGE_UPLOAD) {
+      const size = (value.length * 0.75) / 1e6;
+      box.append(el("p", { className: "note", textContent: `${size.toFixed(1)} MB in the template: every preview sends it; a URL is quicker.` }));
+    }
+    return box;
   }
 
   /** anyOf: which kind of value (a colour, a gradient, none…), then its control. */
@@ -407,8 +411,8 @@ export class Forms {
       } catch (error) {
         input.setCustomValidity(`not JSON: ${error.message}`);
       }
-      input.reportValidity();
     });
+    input.addEventListener("change", () => input.reportValidity()); // said when leaving the field, not at every key
     return input;
   }
 }

@@ -2,7 +2,7 @@
 // forms made from the schema; the model's own message about a field shows at it.
 
 import { pathText, setAt } from "./doc.js";
-import { el } from "./forms.js";
+import { el, round } from "./dom.js";
 import { bounds } from "./snap.js";
 
 const TIMING = ["start", "duration", "animations"];
@@ -31,7 +31,7 @@ function align(layers, axis, at) {
   const end = Math.max(...boxes.map((b) => b[axis] + b[size]));
   layers.forEach((layer, i) => {
     const target = start + (end - start) * at - boxes[i][size] * at;
-    layer[axis] = Math.round((layer[axis] + target - boxes[i][axis]) * 100) / 100;
+    layer[axis] = round(layer[axis] + target - boxes[i][axis]);
   });
 }
 
@@ -44,7 +44,7 @@ function distribute(layers, axis) {
   const gap = (last - first - order.reduce((sum, { box }) => sum + box[size], 0)) / (order.length - 1);
   let at = first;
   for (const { layer, box } of order) {
-    layer[axis] = Math.round((layer[axis] + at - box[axis]) * 100) / 100;
+    layer[axis] = round(layer[axis] + at - box[axis]);
     at += box[size] + gap;
   }
 }
@@ -209,8 +209,18 @@ export class Inspector {
       message.textContent = problem.slice(cut + 2);
       message.hidden = false;
     }
-    this.problemsBox.replaceChildren(...elsewhere.map((problem) => el("li", { textContent: problem })));
+    this.problemsBox.replaceChildren(...elsewhere.map((problem) => this.problemItem(problem)));
     this.problemsBox.hidden = elsewhere.length === 0;
+  }
+
+  /** A problem of a layer not shown: named by the layer, which a click selects. */
+  problemItem(problem) {
+    const index = /^layers\[(\d+)\]/.exec(problem)?.[1];
+    const layer = index === undefined ? null : this.doc.layers[Number(index)];
+    if (!layer) return el("li", { textContent: problem });
+    const name = el("button", { type: "button", className: "link", textContent: layer.name, title: "select this layer" });
+    name.addEventListener("click", () => this.doc.select([layer.name]));
+    return el("li", {}, name, ` ${problem.replace(/^layers\[\d+\]\.?/, "")}`);
   }
 
   /** The field a path names, or its nearest shown parent ("layers[1].rows[3].value" -> rows). */

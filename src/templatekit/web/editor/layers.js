@@ -3,7 +3,7 @@
 // of every kind the format has.
 
 import { copy } from "./doc.js";
-import { el } from "./forms.js";
+import { el } from "./dom.js";
 
 /** What a new layer of a kind starts with besides the schema's defaults: a size that
  * suits it and a value to show. A kind not listed gets the schema's defaults. */
@@ -55,6 +55,11 @@ export function newLayer(doc, schema, kind) {
   layer.height = Math.min(layer.height || 100, template.height);
   layer.x = Math.round((template.width - layer.width) / 2);
   layer.y = Math.round((template.height - layer.height) / 2);
+  // a layer added where another was added goes a step down and right, not on top of it
+  while (doc.layers.some((other) => other.x === layer.x && other.y === layer.y)) {
+    layer.x += 20;
+    layer.y += 20;
+  }
   return layer;
 }
 
@@ -188,7 +193,13 @@ export class LayersPanel {
       if (done) return;
       done = true;
       const name = input.value.trim();
-      if (keep && name && name !== old && !this.doc.layer(name)) {
+      if (keep && name !== old && this.doc.layer(name)) {
+        input.setCustomValidity(`a layer is already named ${name}`);
+        input.reportValidity();
+        done = false; // stays open, to choose another name
+        return;
+      }
+      if (keep && name && name !== old) {
         this.doc.change((template) => {
           template.layers.find((l) => l.name === old).name = name;
         });
@@ -197,6 +208,7 @@ export class LayersPanel {
         this.draw();
       }
     };
+    input.addEventListener("input", () => input.setCustomValidity(""));
     input.addEventListener("keydown", (event) => {
       if (event.key === "Enter") finish(true);
       if (event.key === "Escape") finish(false);

@@ -1,5 +1,6 @@
-// The template editor: connects with a key kept in this page's memory only, opens or
-// starts a template, and wires the canvas, panels and shortcuts to one document.
+// The template editor: connects with a key kept in this page's memory only (or, opened
+// by ``templatekit edit``, with the session token in its address), opens or starts a
+// template, and wires the canvas, panels and shortcuts to one document.
 
 import { Api, apiNextTo } from "../common/api.js";
 import { Canvas } from "./canvas.js";
@@ -99,10 +100,9 @@ function build(schema, bundledFonts) {
     tryIt.draw();
   });
   canvas.addEventListener("rendered", ({ detail }) => {
-    $("render-note").textContent = detail.kind === "thumbnail" ? "preview" : "";
+    $("render-note").textContent = $("render-note").title = detail.kind === "quick" ? "preview" : detail.warnings.join("; ");
     inspector.showProblems([]);
     if (detail.kind === "full") inspector.showScans(detail.scans || []);
-    if (detail.warnings.length) say(detail.warnings.join("; "));
   });
   canvas.addEventListener("failed", ({ detail: error }) => {
     $("render-note").textContent = "not rendered: see the problems";

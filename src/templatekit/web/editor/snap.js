@@ -18,7 +18,7 @@ export function bounds(layer) {
 }
 
 /** What boxes snap to: ``{x: [...], y: [...]}`` of the canvas and of the other layers. */
-export function targets(template, moving, grid) {
+export function targets(template, moving) {
   const x = [0, template.width / 2, template.width];
   const y = [0, template.height / 2, template.height];
   for (const layer of template.layers || []) {
@@ -27,7 +27,7 @@ export function targets(template, moving, grid) {
     x.push(...linesOf(box.x, box.width));
     y.push(...linesOf(box.y, box.height));
   }
-  return { x, y, grid };
+  return { x, y };
 }
 
 /** The shift that snaps the nearest of ``lines`` to a target within ``threshold``, and

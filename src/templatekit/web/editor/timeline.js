@@ -2,7 +2,7 @@
 // body moves the start, its edges the start or the end), its animation presets, and a
 // scrubber that shows the frame at a moment on the canvas.
 
-import { el } from "./forms.js";
+import { el, round } from "./dom.js";
 
 export class Timeline {
   constructor(doc, canvas, parts) {
@@ -13,7 +13,7 @@ export class Timeline {
     this.scrub = parts.scrub;
     this.moment = parts.moment;
     this.atRest = parts.atRest;
-    this.scrub.addEventListener("input", () => this.showMoment(Number(this.scrub.value), "thumbnail"));
+    this.scrub.addEventListener("input", () => this.showMoment(Number(this.scrub.value), "quick"));
     this.scrub.addEventListener("change", () => this.showMoment(Number(this.scrub.value), "full"));
     this.atRest.addEventListener("click", () => {
       this.canvas.time = null;
@@ -98,10 +98,10 @@ export class Timeline {
       }
       this.doc.change((template) => {
         const layer = template.layers.find((l) => l.name === name);
-        if (newStart > 0) layer.start = round(newStart);
+        if (newStart > 0) layer.start = round(newStart, 3);
         else delete layer.start;
         // a layer without a duration stays on to the end unless its end is dragged
-        if (part === "end" || (part === "start" && layer.duration != null)) layer.duration = round(newEnd - newStart);
+        if (part === "end" || (part === "start" && layer.duration != null)) layer.duration = round(newEnd - newStart, 3);
       }, { key, within: Infinity });
     };
     const up = () => {
@@ -112,8 +112,4 @@ export class Timeline {
     window.addEventListener("pointermove", move);
     window.addEventListener("pointerup", up);
   }
-}
-
-function round(value) {
-  return Math.round(value * 1000) / 1000;
 }

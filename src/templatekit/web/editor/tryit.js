@@ -2,7 +2,7 @@
 // template (PNG, PDF, video), and the same request as curl, Python or a signed URL.
 
 import { curlCode, pythonCode, renderVideoStreamed, signedUrl, warningsOf } from "../common/api.js";
-import { el } from "./forms.js";
+import { el } from "./dom.js";
 
 export class TryIt {
   constructor(doc, schema, session, parts) {

@@ -3,7 +3,7 @@
 // of versions with revert, and export and import of the JSON.
 
 import { copy } from "./doc.js";
-import { el } from "./forms.js";
+import { el } from "./dom.js";
 
 export class Versions extends EventTarget {
   constructor(doc, session, parts) {
