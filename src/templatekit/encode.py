@@ -21,35 +21,40 @@ def _opaque(image: Image.Image) -> bool:
     return "A" not in image.getbands() or image.getchannel("A").getextrema()[0] == 255
 
 
-def _flatten(image: Image.Image, background: tuple[int, int, int] = (255, 255, 255)) -> Image.Image:
+def _flatten(
+    image: Image.Image, opaque: bool | None, background: tuple[int, int, int] = (255, 255, 255)
+) -> Image.Image:
     """RGB on white, for formats without transparency."""
-    if _opaque(image):
+    if _opaque(image) if opaque is None else opaque:
         return image.convert("RGB")
     base = Image.new("RGB", image.size, background)
     base.paste(image, mask=image.getchannel("A"))
     return base
 
 
-def encode_png(image: Image.Image, draft: bool) -> Encoded:
+def encode_png(image: Image.Image, draft: bool, opaque: bool | None = None) -> Encoded:
     """Opaque images are written as RGB (a quarter fewer bytes to compress)."""
-    source = image.convert("RGB") if _opaque(image) else image
-    return Encoded(write_png(source, level=2 if draft else 3), "image/png")
+    if opaque is None:
+        opaque = _opaque(image)
+    return Encoded(write_png(image, level=2 if draft else 3, drop_alpha=opaque), "image/png")
 
 
-def encode_jpeg(image: Image.Image, draft: bool) -> Encoded:
+def encode_jpeg(image: Image.Image, draft: bool, opaque: bool | None = None) -> Encoded:
     out = io.BytesIO()
-    _flatten(image).save(out, "JPEG", quality=75 if draft else 90, optimize=not draft, progressive=not draft)
+    _flatten(image, opaque).save(out, "JPEG", quality=75 if draft else 90, optimize=not draft, progressive=not draft)
     return Encoded(out.getvalue(), "image/jpeg")
 
 
-def encode_webp(image: Image.Image, draft: bool) -> Encoded:
+def encode_webp(image: Image.Image, draft: bool, opaque: bool | None = None) -> Encoded:
     out = io.BytesIO()
-    source = image.convert("RGB") if _opaque(image) else image
+    source = image.convert("RGB") if (_opaque(image) if opaque is None else opaque) else image
     source.save(out, "WEBP", quality=75 if draft else 90, method=2 if draft else 4)
     return Encoded(out.getvalue(), "image/webp")
 
 
-ENCODERS: dict[str, Callable[[Image.Image, bool], Encoded]] = {
+#: Each takes the image, whether it is a draft, and whether it is known to be opaque
+#: (None: look), and gives the encoded bytes.
+ENCODERS: dict[str, Callable[[Image.Image, bool, bool | None], Encoded]] = {
     "png": encode_png,
     "jpeg": encode_jpeg,
     "webp": encode_webp,
@@ -65,5 +70,6 @@ def image_format(name: str) -> str:
     return canonical
 
 
-def encode(image: Image.Image, name: str, *, draft: bool = False) -> Encoded:
-    return ENCODERS[image_format(name)](image, draft)
+def encode(image: Image.Image, name: str, *, draft: bool = False, opaque: bool | None = None) -> Encoded:
+    """``opaque``: whether every pixel is known to be opaque (None: look)."""
+    return ENCODERS[image_format(name)](image, draft, opaque)

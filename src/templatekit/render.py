@@ -25,7 +25,7 @@ from templatekit.layout.pages import layout_pages
 from templatekit.loading import TemplateSource, load_template
 from templatekit.model.template import Template
 from templatekit.options import PdfInfo, RenderOptions
-from templatekit.paint.canvas import paint
+from templatekit.paint.canvas import is_opaque, paint
 from templatekit.result import RenderResult
 from templatekit.scene import Group, Item, Scene
 from templatekit.scene_transform import Move, moved_group
@@ -167,7 +167,8 @@ def _image(template: TemplateSource, modifications: Modifications, options: Rend
             return _encoded(frame, warnings, options)
     laid_out = prepared(loaded, modifications, options)
     scene = laid_out.scene
-    return _encoded(paint(scene, _scale((scene.width, scene.height), options)), laid_out.warnings, options)
+    image = paint(scene, _scale((scene.width, scene.height), options))
+    return _encoded(image, laid_out.warnings, options, opaque=is_opaque(scene))
 
 
 def _scale(size: tuple[int, int], options: RenderOptions) -> float:
@@ -175,8 +176,10 @@ def _scale(size: tuple[int, int], options: RenderOptions) -> float:
     return min(1.0, THUMBNAIL_SIDE / max(size)) if options.thumbnail else options.scale
 
 
-def _encoded(image: PILImage.Image, warnings: tuple[str, ...], options: RenderOptions) -> RenderResult:
-    encoded = encode(image, options.format, draft=options.thumbnail)
+def _encoded(
+    image: PILImage.Image, warnings: tuple[str, ...], options: RenderOptions, opaque: bool | None = None
+) -> RenderResult:
+    encoded = encode(image, options.format, draft=options.thumbnail, opaque=opaque)
     return RenderResult(encoded.data, encoded.media_type, image.width, image.height, warnings)
 
 

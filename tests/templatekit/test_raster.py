@@ -11,6 +11,7 @@ from PIL import Image as PILImage
 from PIL import ImageChops, ImageStat
 
 import templatekit as tk
+from templatekit import png
 from templatekit.model.values import Color, Gradient
 from templatekit.paint import canvas
 from templatekit.png import write_png
@@ -208,6 +209,20 @@ def test_png_writer_round_trips_exactly(mode, size):
     decoded = PILImage.open(io.BytesIO(write_png(image)))
     assert decoded.mode == mode and decoded.size == size
     assert decoded.tobytes() == image.tobytes()
+
+
+@pytest.mark.parametrize("mode", ["RGB", "RGBA"])
+def test_png_writer_deflates_large_images_in_stripes_into_one_stream(mode, monkeypatch):
+    monkeypatch.setattr(png, "_cores", lambda: 4)  # as on a machine of 4 cores
+    rng = random.Random(7)
+    size = (1100, 701)  # rows that do not divide into the stripes evenly
+    image = PILImage.frombytes(mode, size, rng.randbytes(size[0] * size[1] * len(mode)))
+    data = write_png(image)
+    decoded = PILImage.open(io.BytesIO(data))
+    assert decoded.tobytes() == image.tobytes()
+    assert png.MAX_STRIPES == 4 and len(image.tobytes()) // png.STRIPE_BYTES >= 4  # so four stripes were used
+    opaque = PILImage.new("RGBA", (300, 200), (10, 20, 30, 255))
+    assert PILImage.open(io.BytesIO(write_png(opaque, drop_alpha=True))).mode == "RGB"
 
 
 def test_png_writer_refuses_other_modes():

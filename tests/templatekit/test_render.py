@@ -242,3 +242,17 @@ def test_unchanged_layers_are_laid_out_once_and_keep_their_warnings(monkeypatch,
     Image.new("RGB", (10, 10), (200, 0, 0)).save(tmp_path / "dot.png")
     repainted = decode(tk.render_image(loaded).data).convert("RGB")
     assert repainted.getpixel((305, 5)) == (200, 0, 0)
+
+
+def test_what_is_painted_over_an_opaque_background_stays_opaque():
+    """The PNG encoder drops the alpha channel of such a scene's image without looking."""
+    from templatekit.paint.canvas import is_opaque, paint
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "templates"
+    checked = 0
+    for path in sorted(examples.glob("*.json")):
+        scene = tk.prepare(path).scene
+        if is_opaque(scene):
+            assert paint(scene, 1.0).getchannel("A").getextrema()[0] == 255, path.name
+            checked += 1
+    assert checked >= 6

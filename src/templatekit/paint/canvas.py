@@ -75,7 +75,7 @@ def _painted(scene: Scene, canvas: Any, keys: list[int], scale: float, last: _Pa
     render is kept as a snapshot on the way."""
     items = scene.items
     start, image = _snapshot_for(canvas, items, keys, len(items) - 1)
-    surface = Surface(image or _background(scene, canvas[0]), 0, 0, scale, opaque=_opaque(scene))
+    surface = Surface(image or _background(scene, canvas[0]), 0, 0, scale, opaque=is_opaque(scene))
     keep_at = _shared_prefix(last.items if last is not None else (), items)
     for index in range(start, len(items)):
         if index == keep_at and index > start:
@@ -107,7 +107,7 @@ def _repaired(scene: Scene, canvas: Any, keys: list[int], last: _Painted, scale:
     # on a surface that starts elsewhere
     first = changed[0]
     start, below = _snapshot_for(canvas, items, keys, first)
-    surface = Surface(below or _background(scene, canvas[0]), 0, 0, scale, opaque=_opaque(scene))
+    surface = Surface(below or _background(scene, canvas[0]), 0, 0, scale, opaque=is_opaque(scene))
     for item in items[start:first]:  # the canvas under the first change, kept for next time
         PAINTERS[type(item)](surface, item)
     if first > start:
@@ -155,7 +155,9 @@ def _background(scene: Scene, size: tuple[int, int]) -> PILImage.Image:
     return new_image("RGBA", size, "the canvas", scene.background.rgba if scene.background else (0, 0, 0, 0))
 
 
-def _opaque(scene: Scene) -> bool:
+def is_opaque(scene: Scene) -> bool:
+    """Whether every pixel of the scene's image is opaque: everything is drawn over an
+    opaque background."""
     return scene.background is not None and scene.background.a == 255
 
 
