@@ -15,6 +15,7 @@ from attrs import frozen
 
 from templatekit.errors import ModificationError
 from templatekit.layout.context import LayoutContext
+from templatekit.layout.qr_masks import qr_matrix
 from templatekit.model.layers import QRCodeLayer
 from templatekit.scene import Bars, Item, Rect
 
@@ -36,9 +37,8 @@ class QRGeometry:
 
 @lru_cache(maxsize=256)
 def _matrix(content: str, error: str) -> tuple[str, ...]:
-    """The rows of the plain matrix as strings, "1" for a dark module."""
-    code = segno.make(content, error=error, micro=False, boost_error=False)
-    return tuple("".join(map(str, row)) for row in code.matrix_iter(scale=1, border=0))
+    """The rows of the plain matrix as strings, "1" for a dark module (segno's code)."""
+    return qr_matrix(content, error)
 
 
 @lru_cache(maxsize=256)
