@@ -83,7 +83,7 @@ def ease_out(x: float) -> float:
 
 
 def font(name: str) -> str:
-    return str(FONTS / f"Inter-{name}.ttf")
+    return str(FONTS / f"Inter-{name}.otf")
 
 
 # ------------------------------------------------------------------ made once

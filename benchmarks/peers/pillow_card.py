@@ -1,8 +1,9 @@
 """The social card written by hand with Pillow and segno, as a developer would without templatekit.
 
-Fonts, the logo (rasterised once from SVG) and the QR code (its URL is fixed) are prepared
-once by ``load_assets``; ``render_card`` draws everything else for each title and saves
-with Pillow's default PNG settings. Run as a script, it renders one card cold:
+Fonts, the logo (rasterised once from SVG) and the QR code of the fixed URL are prepared
+once by ``load_assets``; ``render_card`` draws everything else for each title (and a new
+subtitle and QR code when asked, for cards where everything is new) and saves with
+Pillow's default PNG settings. Run as a script, it renders one card cold:
 ``python benchmarks/peers/pillow_card.py out.png ["a title"]``.
 """
 
@@ -42,7 +43,7 @@ def load_assets() -> Assets:
     """Everything that does not change between cards."""
 
     def font(style: str, size: int) -> ImageFont.FreeTypeFont:
-        return ImageFont.truetype(str(FONTS / f"Inter-{style}.ttf"), size)
+        return ImageFont.truetype(str(FONTS / f"Inter-{style}.otf"), size)
 
     logo_png = resvg_py.svg_to_bytes(svg_path=str(LOGO), width=56, height=56, skip_system_fonts=True)
     return Assets(
@@ -56,10 +57,10 @@ def load_assets() -> Assets:
     )
 
 
-def qr_png() -> bytes:
+def qr_png(url: str = QR_URL) -> bytes:
     """The QR code as the template draws it (error level M, a quiet zone of 2 modules),
     with as many whole pixels per module as fit the 228 px box."""
-    code = segno.make(QR_URL, error="m", micro=False, boost_error=False)
+    code = segno.make(url, error="m", micro=False, boost_error=False)
     scale = 228 // code.symbol_size(scale=1, border=2)[0]
     out = io.BytesIO()
     code.save(out, kind="png", scale=scale, border=2, dark="#0f172a", light="#ffffff")
@@ -109,8 +110,9 @@ def draw_lines(
         draw.text((x, baseline), line, font=font, fill=fill, anchor=anchor)
 
 
-def render_card(assets: Assets, title: str) -> bytes:
-    """One card as PNG bytes."""
+def render_card(assets: Assets, title: str, subtitle: str = SUBTITLE, qr_url: str | None = None) -> bytes:
+    """One card as PNG bytes; with ``qr_url``, its QR code is made for this card."""
+    qr = assets.qr if qr_url is None else Image.open(io.BytesIO(qr_png(qr_url))).convert("RGB")
     card = gradient((WIDTH, HEIGHT), "#1e1b4b", "#0f172a").convert("RGBA")
 
     glow = Image.new("RGBA", (640, 640))
@@ -124,11 +126,11 @@ def render_card(assets: Assets, title: str) -> bytes:
     title_lines = wrap(title, assets.bold64, 760)[:3]
     title_height = len(title_lines) * 64 * 1.15
     draw_lines(draw, title_lines, assets.bold64, 64, 168 + (252 - title_height) / 2, 64 * 1.15, "#ffffff")
-    draw_lines(draw, wrap(SUBTITLE, assets.regular28, 760), assets.regular28, 64, 440, 28 * 1.35, "#94a3b8")
+    draw_lines(draw, wrap(subtitle, assets.regular28, 760), assets.regular28, 64, 440, 28 * 1.35, "#94a3b8")
 
     draw.rectangle((908, 300, 908 + 228 - 1, 300 + 228 - 1), fill="#ffffff")
-    offset = (228 - assets.qr.width) // 2
-    card.paste(assets.qr, (908 + offset, 300 + offset))
+    offset = (228 - qr.width) // 2
+    card.paste(qr, (908 + offset, 300 + offset))
     draw_lines(draw, ["Scan to read the docs"], assets.regular18, 908 + 114, 540, 18 * 1.2, "#cbd5e1", anchor="ms")
     draw_lines(draw, ["templatekit.dev"], assets.semibold22, 64, 560, 22 * 1.2, "#818cf8")
 

@@ -27,6 +27,7 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 ROOT = Path(__file__).resolve().parents[2]
+CONVERTED = Path(__file__).resolve().parent / ".fonts"
 FONTS = ROOT / "src" / "templatekit" / "fonts"
 LOGO = ROOT / "examples" / "templates" / "assets" / "logo.svg"
 
@@ -62,10 +63,49 @@ class Assets:
     qr_runs: list[tuple[int, int, int]]  # row, first column, length of each run of dark modules
 
 
+def truetype(name: str) -> Path:
+    """The bundled font ``name`` with TrueType outlines, as ReportLab embeds only those:
+    converted once from its CFF outlines (the same glyphs, as quadratic curves) into
+    ``benchmarks/peers/.fonts``."""
+    converted = CONVERTED / f"{name}.ttf"
+    if not converted.exists():
+        from fontTools.pens.cu2quPen import Cu2QuPen
+        from fontTools.pens.ttGlyphPen import TTGlyphPen
+        from fontTools.ttLib import TTFont as FontFile
+        from fontTools.ttLib import newTable
+
+        font = FontFile(FONTS / f"{name}.otf")
+        glyph_set = font.getGlyphSet()
+        glyphs = {}
+        for glyph_name in font.getGlyphOrder():
+            pen = TTGlyphPen(glyph_set)
+            glyph_set[glyph_name].draw(Cu2QuPen(pen, max_err=1.0, reverse_direction=True))
+            glyphs[glyph_name] = pen.glyph()
+        font["loca"] = newTable("loca")
+        font["glyf"] = glyf = newTable("glyf")
+        glyf.glyphOrder = font.getGlyphOrder()
+        glyf.glyphs = glyphs
+        del font["CFF "]
+        font["maxp"] = maxp = newTable("maxp")
+        maxp.tableVersion = 0x00010000
+        limits = ("maxTwilightPoints", "maxStorage", "maxFunctionDefs", "maxInstructionDefs", "maxStackElements")
+        for field in (*limits, "maxSizeOfInstructions", "maxComponentElements"):
+            setattr(maxp, field, 0)
+        maxp.maxZones = 1
+        font["head"].glyphDataFormat = 0
+        font["post"].formatType = 2.0
+        font["post"].extraNames = []
+        font["post"].mapping = {}
+        font.sfntVersion = "\x00\x01\x00\x00"
+        CONVERTED.mkdir(exist_ok=True)
+        font.save(converted)
+    return converted
+
+
 def load_assets() -> Assets:
     """Everything that does not change between invoices."""
     for name in ("Regular", "Medium", "Bold", "ExtraBold"):
-        pdfmetrics.registerFont(TTFont(f"Inter-{name}", str(FONTS / f"Inter-{name}.ttf")))
+        pdfmetrics.registerFont(TTFont(f"Inter-{name}", str(truetype(f"Inter-{name}"))))
     code = segno.make(QR_URL, error="m", micro=False, boost_error=False)
     runs = [
         (y, run.start(), run.end() - run.start())

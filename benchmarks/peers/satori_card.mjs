@@ -12,7 +12,7 @@ import satori from "satori";
 
 const FONTS = new URL("../../src/templatekit/fonts/", import.meta.url);
 const font = (file, weight) => ({ name: "Inter", data: readFileSync(new URL(file, FONTS)), weight, style: "normal" });
-const fonts = [font("Inter-Regular.ttf", 400), font("Inter-SemiBold.ttf", 600), font("Inter-Bold.ttf", 700)];
+const fonts = [font("Inter-Regular.otf", 400), font("Inter-SemiBold.otf", 600), font("Inter-Bold.otf", 700)];
 
 const h = (type, style, ...children) => ({ type, props: { style, children } });
 const at = (left, top, style) => ({ position: "absolute", left, top, display: "flex", ...style });
