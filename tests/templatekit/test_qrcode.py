@@ -109,12 +109,17 @@ def test_content_too_long_for_any_qr_code_is_a_modification_error():
         qrcode.layout(qr(qrcode="é" * 3000, error_correction="H", width=2000, height=2000), CTX)
 
 
-def test_repeated_layouts_reuse_the_cached_geometry():
+def test_a_geometry_is_kept_once_it_is_asked_for_again():
+    """A code seen once (new content on every render) is not kept; one seen twice is."""
+    arguments = ("cache me", "M", 2, 123.0, 123.0)
+    kept = len(qrcode.qr_geometry.cache)
+    first = qrcode.qr_geometry(*arguments)
+    assert len(qrcode.qr_geometry.cache) == kept
+    second = qrcode.qr_geometry(*arguments)
+    assert len(qrcode.qr_geometry.cache) == kept + 1
+    assert qrcode.qr_geometry(*arguments) is second and second == first
     layer = qr(qrcode="cache me", width=123, height=123)
-    qrcode.layout(layer, CTX)
-    hits = qrcode.qr_geometry.cache_info().hits
     assert qrcode.layout(layer, CTX) == qrcode.layout(layer, CTX)
-    assert qrcode.qr_geometry.cache_info().hits == hits + 2
 
 
 # ------------------------------------------------------------------ scanning

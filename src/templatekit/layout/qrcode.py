@@ -8,11 +8,11 @@ into runs, so that a code is a few hundred rectangles instead of thousands.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 import segno
 from attrs import frozen
 
+from templatekit.cache import memoized
 from templatekit.errors import ModificationError
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.qr_masks import qr_matrix
@@ -35,13 +35,13 @@ class QRGeometry:
     rects: tuple[BarRect, ...]
 
 
-@lru_cache(maxsize=256)
+@memoized(256, 4_000_000, lambda rows: 100 + len(rows) * (50 + len(rows)), second_use=True)
 def _matrix(content: str, error: str) -> tuple[str, ...]:
     """The rows of the plain matrix as strings, "1" for a dark module (segno's code)."""
     return qr_matrix(content, error)
 
 
-@lru_cache(maxsize=256)
+@memoized(256, 8_000_000, lambda geometry: 200 + 80 * len(geometry.rects), second_use=True)
 def qr_geometry(content: str, error: str, margin: int, width: float, height: float) -> QRGeometry:
     """The largest whole-pixel layout of the code, quiet zone included, that fits the box."""
     matrix = _matrix(content, error)

@@ -14,14 +14,13 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Iterator, Sequence
-from functools import lru_cache
 from typing import Any
 
 from PIL import Image as PILImage
 from PIL import ImageChops, ImageDraw
 
 from templatekit import budget
-from templatekit.cache import BoundedCache
+from templatekit.cache import BoundedCache, memoized
 from templatekit.model.values import Color
 from templatekit.paint.glyphs import glyph_image
 from templatekit.paint.gradient import gradient_image
@@ -540,7 +539,9 @@ def _group_bounds(group: Group) -> Box | None:
     return box
 
 
-@lru_cache(maxsize=8192)
+# keyed by the item, which holds its glyphs: an item of new text is not kept unless its
+# bounds are asked for again (as when a render is compared with the one before)
+@memoized(2048, 2048, lambda _: 1, second_use=True)
 def item_bounds(item: Item) -> Box | None:
     """A box that contains everything the item paints (generous for text)."""
     if isinstance(item, (Rect, Ellipse, Image)):

@@ -137,7 +137,7 @@ class FontBook:
         self._fallbacks: dict[tuple[int, bool], tuple[FontFile, ...]] = {}
         # text laid out with these faces, by text and layout options: charts and tables
         # set the same short labels on every render
-        self.layouts: BoundedCache[tuple[Any, ...], Any] = BoundedCache(LAYOUTS_KEPT, LAYOUTS_WEIGHT)
+        self.layouts: BoundedCache[tuple[Any, ...], Any] = BoundedCache(LAYOUTS_KEPT, LAYOUTS_WEIGHT, second_use=True)
         self._families: dict[str, list[Face]] = {}
         for face in faces:
             self._families.setdefault(face.family.casefold(), []).append(face)

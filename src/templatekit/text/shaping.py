@@ -7,11 +7,10 @@ many sizes of the same text, and renders of a template repeat most of their text
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import uharfbuzz as hb
 from attrs import frozen
 
+from templatekit.cache import memoized
 from templatekit.font_file import hb_font
 from templatekit.scene import FontFile
 
@@ -36,7 +35,7 @@ class Shaped:
         return sum(self.advances)
 
 
-@lru_cache(maxsize=8192)
+@memoized(8192, 16_000_000, lambda shaped: 200 + 40 * len(shaped.glyphs), second_use=True)
 def shape(
     text: str,
     start: int,
