@@ -107,3 +107,8 @@ def _cores() -> int:
 @cache
 def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=min(MAX_STRIPES, _cores()), thread_name_prefix="templatekit-png")
+
+
+# A process forked from one that had the pool (render_many's workers) has the pool's
+# object but none of its threads: it would wait for them forever. It makes its own.
+os.register_at_fork(after_in_child=_pool.cache_clear)
