@@ -176,6 +176,7 @@ def test_design_from_blank_save_and_render_the_same_bytes(page, live):
     page.click("#connect button")
     page.wait_for_selector("#workspace:not([hidden])")
     page.select_option("#templates", saved["id"])
+    page.wait_for_selector(".layer-row")
     settled(page)
     page.click("#tab-versions")
     page.wait_for_selector("#versions li:nth-child(2)")
@@ -213,6 +214,7 @@ PROMO = {
 def open_stored(page, live, account, template_id: str) -> None:
     open_editor(page, live, account)
     page.select_option("#templates", template_id)
+    page.wait_for_selector(".layer-row")  # opened (the blank template before it has no layers)
     settled(page)
 
 
