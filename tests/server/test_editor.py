@@ -59,6 +59,15 @@ def place(page) -> dict[str, float]:
     }
 
 
+def save(page, version: int, *, keys: str = "") -> None:
+    """Saves (with the button, or ``keys``) and waits for the version stored."""
+    if keys:
+        page.keyboard.press(keys)
+    else:
+        page.click("#save")
+    page.wait_for_function(f"document.getElementById('status').textContent.startsWith('saved: version {version}')")
+
+
 def select(page, name: str) -> None:
     page.click(f".layer-row[data-name='{name}'] .layer-name")
 
@@ -149,8 +158,7 @@ def test_design_from_blank_save_and_render_the_same_bytes(page, live):
     settled(page)
     page.wait_for_selector("#pane-layer .scan.ok")
 
-    page.click("#save")
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('saved: version 1')")
+    save(page, 1)
     settled(page)
     drawn = canvas_bytes(page)
     templates = httpx.get(f"{live.root}/v1/templates", headers={"Authorization": f"Bearer {account.key}"}).json()
@@ -169,8 +177,7 @@ def test_design_from_blank_save_and_render_the_same_bytes(page, live):
     select(page, "text")
     page.fill("#pane-layer [aria-label='text']", "Second version")
     settled(page)
-    page.keyboard.press("Control+s")
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('saved: version 2')")
+    save(page, 2, keys="Control+s")
     page.reload()
     page.fill("#key", account.key)
     page.click("#connect button")
@@ -324,8 +331,7 @@ def test_timeline_scrubber_and_the_fill_as_a_gradient(page, live):
     page.fill("#pane-layer [data-path='layers[0].fill.to'] [aria-label='to text']", "#22c55e")
     page.press("#pane-layer [data-path='layers[0].fill.to'] [aria-label='to text']", "Enter")
     settled(page)
-    page.click("#save")
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('saved: version 2')")
+    save(page, 2)
     source = httpx.get(f"{live.root}/v1/templates/promo/source", headers={"Authorization": f"Bearer {account.key}"})
     saved = source.json()
     assert saved["layers"][1]["duration"] == 0.5 and saved["layers"][1]["start"] == 1
@@ -360,8 +366,7 @@ def test_try_it_export_import_and_revert(page, live, tmp_path):
     settled(page)
     page.click("#tab-template")
     assert page.input_value("#pane-template [aria-label='name']") == "Imported"
-    page.click("#save")
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('saved: version 2')")
+    save(page, 2)
     page.click("#tab-versions")
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("[aria-label='revert to version 1']")
@@ -449,8 +454,7 @@ def test_grids_keep_every_edit_and_add_rows(page, live):
     page.fill("[aria-label='rows 1 data 1 label']", "Q1")
     page.fill("[aria-label='rows 1 data 1 value']", "12")
     settled(page)
-    page.click("#save")
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('saved: version 1')")
+    save(page, 1)
     (saved,) = httpx.get(f"{live.root}/v1/templates", headers={"Authorization": f"Bearer {account.key}"}).json()
     source = httpx.get(
         f"{live.root}/v1/templates/{saved['id']}/source", headers={"Authorization": f"Bearer {account.key}"}
