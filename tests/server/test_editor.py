@@ -386,6 +386,10 @@ def test_every_kind_can_be_added_and_renders(page, live):
         add(page, kind)
         assert page.is_hidden("#problems"), page.text_content("#problems")
     assert page.text_content("#render-note") == ""
+    page.select_option("#kind", "star")
+    page.click("#undo")  # a change keeps the kind chosen to add
+    settled(page)
+    assert page.input_value("#kind") == "star"
 
 
 def test_grid_snapping_and_the_keyboard_alone(page, live):

@@ -70,6 +70,7 @@ export class LayersPanel {
     this.list = parts.list;
     this.kind = parts.kind;
     this.dragged = null;
+    this.offersVideo = null; // whether the kinds offered include video clips
     parts.add.addEventListener("click", () => this.add(this.kind.value));
     parts.duplicate.addEventListener("click", () => this.duplicate());
     parts.remove.addEventListener("click", () => this.remove());
@@ -78,8 +79,12 @@ export class LayersPanel {
   /** The kinds to offer: video clips only in video templates. */
   showKinds() {
     const video = Boolean(this.doc.template?.video);
+    if (video === this.offersVideo) return; // drawn anew only when it changes: the kind chosen stays
+    this.offersVideo = video;
+    const chosen = this.kind.value;
     const kinds = Object.keys(this.schema.kinds).filter((kind) => kind !== "video" || video);
     this.kind.replaceChildren(...kinds.map((kind) => new Option(kind, kind)));
+    if (kinds.includes(chosen)) this.kind.value = chosen;
   }
 
   add(kind) {

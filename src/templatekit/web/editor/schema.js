@@ -4,6 +4,7 @@
 export class FormatSchema {
   constructor(schemas) {
     this.schemas = schemas; // name -> schema, as in components.schemas
+    this.resolvedKinds = null;
   }
 
   static async load(api) {
@@ -30,10 +31,15 @@ export class FormatSchema {
     return this.resolve(this.schemas.Template);
   }
 
-  /** The layer kinds: ``type`` -> schema of that kind's layer. */
+  /** The layer kinds: ``type`` -> schema of that kind's layer (resolved once). */
   get kinds() {
-    const mapping = this.template.properties.layers.items.discriminator.mapping;
-    return Object.fromEntries(Object.entries(mapping).map(([kind, ref]) => [kind, this.resolve({ $ref: ref })]));
+    if (!this.resolvedKinds) {
+      const mapping = this.template.properties.layers.items.discriminator.mapping;
+      this.resolvedKinds = Object.fromEntries(
+        Object.entries(mapping).map(([kind, ref]) => [kind, this.resolve({ $ref: ref })]),
+      );
+    }
+    return this.resolvedKinds;
   }
 
   layer(kind) {
