@@ -7,9 +7,9 @@ closed-loop client keeps N requests in flight: each of N tasks sends its next
 HTTP/1.1 connections. The title changes on every request, so no render can be one made
 before. Every answer must be 200 image/png; a sample is decoded to check it is 1200x630.
 
-The baseline is measured in the same run: ``templatekit.render_image`` in a process pool
-of one worker per core, as many renders in flight as workers; and one process's warm
-render time. The pool and each concurrency take turns (``--rounds``), each turn after
+The baseline is measured in the same run: ``templatekit.render_many``, the library's
+batch path, on its own pool of one worker per core; and one process's warm render
+time. The pool and each concurrency take turns (``--rounds``), each turn after
 ``--warmup`` untimed seconds, so that a slow spell of a shared machine falls on all of
 them; each gets ``--seconds`` timed in all. The client shares the cores with the server,
 so its CPU share is printed too; ``--client wrk`` uses Debian's wrk, which costs less.
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import concurrent.futures
 import contextlib
 import io
 import itertools
@@ -534,25 +533,12 @@ class WrkLoad:
 
 # ------------------------------------------------------------------ the library baseline
 
-_template: tk.Template | None = None
-
 
 def stored_template() -> tk.Template:
     """The card as the server stores and renders it: ``admin template add`` inlines local files
     as data URIs (here the logo), and the library renders a file ``src`` a few ms slower."""
     body = json.loads(TEMPLATE.read_text(encoding="utf-8"))
     return tk.load_template(catalog.inline_local_files(body, TEMPLATE.parent))
-
-
-def _load_template() -> None:
-    global _template
-    _template = stored_template()
-
-
-def _render(n: int) -> bytes:
-    """One render in a pool worker; the PNG goes back to the parent, as a server's must."""
-    assert _template is not None
-    return tk.render_image(_template, {"title": title(n)}).data
 
 
 def bench_single() -> Figures:
@@ -564,54 +550,35 @@ def bench_single() -> Figures:
 
 
 class LibraryPool:
-    """``render_image`` in a ProcessPoolExecutor of one worker per core, as many renders in
-    flight as workers (closed loop), timed over windows like the server's."""
+    """The library's batch path, ``render_many`` with its own pool of one worker per core
+    (started in each turn's warm-up), fed a new title whenever it takes a row, until the
+    window ends; a render's time runs from the moment its row was taken to its result."""
 
-    def __init__(self, pool: concurrent.futures.ProcessPoolExecutor, workers: int, warmup: float) -> None:
-        self.pool, self.workers, self.warmup = pool, workers, warmup
-
-    @classmethod
-    @contextlib.contextmanager
-    def started(cls, warmup: float) -> Iterator[LibraryPool]:
-        workers = os.cpu_count() or 1
-        with concurrent.futures.ProcessPoolExecutor(max_workers=workers, initializer=_load_template) as pool:
-            for future in [pool.submit(_render, next(NUMBERS)) for _ in range(4 * workers)]:
-                future.result()  # every worker started, the template loaded, first renders done
-            yield cls(pool, workers, warmup)
+    def __init__(self, warmup: float) -> None:
+        self.workers = os.cpu_count() or 1
+        self.warmup = warmup
+        self.template = stored_template()
 
     def turn(self, seconds: float) -> Figures:
         window = Window(self.warmup, seconds, os.getpid())
+        taken: list[float] = []
+
+        def rows() -> Iterator[dict[str, str]]:
+            while time.perf_counter() < window.end:
+                taken.append(time.perf_counter())
+                yield {"title": title(next(NUMBERS))}
+
         times_ms: list[float] = []
         errors: Counter[str] = Counter()
-        lock = threading.Lock()
-        in_flight: set[concurrent.futures.Future[bytes]] = set()
-
-        def submit() -> None:
-            began = time.perf_counter()
-
-            def finished(_: concurrent.futures.Future[bytes]) -> None:
-                now = time.perf_counter()  # in the pool's thread, as the result arrives
-                if now in window:
-                    with lock:
-                        times_ms.append((now - began) * 1000)
-
-            future = self.pool.submit(_render, next(NUMBERS))
-            future.add_done_callback(finished)
-            in_flight.add(future)
-
-        for _ in range(self.workers):
-            submit()
-        while in_flight:
-            done, _ = concurrent.futures.wait(in_flight, return_when=concurrent.futures.FIRST_COMPLETED)
-            for future in done:
-                in_flight.discard(future)
-                if not future.result().startswith(PNG_SIGNATURE):
-                    errors["not a PNG"] += 1
-                if time.perf_counter() < window.end:
-                    submit()
+        for item in tk.render_many(self.template, rows(), workers=self.workers):
+            now = time.perf_counter()
+            if not item.ok or not item.result or not item.result.data.startswith(PNG_SIGNATURE):
+                errors[item.error or "not a PNG"] += 1
+            elif now in window:
+                times_ms.append((now - taken[item.index]) * 1000)
         figures = Figures(
             "library-pool",
-            f"library, pool of {self.workers} processes",
+            f"library, render_many ({self.workers} processes)",
             times_ms,
             concurrency=self.workers,
             completed=len(times_ms),
@@ -647,8 +614,8 @@ def run(args: argparse.Namespace, results: dict[str, Figures], skipped: dict[str
         if not args.skip_library:
             print("library, 1 process ...", flush=True)
             results["library-1"] = bench_single()
-            pool = stack.enter_context(LibraryPool.started(args.warmup))
-            contenders.append((f"library, pool of {pool.workers}", pool.turn))
+            pool = LibraryPool(args.warmup)
+            contenders.append((f"library, render_many of {pool.workers}", pool.turn))
         if args.client == "wrk":
             try:
                 WrkLoad.available()

@@ -1,16 +1,19 @@
 """Many renders of one template: ``render_many`` on any ``concurrent.futures.Executor``.
 
-The template is loaded once and sent with each task (it pickles to a few kilobytes), so
-any executor that runs picklable functions runs a batch: a process pool on this machine,
-or a Dask or Ray cluster through their ``Executor`` adapters. Results come back in the
-order of the rows, with at most a few tasks per worker in flight, so memory stays flat
-however many rows there are.
+The template is loaded once. The default process pool receives it once per worker, when
+the worker starts, and its tasks carry only rows; any other executor that runs picklable
+functions (a Dask or Ray cluster through their ``Executor`` adapters) gets it with each
+task (it pickles to a few kilobytes), and each worker keeps the first copy it unpickles,
+so the engine's caches, which know a template by identity, serve every row. Only the
+encoded bytes come back, in the order of the rows, with a few tasks per worker in flight,
+so memory stays flat however many rows there are.
 """
 
 from __future__ import annotations
 
 import csv
 import os
+import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
@@ -18,7 +21,7 @@ from typing import Any
 
 from attrs import frozen
 
-from templatekit import jsontext
+from templatekit import jsontext, png
 from templatekit.apply import Modifications
 from templatekit.errors import ModificationError, TemplatekitError
 from templatekit.loading import TemplateSource, load_template
@@ -26,7 +29,13 @@ from templatekit.model.template import Template
 from templatekit.render import render_image, render_pdf
 from templatekit.result import RenderResult
 
-IN_FLIGHT_PER_WORKER = 4
+#: Rows sent to a worker at once: fewer tasks for the executor to pass around (a Dask
+#: task costs about a millisecond), while the first results still come back soon.
+ROWS_PER_TASK = 4
+#: Tasks in flight per worker: one rendering, the next one queued behind it.
+TASKS_PER_WORKER = 2
+#: Templates a worker of another executor keeps, for the batches it serves in turn.
+WORKER_TEMPLATES_KEPT = 8
 
 
 @frozen
@@ -50,6 +59,7 @@ def render_many(
     *,
     format: str = "png",
     executor: Executor | None = None,
+    workers: int | None = None,
     on_progress: Callable[[int, int | None], None] | None = None,
     **options: Any,
 ) -> Iterator[BatchItem]:
@@ -57,52 +67,106 @@ def render_many(
 
     ``format`` is png, jpeg, webp or pdf; ``options`` go to ``render_image`` (e.g.
     ``scale``, ``thumbnail``) or ``render_pdf``. ``executor`` is any
-    ``concurrent.futures.Executor`` (default: a process pool, one worker per core,
-    closed at the end); a row that fails is an item with ``error`` set, and the batch
-    goes on. ``on_progress(done, total)`` is called after each row (``total`` is None
-    when ``rows`` has no length).
+    ``concurrent.futures.Executor``; without one, a process pool of ``workers``
+    processes (default: one per core) is made for the batch and closed at the end. A
+    row that fails is an item with ``error`` set, and the batch goes on.
+    ``on_progress(done, total)`` is called after each row (``total`` is None when
+    ``rows`` has no length).
     """
     loaded = load_template(template)
     total = len(rows) if hasattr(rows, "__len__") else None  # type: ignore[arg-type]
     own = executor is None
-    if executor is None:
-        from concurrent.futures import ProcessPoolExecutor  # multiprocessing loads only for a batch
-
-        executor = ProcessPoolExecutor(max_workers=os.cpu_count() or 1)
-    pool = executor
-    window = IN_FLIGHT_PER_WORKER * getattr(pool, "_max_workers", os.cpu_count() or 1)
+    pool = executor or _own_pool(loaded, workers or os.cpu_count() or 1)
+    shipped = None if own else (uuid.uuid4().hex, loaded)
+    window = TASKS_PER_WORKER * getattr(pool, "_max_workers", os.cpu_count() or 1)
+    done = 0
     try:
-        pending: deque[tuple[int, Modifications, Future[RenderResult]]] = deque()
-        done = 0
-        for index, modifications in enumerate(rows):
-            pending.append((index, modifications, pool.submit(render_row, loaded, modifications, format, options)))
+        pending: deque[tuple[list[Modifications], Future[list[RenderResult | str]]]] = deque()
+        for chunk in _chunks(rows, ROWS_PER_TASK):
+            pending.append((chunk, pool.submit(render_rows, shipped, chunk, format, options)))
             if len(pending) >= window:
-                yield _outcome(*pending.popleft())
+                for item in _outcomes(done, *pending.popleft()):
+                    done += 1
+                    yield item
+                    if on_progress is not None:
+                        on_progress(done, total)
+        while pending:
+            for item in _outcomes(done, *pending.popleft()):
                 done += 1
+                yield item
                 if on_progress is not None:
                     on_progress(done, total)
-        while pending:
-            yield _outcome(*pending.popleft())
-            done += 1
-            if on_progress is not None:
-                on_progress(done, total)
     finally:
         if own:
             pool.shutdown(cancel_futures=True)
 
 
-def render_row(template: Template, modifications: Modifications, format: str, options: dict[str, Any]) -> RenderResult:
-    """One render of a batch; a module-level function, so that executors can pickle it."""
-    if format == "pdf":
-        return render_pdf(template, modifications, **options)
-    return render_image(template, modifications, format=format, **options)
+def _chunks(rows: Iterable[Modifications], size: int) -> Iterator[list[Modifications]]:
+    chunk: list[Modifications] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
-def _outcome(index: int, modifications: Modifications, future: Future[RenderResult]) -> BatchItem:
-    try:
-        return BatchItem(index, modifications, future.result())
-    except TemplatekitError as exc:
-        return BatchItem(index, modifications, None, str(exc))
+def _own_pool(template: Template, workers: int) -> Executor:
+    """``workers`` processes, each given ``template`` once as it starts."""
+    from concurrent.futures import ProcessPoolExecutor  # multiprocessing loads only for a batch
+
+    return ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(template,))
+
+
+#: The template of this worker process's batch: given once by ``_start_worker``, or the
+#: first copy that a batch's tasks brought (by the batch's key: each task's is a new copy).
+_WORKER_TEMPLATES: dict[str | None, Template] = {}
+
+
+def _start_worker(template: Template) -> None:
+    _WORKER_TEMPLATES[None] = template
+    png.limit_threads(1)
+
+
+def render_rows(
+    shipped: tuple[str, Template] | None, rows: list[Modifications], format: str, options: dict[str, Any]
+) -> list[RenderResult | str]:
+    """One task of a batch: its rows' results, or for a row that failed the error's
+    message. A module-level function, so that executors can pickle it. ``shipped``: the
+    batch's key and template, or None for the one this worker was started with."""
+    template = _worker_copy(shipped)
+    results: list[RenderResult | str] = []
+    for modifications in rows:
+        try:
+            if format == "pdf":
+                results.append(render_pdf(template, modifications, **options))
+            else:
+                results.append(render_image(template, modifications, format=format, **options))
+        except TemplatekitError as exc:
+            results.append(str(exc))
+    return results
+
+
+def _worker_copy(shipped: tuple[str, Template] | None) -> Template:
+    """The copy of the batch's template this process keeps (the first it was given)."""
+    if shipped is None:
+        return _WORKER_TEMPLATES[None]
+    key, template = shipped
+    kept = _WORKER_TEMPLATES.setdefault(key, template)
+    if len(_WORKER_TEMPLATES) > WORKER_TEMPLATES_KEPT:
+        _WORKER_TEMPLATES.pop(next(k for k in _WORKER_TEMPLATES if k is not None))
+    return kept
+
+
+def _outcomes(first: int, rows: list[Modifications], future: Future[list[RenderResult | str]]) -> list[BatchItem]:
+    """A task's rows as items, numbered from ``first``."""
+    return [
+        BatchItem(first + offset, modifications, None, result)
+        if isinstance(result, str)
+        else BatchItem(first + offset, modifications, result)
+        for offset, (modifications, result) in enumerate(zip(rows, future.result(), strict=True))
+    ]
 
 
 @frozen

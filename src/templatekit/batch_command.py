@@ -8,12 +8,10 @@ listed at the end, and the command exits 1.
 
 from __future__ import annotations
 
-import os
 import re
 import string
 import sys
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from templatekit.batch import CsvRow, csv_rows, render_many
@@ -62,22 +60,21 @@ def run_batch(
     if skipped:
         print(f"{skipped} of {len(rows)} files exist already; rendering the other {len(todo)}", file=sys.stderr)
     failures: list[str] = []
-    with ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        items = render_many(
-            template,
-            [row.modifications for row, _ in todo],
-            format=format,
-            executor=pool,
-            on_progress=lambda done, total: progress(done, total or len(todo)),
-        )
-        for item in items:
-            row, name = todo[item.index]
-            if item.result is None:
-                failures.append(f"row {row.number}: {item.error}")
-                continue
-            partial = output / f".{name}.partial"
-            partial.write_bytes(item.result.data)
-            partial.replace(output / name)
+    items = render_many(
+        template,
+        [row.modifications for row, _ in todo],
+        format=format,
+        workers=workers,
+        on_progress=lambda done, total: progress(done, total or len(todo)),
+    )
+    for item in items:
+        row, name = todo[item.index]
+        if item.result is None:
+            failures.append(f"row {row.number}: {item.error}")
+            continue
+        partial = output / f".{name}.partial"
+        partial.write_bytes(item.result.data)
+        partial.replace(output / name)
     written = len(todo) - len(failures)
     print(f"{output}: {written} written, {skipped} there already, {len(failures)} failed")
     for failure in failures[:SHOWN_FAILURES]:

@@ -29,6 +29,8 @@ _ZLIB_HEADER = b"\x78\x5e"
 #: Below this many bytes, one thread deflates faster than several can start.
 STRIPE_BYTES = 512 * 1024
 MAX_STRIPES = 4
+#: Set by ``limit_threads``; None: one thread per core.
+_threads: int | None = None
 _ADLER_BASE = 65521
 
 
@@ -67,7 +69,7 @@ def _up_filtered(image: Image.Image, mode: str) -> bytes:
 def _deflate(data: bytes, rows: int, level: int) -> bytes:
     """A zlib stream of ``data``; in stripes of whole rows on several threads when large
     (each stripe but the last ends on a byte boundary, so they join into one stream)."""
-    stripes = min(MAX_STRIPES, _cores(), len(data) // STRIPE_BYTES, rows)
+    stripes = min(MAX_STRIPES, _threads or _cores(), len(data) // STRIPE_BYTES, rows)
     if stripes < 2:
         return zlib_ng.compress(data, level)
     row = len(data) // rows
@@ -81,7 +83,8 @@ def _deflate(data: bytes, rows: int, level: int) -> bytes:
         body = compressor.compress(parts[index]) + compressor.flush(zlib_ng.Z_FINISH if last else zlib_ng.Z_SYNC_FLUSH)
         return body, zlib.adler32(parts[index])
 
-    done = list(_pool().map(stripe, range(len(parts))))
+    others = [_pool().submit(stripe, index) for index in range(1, len(parts))]
+    done = [stripe(0)] + [future.result() for future in others]  # this thread does one too
     checksum = done[0][1]
     for (_, adler), part in zip(done[1:], parts[1:], strict=True):
         checksum = _adler32_combine(checksum, adler, len(part))
@@ -98,6 +101,13 @@ def _adler32_combine(first: int, second: int, second_length: int) -> int:
     return sum1 | (sum2 << 16)
 
 
+def limit_threads(count: int) -> None:
+    """Deflate on at most ``count`` threads: a batch worker's process pool already keeps
+    every core busy, and more threads would only take turns with the other workers."""
+    global _threads
+    _threads = max(1, count)
+
+
 @cache
 def _cores() -> int:
     available = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
@@ -106,7 +116,8 @@ def _cores() -> int:
 
 @cache
 def _pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=min(MAX_STRIPES, _cores()), thread_name_prefix="templatekit-png")
+    """Threads for all stripes but the first, which the calling thread deflates."""
+    return ThreadPoolExecutor(max_workers=max(1, min(MAX_STRIPES, _cores()) - 1), thread_name_prefix="templatekit-png")
 
 
 # A process forked from one that had the pool (render_many's workers) has the pool's

@@ -48,6 +48,17 @@ def test_render_many_in_processes_and_to_pdf():
     assert [f"Page {n}" in text for n, text in enumerate(texts)] == [True] * 5
 
 
+def test_render_many_own_pool_draws_what_one_process_draws():
+    """The default pool's workers get the template once, at start, and deflate on one
+    thread each: the pixels are the ones a render in this process gives."""
+    rows = [{"title": f"Card {n}", "box": {"fill": f"#{n:02x}8040"}} for n in range(8)]
+    items = list(render_many(CARD, rows, workers=2))
+    assert [item.index for item in items] == list(range(8))
+    for item, row in zip(items, rows, strict=True):
+        expected = decode(tk.render_image(CARD, row).data)
+        assert decode(item.result.data).tobytes() == expected.tobytes()
+
+
 def test_render_many_on_a_dask_cluster():
     distributed = pytest.importorskip("distributed")
     with (

@@ -1,0 +1,201 @@
+"""Batches on every core: renders per second of one process, of ``render_many``'s own
+process pool and of ``templatekit batch`` on the same all-new social cards.
+
+Every row has a title, subtitle and QR code that no other row has (social_card.py's
+``all_new``), so no render can reuse another's work. The three take turns (``--rounds``),
+each turn on ``--rows`` new rows, so that a slow spell of a shared machine falls on all
+of them:
+
+- one process: ``render_image`` in a loop, after warm-up renders;
+- one independent process per core doing the same, their rates summed: the most these
+  cores give (they share caches and memory bandwidth), for reference;
+- ``render_many``: its default pool of one worker per core, timed from the call to the
+  last result, pool start included, as a script that calls it pays it;
+- ``templatekit batch``: the whole command on a CSV of the rows, from start to exit,
+  files written.
+
+    python benchmarks/batch.py [--rows 400] [--rounds 5] [--json out.json]
+
+Target: render_many and templatekit batch >= 0.9 x cores x one process's renders/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import itertools
+import multiprocessing
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import common
+import PIL
+from PIL import Image
+from social_card import TEMPLATE, TITLES, all_new
+
+import templatekit as tk
+
+CORES = os.cpu_count() or 1
+TARGET = 0.9
+NUMBERS = itertools.count(1_000_000)
+
+
+@dataclass
+class Rate:
+    """A contender's renders per second in each of its turns."""
+
+    name: str
+    label: str
+    turns: list[float] = field(default_factory=list)
+
+    @property
+    def per_second(self) -> float:
+        return statistics.median(self.turns)
+
+    def ratio(self, base: Rate) -> float:
+        """The median over rounds of this rate over ``base``'s in the same round: the
+        machine's slow and fast spells fall on both sides of each ratio."""
+        return statistics.median(mine / theirs for mine, theirs in zip(self.turns, base.turns, strict=True))
+
+
+def new_rows(count: int) -> list[dict[str, str]]:
+    rows = []
+    for _ in range(count):
+        number = next(NUMBERS)
+        title, subtitle, url = all_new(TITLES[number % len(TITLES)], number)
+        rows.append({"title": title, "subtitle": subtitle, "qr": url})
+    return rows
+
+
+def one_process(template: tk.Template, rows: list[dict[str, str]]) -> float:
+    start = time.perf_counter()
+    for row in rows:
+        tk.render_image(template, row)
+    return time.perf_counter() - start
+
+
+def independent(template: tk.Template, rows: list[dict[str, str]]) -> float:
+    """What the cores give with nothing shared: one process per core, each warmed up and
+    then rendering its share in a loop; the seconds that make their summed rate."""
+    share = len(rows) // CORES
+    with multiprocessing.get_context("fork").Pool(CORES) as processes:
+        rates = processes.starmap(_loop_rate, [(template, rows[n * share : (n + 1) * share]) for n in range(CORES)])
+    return len(rows) / sum(rates)
+
+
+def _loop_rate(template: tk.Template, rows: list[dict[str, str]]) -> float:
+    one_process(template, new_rows(3))
+    return len(rows) / one_process(template, rows)
+
+
+def pool(template: tk.Template, rows: list[dict[str, str]]) -> float:
+    start = time.perf_counter()
+    items = list(tk.render_many(template, rows))
+    elapsed = time.perf_counter() - start
+    failed = [item.error for item in items if not item.ok]
+    if failed or len(items) != len(rows):
+        raise SystemExit(f"render_many: {len(failed)} of {len(rows)} rows failed: {failed[:1]}")
+    last = Image.open(io.BytesIO(items[-1].result.data))
+    if last.size != (1200, 630):
+        raise SystemExit(f"render_many gave a {last.size} image")
+    return elapsed
+
+
+def command(rows: list[dict[str, str]]) -> float:
+    cli = Path(sys.executable).parent / "templatekit"
+    with tempfile.TemporaryDirectory(prefix="templatekit-batch-") as scratch:
+        table = Path(scratch) / "rows.csv"
+        with table.open("w", newline="", encoding="utf-8") as file:
+            writer = csv.DictWriter(file, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        output = Path(scratch) / "out"
+        start = time.perf_counter()
+        finished = subprocess.run(
+            [str(cli), "batch", str(TEMPLATE), "--csv", str(table), "-o", str(output)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        elapsed = time.perf_counter() - start
+        written = len(list(output.glob("*.png")))
+        if finished.returncode or written != len(rows):
+            problem = finished.stderr[-400:]
+            raise SystemExit(f"templatekit batch: exit {finished.returncode}, {written} files: {problem}")
+    return elapsed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=400, help="new rows per turn of each contender (default 400)")
+    parser.add_argument("--rounds", type=int, default=5, help="turns each contender takes (default 5)")
+    parser.add_argument("--json", type=Path, metavar="PATH", help="also save the figures as JSON")
+    args = parser.parse_args(argv)
+    info = common.machine({"pillow": PIL.__version__})
+    print("machine: " + ", ".join(f"{key} {value}" for key, value in info.items()))
+    print(f"{args.rows} all-new social cards per turn, {args.rounds} turns each, {CORES} cores")
+    template = tk.load_template(TEMPLATE)
+    one_process(template, new_rows(5))  # fonts loaded, first renders done
+    single_rows = max(50, args.rows // CORES)
+    rates = {
+        "one": Rate("one", "one process, render_image loop"),
+        "independent": Rate("independent", f"{CORES} independent processes (ceiling)"),
+        "render_many": Rate("render_many", f"render_many, its pool of {CORES}"),
+        "batch": Rate("batch", f"templatekit batch, {CORES} workers"),
+    }
+    contenders = [
+        ("one", single_rows, lambda rows: one_process(template, rows)),
+        ("independent", args.rows, lambda rows: independent(template, rows)),
+        ("render_many", args.rows, lambda rows: pool(template, rows)),
+        ("batch", args.rows, command),
+    ]
+    for turn in range(args.rounds):
+        for name, count, run in contenders:
+            print(f"{rates[name].label} ({turn + 1}/{args.rounds}) ...", flush=True)
+            rows = new_rows(count)
+            rates[name].turns.append(count / run(rows))
+
+    base = rates["one"]
+    print(f"\n{'contender':<36} {'renders/s':>10} {'x one process':>14}")
+    for rate in rates.values():
+        print(f"{rate.label:<36} {rate.per_second:>10.1f} {rate.ratio(base):>13.2f}x")
+    print("(medians over the rounds; the ratio is the median of each round's)")
+    outcomes = []
+    for name in ("render_many", "batch"):
+        ratio = rates[name].ratio(base) / CORES
+        passed = ratio >= TARGET
+        outcomes.append(
+            {
+                "target": f"{name} >= {TARGET} x {CORES} cores x one process",
+                "ratio": round(ratio, 3),
+                "limit": TARGET,
+                "result": common.verdict(passed),
+            }
+        )
+    common.print_targets(outcomes, 44)
+    if args.json:
+        payload = {
+            "machine": info,
+            "rows": args.rows,
+            "rounds": args.rounds,
+            "cores": CORES,
+            "contenders": {
+                name: {"label": r.label, "per_second_by_round": r.turns, "per_second": r.per_second}
+                for name, r in rates.items()
+            },
+            "targets": outcomes,
+        }
+        common.save_json(args.json, payload)
+        print(f"figures saved to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
