@@ -5,9 +5,14 @@
 >>> tk.render_image(tpl, {"title": "Hello"}).save("card.png")
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from templatekit.apply import Applied, apply, normalize
 from templatekit.assets import AssetLoader, MemoryAssetLoader
-from templatekit.batch import BatchItem, render_many
+from templatekit.cache import CacheUsage, cache_usage, set_cache_limit
 from templatekit.describe import describe
 from templatekit.errors import (
     AssetError,
@@ -25,13 +30,21 @@ from templatekit.notebook import preview, register_jupyter
 from templatekit.render import Prepared, prepare, render_image, render_pdf, render_video
 from templatekit.result import RenderResult
 from templatekit.scene import Scene
-from templatekit.storage import Store
+
+if TYPE_CHECKING:
+    from templatekit.batch import BatchItem, render_many
+    from templatekit.storage import Store
+
+#: Names whose modules load on first use: a script that renders one image does not
+#: pay for process pools and storage (start-up time).
+_LATER = {"BatchItem": "templatekit.batch", "render_many": "templatekit.batch", "Store": "templatekit.storage"}
 
 __all__ = [
     "Applied",
     "AssetError",
     "AssetLoader",
     "BatchItem",
+    "CacheUsage",
     "LimitError",
     "MemoryAssetLoader",
     "Modification",
@@ -46,6 +59,7 @@ __all__ = [
     "TemplateError",
     "TemplatekitError",
     "apply",
+    "cache_usage",
     "describe",
     "load_template",
     "normalize",
@@ -55,8 +69,22 @@ __all__ = [
     "render_many",
     "render_pdf",
     "render_video",
+    "set_cache_limit",
 ]
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LATER:
+        raise AttributeError(f"module 'templatekit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LATER[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LATER})
+
 
 register_jupyter()

@@ -16,8 +16,7 @@ import os
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
@@ -28,6 +27,9 @@ from templatekit.loading import TemplateSource, load_template
 from templatekit.model.template import Template
 from templatekit.render import render_image, render_pdf
 from templatekit.result import RenderResult
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor, Future
 
 #: Rows sent to a worker at once: fewer tasks for the executor to pass around (a Dask
 #: task costs about a millisecond), while the first results still come back soon.

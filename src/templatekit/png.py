@@ -15,11 +15,14 @@ from __future__ import annotations
 import os
 import struct
 import zlib
-from concurrent.futures import ThreadPoolExecutor
 from functools import cache
+from typing import TYPE_CHECKING
 
 from PIL import Image, ImageChops
 from zlib_ng import zlib_ng
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _COLOUR_TYPE = {"RGB": 2, "RGBA": 6}
@@ -117,6 +120,8 @@ def _cores() -> int:
 @cache
 def _pool() -> ThreadPoolExecutor:
     """Threads for all stripes but the first, which the calling thread deflates."""
+    from concurrent.futures import ThreadPoolExecutor  # on first use (start-up time)
+
     return ThreadPoolExecutor(max_workers=max(1, min(MAX_STRIPES, _cores()) - 1), thread_name_prefix="templatekit-png")
 
 

@@ -16,6 +16,7 @@ from PIL import Image as PILImage
 from templatekit import budget, extras
 from templatekit.apply import Modifications, apply
 from templatekit.assets import AssetLoader
+from templatekit.cache import memoized
 from templatekit.encode import encode, image_format
 from templatekit.errors import AssetError, RenderError, TemplateError
 from templatekit.layout import debug as debug_overlay
@@ -343,6 +344,6 @@ def _book_with(faces: tuple[Face, ...]) -> FontBook:
     return FontBook.bundled().with_faces(faces)
 
 
-@lru_cache(maxsize=64)
+@memoized("template.faces", 64, lambda face: 500 + len(face.file.data or b""))
 def _face(family: str, weight: int, italic: bool, data: bytes) -> Face:
     return load_face(family, weight, italic, data, hashlib.sha256(data).hexdigest()[:16])

@@ -187,3 +187,22 @@ class Scene:
     height: int
     background: Color | None
     items: tuple[Item, ...]
+
+
+def approx_bytes(item: Item) -> int:
+    """Roughly what ``item`` holds in memory, for the caches that keep laid-out items: a
+    few hundred bytes an item, more for each glyph, point and pixel."""
+    if isinstance(item, Group):
+        return 200 + sum(approx_bytes(child) for child in item.items)
+    if isinstance(item, GlyphRun):
+        return 300 + 48 * len(item.glyphs) + 2 * len(item.text)
+    if isinstance(item, Image):
+        pixels = item.image.width * item.image.height * len(item.image.getbands())
+        return 300 + pixels + (approx_bytes(item.vector) if item.vector is not None else 0)
+    if isinstance(item, Bars):
+        return 200 + 40 * len(item.rects)
+    if isinstance(item, Polygon):
+        return 200 + 24 * sum(len(contour) for contour in item.contours)
+    if isinstance(item, Path):
+        return 200 + 48 * len(item.commands)
+    return 200

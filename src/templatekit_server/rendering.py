@@ -24,6 +24,7 @@ import ctypes.util
 import logging
 import multiprocessing
 import os
+import pickle
 import tempfile
 import threading
 import time
@@ -37,6 +38,7 @@ from pebble import ProcessExpired, ProcessPool
 from sqlalchemy.exc import SQLAlchemyError
 
 import templatekit as tk
+from templatekit.cache import memoized
 from templatekit.editing.draft import render_draft
 from templatekit.errors import TemplatekitError
 from templatekit.model.template import Template
@@ -167,7 +169,7 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="templatekit-parent-watch", daemon=True).start()
 
 
-@lru_cache(maxsize=64)
+@memoized("server.templates", 64, lambda template: len(pickle.dumps(template)))
 def _template(workspace_id: str, template_id: str, version: int) -> Template:
     return tk.load_template(catalog.body(_Worker.db, workspace_id, template_id, version))
 

@@ -196,11 +196,16 @@ def test_too_narrow_a_box_says_the_minimum_width():
     assert parts(code(width=total))[1].rects[0][2] >= 1
 
 
-def test_patterns_are_cached_by_symbology_and_value():
-    barcode.layout(code(barcode="cached"), CTX)
-    hits = barcode.barcode_pattern.cache_info().hits
-    barcode.layout(code(barcode="cached", width=700), CTX)
-    assert barcode.barcode_pattern.cache_info().hits == hits + 1
+def test_patterns_are_kept_by_symbology_and_value_from_their_second_use():
+    layer = code(barcode="kept 1")
+    cache = barcode.barcode_pattern.cache
+    barcode.layout(layer, CTX)
+    assert cache.get((layer.symbology, "kept 1")) is None  # a value seen once may never come again
+    barcode.layout(code(barcode="kept 1", width=700), CTX)
+    kept = cache.get((layer.symbology, "kept 1"))
+    assert kept is not None and kept.text
+    barcode.layout(code(barcode="kept 1", width=500), CTX)
+    assert cache.get((layer.symbology, "kept 1")) is kept
 
 
 # ------------------------------------------------------------------ scanning

@@ -1,9 +1,17 @@
-"""The bounded cache: least recently used first out, by entries and by weight; and,
-where data may never repeat, values kept only from their second use."""
+"""The bounded cache: least recently used first out, by entries and by weight; where data
+may never repeat, values kept only from their second use; and one budget of bytes for
+all the engine's caches."""
 
 from __future__ import annotations
 
-from templatekit.cache import SEEN_PER_ENTRY, BoundedCache, memoized
+import subprocess
+import sys
+
+import pytest
+
+import templatekit as tk
+from templatekit.cache import SEEN_PER_ENTRY, SHARES, BoundedCache, cache_limit, memoized
+from tests.conftest import decode
 
 
 def test_bounded_by_entries_and_weight_least_recent_out():
@@ -33,10 +41,54 @@ def test_second_use_keeps_only_what_is_asked_for_again():
 def test_memoized_results():
     calls: list[int] = []
 
-    @memoized(8, 8, lambda _: 1, second_use=True)
+    @memoized("qr.matrices", 8, lambda _: 1, second_use=True)
     def double(value: int, *, plus: int = 0) -> int:
         calls.append(value)
         return 2 * value + plus
 
     assert [double(3), double(3), double(3), double(3, plus=1)] == [6, 6, 6, 7]
     assert calls == [3, 3, 3]  # computed twice, then kept; another keyword is another key
+
+
+def test_the_shares_of_the_budget_add_up_to_at_most_all_of_it():
+    assert 0 < sum(SHARES.values()) <= 1
+    with pytest.raises(KeyError):
+        BoundedCache(4, name="no such share")
+    with pytest.raises(TypeError, match="name"):
+        BoundedCache(4)
+
+
+def test_all_caches_stay_within_the_budget_set():
+    card = "examples/templates/social-card.json"
+    before = cache_limit()
+    try:
+        tk.set_cache_limit(2)  # megabytes
+        for number in range(12):  # each card new, each twice, so that second-use caches keep them
+            for _ in range(2):
+                image = decode(
+                    tk.render_image(card, {"title": f"Card {number}", "qr": f"https://x.test/{number}"}).data
+                )
+        assert image.size == (1200, 630)
+        usage = tk.cache_usage()
+        assert {entry.name for entry in usage} >= {"canvas.last", "text.layouts", "qr.matrices", "glyphs.masks"}
+        assert all(entry.bytes <= entry.limit for entry in usage)
+        assert sum(entry.bytes for entry in usage) <= 2_000_000
+        assert max(entry.bytes for entry in usage) > 0  # something was kept
+        tk.set_cache_limit(0)
+        assert sum(entry.bytes for entry in tk.cache_usage()) == 0
+        with pytest.raises(ValueError, match="megabytes"):
+            tk.set_cache_limit(-1)
+    finally:
+        tk.set_cache_limit(before / 1_000_000)
+
+
+@pytest.mark.parametrize(("value", "outcome"), [("64", "64000000"), ("abc", "TEMPLATEKIT_CACHE_MB='abc'")])
+def test_the_budget_comes_from_the_environment(value, outcome):
+    run = subprocess.run(
+        [sys.executable, "-c", "import templatekit.cache as c; print(c.cache_limit())"],
+        env={"TEMPLATEKIT_CACHE_MB": value, "PATH": ""},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert outcome in run.stdout + run.stderr

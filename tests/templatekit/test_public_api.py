@@ -10,6 +10,7 @@ def test_exported_names():
         "AssetError",
         "AssetLoader",
         "BatchItem",
+        "CacheUsage",
         "LimitError",
         "MemoryAssetLoader",
         "Modification",
@@ -24,6 +25,7 @@ def test_exported_names():
         "TemplateError",
         "TemplatekitError",
         "apply",
+        "cache_usage",
         "describe",
         "load_template",
         "normalize",
@@ -33,6 +35,7 @@ def test_exported_names():
         "render_many",
         "render_pdf",
         "render_video",
+        "set_cache_limit",
     ]
     assert all(hasattr(tk, name) for name in tk.__all__)
 

@@ -79,11 +79,11 @@ class AssetLoader:
         self.max_media_bytes = max_media_bytes
         self.max_pixels = max_pixels
         self.max_redirects = max_redirects
-        self._downloads: BoundedCache[str, bytes] = BoundedCache(max_entries=256, max_weight=64_000_000)
-        self._images: BoundedCache[tuple[str, SizeHint], LoadedImage] = BoundedCache(
-            max_entries=128, max_weight=96_000_000
+        self._downloads: BoundedCache[str, bytes] = BoundedCache(256, name="assets.downloads")
+        self._images: BoundedCache[tuple[str, SizeHint], LoadedImage] = BoundedCache(128, name="assets.images")
+        self._sizes: BoundedCache[tuple[Any, ...], tuple[tuple[int, int] | None]] = BoundedCache(
+            4096, name="assets.sizes"
         )
-        self._sizes: BoundedCache[tuple[Any, ...], tuple[tuple[int, int] | None]] = BoundedCache(4096, 4096)
 
     def fetch(self, src: str, base_dir: Path | None = None) -> bytes:
         """The bytes of ``src``: an http(s) URL, a data URI, or (when files are allowed)
@@ -136,7 +136,7 @@ class AssetLoader:
         except (AssetError, Problem):
             return None
         if key is not None:
-            self._sizes.put(key, (size,), 1)
+            self._sizes.put(key, (size,), 200 + len(key[0]))  # a data URI is its own key
         return size
 
     def _size_key(self, src: str, base_dir: Path | None) -> tuple[Any, ...] | None:

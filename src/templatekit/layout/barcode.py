@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
 from attrs import evolve, field, frozen
 
+from templatekit.cache import memoized
 from templatekit.errors import ModificationError
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import BarcodeLayer
@@ -280,7 +280,7 @@ _ENCODINGS: dict[str, Callable[[str], Encoding]] = {
 }
 
 
-@lru_cache(maxsize=1024)
+@memoized("barcode.patterns", 1024, lambda pattern: 200 + len(pattern.modules) + len(pattern.text), second_use=True)
 def barcode_pattern(symbology: str, value: str) -> BarcodePattern:
     """The modules and printed text of a value; raises ``_InvalidValue``."""
     encoding = _ENCODINGS[symbology](value)

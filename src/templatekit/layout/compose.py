@@ -23,7 +23,7 @@ from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import BUILT_IN_KINDS, ImageLayer, Layer
 from templatekit.model.template import BackgroundImage, Template
 from templatekit.model.values import Color
-from templatekit.scene import Group, Item, Scene
+from templatekit.scene import Group, Item, Scene, approx_bytes
 
 LayoutFn = Callable[[Any, LayoutContext], list[Item]]
 T = TypeVar("T")
@@ -86,20 +86,20 @@ def check_images_fit(template: Template, ctx: LayoutContext) -> None:
 REUSABLE = BUILT_IN_KINDS - {"image", "video"}
 
 _DONE: BoundedCache[tuple[Any, ...], tuple[weakref.ref[Layer], weakref.ref[Any], Any, tuple[str, ...]]]
-_DONE = BoundedCache(max_entries=4096, max_weight=4096)
+_DONE = BoundedCache(4096, name="layout.groups", second_use=True)
 
 
 def _laid_out(layer: Layer, layout_fn: LayoutFn, ctx: LayoutContext) -> Group:
     if layer.TYPE not in REUSABLE:
         return layer_group(layer, layout_fn(layer, ctx))
-    return reused(layer, ctx, "group", lambda: layer_group(layer, layout_fn(layer, ctx)))
+    return reused(layer, ctx, "group", lambda: layer_group(layer, layout_fn(layer, ctx)), approx_bytes)
 
 
-def reused(layer: Layer, ctx: LayoutContext, what: str, compute: Callable[[], T]) -> T:
+def reused(layer: Layer, ctx: LayoutContext, what: str, compute: Callable[[], T], weigh: Callable[[T], int]) -> T:
     """``compute()`` for a layer, reused when this very layer object was laid out before
     with the same fonts and settings (modifications replace only the layers they
     change, so a render that changes one layer lays out only that one); the warnings
-    it gave are given again."""
+    it gave are given again. ``weigh``: roughly the bytes a result holds."""
     key = (what, id(layer), id(ctx.fonts), ctx.time, ctx.paginate, ctx.density, ctx.vector)
     done = _DONE.get(key)
     if done is not None and done[0]() is layer and done[1]() is ctx.fonts:
@@ -107,7 +107,7 @@ def reused(layer: Layer, ctx: LayoutContext, what: str, compute: Callable[[], T]
         return done[2]
     before = len(ctx.warnings)
     result = compute()
-    _DONE.put(key, (weakref.ref(layer), weakref.ref(ctx.fonts), result, tuple(ctx.warnings[before:])), 1)
+    _DONE.put(key, (weakref.ref(layer), weakref.ref(ctx.fonts), result, tuple(ctx.warnings[before:])), weigh(result))
     return result
 
 

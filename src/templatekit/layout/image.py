@@ -18,14 +18,14 @@ from templatekit.errors import AssetError
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import Border, Fit, Focus, ImageLayer
 from templatekit.model.values import Length
-from templatekit.scene import Clip, Ellipse, EncodedSource, Group, Image, Item, Rect
+from templatekit.scene import Clip, Ellipse, EncodedSource, Group, Image, Item, Rect, approx_bytes
 
 Crop = tuple[int, int, int, int]  # left, top, right, bottom in source pixels
 
 _CENTRE = Focus()
 _NO_RADIUS = Length(0)
 
-_PREPARED: BoundedCache[str, PILImage.Image] = BoundedCache(max_entries=64, max_weight=48_000_000)
+_PREPARED: BoundedCache[str, PILImage.Image] = BoundedCache(64, name="image.prepared")
 
 
 @frozen
@@ -99,7 +99,7 @@ def _whole_box(placed: _Placement, crop: Crop, size: tuple[int, int]) -> tuple[f
     return (placed.x - left * scale_x, placed.y - top * scale_y, size[0] * scale_x, size[1] * scale_y)
 
 
-_VECTORS: BoundedCache[tuple[str, tuple[float, ...]], Group | None] = BoundedCache(max_entries=64, max_weight=64)
+_VECTORS: BoundedCache[tuple[str, tuple[float, ...]], Group | None] = BoundedCache(64, name="image.vectors")
 
 
 def _vector(loaded: LoadedImage, box: tuple[float, float, float, float], ctx: LayoutContext) -> Group | None:
@@ -110,7 +110,7 @@ def _vector(loaded: LoadedImage, box: tuple[float, float, float, float], ctx: La
     found = _VECTORS.get(key)
     if found is None:
         found = svg_vector(loaded.data, box, ctx.fonts) or Group(())
-        _VECTORS.put(key, found, 1)
+        _VECTORS.put(key, found, approx_bytes(found) if found is not None else 100)
     return found if found.items else None
 
 

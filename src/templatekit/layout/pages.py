@@ -16,7 +16,7 @@ from templatekit.layout.context import LayoutContext
 from templatekit.layout.table import page_ranges, table_items, table_rows_layout
 from templatekit.model.layers import Layer, TableLayer
 from templatekit.model.template import Template
-from templatekit.scene import Group, Item, Scene
+from templatekit.scene import Group, Item, Scene, approx_bytes
 
 
 def layout_pages(template: Template, ctx: LayoutContext) -> list[Scene]:
@@ -46,10 +46,14 @@ def _continued_tables(template: Template, ctx: LayoutContext) -> dict[int, list[
     for index, layer in enumerate(template.layers):
         if not (isinstance(layer, TableLayer) and layer.visible):
             continue
-        pages = reused(layer, ctx, "pages", functools.partial(_table_pages, layer, ctx))
+        pages = reused(layer, ctx, "pages", functools.partial(_table_pages, layer, ctx), _pages_bytes)
         if len(pages) > 1:
             continued[index] = pages
     return continued
+
+
+def _pages_bytes(pages: list[Group]) -> int:
+    return sum(approx_bytes(page) for page in pages)
 
 
 def _table_pages(layer: TableLayer, ctx: LayoutContext) -> list[Group]:

@@ -35,13 +35,13 @@ class QRGeometry:
     rects: tuple[BarRect, ...]
 
 
-@memoized(256, 4_000_000, lambda rows: 100 + len(rows) * (50 + len(rows)), second_use=True)
+@memoized("qr.matrices", 256, lambda rows: 100 + len(rows) * (50 + len(rows)), second_use=True)
 def _matrix(content: str, error: str) -> tuple[str, ...]:
     """The rows of the plain matrix as strings, "1" for a dark module (segno's code)."""
     return qr_matrix(content, error)
 
 
-@memoized(256, 8_000_000, lambda geometry: 200 + 80 * len(geometry.rects), second_use=True)
+@memoized("qr.geometry", 256, lambda geometry: 200 + 80 * len(geometry.rects), second_use=True)
 def qr_geometry(content: str, error: str, margin: int, width: float, height: float) -> QRGeometry:
     """The largest whole-pixel layout of the code, quiet zone included, that fits the box."""
     matrix = _matrix(content, error)

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import lru_cache
 from itertools import accumulate
 from typing import Literal
 
 from attrs import evolve, frozen
 
+from templatekit.cache import memoized
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import CellValue, Column, TableLayer
 from templatekit.model.values import Color
@@ -123,7 +123,7 @@ def _is_number(value: CellValue) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-@lru_cache(maxsize=8192)
+@memoized("table.cells", 8192, TextBlock.approx_bytes, second_use=True)
 def cell_block(text: str, style: TextStyle, width: float, max_lines: int | None, book: FontBook) -> TextBlock:
     """The text of one cell wrapped to ``width``; ``math.inf`` measures it unwrapped."""
     return typeset(text, style, book, width, max_lines=max_lines)

@@ -45,8 +45,8 @@ class _Painted:
     image: PILImage.Image
 
 
-_SNAPSHOTS: BoundedCache[int, _Painted] = BoundedCache(32, 64_000_000)
-_LAST: BoundedCache[Any, _Painted] = BoundedCache(16, 96_000_000)
+_SNAPSHOTS: BoundedCache[int, _Painted] = BoundedCache(32, name="canvas.snapshots")
+_LAST: BoundedCache[Any, _Painted] = BoundedCache(16, name="canvas.last")
 
 
 def paint(scene: Scene, scale: float = 1.0) -> PILImage.Image:

@@ -24,8 +24,8 @@ PHASES = 4  # sub-pixel positions of a run's origin, per pixel
 Placed = tuple[PILImage.Image, int, int]  # image, and its top-left pixel from the run's origin pixel
 
 # by the whole run: a line of new text is kept only when it is drawn again
-_MASKS: BoundedCache[tuple[object, ...], Placed] = BoundedCache(4096, 24_000_000, second_use=True)
-_COLOR: BoundedCache[tuple[object, ...], Placed] = BoundedCache(1024, 24_000_000, second_use=True)
+_MASKS: BoundedCache[tuple[object, ...], Placed] = BoundedCache(4096, name="glyphs.masks", second_use=True)
+_COLOR: BoundedCache[tuple[object, ...], Placed] = BoundedCache(1024, name="glyphs.color", second_use=True)
 
 
 def glyph_image(run: GlyphRun, scale: float, phase: tuple[float, float]) -> tuple[Placed | None, bool]:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 from PIL import Image as PILImage
 from PIL import ImageChops
 
+from templatekit.cache import memoized
 from templatekit.model.values import Gradient
 
 
-@lru_cache(maxsize=32)
+@memoized("gradient.images", 32, lambda image: image.width * image.height * len(image.getbands()))
 def gradient_image(gradient: Gradient, size: tuple[int, int]) -> PILImage.Image:
     """A CSS linear-gradient: angle 180 runs top to bottom, 90 left to right, and the
     gradient line is just long enough that the corners get the end colours.
@@ -27,11 +27,13 @@ def gradient_image(gradient: Gradient, size: tuple[int, int]) -> PILImage.Image:
     across = _ramp(width, abs(width * dx) / span, reverse=dx < 0).resize(size, PILImage.Resampling.NEAREST)
     down = _ramp(height, abs(height * dy) / span, reverse=dy < 0).transpose(PILImage.Transpose.TRANSPOSE)
     mask = ImageChops.add(across, down.resize(size, PILImage.Resampling.NEAREST))
+    start = PILImage.new("RGBA", size, gradient.from_.rgba)
+    end = PILImage.new("RGBA", size, gradient.to.rgba)
+    if gradient.from_.rgba[3] == gradient.to.rgba[3]:
+        return PILImage.composite(end, start, mask)  # the same alpha: premultiplying changes nothing
     # Blended premultiplied, as CSS does: a transparent end adds no colour of its own
     # (``transparent`` is black at zero alpha, which would otherwise grey the middle).
-    start = PILImage.new("RGBA", size, gradient.from_.rgba).convert("RGBa")
-    end = PILImage.new("RGBA", size, gradient.to.rgba).convert("RGBa")
-    return PILImage.composite(end, start, mask).convert("RGBA")
+    return PILImage.composite(end.convert("RGBa"), start.convert("RGBa"), mask).convert("RGBA")
 
 
 def gradient_line(

@@ -169,7 +169,7 @@ def _mask(size: tuple[int, int], draw: Drawer) -> PILImage.Image:
     return big.reduce(SUPERSAMPLE)
 
 
-_BOX_MASKS: BoundedCache[tuple[Any, ...], PILImage.Image] = BoundedCache(256, 16_000_000)
+_BOX_MASKS: BoundedCache[tuple[Any, ...], PILImage.Image] = BoundedCache(256, name="raster.box_masks")
 
 
 def _box_mask(size: tuple[int, int], box: Box, radius: float, ellipse: bool, inset: float) -> PILImage.Image:
@@ -389,7 +389,7 @@ def _paint_glyph_run(surface: Surface, item: GlyphRun) -> None:
         _fill_through(surface, item.color, image.size, image, left + dx, top + dy)
 
 
-_RESIZED: BoundedCache[tuple[str, tuple[int, int], bool], PILImage.Image] = BoundedCache(128, 48_000_000)
+_RESIZED: BoundedCache[tuple[str, tuple[int, int], bool], PILImage.Image] = BoundedCache(128, name="raster.resized")
 
 
 def _resized(key: str, image: PILImage.Image, size: tuple[int, int], smooth: bool) -> PILImage.Image:
@@ -541,7 +541,7 @@ def _group_bounds(group: Group) -> Box | None:
 
 # keyed by the item, which holds its glyphs: an item of new text is not kept unless its
 # bounds are asked for again (as when a render is compared with the one before)
-@memoized(2048, 2048, lambda _: 1, second_use=True)
+@memoized("raster.item_bounds", 2048, lambda _: 120, second_use=True)
 def item_bounds(item: Item) -> Box | None:
     """A box that contains everything the item paints (generous for text)."""
     if isinstance(item, (Rect, Ellipse, Image)):

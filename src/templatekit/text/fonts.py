@@ -9,6 +9,7 @@ HarfBuzz (``templatekit.font_file.HbFont``), which also shapes, measures and dra
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import subprocess
 from bisect import bisect_right
@@ -19,16 +20,14 @@ from typing import Any
 
 from attrs import frozen
 
-from templatekit.cache import BoundedCache
 from templatekit.font_file import HbFont
 from templatekit.scene import FontFile
 
 FONT_DIR = Path(__file__).resolve().parent.parent / "fonts"
 DEFAULT_FAMILY = "Inter"
-LAYOUTS_KEPT = 4096
-LAYOUTS_WEIGHT = 32 * 1024 * 1024  # bytes, roughly: a laid-out character weighs about 200
 EMOJI_FAMILY = "Noto Color Emoji"
 
+_BOOK_KEYS = itertools.count()
 _ALIASES = {"sans-serif": "Inter", "sans": "Inter", "cursive": "Dancing Script", "script": "Dancing Script"}
 
 _INTER_WEIGHTS = {
@@ -135,9 +134,7 @@ class FontBook:
 
     def __init__(self, faces: Iterable[Face]) -> None:
         self._fallbacks: dict[tuple[int, bool], tuple[FontFile, ...]] = {}
-        # text laid out with these faces, by text and layout options: charts and tables
-        # set the same short labels on every render
-        self.layouts: BoundedCache[tuple[Any, ...], Any] = BoundedCache(LAYOUTS_KEPT, LAYOUTS_WEIGHT, second_use=True)
+        self.key = next(_BOOK_KEYS)  # one book's layouts are not another's
         self._families: dict[str, list[Face]] = {}
         for face in faces:
             self._families.setdefault(face.family.casefold(), []).append(face)

@@ -35,7 +35,7 @@ class Shaped:
         return sum(self.advances)
 
 
-@memoized(8192, 16_000_000, lambda shaped: 200 + 40 * len(shaped.glyphs), second_use=True)
+@memoized("text.shaped", 8192, lambda shaped: 200 + 40 * len(shaped.glyphs), second_use=True)
 def shape(
     text: str,
     start: int,

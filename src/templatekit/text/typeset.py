@@ -28,6 +28,7 @@ from typing import Literal
 
 from attrs import evolve, frozen
 
+from templatekit.cache import BoundedCache
 from templatekit.font_file import hb_font
 from templatekit.model.values import Color
 from templatekit.scene import FontFile, GlyphRun, Item
@@ -37,6 +38,8 @@ from templatekit.text.shaping import NO_LIGATURES, shape
 
 ELLIPSIS = "\u2026"
 _EPSILON = 0.01
+#: Laid-out texts, by font book, text and options; kept from their second use.
+_LAYOUTS: BoundedCache[tuple[object, ...], TextBlock] = BoundedCache(4096, name="text.layouts", second_use=True)
 
 Align = Literal["left", "center", "right", "justify"]
 VAlign = Literal["top", "middle", "bottom"]
@@ -111,6 +114,10 @@ class TextBlock:
     @property
     def line_height(self) -> float:
         return self.style.size * self.style.line_height
+
+    def approx_bytes(self) -> int:
+        """Roughly what the block holds in memory: a laid-out character weighs about 200."""
+        return 256 + 200 * sum(len(line.text) for line in self.lines)
 
     @property
     def height(self) -> float:
@@ -373,13 +380,14 @@ def typeset(
 
     Lines beyond ``max_lines``, or beyond what fits in ``max_height`` (at least one
     line is always kept), are cut; the last kept line then ends with an ellipsis.
-    Layouts are kept by the font book, as they depend on nothing else.
+    Layouts are kept by font book, as they depend on nothing else: charts and tables set
+    the same short labels on every render.
     """
-    key = (text, style, max_width, max_lines, max_height, ellipsis, language)
-    block: TextBlock | None = book.layouts.get(key)
+    key = (book.key, text, style, max_width, max_lines, max_height, ellipsis, language)
+    block: TextBlock | None = _LAYOUTS.get(key)
     if block is None:
         block = _typeset(text, style, book, max_width, max_lines, max_height, ellipsis, language)
-        book.layouts.put(key, block, 256 + 200 * len(text))
+        _LAYOUTS.put(key, block, block.approx_bytes())
     return block
 
 

@@ -85,7 +85,7 @@ class _Actor:
         self.timeline = timeline
         self.clip = clip
         self.scale = 1.0 if clip is not None else min(MAX_SPRITE_SCALE, timeline.max_scale(layer))
-        self._sprites: BoundedCache[Hashable, tuple[_Sprite | None]] = BoundedCache(max_entries=8, max_weight=8)
+        self._sprites: BoundedCache[Hashable, tuple[_Sprite | None]] = BoundedCache(8, name="video.sprites")
 
     def look(self, time: float) -> Look:
         state = self.timeline.state(self.layer, time)
@@ -104,7 +104,7 @@ class _Actor:
         cached = self._sprites.get(look.content)
         if cached is None:
             cached = (self._sprite(look),)
-            self._sprites.put(look.content, cached, 1)
+            self._sprites.put(look.content, cached, 100 + (cached[0].pixels.nbytes if cached[0] is not None else 0))
         sprite = cached[0]
         if sprite is not None:
             _composite(frame, sprite, self.layer, look.state)

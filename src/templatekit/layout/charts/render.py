@@ -94,7 +94,7 @@ class Raster:
     image: PILImage.Image = field(eq=False, repr=False)
 
 
-_RASTERS: BoundedCache[str, Raster] = BoundedCache(max_entries=128, max_weight=48_000_000)
+_RASTERS: BoundedCache[str, Raster] = BoundedCache(128, name="charts.rasters", second_use=True)
 
 
 def rasterise(figure: Mapping[str, Any], width: int, height: int, *, layer: str, scale: float = SCALE) -> Raster:
@@ -112,7 +112,7 @@ def rasterise(figure: Mapping[str, Any], width: int, height: int, *, layer: str,
     return raster
 
 
-_VECTORS: BoundedCache[str, bytes] = BoundedCache(max_entries=128, max_weight=16_000_000)
+_VECTORS: BoundedCache[str, bytes] = BoundedCache(128, name="charts.vectors", second_use=True)
 
 
 def vectorise(figure: Mapping[str, Any], width: int, height: int, *, layer: str) -> bytes:

@@ -23,6 +23,7 @@ import uharfbuzz as hb
 from attrs import define, field
 from zlib_ng import zlib_ng
 
+from templatekit.cache import memoized
 from templatekit.font_file import HbFont, hb_font
 from templatekit.paint.pdf.objects import COMPRESSION, Document, Name, Raw, Ref, number
 from templatekit.scene import FontFile
@@ -149,7 +150,7 @@ def _postscript_name(font: HbFont, index: int) -> str:
     return f"Font{index}"
 
 
-@lru_cache(maxsize=64)
+@memoized("pdf.subsets", 64, lambda subset: 200 + len(subset[0]))
 def _subset(file: FontFile, glyphs: tuple[int, ...]) -> tuple[bytes, int, bool]:
     """The font program with only ``glyphs`` (at their own ids), compressed; its length
     before compression, and whether its outlines are CFF. Kept for repeats: renders of a

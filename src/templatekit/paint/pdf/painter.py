@@ -26,12 +26,12 @@ import io
 import math
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from functools import lru_cache
 from typing import Any
 
 from attrs import frozen
 from PIL import Image as PILImage
 
+from templatekit.cache import memoized
 from templatekit.font_file import hb_font
 from templatekit.model.values import Color, Gradient
 from templatekit.paint.glyphs import glyph_image
@@ -361,7 +361,7 @@ def _paint_bars(canvas: _Canvas, item: Bars) -> None:
     canvas.op("Q")
 
 
-@lru_cache(maxsize=256)
+@memoized("pdf.bar_paths", 256, lambda path: 100 + len(path), second_use=True)
 def _bars_path(rects: tuple[tuple[float, float, float, float], ...]) -> str:
     """The rectangles of a code as one path, written once: a QR code has hundreds."""
     return " ".join(f"{number(x)} {number(y)} {number(w)} {number(h)} re" for x, y, w, h in rects)
