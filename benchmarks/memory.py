@@ -6,7 +6,7 @@ A cache that keeps entries which can never be used again shows here as memory th
 keeps growing; the target is that after 10,000 all-new cards the process holds at most
 1.5× what it held after 100, and that the dashboard stays under 200 MB.
 
-    python benchmarks/memory.py [--cards 10000] [--dashboards 1000]
+    python benchmarks/memory.py [--cards 10000] [--dashboards 1000] [--json out.json]
 """
 
 from __future__ import annotations
@@ -19,10 +19,12 @@ import string
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import common
 
 import templatekit as tk
+from templatekit.cache import cache_limit
 
 CARD = common.ROOT / "examples" / "templates" / "social-card.json"
 DASHBOARD = common.ROOT / "examples" / "templates" / "dashboard.json"
@@ -86,6 +88,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cards", type=int, default=10_000)
     parser.add_argument("--dashboards", type=int, default=1_000)
     parser.add_argument("--workload", choices=WORKLOADS, help="run one workload in this process (internal)")
+    parser.add_argument("--json", type=Path, metavar="PATH", help="also save the figures as JSON")
     args = parser.parse_args(argv)
     counts = {"card": args.cards, "dashboard": args.dashboards}
     if args.workload:
@@ -103,10 +106,18 @@ def main(argv: list[str] | None = None) -> None:
         print(done.stdout.rsplit("\n", 2)[0], flush=True)
         found[name] = json.loads(done.stdout.strip().splitlines()[-1])
     card, dashboard = found["card"], found["dashboard"]
-    if "100" in card:
-        ratio = card[str(args.cards)] / card["100"]
-        print(f"\ncards: RSS after {args.cards} / after 100 = {ratio:.2f} (target <= 1.5)")
-    print(f"dashboard: RSS after {args.dashboards} = {dashboard[str(args.dashboards)]:.0f} MB (target < 200 MB)")
+    growth = card[str(args.cards)] / card["100"] if "100" in card else None
+    last_dashboard = dashboard[str(args.dashboards)]
+    targets = [
+        common.outcome(f"card RSS after {args.cards:,} all-new <= 1.5x after 100", growth, 1.5),
+        common.outcome(f"dashboard RSS after {args.dashboards:,} with new data <= 200 MB", last_dashboard / 200, 1.0),
+    ]
+    print()
+    common.print_targets(targets, 58)
+    print(f"(the dashboard's row is its RSS over 200 MB: {last_dashboard:.0f} MB)")
+    if args.json:
+        common.save_json(args.json, {"rss_mb": found, "cache_limit_mb": cache_limit() / 1e6, "targets": targets})
+        print(f"figures saved to {args.json}")
 
 
 if __name__ == "__main__":

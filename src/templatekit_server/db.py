@@ -32,6 +32,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    bindparam,
     create_engine,
     event,
     insert,
@@ -314,6 +315,7 @@ class Database:
         if self.sqlite:
             _private_file(self.url.database)
         self.engine: Engine = create_engine(url, **options)
+        self._count_upserts: dict[tuple[str, tuple[str, ...], bool], Any] = {}
         if self.sqlite:
             _sqlite_locking(self.engine)
         self.migrate()
@@ -353,15 +355,28 @@ class Database:
         update has the limit as its condition, so that it is atomic on its own."""
         if limit is not None and n > limit:
             return False
-        statement = self._insert(table).values(**keys, count=n)
-        statement = statement.on_conflict_do_update(
-            index_elements=list(keys),
-            set_={"count": table.c.count + n},
-            where=None if limit is None else table.c.count + n <= limit,
-        )
+        statement = self._count_upsert(table, tuple(keys), limit is not None)
+        parameters = {f"key_{name}": value for name, value in keys.items()}
         # a row comes back only when one was written (rowcount is not reliable for
         # upserts across drivers: psycopg gives -1)
-        return connection.execute(statement.returning(table.c.count)).first() is not None
+        return connection.execute(statement, {**parameters, "n": n, "limit": limit}).first() is not None
+
+    def _count_upsert(self, table: Table, keys: tuple[str, ...], limited: bool) -> Any:
+        """``add_to_count``'s statement, built once per table and kind: every render
+        counts its usage, and building the statement cost more than running it."""
+        cache_key = (table.name, keys, limited)
+        statement = self._count_upserts.get(cache_key)
+        if statement is None:
+            n = bindparam("n", type_=Integer)
+            values: dict[str, Any] = {name: bindparam(f"key_{name}") for name in keys}
+            statement = self._insert(table).values(**values, count=n)
+            statement = statement.on_conflict_do_update(
+                index_elements=list(keys),
+                set_={"count": table.c.count + n},
+                where=table.c.count + n <= bindparam("limit", type_=Integer) if limited else None,
+            ).returning(table.c.count)
+            self._count_upserts[cache_key] = statement
+        return statement
 
     def insert_unless_present(self, connection: Connection, table: Table, **values: Any) -> bool:
         """Insert the row unless its primary key is taken; whether it was inserted. Atomic

@@ -38,6 +38,7 @@ from pebble import ProcessExpired, ProcessPool
 from sqlalchemy.exc import SQLAlchemyError
 
 import templatekit as tk
+from templatekit import png
 from templatekit.cache import memoized
 from templatekit.editing.draft import render_draft
 from templatekit.errors import TemplatekitError
@@ -153,6 +154,8 @@ def _start_worker(settings: Settings) -> None:
         max_pixels=settings.max_pixels,
     )
     _Worker.memory = settings.render_memory
+    # the render processes share the cores: PNG stripes on more threads would take turns
+    png.limit_threads((os.cpu_count() or 1) // settings.render_workers)
     _exit_with_parent()
 
 

@@ -1,0 +1,158 @@
+"""Every performance target in one run: the social card against Pillow, Satori and
+Chromium (identical, new-title and all-new renders, PNG size, cold start), the invoice PDF
+against ReportLab and WeasyPrint, the promo video against MoviePy and the x264 floor,
+batches on every core, the server against the library's pool, and memory over renders
+where nothing repeats.
+
+Each benchmark runs in a process of its own, one after another (so that none shares the
+cores with another), and saves its figures as JSON; this script then prints every target
+in one table, saves them together, and draws them as a chart with templatekit itself.
+
+    python benchmarks/performance.py [--quick] [--only social_card,batch] [--out DIR]
+
+``--quick`` runs each with fewer renders (a minute or two in all, for a look; the
+figures in the docs come from a full run, about a quarter of an hour on 2 cores).
+The logs, JSON and chart go to ``--out`` (default benchmarks/out/performance).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import common
+
+import templatekit as tk
+
+HERE = Path(__file__).resolve().parent
+#: (name, what it measures, full-run arguments, quick-run arguments)
+SUITE: list[tuple[str, str, list[str], list[str]]] = [
+    ("social_card", "social card, 1200x630 PNG", [], ["--iterations", "12", "--rounds", "2"]),
+    ("invoice_pdf", "invoice, vector PDF", [], ["--iterations", "8", "--rounds", "2"]),
+    (
+        "video_promo",
+        "promo video, 5 s 720p MP4",
+        [],
+        ["--iterations", "2", "--moviepy-iterations", "2", "--rounds", "1"],
+    ),
+    ("batch", "batches on every core", [], ["--rows", "240", "--rounds", "2"]),
+    ("http_server", "server over HTTP", [], ["--seconds", "4", "--concurrency", "4,8", "--rounds", "1"]),
+    ("memory", "memory, nothing repeats", [], ["--cards", "1000", "--dashboards", "200"]),
+]
+LABEL_WIDTH = 62
+
+
+def run(name: str, arguments: list[str], out: Path) -> dict[str, Any] | None:
+    """Run one benchmark, its output to ``out/name.log``; its JSON, or None if it failed."""
+    figures = out / f"{name}.json"
+    figures.unlink(missing_ok=True)
+    command = [sys.executable, str(HERE / f"{name}.py"), *arguments, "--json", str(figures)]
+    started = time.perf_counter()
+    with (out / f"{name}.log").open("w", encoding="utf-8") as log:
+        finished = subprocess.run(command, cwd=HERE, stdout=log, stderr=subprocess.STDOUT, check=False)
+    seconds = time.perf_counter() - started
+    if finished.returncode or not figures.exists():
+        print(f"  failed after {seconds:.0f} s (exit {finished.returncode}): see {out / f'{name}.log'}")
+        return None
+    print(f"  {seconds:.0f} s")
+    return dict(json.loads(figures.read_text(encoding="utf-8")))
+
+
+def at_least(target: dict[str, Any]) -> bool:
+    """Whether a target is a floor (throughput) rather than a ceiling (time, size)."""
+    return ">=" in target["target"]
+
+
+def share_of_limit(target: dict[str, Any]) -> float | None:
+    """How much of its limit a target uses: 1 is the limit, below 1 is met."""
+    ratio, limit = target["ratio"], target["limit"]
+    if ratio is None or not ratio or not limit:
+        return None
+    return float(limit / ratio if at_least(target) else ratio / limit)
+
+
+def print_summary(found: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    rows = []
+    print(f"\n{'target':<{LABEL_WIDTH}} {'measured':>9} {'limit':>7}  result")
+    for name, description, _, _ in SUITE:
+        if name not in found:
+            continue
+        print(f"-- {description}")
+        for target in found[name].get("targets", []):
+            ratio = "-" if target["ratio"] is None else f"{target['ratio']:.3f}x"
+            sign = ">=" if at_least(target) else "<="
+            print(f"{target['target']:<{LABEL_WIDTH}} {ratio:>9} {sign}{target['limit']:>5}  {target['result']}")
+            rows.append({"benchmark": name, **target})
+    missed = [row for row in rows if row["result"] == "MISS"]
+    print(f"\n{len(rows) - len(missed)} of {len(rows)} targets met" + (f"; missed: {len(missed)}" if missed else ""))
+    return rows
+
+
+def chart(rows: list[dict[str, Any]], path: Path) -> None:
+    """The targets as bars of the share of their limit each uses, drawn by templatekit."""
+    points = []
+    for row in rows:
+        share = share_of_limit(row)
+        if share is None:
+            continue
+        label = row["target"].replace("templatekit ", "").replace("<= ", "≤ ").replace(">= ", "≥ ")
+        points.append({"label": label, "value": round(share, 3), "color": "#10b981" if share <= 1 else "#f43f5e"})
+    height = 120 + 34 * len(points)
+    template = {
+        "name": "benchmark targets",
+        "width": 1400,
+        "height": height,
+        "background": "#ffffff",
+        "layers": [
+            {
+                "type": "chart",
+                "name": "targets",
+                "x": 24,
+                "y": 16,
+                "width": 1352,
+                "height": height - 32,
+                "chartType": "horizontalBar",
+                "title": "Share of each target's limit used (below 1 is met; green met, red missed)",
+                "legend": False,
+                "valueLabels": True,
+                "valueFormat": ".2f",
+                "rows": points,
+            }
+        ],
+    }
+    tk.render_image(template, {}).save(path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer renders per benchmark")
+    parser.add_argument("--only", type=lambda text: text.split(","), help="comma-separated benchmark names")
+    parser.add_argument("--out", type=Path, default=HERE / "out" / "performance", help="folder for logs, JSON, chart")
+    args = parser.parse_args(argv)
+    names = [name for name, *_ in SUITE]
+    unknown = set(args.only or ()) - set(names)
+    if unknown:
+        parser.error(f"--only: no benchmark {', '.join(sorted(unknown))} (there are {', '.join(names)})")
+    args.out.mkdir(parents=True, exist_ok=True)
+    found: dict[str, dict[str, Any]] = {}
+    for name, description, full, quick in SUITE:
+        if args.only and name not in args.only:
+            continue
+        print(f"{description} ({name}.py) ...", flush=True)
+        result = run(name, quick if args.quick else full, args.out)
+        if result is not None:
+            found[name] = result
+    rows = print_summary(found)
+    common.save_json(args.out / "summary.json", {"machine": common.machine({}), "quick": args.quick, "targets": rows})
+    chart(rows, args.out / "targets.png")
+    print(f"figures in {args.out}/ (summary.json, targets.png, and each benchmark's log and JSON)")
+    return 0 if all(row["result"] != "MISS" for row in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
