@@ -94,7 +94,9 @@ class Raster:
     image: PILImage.Image = field(eq=False, repr=False)
 
 
-_RASTERS: BoundedCache[str, Raster] = BoundedCache(128, name="charts.rasters", second_use=True)
+# Kept from their first use, unlike data that is cheap to make again: a miss costs the
+# browser's hundreds of milliseconds, and the share of the budget bounds what is kept.
+_RASTERS: BoundedCache[str, Raster] = BoundedCache(128, name="charts.rasters")
 
 
 def rasterise(figure: Mapping[str, Any], width: int, height: int, *, layer: str, scale: float = SCALE) -> Raster:
@@ -112,7 +114,7 @@ def rasterise(figure: Mapping[str, Any], width: int, height: int, *, layer: str,
     return raster
 
 
-_VECTORS: BoundedCache[str, bytes] = BoundedCache(128, name="charts.vectors", second_use=True)
+_VECTORS: BoundedCache[str, bytes] = BoundedCache(128, name="charts.vectors")
 
 
 def vectorise(figure: Mapping[str, Any], width: int, height: int, *, layer: str) -> bytes:
