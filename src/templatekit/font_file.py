@@ -24,6 +24,17 @@ class HbFont:
         self.ascender = extents.ascender / self.upem  # em fractions; descender positive, below
         self.descender = -extents.descender / self.upem
         self.unicodes = frozenset(self.face.unicodes)
+        # (offset above the baseline, thickness) in font units, HarfBuzz's fallbacks
+        # where the font has none
+        metric = hb.OTMetricsTag
+        self.underline = (
+            self.font.get_metric_position_with_fallback(metric.UNDERLINE_OFFSET),
+            self.font.get_metric_position_with_fallback(metric.UNDERLINE_SIZE),
+        )
+        self.strikeout = (
+            self.font.get_metric_position_with_fallback(metric.STRIKEOUT_OFFSET),
+            self.font.get_metric_position_with_fallback(metric.STRIKEOUT_SIZE),
+        )
         self.color = self.face.has_color_paint or self.face.has_color_layers or self.face.has_color_png
 
     @cached_property

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import attrs
+
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import TextLayer
+from templatekit.model.markup import Span, parse_markup
 from templatekit.scene import Item, Rect
-from templatekit.text.typeset import TextStyle, fit, place, typeset
+from templatekit.text.typeset import StyledText, TextStyle, fit, place, typeset
 
 
 def layout(layer: TextLayer, ctx: LayoutContext) -> list[Item]:
@@ -27,9 +30,14 @@ def layout(layer: TextLayer, ctx: LayoutContext) -> list[Item]:
         letter_spacing=layer.letter_spacing,
         transform=layer.transform,
     )
+    text: str | StyledText = layer.text
+    if layer.markup:
+        text = styled(parse_markup(layer.text), style)
+        for family in {span_style.family for _, span_style in text} - {layer.font}:
+            ctx.face_warning(layer.name, family)
     if layer.auto_fit == "shrink":
         block = fit(
-            layer.text,
+            text,
             style,
             ctx.fonts,
             width,
@@ -40,8 +48,17 @@ def layout(layer: TextLayer, ctx: LayoutContext) -> list[Item]:
         )
     else:
         block = typeset(
-            layer.text, style, ctx.fonts, width, max_lines=layer.max_lines, max_height=height, ellipsis=layer.ellipsis
+            text, style, ctx.fonts, width, max_lines=layer.max_lines, max_height=height, ellipsis=layer.ellipsis
         )
     ctx.report_text(layer.name, block)
     items.extend(place(block, x, y, width, height, layer.align, layer.vertical_align))
     return items
+
+
+def styled(spans: tuple[Span, ...], base: TextStyle) -> StyledText:
+    """Each span in the layer's style with what the span changes."""
+    result = []
+    for span in spans:
+        changes = {name: value for name, value in attrs.asdict(span.style, recurse=False).items() if value is not None}
+        result.append((span.text, attrs.evolve(base, **changes)))
+    return tuple(result)

@@ -160,10 +160,18 @@ class TextLayer(Layer):
     padding: Insets = Insets()
     background: Color | Gradient | None = None
     radius: float = field(0.0, check=non_negative)
+    markup: bool = False  # ``text`` is rich text in the HTML subset of templatekit.model.markup
 
     def problems(self) -> Iterator[tuple[str, str]]:
         if self.auto_fit == "shrink" and self.min_size > self.size:
             yield "minSize", f"must not be larger than size ({self.min_size:g} > {self.size:g})"
+        if self.markup:
+            from templatekit.model.markup import MarkupError, parse_markup
+
+            try:
+                parse_markup(self.text)
+            except MarkupError as exc:
+                yield "text", str(exc)
 
 
 @frozen(kw_only=True)

@@ -21,7 +21,6 @@ paragraph may mix styles (its lines are measured with its first style's metrics)
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from itertools import accumulate
 from typing import Literal
@@ -31,7 +30,7 @@ from attrs import evolve, frozen
 from templatekit.cache import BoundedCache
 from templatekit.font_file import hb_font
 from templatekit.model.values import Color
-from templatekit.scene import FontFile, GlyphRun, Item
+from templatekit.scene import FontFile, GlyphRun, Item, Rect
 from templatekit.text import unicode
 from templatekit.text.fonts import FontBook, system_font_for
 from templatekit.text.shaping import NO_LIGATURES, shape
@@ -57,6 +56,13 @@ class TextStyle:
     line_height: float = 1.2
     letter_spacing: float = 0.0
     transform: Transform = "none"
+    underline: bool = False
+    strike: bool = False
+    highlight: Color | None = None  # a background behind the text
+
+
+#: Text in styles of its own, in order (rich text); a plain text is one such span.
+StyledText = tuple[tuple[str, TextStyle], ...]
 
 
 @frozen
@@ -101,6 +107,21 @@ class LineBox:
 
 
 @frozen
+class LineMetrics:
+    """A line's box: from its top to its baseline, and from its baseline to its bottom.
+    Each style on the line gets its line height, split around its font's ascent and
+    descent with equal leading above and below (CSS's inline boxes); the line is as
+    tall as all of them need."""
+
+    above: float
+    below: float
+
+    @property
+    def height(self) -> float:
+        return self.above + self.below
+
+
+@frozen
 class TextBlock:
     lines: tuple[LineBox, ...]
     style: TextStyle
@@ -110,9 +131,11 @@ class TextBlock:
     broke_words: bool  # a word or number wider than the line shows broken across lines
     missing: tuple[str, ...] = ()  # characters no font has (drawn as boxes)
     hidden: str = ""  # the text that was cut, for the warning that says so
+    metrics: tuple[LineMetrics, ...] = ()  # one per line
 
     @property
     def line_height(self) -> float:
+        """The height of a line in the block's own style."""
         return self.style.size * self.style.line_height
 
     def approx_bytes(self) -> int:
@@ -121,11 +144,13 @@ class TextBlock:
 
     @property
     def height(self) -> float:
-        return len(self.lines) * self.line_height
+        return sum(line.height for line in self.metrics)
 
     @property
     def first_baseline(self) -> float:
         """Distance from the top of the block to the baseline of its first line."""
+        if self.metrics:
+            return self.metrics[0].above
         return (self.line_height - self.ascent - self.descent) / 2 + self.ascent
 
     @property
@@ -178,6 +203,7 @@ class _Paragraph:
         self.rtl = base == 1
         self.levels = levels
         styles = [style for part, style in spans for _ in part]
+        self.styles = styles
         fonts, self.cluster_ends = _fonts(text, styles, book, missing)
         self.runs = _runs(text, fonts, levels, unicode.scripts(text), styles)
         self.whole = {run: self.shaped(run, run.start, run.end) for run in self.runs}
@@ -366,7 +392,7 @@ def apply_transform(text: str, transform: Transform) -> str:
 
 
 def typeset(
-    text: str,
+    text: str | StyledText,
     style: TextStyle,
     book: FontBook,
     max_width: float,
@@ -376,7 +402,9 @@ def typeset(
     ellipsis: bool = True,
     language: str = "",
 ) -> TextBlock:
-    """Lay out ``text`` in lines no wider than ``max_width``.
+    """Lay out ``text`` in lines no wider than ``max_width``: a plain text in ``style``,
+    or rich text, spans each in a style of its own (``style`` is then the block's: its
+    ellipsis, and the height of an empty line).
 
     Lines beyond ``max_lines``, or beyond what fits in ``max_height`` (at least one
     line is always kept), are cut; the last kept line then ends with an ellipsis.
@@ -392,7 +420,7 @@ def typeset(
 
 
 def _typeset(
-    text: str,
+    text: str | StyledText,
     style: TextStyle,
     book: FontBook,
     max_width: float,
@@ -402,45 +430,82 @@ def _typeset(
     language: str,
 ) -> TextBlock:
     missing: list[str] = []
-    source = apply_transform(text, style.transform).replace("\r\n", "\n").replace("\t", " ")
     paragraphs = []
     offset = 0
-    for part in source.split("\n"):
-        paragraphs.append(_Paragraph([(part, style)], book, None, language, missing, offset))
-        offset += len(part) + 1
+    for spans in _paragraph_spans(((text, style),) if isinstance(text, str) else text, style):
+        paragraphs.append(_Paragraph(spans, book, None, language, missing, offset))
+        offset += len(paragraphs[-1].text) + 1
     lines: list[LineBox] = []
-    spans: list[tuple[int, int, int]] = []  # paragraph, start and end of each line
+    ranges_shown: list[tuple[int, int, int]] = []  # paragraph, start and end of each line
     inside: set[int] = set()  # lines that end inside a word
     for number, paragraph in enumerate(paragraphs):
         ranges, split = _break(paragraph, max_width)
         inside.update(len(lines) + index for index in split)
         for index, (start, end) in enumerate(ranges):
             lines.append(paragraph.line(start, end, index == len(ranges) - 1))
-            spans.append((number, start, end))
+            ranges_shown.append((number, start, end))
+    styles = [paragraphs[number].style for number, _, _ in ranges_shown]
+    metrics = [_metrics(line, style, book) for line, style in zip(lines, styles, strict=True)]
     limit = len(lines)
     if max_lines is not None:
         limit = min(limit, max(1, max_lines))
     if max_height is not None:
-        limit = min(limit, max(1, math.floor(max_height / (style.size * style.line_height) + _EPSILON)))
+        fitting, total = 0, 0.0
+        for line in metrics:
+            total += line.height
+            if total > max_height + _EPSILON:
+                break
+            fitting += 1
+        limit = min(limit, max(1, fitting))
     hidden = ""
     if limit < len(lines):
-        number, start, end = spans[limit - 1]
+        number, start, end = ranges_shown[limit - 1]
         paragraph = paragraphs[number]
         hidden = "\n".join([paragraph.text[end:], *(p.text for p in paragraphs[number + 1 :])]).strip()
-        lines = lines[:limit]
+        lines, metrics = lines[:limit], metrics[:limit]
         if ellipsis:
             lines[-1] = _with_ellipsis(paragraph, start, end, max_width, book, missing)
+            metrics[-1] = _metrics(lines[-1], paragraph.style, book)
     primary = hb_font(book.match(style.family, style.weight, style.italic).file)
     return TextBlock(
         tuple(lines),
         style,
         primary.ascender * style.size,
         primary.descender * style.size,
-        truncated=limit < len(spans),
+        truncated=limit < len(ranges_shown),
         broke_words=any(index + 1 < limit for index in inside),  # a break between two lines shown
         missing=tuple(missing),
         hidden=hidden,
+        metrics=tuple(metrics),
     )
+
+
+def _paragraph_spans(spans: StyledText, style: TextStyle) -> list[list[Span]]:
+    """The spans of each paragraph (split at line feeds), transformed as their style
+    says; an empty paragraph is one empty span in the style where it stands."""
+    paragraphs: list[list[Span]] = [[]]
+    last = style
+    for part, part_style in spans:
+        text = apply_transform(part, part_style.transform).replace("\r\n", "\n").replace("\t", " ")
+        for index, piece in enumerate(text.split("\n")):
+            if index:
+                paragraphs.append([])
+            if piece:
+                paragraphs[-1].append((piece, part_style))
+        last = part_style
+    return [spans or [("", last if number else style)] for number, spans in enumerate(paragraphs)]
+
+
+def _metrics(line: LineBox, fallback: TextStyle, book: FontBook) -> LineMetrics:
+    """The line's box, from the styles of its runs (an empty line: ``fallback``'s)."""
+    styles = {run.style for run in line.runs} or {fallback}
+    above = below = 0.0
+    for style in styles:
+        face = hb_font(book.match(style.family, style.weight, style.italic).file)
+        ascent, descent = face.ascender * style.size, face.descender * style.size
+        leading = (style.size * style.line_height - ascent - descent) / 2
+        above, below = max(above, leading + ascent), max(below, leading + descent)
+    return LineMetrics(above, below)
 
 
 def _with_ellipsis(
@@ -456,15 +521,22 @@ def _with_ellipsis(
         if paragraph.width(start, position) > room + _EPSILON:
             break
         cut = position
-    kept = paragraph.text[start:cut].rstrip() + ELLIPSIS
-    shortened = _Paragraph(
-        [(kept, paragraph.style)], book, paragraph.rtl, paragraph.language, [], paragraph.offset + start
-    )
-    return shortened.line(0, len(kept), True)
+    kept = paragraph.text[start:cut].rstrip()
+    spans: list[Span] = []
+    for index, char in enumerate(kept, start):
+        char_style = paragraph.styles[index]
+        if spans and spans[-1][1] == char_style:
+            spans[-1] = (spans[-1][0] + char, char_style)
+        else:
+            spans.append((char, char_style))
+    mark_style = spans[-1][1] if spans else paragraph.style
+    spans.append((ELLIPSIS, mark_style))
+    shortened = _Paragraph(spans, book, paragraph.rtl, paragraph.language, [], paragraph.offset + start)
+    return shortened.line(0, len(shortened.text), True)
 
 
 def fit(
-    text: str,
+    text: str | StyledText,
     style: TextStyle,
     book: FontBook,
     width: float,
@@ -475,11 +547,14 @@ def fit(
     ellipsis: bool = True,
 ) -> TextBlock:
     """The largest size in [min_size, style.size] at which the text fits the box
-    without cutting or breaking words (searched to a quarter pixel)."""
+    without cutting or breaking words (searched to a quarter pixel); the spans of rich
+    text shrink in proportion."""
 
     def attempt(size: float) -> TextBlock:
+        factor = size / style.size
+        scaled = text if isinstance(text, str) else tuple((part, evolve(s, size=s.size * factor)) for part, s in text)
         return typeset(
-            text, evolve(style, size=size), book, width, max_lines=max_lines, max_height=height, ellipsis=ellipsis
+            scaled, evolve(style, size=size), book, width, max_lines=max_lines, max_height=height, ellipsis=ellipsis
         )
 
     def fits(block: TextBlock) -> bool:
@@ -540,10 +615,11 @@ def place(
     """Glyph runs of a text block aligned in a box. Justified lines fill the width at
     their word separators; the last line of a paragraph sits at its start (the right
     edge for right-to-left paragraphs)."""
-    line_height = block.line_height
     top = y + {"top": 0.0, "middle": (height - block.height) / 2, "bottom": height - block.height}[vertical_align]
     items: list[Item] = []
-    for number, line in enumerate(block.lines):
+    under: list[Item] = []  # highlights and underlines, drawn before the glyphs
+    over: list[Item] = []  # strike-through lines, drawn after them
+    for line, metrics in zip(block.lines, block.metrics, strict=True):
         runs = visual_order(line.runs)
         line_width = sum(run.width for run in runs)
         gaps = [_gaps(run) for run in runs]
@@ -557,13 +633,35 @@ def place(
             pen = x
         else:
             pen = x + (width - line_width) / (2 if side == "center" else 1)
-        baseline = top + number * line_height + block.first_baseline
+        baseline = top + metrics.above
         for run, widened in zip(runs, gaps, strict=True):
             run_item = _glyph_run(run, pen, baseline, set(widened) if extra else set(), extra)
             if run_item.glyphs:
                 items.append(run_item)
+                _decorations(run, run_item, under, over)
             pen += run_item.width
-    return items
+        top += metrics.height
+    return [*under, *items, *over]
+
+
+def _decorations(run: LineRun, item: GlyphRun, under: list[Item], over: list[Item]) -> None:
+    """A run's highlight, underline and strike-through, at its font's own positions and
+    thickness (OpenType ``post`` and ``OS/2``), in the text's colour."""
+    style = run.style
+    if not (style.highlight or style.underline or style.strike):
+        return
+    font = hb_font(run.file)
+    scale = style.size / font.upem
+    if style.highlight is not None:
+        top = item.y - font.ascender * style.size
+        under.append(Rect(item.x, top, item.width, (font.ascender + font.descender) * style.size, fill=style.highlight))
+    for wanted, (offset, size), into in (
+        (style.underline, font.underline, under),
+        (style.strike, font.strikeout, over),
+    ):
+        if wanted:
+            thickness = max(size * scale, 1.0)
+            into.append(Rect(item.x, item.y - offset * scale - thickness / 2, item.width, thickness, fill=style.color))
 
 
 def _glyph_run(run: LineRun, x: float, baseline: float, widened: set[int], extra: float) -> GlyphRun:

@@ -1,0 +1,166 @@
+"""Rich text in one text layer: the markup subset, spans of their own style wrapping as
+one paragraph, highlight, underline and strike-through, in PNG and PDF."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+import templatekit as tk
+from templatekit.errors import ModificationError, TemplateError
+from templatekit.model.markup import MarkupError, Span, SpanStyle, parse_markup
+from templatekit.model.values import Color
+from tests.conftest import decode, layer, template
+
+RED = (255, 0, 0)
+INK = (17, 24, 39)
+
+
+def rich(text: str, **fields: object) -> dict[str, object]:
+    base = {"x": 10, "y": 10, "width": 580, "height": 180, "size": 40, "color": "#111827", "markup": True}
+    return template(
+        layer("text", "headline", text=text, **{**base, **fields}), width=600, height=200, background="#fff"
+    )
+
+
+def pixels(text: str, **fields: object) -> list[tuple[int, int, int]]:
+    image = decode(tk.render_image(rich(text, **fields)).data).convert("RGB")
+    return list(image.get_flattened_data())
+
+
+def columns_of(image_rgb: list[tuple[int, int, int]], colour: tuple[int, int, int], width: int = 600) -> set[int]:
+    return {index % width for index, pixel in enumerate(image_rgb) if _near(pixel, colour)}
+
+
+def _near(pixel: tuple[int, int, int], colour: tuple[int, int, int], tolerance: int = 24) -> bool:
+    return all(abs(a - b) <= tolerance for a, b in zip(pixel, colour, strict=True))
+
+
+# ------------------------------------------------------------------ the markup
+
+
+def test_the_subset_makes_spans_and_joins_neighbours_of_one_style():
+    spans = parse_markup('One <b>bold</b> and <span style="color: #f00; font-size: 20px">red</span><br>two')
+    assert spans == (
+        Span("One "),
+        Span("bold", SpanStyle(weight=700)),
+        Span(" and "),
+        Span("red", SpanStyle(color=Color(255, 0, 0), size=20.0)),
+        Span("\ntwo"),
+    )
+    nested = parse_markup("<b><i>both</i></b><u><s>lines</s></u>")
+    assert nested == (
+        Span("both", SpanStyle(weight=700, italic=True)),
+        Span("lines", SpanStyle(underline=True, strike=True)),
+    )
+
+
+def test_what_is_outside_the_subset_is_shown_as_written():
+    text = '<script>alert("x")</script> <img src=x onerror=y> a < b &lt;i&gt; <!-- note -->'
+    assert parse_markup(text) == (Span('<script>alert("x")</script> <img src=x onerror=y> a < b <i> <!-- note -->'),)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("ok <b>open", "position 3: <b> is not closed"),
+        ("<b><i>x</b></i>", "position 7: </b> closes <i>"),
+        ("x</u>", "position 1: </u> closes nothing"),
+        ('<span style="margin: 2px">x</span>', "position 0: style property 'margin' is not one of"),
+        ('<span style="color: nope">x</span>', "style color: not a colour: 'nope'"),
+        ('<span style="font-size: 0px">x</span>', "style font-size: '0px' must be more than 0"),
+        ("<b class=x>x</b>", "<b> does not take the attribute 'class'"),
+    ],
+)
+def test_bad_markup_names_its_position(text, message):
+    with pytest.raises(MarkupError, match=message.replace("(", r"\(")):
+        parse_markup(text)
+
+
+def test_bad_markup_is_a_template_error_or_a_modification_error_naming_the_field():
+    with pytest.raises(TemplateError, match=r"layers\[0\]\.text.*position 0: <b> is not closed"):
+        tk.load_template(rich("<b>open"))
+    good = tk.load_template(rich("fine"))
+    with pytest.raises(ModificationError, match=r"text.*<i> is not closed"):
+        tk.render_image(good, {"headline": "now <i>broken"})
+    plain = tk.load_template(rich("<b>shown as it is</b>", markup=False))
+    assert tk.render_image(plain, {"headline": "<i>not markup here"}).warnings == ()
+
+
+# ------------------------------------------------------------------ drawn
+
+
+def test_one_word_in_another_colour_is_drawn_in_it_and_the_rest_in_the_layer_colour():
+    drawn = pixels('Plain <span style="color: #ff0000">red</span> plain')
+    red, ink = columns_of(drawn, RED), columns_of(drawn, INK)
+    assert red and ink
+    assert min(red) > min(ink) and max(red) < max(ink)  # the red word sits between the plain ones
+    changed = tk.render_image(tk.load_template(rich("x")), {"headline": 'Now <span style="color:#f00">all</span>'})
+    assert columns_of(list(decode(changed.data).convert("RGB").get_flattened_data()), RED)
+
+
+def test_bold_and_bigger_spans_take_more_room_and_a_taller_line():
+    regular = tk.load_template(rich("word word"))
+    block_width = {}
+    for markup in ("word word", "<b>word</b> word", 'word <span style="font-size: 80px">word</span>'):
+        image = decode(tk.render_image(regular, {"headline": markup}).data).convert("L")
+        box = image.point(lambda v: 255 if v < 128 else 0).getbbox()
+        block_width[markup] = box
+    plain, bold, big = block_width.values()
+    assert bold[2] > plain[2]  # bold is wider
+    assert big[3] - big[1] > 1.6 * (plain[3] - plain[1])  # the line grew for the 80 px word
+
+
+def test_highlight_underline_and_strike_are_drawn_at_the_text():
+    yellow = (253, 230, 138)
+    drawn = pixels('a <span style="background-color: #fde68a">marked</span> b')
+    assert len(columns_of(drawn, yellow)) > 60
+    for tag in ("u", "s"):
+        image = decode(tk.render_image(rich(f"<{tag}>lined</{tag}>")).data).convert("L")
+        rows = [sum(1 for x in range(600) if image.getpixel((x, y)) < 100) for y in range(200)]
+        plain = decode(tk.render_image(rich("lined")).data).convert("L")
+        plain_rows = [sum(1 for x in range(600) if plain.getpixel((x, y)) < 100) for y in range(200)]
+        width = max(plain_rows)
+        added = [y for y in range(200) if rows[y] > plain_rows[y] + 0.5 * width]
+        assert added, f"<{tag}> drew no line across the word"
+        ink_rows = [y for y in range(200) if plain_rows[y]]
+        if tag == "u":
+            assert min(added) > ink_rows[0] + 0.6 * (ink_rows[-1] - ink_rows[0])  # near the bottom
+        else:
+            assert ink_rows[0] < min(added) < ink_rows[-1]  # through the letters
+
+
+def test_an_ellipsis_keeps_the_styles_of_the_text_it_cuts():
+    long = "<b>" + "bold words " * 30 + "</b>"
+    block = tk.render_image(rich(long, max_lines=1))
+    assert any("cut" in warning or "…" in warning or "hidden" in warning for warning in block.warnings)
+    from templatekit.layout.text import styled
+    from templatekit.text.fonts import FontBook
+    from templatekit.text.typeset import TextStyle, typeset
+
+    base = TextStyle(size=40)
+    laid = typeset(styled(parse_markup(long), base), base, FontBook.bundled(), 580, max_lines=1)
+    assert laid.lines[0].text.endswith("…")
+    assert {run.style.weight for run in laid.lines[0].runs} == {700}
+
+
+def test_shrink_to_fit_shrinks_every_span_in_proportion():
+    from templatekit.layout.text import styled
+    from templatekit.text.fonts import FontBook
+    from templatekit.text.typeset import TextStyle, fit
+
+    base = TextStyle(size=40)
+    spans = styled(parse_markup('small <span style="font-size: 80px">big</span> ' * 6), base)
+    block = fit(spans, base, FontBook.bundled(), 400, 120, min_size=8)
+    sizes = sorted({run.style.size for line in block.lines for run in line.runs})
+    assert len(sizes) == 2 and sizes[1] == pytest.approx(2 * sizes[0]) and sizes[0] < 40
+    assert block.height <= 120 and not block.truncated
+
+
+def test_rich_text_in_a_pdf_is_vector_and_searchable():
+    pypdf = pytest.importorskip("pypdf")
+    pdf = tk.render_pdf(rich('Find <b>this</b> <span style="color:#f00">word</span> <u>here</u>'))
+    text = pypdf.PdfReader(io.BytesIO(pdf.data)).pages[0].extract_text()
+    assert "Find this word here" in " ".join(text.split())
+    assert b"/Image" not in pdf.data  # glyphs and lines, no picture of them
