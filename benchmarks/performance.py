@@ -47,8 +47,9 @@ SUITE: list[tuple[str, str, list[str], list[str]]] = [
 LABEL_WIDTH = 62
 
 
-def run(name: str, arguments: list[str], out: Path) -> dict[str, Any] | None:
-    """Run one benchmark, its output to ``out/name.log``; its JSON, or None if it failed."""
+def run(name: str, arguments: list[str], out: Path) -> None:
+    """Run one benchmark, its output to ``out/name.log`` and its figures to ``out/name.json``
+    (none when it fails)."""
     figures = out / f"{name}.json"
     figures.unlink(missing_ok=True)
     command = [sys.executable, str(HERE / f"{name}.py"), *arguments, "--json", str(figures)]
@@ -57,10 +58,10 @@ def run(name: str, arguments: list[str], out: Path) -> dict[str, Any] | None:
         finished = subprocess.run(command, cwd=HERE, stdout=log, stderr=subprocess.STDOUT, check=False)
     seconds = time.perf_counter() - started
     if finished.returncode or not figures.exists():
+        figures.unlink(missing_ok=True)
         print(f"  failed after {seconds:.0f} s (exit {finished.returncode}): see {out / f'{name}.log'}")
-        return None
-    print(f"  {seconds:.0f} s")
-    return dict(json.loads(figures.read_text(encoding="utf-8")))
+    else:
+        print(f"  {seconds:.0f} s")
 
 
 def at_least(target: dict[str, Any]) -> bool:
@@ -139,14 +140,17 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"--only: no benchmark {', '.join(sorted(unknown))} (there are {', '.join(names)})")
     args.out.mkdir(parents=True, exist_ok=True)
-    found: dict[str, dict[str, Any]] = {}
     for name, description, full, quick in SUITE:
         if args.only and name not in args.only:
             continue
         print(f"{description} ({name}.py) ...", flush=True)
-        result = run(name, quick if args.quick else full, args.out)
-        if result is not None:
-            found[name] = result
+        run(name, quick if args.quick else full, args.out)
+    # with --only, the others' figures are those of their last run into the same folder
+    found = {
+        name: json.loads(path.read_text(encoding="utf-8"))
+        for name in names
+        if (path := args.out / f"{name}.json").exists()
+    }
     rows = print_summary(found)
     common.save_json(args.out / "summary.json", {"machine": common.machine({}), "quick": args.quick, "targets": rows})
     chart(rows, args.out / "targets.png")

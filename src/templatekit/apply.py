@@ -121,6 +121,11 @@ def _apply_one(layer: AnyLayer, mod: Modification, where: str, warnings: list[st
             raise ModificationError(_message(where, key, mod.name, str(exc) or repr(exc))) from None
     if not changes:
         return layer
+    if layer.TYPE == "text":  # new text replaces the spans, new spans the text
+        if "text" in changes and "spans" not in changes:
+            changes["spans"] = ()
+        elif "spans" in changes and "text" not in changes:
+            changes["text"] = ""
     updated = attrs.evolve(layer, **changes)
     problems = list(model_problems(updated))
     if problems:

@@ -166,9 +166,38 @@ class Clip:
 
 
 @frozen(cache_hash=True)
+class DropShadow:
+    """The group's coverage grown by ``spread``, blurred (``blur`` is the CSS radius,
+    twice the Gaussian's standard deviation), moved by ``x``, ``y``, in ``color``."""
+
+    x: float
+    y: float
+    blur: float
+    spread: float
+    color: Color
+
+
+@frozen(cache_hash=True)
+class Effects:
+    """What a group's pixels go through before they are composited: a blur, shadows
+    drawn under them (the first on top, as in CSS), and how they blend with what is
+    under them."""
+
+    shadows: tuple[DropShadow, ...] = ()
+    blur: float = 0.0
+    blend: str = "normal"  # a CSS mix-blend-mode
+
+    @property
+    def reach(self) -> float:
+        """How far past the group's own pixels its effects can paint."""
+        shadows = (abs(s.x) + abs(s.y) + s.spread + 1.5 * s.blur for s in self.shadows)
+        return max((1.5 * self.blur, *shadows), default=0.0)
+
+
+@frozen(cache_hash=True)
 class Group:
     """Items drawn together, then rotated by ``rotation`` degrees (clockwise) about
-    ``origin``, clipped, and composited with ``opacity``."""
+    ``origin``, clipped, given its ``effects``, and composited with ``opacity``."""
 
     items: tuple[Item, ...]
     opacity: float = 1.0
@@ -176,6 +205,7 @@ class Group:
     origin: Point = (0.0, 0.0)
     clip: Clip | None = None
     label: str | None = None  # the layer name, for debug drawing
+    effects: Effects | None = None
 
 
 Item = Union[Rect, Ellipse, Line, Polygon, Path, Bars, GlyphRun, Image, Group]

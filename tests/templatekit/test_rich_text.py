@@ -164,3 +164,35 @@ def test_rich_text_in_a_pdf_is_vector_and_searchable():
     text = pypdf.PdfReader(io.BytesIO(pdf.data)).pages[0].extract_text()
     assert "Find this word here" in " ".join(text.split())
     assert b"/Image" not in pdf.data  # glyphs and lines, no picture of them
+
+
+# ------------------------------------------------------------------ spans in JSON
+
+
+def spans_card(spans: list[dict[str, object]], **fields: object) -> dict[str, object]:
+    base = {"x": 10, "y": 10, "width": 580, "height": 180, "size": 40, "color": "#111827", "spans": spans}
+    return template(layer("text", "headline", **{**base, **fields}), width=600, height=200, background="#fff")
+
+
+def test_spans_in_json_draw_as_the_markup_does():
+    from_json = spans_card(
+        [{"text": "Plain "}, {"text": "red", "color": "#ff0000", "weight": 700}, {"text": " and ", "underline": True}]
+    )
+    from_markup = rich('Plain <span style="color: #f00; font-weight: 700">red</span><u> and </u>')
+    assert decode(tk.render_image(from_json).data).tobytes() == decode(tk.render_image(from_markup).data).tobytes()
+
+
+def test_text_and_spans_replace_each_other_in_modifications():
+    card = tk.load_template(spans_card([{"text": "styled", "color": "#ff0000"}]))
+    red = columns_of(list(decode(tk.render_image(card).data).convert("RGB").get_flattened_data()), RED)
+    assert red
+    plain = tk.render_image(card, {"headline": "now plain"})  # the main field: the spans go
+    assert not columns_of(list(decode(plain.data).convert("RGB").get_flattened_data()), RED)
+    again = tk.render_image(
+        tk.load_template(rich("x", markup=False)), {"headline": {"spans": [{"text": "s", "color": "#f00"}]}}
+    )
+    assert columns_of(list(decode(again.data).convert("RGB").get_flattened_data()), RED)
+    with pytest.raises(TemplateError, match=r"spans: a text layer has text or spans, not both"):
+        tk.load_template(spans_card([{"text": "a"}], text="b"))
+    with pytest.raises(TemplateError, match=r"spans\[0\]\.weight"):
+        tk.load_template(spans_card([{"text": "a", "weight": 1000}]))

@@ -23,7 +23,7 @@ from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import BUILT_IN_KINDS, ImageLayer, Layer
 from templatekit.model.template import BackgroundImage, Template
 from templatekit.model.values import Color
-from templatekit.scene import Group, Item, Scene, approx_bytes
+from templatekit.scene import DropShadow, Effects, Group, Item, Scene, approx_bytes
 
 LayoutFn = Callable[[Any, LayoutContext], list[Item]]
 T = TypeVar("T")
@@ -129,4 +129,10 @@ def background_items(template: Template, ctx: LayoutContext) -> list[Item]:
 
 def layer_group(layer: Layer, items: list[Item]) -> Group:
     centre = (layer.x + layer.width / 2, layer.y + layer.height / 2)
-    return Group(tuple(items), opacity=layer.opacity, rotation=layer.rotation, origin=centre, label=layer.name)
+    effects = None
+    if layer.shadows or layer.blur or layer.blend != "normal":
+        shadows = tuple(DropShadow(s.x, s.y, s.blur, s.spread, s.color) for s in layer.shadows)
+        effects = Effects(shadows, layer.blur, layer.blend)
+    return Group(
+        tuple(items), opacity=layer.opacity, rotation=layer.rotation, origin=centre, label=layer.name, effects=effects
+    )

@@ -6,7 +6,7 @@ import attrs
 
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import TextLayer
-from templatekit.model.markup import Span, parse_markup
+from templatekit.model.markup import Span, from_spans, parse_markup
 from templatekit.scene import Item, Rect
 from templatekit.text.typeset import StyledText, TextStyle, fit, place, typeset
 
@@ -31,8 +31,8 @@ def layout(layer: TextLayer, ctx: LayoutContext) -> list[Item]:
         transform=layer.transform,
     )
     text: str | StyledText = layer.text
-    if layer.markup:
-        text = styled(parse_markup(layer.text), style)
+    if layer.spans or layer.markup:
+        text = styled(from_spans(layer.spans) if layer.spans else parse_markup(layer.text), style)
         for family in {span_style.family for _, span_style in text} - {layer.font}:
             ctx.face_warning(layer.name, family)
     if layer.auto_fit == "shrink":

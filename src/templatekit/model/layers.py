@@ -37,6 +37,7 @@ from templatekit.model.values import Color, Gradient, Insets, Length, Source
 from templatekit.numbers import FormatError, NumberFormat
 
 MAX_TEXT = 20_000
+MAX_SPANS = 1_000
 #: Font sizes: below a tenth of a pixel nothing is drawn, and scales underflow.
 FONT_SIZE = all_of(positive, between(0.1, MAX_FONT_SIZE))
 
@@ -90,6 +91,42 @@ class Animation:
             yield "keyframes", "a property animation needs at least one keyframe"
 
 
+BlendMode = Literal[
+    "normal",
+    "multiply",
+    "screen",
+    "overlay",
+    "darken",
+    "lighten",
+    "color-dodge",
+    "color-burn",
+    "hard-light",
+    "soft-light",
+    "difference",
+    "exclusion",
+    "hue",
+    "saturation",
+    "color",
+    "luminosity",
+]
+#: Blur and shadow radii: beyond this a shadow is a haze, and blurring costs grow.
+MAX_BLUR = 250.0
+MAX_SHADOWS = 8
+
+
+@frozen(kw_only=True)
+class Shadow:
+    """A drop shadow as CSS draws one: the layer's shape, grown by ``spread``, blurred by
+    ``blur`` (the CSS blur radius: twice the Gaussian's standard deviation), moved by
+    ``x`` and ``y``, in ``color``."""
+
+    x: float = field(0.0, check=within(MAX_EXTENT))
+    y: float = field(4.0, check=within(MAX_EXTENT))
+    blur: float = field(8.0, check=between(0, MAX_BLUR))
+    spread: float = field(0.0, check=within(MAX_BLUR))
+    color: Color = Color(0, 0, 0, 64)
+
+
 @frozen(kw_only=True)
 class Layer:
     """Fields common to every layer kind."""
@@ -112,6 +149,9 @@ class Layer:
     start: float | None = field(None, check=non_negative)
     duration: float | None = field(None, check=positive)
     animations: tuple[Animation, ...] = ()
+    shadows: tuple[Shadow, ...] = field((), check=at_most_items(MAX_SHADOWS))
+    blur: float = field(0.0, check=between(0, MAX_BLUR))  # px, the CSS blur radius
+    blend: BlendMode = "normal"  # how the layer mixes with what is under it
 
     @property
     def kind(self) -> str:
@@ -138,6 +178,23 @@ class UnknownLayer(Layer):
 
 
 @frozen(kw_only=True)
+class TextSpan:
+    """A part of a text layer's rich text in a style of its own; unset fields keep the
+    layer's."""
+
+    text: str = _text()
+    color: Color | None = None
+    font: str | None = field(None, schema=FONT_FAMILY)
+    weight: int | None = field(None, check=between(100, 900), schema=WEIGHT_STEP)
+    italic: bool | None = None
+    size: float | None = field(None, check=FONT_SIZE)
+    letter_spacing: float | None = field(None, check=within(MAX_FONT_SIZE))
+    underline: bool | None = None
+    strikethrough: bool | None = None
+    highlight: Color | None = None  # a background behind the span's text
+
+
+@frozen(kw_only=True)
 class TextLayer(Layer):
     TYPE = "text"
     MAIN_FIELD = "text"
@@ -161,11 +218,16 @@ class TextLayer(Layer):
     background: Color | Gradient | None = None
     radius: float = field(0.0, check=non_negative)
     markup: bool = False  # ``text`` is rich text in the HTML subset of templatekit.model.markup
+    spans: tuple[TextSpan, ...] = field((), check=at_most_items(MAX_SPANS))  # rich text instead of ``text``
 
     def problems(self) -> Iterator[tuple[str, str]]:
         if self.auto_fit == "shrink" and self.min_size > self.size:
             yield "minSize", f"must not be larger than size ({self.min_size:g} > {self.size:g})"
-        if self.markup:
+        if self.spans and self.text:
+            yield "spans", "a text layer has text or spans, not both (spans are its text)"
+        if sum(len(span.text) for span in self.spans) > MAX_TEXT:
+            yield "spans", f"must have at most {MAX_TEXT:,} characters in all"
+        if self.markup and not self.spans:
             from templatekit.model.markup import MarkupError, parse_markup
 
             try:

@@ -22,6 +22,7 @@ from PIL import ImageChops, ImageDraw
 from templatekit import budget
 from templatekit.cache import BoundedCache, memoized
 from templatekit.model.values import Color
+from templatekit.paint import effects
 from templatekit.paint.glyphs import glyph_image
 from templatekit.paint.gradient import gradient_image
 from templatekit.paint.paths import path_mask
@@ -421,7 +422,7 @@ def _paint_image(surface: Surface, item: Image) -> None:
 
 def _paint_group(surface: Surface, group: Group) -> None:
     with _named(group):
-        if group.opacity >= 1 and not group.rotation and group.clip is None:
+        if group.opacity >= 1 and not group.rotation and group.clip is None and group.effects is None:
             paint_items(surface, group.items)
         elif group.opacity > 0 and group.items:
             _paint_on_own_surface(surface, group)
@@ -433,10 +434,14 @@ def _named(group: Group) -> contextlib.AbstractContextManager[None]:
 
 
 def _paint_on_own_surface(surface: Surface, group: Group) -> None:
-    """A group painted on a surface of its own, then clipped, faded, rotated and blended.
-    The surface covers only the part of the group that can land on ``surface``."""
+    """A group painted on a surface of its own, then clipped, given its effects, faded,
+    rotated and blended. The surface covers only the part of the group that can land on
+    ``surface`` (with room for its blur and shadows)."""
     bounds = _group_bounds(group)
-    view = surface.view()
+    reach = group.effects.reach if group.effects is not None else 0.0
+    view = _grown(surface.view(), reach)
+    if bounds is not None:
+        bounds = _grown(bounds, reach)
     needed = _overlap(bounds, _turned_box(view, -group.rotation, group.origin) if group.rotation else view)
     if needed is None:
         return
@@ -450,12 +455,33 @@ def _paint_on_own_surface(surface: Surface, group: Group) -> None:
         image = layer.image
         if group.clip is not None:
             image.putalpha(ImageChops.multiply(image.getchannel("A"), _clip_mask(layer, group.clip)))
+        if group.effects is not None:
+            image = layer.image = effects.with_effects(image, group.effects, scale)
         if group.opacity < 1:
             image.putalpha(image.getchannel("A").point(lambda a: round(a * group.opacity)))
+        mode = group.effects.blend if group.effects is not None else "normal"
         if group.rotation:
-            _blend_turned(surface, layer, group)
+            _blend_turned(surface, layer, group, mode)
         else:
-            _blend(surface.image, image, left - surface.left, top - surface.top)
+            _composite_in_mode(surface.image, image, left - surface.left, top - surface.top, mode)
+
+
+def painted_alone(group: Group, scale: float) -> tuple[PILImage.Image, float, float] | None:
+    """The group's items painted and clipped at ``scale`` on a transparent surface with
+    room for its effects (a vector painter's picture of what it cannot draw), and where
+    its top-left corner lies in canvas px; None when it paints nothing."""
+    bounds = _group_bounds(group)
+    if bounds is None:
+        return None
+    x0, y0, x1, y1 = _grown(bounds, group.effects.reach if group.effects is not None else 0.0)
+    left, top = math.floor(x0 * scale), math.floor(y0 * scale)
+    size = (max(1, math.ceil(x1 * scale) - left), max(1, math.ceil(y1 * scale) - top))
+    with holding("the layer drawn for its effects", size):
+        layer = Surface(new_image("RGBA", size, "a layer surface"), left, top, scale)
+        paint_items(layer, group.items)
+        if group.clip is not None:
+            layer.image.putalpha(ImageChops.multiply(layer.image.getchannel("A"), _clip_mask(layer, group.clip)))
+    return layer.image, left / scale, top / scale
 
 
 @contextlib.contextmanager
@@ -464,7 +490,20 @@ def holding(what: str, size: tuple[int, int]) -> Iterator[None]:
         yield
 
 
-def _blend_turned(surface: Surface, layer: Surface, group: Group) -> None:
+def _composite_in_mode(target: PILImage.Image, patch: PILImage.Image, left: int, top: int, mode: str) -> None:
+    if mode == "normal":
+        _blend(target, patch, left, top)
+    else:
+        from templatekit.paint.blending import blend_onto  # numpy loads only for blend modes
+
+        blend_onto(target, patch, left, top, mode)
+
+
+def _grown(box: Box, reach: float) -> Box:
+    return (box[0] - reach, box[1] - reach, box[2] + reach, box[3] + reach)
+
+
+def _blend_turned(surface: Surface, layer: Surface, group: Group, mode: str) -> None:
     """``layer`` turned clockwise by the group's rotation about its origin, blended onto
     ``surface``: only the pixels of ``surface`` it can cover are computed."""
     scale = surface.scale
@@ -496,7 +535,7 @@ def _blend_turned(surface: Surface, layer: Surface, group: Group) -> None:
         d * (ox - cx) + e * (oy - cy) + cy - layer.top,
     )
     turned = layer.image.transform(size, PILImage.Transform.AFFINE, matrix, PILImage.Resampling.BICUBIC)
-    _blend(surface.image, turned, x0, y0)
+    _composite_in_mode(surface.image, turned, x0, y0, mode)
 
 
 def _turned_box(box: Box, degrees: float, origin: tuple[float, float]) -> Box:
@@ -580,6 +619,8 @@ def item_bounds(item: Item) -> Box | None:
         )
     if isinstance(item, Group):
         inner = _group_bounds(item)
+        if inner is not None and item.effects is not None:
+            inner = _grown(inner, item.effects.reach)
         if inner is None or not item.rotation:
             return inner
         ox, oy = item.origin

@@ -34,11 +34,13 @@ from PIL import Image as PILImage
 from templatekit.cache import memoized
 from templatekit.font_file import hb_font
 from templatekit.model.values import Color, Gradient
+from templatekit.paint.effects import shadows_of, with_effects
 from templatekit.paint.glyphs import glyph_image
 from templatekit.paint.gradient import gradient_image, gradient_line
 from templatekit.paint.pdf.color_glyphs import ColorGlyphs
 from templatekit.paint.pdf.fonts import EmbeddedFonts
 from templatekit.paint.pdf.objects import Document, Name, Raw, Ref, number, serialise, text_string
+from templatekit.paint.raster import painted_alone
 from templatekit.scene import (
     Bars,
     Clip,
@@ -59,6 +61,7 @@ POINTS_PER_PX = 0.75
 GRADIENT_DENSITY = 2.0  # pixels per px of a translucent gradient, embedded as an image
 EMOJI_DENSITY = 4.0  # pixels per px of colour glyphs
 EMOJI_MAX_PIXELS = 1024  # per em: a very large emoji is drawn at no more than this
+PRINT_SCALE = 300 / 96  # pixels per px of what PDF cannot draw (blur, shadows): 300 dpi
 KAPPA = 0.5522847498  # Bézier handle length of a quarter circle
 
 
@@ -628,9 +631,19 @@ def _paint_group(canvas: _Canvas, group: Group) -> None:
         dx = ox - cos * ox + sin * oy
         dy = oy - sin * ox - cos * oy
         canvas.op(f"{number(cos)} {number(sin)} {number(-sin)} {number(cos)} {number(dx)} {number(dy)} cm")
+    effects = group.effects
+    if effects is not None and (effects.blur or effects.shadows):
+        _effects_picture(canvas, group)  # PDF has no blur: these are pixels
+        if effects.blur:  # the whole layer is blurred: nothing of it stays vector
+            canvas.opacity = outer
+            canvas.op("Q")
+            return
     if group.clip is not None:
         _clip(canvas, group.clip)
-    if opacity >= 1 or not _may_overlap(group.items):
+    blend = effects.blend if effects is not None else "normal"
+    if blend != "normal":
+        _paint_transparency_group(canvas, group.items, opacity, blend)
+    elif opacity >= 1 or not _may_overlap(group.items):
         canvas.opacity = opacity
         _paint_items(canvas, group.items)
     else:
@@ -639,13 +652,34 @@ def _paint_group(canvas: _Canvas, group: Group) -> None:
     canvas.op("Q")
 
 
+def _effects_picture(canvas: _Canvas, group: Group) -> None:
+    """What a group's effects draw, as an image at print resolution: its shadows (under
+    the vector drawing that follows), or, when it is blurred, the whole group."""
+    assert group.effects is not None
+    drawn = painted_alone(group, PRINT_SCALE)
+    if drawn is None:
+        return
+    image, left, top = drawn
+    picture = (
+        with_effects(image, group.effects, PRINT_SCALE)
+        if group.effects.blur
+        else shadows_of(image, group.effects.shadows, PRINT_SCALE)
+    )
+    box = (left, top, image.width / PRINT_SCALE, image.height / PRINT_SCALE)
+    saved = canvas.opacity
+    canvas.opacity = saved * group.opacity
+    _draw_image(canvas, ("effects", id(picture)), lambda document: _pixels_object(document, picture), box)
+    canvas.opacity = saved
+
+
 def _may_overlap(items: Sequence[Item]) -> bool:
     return len(items) > 1 or any(isinstance(item, Group) for item in items)
 
 
-def _paint_transparency_group(canvas: _Canvas, items: Sequence[Item], opacity: float) -> None:
+def _paint_transparency_group(canvas: _Canvas, items: Sequence[Item], opacity: float, blend: str = "normal") -> None:
     """Items drawn into a form XObject marked as a transparency group, shown at
-    ``opacity``: PDF composites the items with each other first, then fades the result."""
+    ``opacity`` and with a CSS blend mode (PDF has them all, by other names): PDF
+    composites the items with each other first, then fades and blends the result."""
     inner = _Canvas(canvas.resources)
     _paint_items(inner, items)
     bounds = _bounds(items)
@@ -660,7 +694,10 @@ def _paint_transparency_group(canvas: _Canvas, items: Sequence[Item], opacity: f
         },
         inner.data(),
     )
-    canvas.op(f"/{resources.alpha(opacity)} gs /{resources.xobject(form)} Do")
+    state = {"Type": Name("ExtGState"), "ca": round(opacity, 4), "CA": round(opacity, 4)}
+    if blend != "normal":
+        state["BM"] = Name("".join(word.capitalize() for word in blend.split("-")))
+    canvas.op(f"/{resources.state(state)} gs /{resources.xobject(form)} Do")
 
 
 def _bounds(items: Sequence[Item]) -> tuple[float, float, float, float]:

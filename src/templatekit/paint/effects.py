@@ -1,0 +1,84 @@
+"""Layer effects on pixels: blur and drop shadows.
+
+A group with effects is painted on a surface of its own (``raster._paint_on_own_surface``);
+this module turns that surface into what lands on the canvas (``blending`` then composites
+it with the group's blend mode). As in CSS (Filter Effects 1), the blur radius is twice the
+Gaussian's standard deviation, and shadows sit under the pixels, the first shadow on top.
+"""
+
+from __future__ import annotations
+
+from PIL import Image as PILImage
+from PIL import ImageFilter
+
+from templatekit import budget
+from templatekit.scene import DropShadow, Effects
+
+#: Beyond this many pixels of spread, the grown shape is made by a wide blur and a
+#: threshold instead of one pixel per step.
+_STEPWISE_SPREAD = 12
+
+
+def with_effects(image: PILImage.Image, effects: Effects, scale: float) -> PILImage.Image:
+    """``image`` (RGBA, with room around it for the effects) blurred and with its
+    shadows under it. Each effect needs about three more images of this size at once,
+    which the render's memory budget must allow."""
+    needed = 3 * budget.image_bytes("RGBA", image.size)
+    budget.current().check(needed, f"the blur and shadows of the layer ({budget.pixels(image.size)} each)")
+    if effects.blur > 0:
+        image = blurred(image, effects.blur * scale)
+    if not effects.shadows:
+        return image
+    result = shadows_of(image, effects.shadows, scale)
+    result.alpha_composite(image)
+    return result
+
+
+def shadows_of(image: PILImage.Image, shadows: tuple[DropShadow, ...], scale: float) -> PILImage.Image:
+    """The shadows ``image`` casts, without the image: the last shadow lowest."""
+    alpha = image.getchannel("A")
+    result = PILImage.new("RGBA", image.size, (0, 0, 0, 0))
+    for shadow in reversed(shadows):
+        result.alpha_composite(_shadow(alpha, shadow, scale))
+    return result
+
+
+def blurred(image: PILImage.Image, radius: float) -> PILImage.Image:
+    """A Gaussian blur of CSS radius ``radius`` px, on premultiplied colours, so that
+    transparent pixels do not darken the edges."""
+    premultiplied = image.convert("RGBa").filter(ImageFilter.GaussianBlur(radius / 2))
+    return premultiplied.convert("RGBA")
+
+
+def _shadow(alpha: PILImage.Image, shadow: DropShadow, scale: float) -> PILImage.Image:
+    coverage = _spread(alpha, round(shadow.spread * scale))
+    if shadow.blur > 0:
+        coverage = coverage.filter(ImageFilter.GaussianBlur(shadow.blur * scale / 2))
+    if shadow.color.a < 255:
+        coverage = coverage.point(lambda value: value * shadow.color.a // 255)
+    painted = PILImage.new("RGBA", alpha.size, (*shadow.color.rgba[:3], 0))
+    painted.putalpha(coverage)
+    moved = PILImage.new("RGBA", alpha.size, (0, 0, 0, 0))
+    moved.paste(painted, (round(shadow.x * scale), round(shadow.y * scale)))
+    return moved
+
+
+def _spread(alpha: PILImage.Image, pixels: int) -> PILImage.Image:
+    """The coverage grown (or, below zero, shrunk) by ``pixels``."""
+    if pixels == 0:
+        return alpha
+    grow = pixels > 0
+    steps = abs(pixels)
+    if steps <= _STEPWISE_SPREAD:
+        step = ImageFilter.MaxFilter(3) if grow else ImageFilter.MinFilter(3)
+        for _ in range(steps):
+            alpha = alpha.filter(step)
+        return alpha
+    # a box blur as wide as the spread reaches every pixel within it: any coverage there
+    # means covered when growing, full coverage everywhere there when shrinking
+    spreadout = alpha.filter(ImageFilter.BoxBlur(steps))
+    return (
+        spreadout.point(lambda value: 255 if value > 0 else 0)
+        if grow
+        else spreadout.point(lambda value: 255 if value >= 255 else 0)
+    )

@@ -1,0 +1,166 @@
+"""Layer effects on every layer kind: drop shadows, blur and the CSS blend modes, in PNG
+(pixels against the formulas of CSS) and in PDF (blend modes native, shadows and blur as
+pictures at print resolution under or instead of the vector drawing)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+import templatekit as tk
+from templatekit.cache import cache_limit
+from templatekit.errors import LimitError, TemplateError
+from tests.conftest import decode, layer, template
+
+
+def square(**fields: object) -> dict[str, object]:
+    return layer("shape", "box", x=40, y=40, width=60, height=60, fill="#000000", **fields)
+
+
+def render(*layers: dict[str, object], background: str = "#ffffff") -> list[list[tuple[int, int, int]]]:
+    image = decode(tk.render_image(template(*layers, width=200, height=200, background=background)).data)
+    rgb = image.convert("RGB")
+    return [[rgb.getpixel((x, y)) for x in range(200)] for y in range(200)]
+
+
+def grey(pixel: tuple[int, int, int]) -> int:
+    return pixel[0]
+
+
+def test_a_hard_shadow_is_the_shape_moved_in_its_colour():
+    pixels = render(square(shadows=[{"x": 20, "y": 10, "blur": 0, "color": "#ff0000"}]))
+    assert pixels[70][70] == (0, 0, 0)  # the square itself is on top
+    assert pixels[75][110] == (255, 0, 0)  # right of it: the shadow, 20 px over
+    assert pixels[105][70] == (255, 0, 0)  # under it: 10 px down
+    assert pixels[45][105] == (255, 255, 255)  # above the shadow's top edge (y 50)
+    assert pixels[112][70] == (255, 255, 255)  # below it
+
+
+def test_blur_softens_a_shadow_and_spread_grows_it():
+    soft = render(square(shadows=[{"x": 0, "y": 0, "blur": 20, "color": "#000000"}]))
+    edge = [grey(soft[70][x]) for x in range(100, 125)]  # from the square's edge outwards
+    assert edge == sorted(edge) and edge[0] < 160 and edge[-1] > 240  # dark to light, gradually
+    assert len(set(edge)) > 10
+    grown = render(square(shadows=[{"x": 0, "y": 0, "blur": 0, "spread": 8, "color": "#0000ff"}]))
+    assert grown[70][105] == (0, 0, 255) and grown[70][110] == (255, 255, 255)
+    assert grown[35][70] == (0, 0, 255)  # the spread grows on every side
+
+
+def test_several_shadows_stack_the_first_on_top():
+    pixels = render(
+        square(
+            shadows=[
+                {"x": 10, "y": 0, "blur": 0, "color": "#ff0000"},
+                {"x": 20, "y": 0, "blur": 0, "color": "#00ff00"},
+            ]
+        )
+    )
+    assert pixels[70][105] == (255, 0, 0)  # both shadows reach here: the first wins
+    assert pixels[70][115] == (0, 255, 0)  # only the second reaches here
+
+
+def test_layer_blur_spreads_an_edge_and_text_layers_take_shadows_too():
+    pixels = render(square(blur=12))
+    ramp = [grey(pixels[70][x]) for x in range(88, 114)]
+    assert ramp[0] < 60 and ramp[-1] > 230 and len(set(ramp)) > 12
+    text = layer("text", "word", x=20, y=60, width=160, height=80, text="Hi", size=60, color="#ffffff")
+    shadowed = render({**text, "shadows": [{"x": 4, "y": 4, "blur": 0, "color": "#000000"}]})
+    assert any(p == (0, 0, 0) for row in shadowed for p in row)  # the white text's black shadow
+    assert all(p == (255, 255, 255) for row in render(text) for p in row)
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        ("multiply", (51, 102, 0)),  # 0.2x1, 0.4x1, 0.6x0
+        ("screen", (255, 255, 153)),  # a + b - ab
+        ("darken", (51, 102, 0)),
+        ("lighten", (255, 255, 153)),
+        ("difference", (204, 153, 153)),
+        ("exclusion", (204, 153, 153)),  # a + b - 2ab
+        ("overlay", (102, 204, 51)),  # hard-light with the layers swapped: backdrop <= 0.5 multiplies
+        ("hard-light", (255, 255, 0)),  # source 1 screens, source 0 multiplies
+        ("color-dodge", (255, 255, 153)),
+        ("color-burn", (51, 102, 0)),
+    ],
+)
+def test_separable_blend_modes_follow_the_css_formulas(mode, expected):
+    backdrop = layer("shape", "under", x=0, y=0, width=200, height=200, fill="#336699")
+    source = layer("shape", "over", x=50, y=50, width=100, height=100, fill="#ffff00", blend=mode)
+    pixel = render(backdrop, source)[100][100]
+    assert all(abs(a - b) <= 1 for a, b in zip(pixel, expected, strict=True)), pixel
+
+
+def test_non_separable_blend_modes_keep_what_they_promise():
+    backdrop = layer("shape", "under", x=0, y=0, width=200, height=200, fill="#808080")  # grey: no hue
+    for mode in ("color", "hue"):
+        source = layer("shape", "over", x=50, y=50, width=100, height=100, fill="#ff0000", blend=mode)
+        r, g, b = render(backdrop, source)[100][100]
+        if mode == "color":  # the source's hue and saturation at the backdrop's luminosity
+            assert r > g == b and abs((0.3 * r + 0.59 * g + 0.11 * b) - 128) <= 2
+        else:  # the backdrop has no saturation to give the hue: grey stays grey
+            assert r == g == b == 128
+    source = layer("shape", "over", x=50, y=50, width=100, height=100, fill="#ffffff", blend="luminosity")
+    coloured = layer("shape", "under", x=0, y=0, width=200, height=200, fill="#204080")
+    r, g, b = render(coloured, source)[100][100]
+    assert (r, g, b) == (255, 255, 255)  # full luminosity is white whatever the hue
+
+
+def test_a_blend_mode_leaves_pixels_outside_the_layer_alone():
+    backdrop = layer("shape", "under", x=0, y=0, width=200, height=200, fill="#336699")
+    source = layer("shape", "over", x=50, y=50, width=100, height=100, fill="#ffff00", blend="multiply")
+    assert render(backdrop, source)[10][10] == (51, 102, 153)
+
+
+def test_an_effect_moved_between_renders_leaves_nothing_behind():
+    card = tk.load_template(
+        template(square(shadows=[{"x": 16, "y": 16, "blur": 10, "color": "#ff0000"}]), width=200, height=200)
+    )
+    tk.render_image(card)
+    moved = tk.render_image(card, {"box": {"x": 90, "y": 90}}).data  # drawn over the last render
+    limit = cache_limit()
+    try:
+        tk.set_cache_limit(0)  # from nothing
+        fresh = tk.render_image(card, {"box": {"x": 90, "y": 90}}).data
+    finally:
+        tk.set_cache_limit(limit / 1_000_000)
+    assert decode(moved).tobytes() == decode(fresh).tobytes()
+
+
+def test_effects_are_checked_and_counted():
+    with pytest.raises(TemplateError, match=r"layers\[0\]\.blend"):
+        tk.load_template(template(square(blend="dissolve")))
+    with pytest.raises(TemplateError, match=r"layers\[0\]\.shadows\[0\]\.blur"):
+        tk.load_template(template(square(shadows=[{"blur": -1}])))
+    huge = template(
+        layer("shape", "big", x=0, y=0, width=4000, height=4000, fill="#000", shadows=[{"blur": 200}]),
+        width=4000,
+        height=4000,
+    )
+    with pytest.raises(LimitError, match="layer 'big': the blur and shadows of the layer"):
+        tk.render_image(huge, memory_limit=250_000_000)
+
+
+def test_pdf_blends_natively_and_draws_shadows_and_blur_as_pictures():
+    pypdf = pytest.importorskip("pypdf")
+    backdrop = layer("shape", "under", x=0, y=0, width=200, height=200, fill="#336699")
+    words = layer("text", "words", x=20, y=20, width=160, height=60, text="Shadowed words", size=20)
+    pdf = tk.render_pdf(
+        template(
+            backdrop,
+            {**words, "shadows": [{"x": 2, "y": 2, "blur": 4}]},
+            layer("shape", "over", x=50, y=100, width=100, height=60, fill="#ffff00", blend="multiply"),
+            layer("text", "hazy", x=20, y=160, width=160, height=30, text="Blurred", size=20, blur=3),
+            width=200,
+            height=200,
+        )
+    ).data
+    assert b"/BM /Multiply" in pdf
+    reader = pypdf.PdfReader(io.BytesIO(pdf))
+    text = " ".join(reader.pages[0].extract_text().split())
+    assert "Shadowed words" in text  # the shadowed text stays text
+    assert "Blurred" not in text  # the blurred one is a picture of itself
+    images = list(reader.pages[0].images)
+    assert len({image.name for image in images}) == 2  # the shadow and the blurred layer
+    assert max(image.image.width for image in images) > 2 * 160  # more pixels than the 160 px layer: print resolution
