@@ -19,10 +19,8 @@ from templatekit.assets import AssetLoader
 from templatekit.cache import memoized
 from templatekit.encode import encode, image_format
 from templatekit.errors import AssetError, RenderError, TemplateError
-from templatekit.layout import debug as debug_overlay
 from templatekit.layout.compose import layout_template
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.pages import layout_pages
 from templatekit.loading import TemplateSource, load_template
 from templatekit.model.template import Template
 from templatekit.options import PdfInfo, RenderOptions
@@ -31,7 +29,6 @@ from templatekit.result import RenderResult
 from templatekit.scene import Group, Item, Scene
 from templatekit.scene_transform import Move, moved_group
 from templatekit.text.fonts import Face, FontBook, load_face
-from templatekit.video.timeline import Timeline
 
 THUMBNAIL_SIDE = 320
 
@@ -84,10 +81,17 @@ def prepare(
 def prepared(template: TemplateSource, modifications: Modifications, options: RenderOptions) -> Prepared:
     """``prepare`` with its options as one value (inside the render's memory budget)."""
     resolved, ctx, early_warnings = _resolve(template, modifications, options)
-    pages = layout_pages(resolved, ctx) if options.paginate else [layout_template(resolved, ctx)]
+    if options.paginate:
+        from templatekit.layout.pages import layout_pages  # PDF only (start-up time)
+
+        pages = layout_pages(resolved, ctx)
+    else:
+        pages = [layout_template(resolved, ctx)]
     if resolved.video is not None and ctx.time is not None:
         pages = [at_moment(resolved, page, ctx.time) for page in pages]
     if options.debug:
+        from templatekit.layout import debug as debug_overlay  # on first use (start-up time)
+
         pages = [
             Scene(
                 page.width,
@@ -192,6 +196,8 @@ def at_moment(template: Template, scene: Scene, time: float) -> Scene:
     Without a moment, a still of a video template is its finished design: every layer
     as laid out, at rest, which is what layout gives."""
     assert template.video is not None
+    from templatekit.video.timeline import Timeline  # video templates only (start-up time)
+
     timeline = Timeline(template.video.duration, template.width, template.height)
     layers = {layer.name: layer for layer in template.layers}
     items: list[Item] = []

@@ -12,9 +12,7 @@ import threading
 from functools import lru_cache
 
 import icu
-import regex
 
-_GRAPHEME = regex.compile(r"\X")
 _local = threading.local()
 
 COMMON = "Zyyy"  # spaces, punctuation, digits: take the script of their neighbours
@@ -74,8 +72,22 @@ def line_breaks(text: str, language: str = "") -> list[int]:
 
 
 def graphemes(text: str) -> list[str]:
-    """The grapheme clusters of ``text`` (what a reader takes as one character)."""
-    return _GRAPHEME.findall(text)
+    """The grapheme clusters of ``text`` (what a reader takes as one character, UAX #29)."""
+    if text.isascii() and "\r\n" not in text:
+        return list(text)  # in ASCII only CR LF is a cluster of two
+    iterator = getattr(_local, "characters", None)
+    if iterator is None:
+        iterator = _local.characters = icu.BreakIterator.createCharacterInstance(icu.Locale.getRoot())
+    iterator.setText(text)
+    stops = list(iterator)
+    mapping = _utf16_index(text)
+    if mapping is not None:
+        stops = [mapping[stop] for stop in stops]
+    clusters, start = [], 0
+    for stop in stops:
+        clusters.append(text[start:stop])
+        start = stop
+    return clusters
 
 
 @lru_cache(maxsize=256)
