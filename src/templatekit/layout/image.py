@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import attrs
 from attrs import frozen
 from PIL import Image as PILImage
 
@@ -16,7 +17,8 @@ from templatekit.assets import LoadedImage
 from templatekit.cache import BoundedCache
 from templatekit.errors import AssetError
 from templatekit.layout.context import LayoutContext
-from templatekit.model.layers import Border, Fit, Focus, ImageLayer
+from templatekit.layout.image_filters import filtered
+from templatekit.model.layers import Border, Fit, Focus, ImageFilters, ImageLayer
 from templatekit.model.values import Length
 from templatekit.scene import Clip, Ellipse, EncodedSource, Group, Image, Item, Rect, approx_bytes
 
@@ -24,6 +26,7 @@ Crop = tuple[int, int, int, int]  # left, top, right, bottom in source pixels
 
 _CENTRE = Focus()
 _NO_RADIUS = Length(0)
+_NO_FILTERS = ImageFilters()
 
 _PREPARED: BoundedCache[str, PILImage.Image] = BoundedCache(64, name="image.prepared")
 
@@ -51,6 +54,7 @@ def layout(layer: ImageLayer, ctx: LayoutContext) -> list[Item]:
             owner=layer.name,
             focus=layer.focus,
             grayscale=layer.grayscale,
+            filters=layer.filters,
             radius=layer.radius,
         )
     ]
@@ -71,19 +75,21 @@ def fitted_image(
     owner: str,
     focus: Focus = _CENTRE,
     grayscale: bool = False,
+    filters: ImageFilters = _NO_FILTERS,
     radius: Length = _NO_RADIUS,
 ) -> Item:
     """``src`` fitted into the box, clipped to its rounded corners or ellipse.
     ``owner`` (a layer name, or "background") names the image in errors."""
     loaded = _load(src, fit, width, height, ctx, owner)
     placed = _place(loaded.image.size, fit, x, y, width, height, focus)
-    key = _key(loaded.key, placed.crop, grayscale)
-    pixels = _prepared(loaded, placed.crop, grayscale, key)
+    tone = _Tone(grayscale, filters)
+    key = _key(loaded.key, placed.crop, tone)
+    pixels = _prepared(loaded, placed.crop, tone, key)
     crop = placed.crop or (0, 0, *loaded.image.size)
     source = vector = None
-    if loaded.format == "JPEG" and not grayscale:
+    if loaded.format == "JPEG" and tone.identity:
         source = EncodedSource(loaded.data, loaded.format, loaded.image.size, crop)
-    if loaded.format == "SVG" and not grayscale and ctx.vector:
+    if loaded.format == "SVG" and tone.identity and ctx.vector:
         vector = _vector(loaded, _whole_box(placed, crop, loaded.image.size), ctx)
     item = Image(placed.x, placed.y, placed.width, placed.height, pixels, key, source=source, vector=vector)
     ellipse, corner = _corners(radius, width, height)
@@ -120,7 +126,7 @@ def fitted_pixels(image: PILImage.Image, key: str, fit: Fit, x: float, y: float,
     placed = _place(image.size, fit, x, y, width, height, _CENTRE)
     if placed.crop is not None:
         image = image.crop(placed.crop)
-        key = _key(key, placed.crop, False)
+        key = _key(key, placed.crop, _Tone(False, _NO_FILTERS))
     return Image(placed.x, placed.y, placed.width, placed.height, image, key)
 
 
@@ -185,23 +191,39 @@ def _whole_or(size: tuple[int, int], crop: Crop) -> Crop | None:
     return None if crop == (0, 0, *size) else crop
 
 
-def _key(content: str, crop: Crop | None, grayscale: bool) -> str:
+@frozen
+class _Tone:
+    """What an image layer does to its colours."""
+
+    grayscale: bool
+    filters: ImageFilters
+
+    @property
+    def identity(self) -> bool:
+        return not self.grayscale and self.filters.identity
+
+
+def _key(content: str, crop: Crop | None, tone: _Tone) -> str:
     parts = [content]
     if crop is not None:
         parts.append("crop={},{},{},{}".format(*crop))
-    if grayscale:
+    if not tone.filters.identity:
+        parts.append("filters=" + ",".join(f"{value:g}" for value in attrs.astuple(tone.filters)))
+    if tone.grayscale:
         parts.append("gray")
     return "/".join(parts)
 
 
-def _prepared(loaded: LoadedImage, crop: Crop | None, grayscale: bool, key: str) -> PILImage.Image:
-    """The pixels to draw: cropped, then made gray, kept by key across renders."""
-    if crop is None and not grayscale:
+def _prepared(loaded: LoadedImage, crop: Crop | None, tone: _Tone, key: str) -> PILImage.Image:
+    """The pixels to draw: cropped, filtered, then made gray, kept by key across renders."""
+    if crop is None and tone.identity:
         return loaded.image
     image = _PREPARED.get(key)
     if image is None:
         image = loaded.image if crop is None else loaded.image.crop(crop)
-        if grayscale:
+        if not tone.filters.identity:
+            image = filtered(image, tone.filters)
+        if tone.grayscale:
             image = _grayscale(image)
         _PREPARED.put(key, image, image.width * image.height * len(image.mode))
     return image

@@ -249,6 +249,23 @@ class Border:
 
 
 @frozen(kw_only=True)
+class ImageFilters:
+    """The CSS filter functions of an image, applied in this order: 1, 1, 1, 0, 0, 0
+    change nothing."""
+
+    brightness: float = field(1.0, check=between(0, 10))  # times the light
+    contrast: float = field(1.0, check=between(0, 10))  # 0: all mid-grey
+    saturation: float = field(1.0, check=between(0, 10))  # 0: grey; above 1: more vivid
+    hue_rotate: float = field(0.0, check=within(3600))  # degrees round the colour wheel
+    sepia: float = field(0.0, check=between(0, 1))
+    invert: float = field(0.0, check=between(0, 1))
+
+    @property
+    def identity(self) -> bool:
+        return self == ImageFilters()
+
+
+@frozen(kw_only=True)
 class ImageLayer(Layer):
     TYPE = "image"
     MAIN_FIELD = "src"
@@ -259,6 +276,7 @@ class ImageLayer(Layer):
     radius: Length = Length(0)
     border: Border | None = None
     grayscale: bool = False
+    filters: ImageFilters = ImageFilters()
 
 
 @frozen(kw_only=True)

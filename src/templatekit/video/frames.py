@@ -37,6 +37,8 @@ from templatekit.scene import GlyphRun, Group, Item, Scene
 from templatekit.text.unicode import graphemes
 from templatekit.video.timeline import LayerState, Timeline
 
+SPRITES_KEPT = 8
+
 MAX_SPRITE_SCALE = 2.0
 
 
@@ -85,7 +87,11 @@ class _Actor:
         self.timeline = timeline
         self.clip = clip
         self.scale = 1.0 if clip is not None else min(MAX_SPRITE_SCALE, timeline.max_scale(layer))
-        self._sprites: BoundedCache[Hashable, tuple[_Sprite | None]] = BoundedCache(8, name="video.sprites")
+        # the looks of one layer during one render (a few, each drawn once): the working
+        # set of the render, freed with it, not a cache that outlives it; bounded by count
+        self._sprites: BoundedCache[Hashable, tuple[_Sprite | None]] = BoundedCache(
+            SPRITES_KEPT, max_weight=SPRITES_KEPT
+        )
 
     def look(self, time: float) -> Look:
         state = self.timeline.state(self.layer, time)
@@ -104,7 +110,7 @@ class _Actor:
         cached = self._sprites.get(look.content)
         if cached is None:
             cached = (self._sprite(look),)
-            self._sprites.put(look.content, cached, 100 + (cached[0].pixels.nbytes if cached[0] is not None else 0))
+            self._sprites.put(look.content, cached, 1)  # bounded by count
         sprite = cached[0]
         if sprite is not None:
             _composite(frame, sprite, self.layer, look.state)

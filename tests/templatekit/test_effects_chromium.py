@@ -1,0 +1,116 @@
+"""Effects against Chromium drawing the same design in CSS: image filters, blend modes
+and box shadows, compared pixel by pixel (mean difference per channel, of 255)."""
+
+from __future__ import annotations
+
+import base64
+import io
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops, ImageStat
+
+import templatekit as tk
+from tests.conftest import decode, layer, template
+
+SIZE = (320, 200)
+#: Mean difference per channel allowed, of 255: the formulas are the same, Skia's blur
+#: approximates the Gaussian with three box blurs and rounds in 8 bits between steps.
+TOLERANCE = 2.5
+
+
+def gradient_png(folder: Path) -> Path:
+    image = Image.new("RGB", (160, 100))
+    image.putdata([(x * 255 // 159, y * 255 // 99, 150) for y in range(100) for x in range(160)])
+    path = folder / "gradient.png"
+    image.save(path)
+    return path
+
+
+def chromium_shot(page, body: str) -> Image.Image:
+    page.set_viewport_size({"width": SIZE[0], "height": SIZE[1]})
+    page.set_content(
+        "<!doctype html><html><head><style>html,body{margin:0;background:#fff}"
+        " div,img{position:absolute;display:block}</style></head>"
+        f"<body>{body}</body></html>"
+    )
+    page.wait_for_load_state("load")
+    return Image.open(io.BytesIO(page.screenshot(type="png"))).convert("RGB")
+
+
+def ours(*layers: dict[str, object]) -> Image.Image:
+    return decode(tk.render_image(template(*layers, width=SIZE[0], height=SIZE[1], background="#ffffff")).data).convert(
+        "RGB"
+    )
+
+
+def mean_difference(a: Image.Image, b: Image.Image) -> float:
+    return sum(ImageStat.Stat(ImageChops.difference(a, b)).mean) / 3
+
+
+@pytest.mark.parametrize(
+    ("css", "fields"),
+    [
+        ("brightness(1.6)", {"brightness": 1.6}),
+        ("contrast(2)", {"contrast": 2}),
+        ("saturate(0.2)", {"saturation": 0.2}),
+        ("saturate(2.5)", {"saturation": 2.5}),
+        ("hue-rotate(120deg)", {"hueRotate": 120}),
+        ("sepia(1)", {"sepia": 1}),
+        ("invert(0.7)", {"invert": 0.7}),
+        ("brightness(1.2) contrast(1.4) saturate(0.5) hue-rotate(45deg) sepia(0.3) invert(0.1)",
+         {"brightness": 1.2, "contrast": 1.4, "saturation": 0.5, "hueRotate": 45, "sepia": 0.3, "invert": 0.1}),
+    ],
+)  # fmt: skip
+def test_image_filters_match_css(page, tmp_path, css, fields):
+    source = gradient_png(tmp_path)
+    uri = "data:image/png;base64," + base64.b64encode(source.read_bytes()).decode()
+    theirs = chromium_shot(
+        page, f'<img src="{uri}" style="left:40px;top:50px;width:160px;height:100px;filter:{css}">'
+    )
+    mine = ours(layer("image", "photo", x=40, y=50, width=160, height=100, src=str(source), filters=fields))
+    assert mean_difference(mine, theirs) < TOLERANCE
+
+
+@pytest.mark.parametrize(
+    "mode",
+    ["multiply", "screen", "overlay", "darken", "lighten", "color-dodge", "color-burn", "hard-light",
+     "soft-light", "difference", "exclusion", "hue", "saturation", "color", "luminosity"],
+)  # fmt: skip
+def test_blend_modes_match_css(page, mode):
+    theirs = chromium_shot(
+        page,
+        '<div style="left:0;top:0;width:320px;height:200px;background:linear-gradient(90deg,#1e3a8a,#fbbf24)"></div>'
+        '<div style="left:60px;top:40px;width:200px;height:120px;'
+        f'background:linear-gradient(180deg,#ef4444,#22c55e);mix-blend-mode:{mode}"></div>',
+    )
+    mine = ours(
+        layer("shape", "under", x=0, y=0, width=320, height=200, fill={"from": "#1e3a8a", "to": "#fbbf24", "angle": 90}),
+        layer(
+            "shape",
+            "over",
+            x=60,
+            y=40,
+            width=200,
+            height=120,
+            fill={"from": "#ef4444", "to": "#22c55e", "angle": 180},
+            blend=mode,
+        ),
+    )
+    assert mean_difference(mine, theirs) < TOLERANCE
+
+
+@pytest.mark.parametrize(
+    ("css", "shadow"),
+    [
+        ("12px 10px 0 0 #ef4444", {"x": 12, "y": 10, "blur": 0, "color": "#ef4444"}),
+        ("0 12px 24px 0 rgba(15,23,42,0.45)", {"x": 0, "y": 12, "blur": 24, "color": "#0f172a73"}),
+        ("-8px 6px 16px 6px rgba(79,70,229,0.6)", {"x": -8, "y": 6, "blur": 16, "spread": 6, "color": "#4f46e599"}),
+    ],
+)
+def test_shadows_match_css_box_shadow(page, css, shadow):
+    theirs = chromium_shot(
+        page, f'<div style="left:90px;top:50px;width:140px;height:90px;background:#fff;box-shadow:{css}"></div>'
+    )
+    mine = ours(layer("shape", "card", x=90, y=50, width=140, height=90, fill="#ffffff", shadows=[shadow]))
+    assert mean_difference(mine, theirs) < TOLERANCE
