@@ -3,8 +3,8 @@ process pool and of ``templatekit batch`` on the same all-new social cards.
 
 Every row has a title, subtitle and QR code that no other row has (social_card.py's
 ``all_new``), so no render can reuse another's work. The three take turns (``--rounds``),
-each turn on ``--rows`` new rows, so that a slow spell of a shared machine falls on all
-of them:
+each turn on ``--rows`` new rows (1,000 by default, a batch as people run them), so that a
+slow spell of a shared machine falls on all of them:
 
 - one process: ``render_image`` in a loop, after warm-up renders;
 - one independent process per core doing the same, their rates summed: the most these
@@ -14,9 +14,11 @@ of them:
 - ``templatekit batch``: the whole command on a CSV of the rows, from start to exit,
   files written.
 
-    python benchmarks/batch.py [--rows 400] [--rounds 5] [--json out.json]
+    python benchmarks/batch.py [--rows 1000] [--rounds 3] [--json out.json]
 
-Target: render_many and templatekit batch >= 0.9 x cores x one process's renders/s.
+Targets: render_many and templatekit batch >= 0.9 x cores x one process's renders/s, and
+>= 0.95x what independent processes get (where the cores themselves scale less than 0.9 x
+cores, the second says whether the pool is what falls short).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ import templatekit as tk
 
 CORES = os.cpu_count() or 1
 TARGET = 0.9
+#: The pool against what the cores give with nothing shared: it should lose next to nothing.
+CEILING_SHARE = 0.95
 NUMBERS = itertools.count(1_000_000)
 
 
@@ -132,10 +136,14 @@ def command(rows: list[dict[str, str]]) -> float:
     return elapsed
 
 
+def _floor(label: str, ratio: float, limit: float) -> dict[str, object]:
+    return {"target": label, "ratio": round(ratio, 3), "limit": limit, "result": common.verdict(ratio >= limit)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", type=int, default=400, help="new rows per turn of each contender (default 400)")
-    parser.add_argument("--rounds", type=int, default=5, help="turns each contender takes (default 5)")
+    parser.add_argument("--rows", type=int, default=1000, help="new rows per turn of each contender (default 1000)")
+    parser.add_argument("--rounds", type=int, default=3, help="turns each contender takes (default 3)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also save the figures as JSON")
     args = parser.parse_args(argv)
     info = common.machine({"pillow": PIL.__version__})
@@ -170,15 +178,10 @@ def main(argv: list[str] | None = None) -> int:
     outcomes = []
     for name in ("render_many", "batch"):
         ratio = rates[name].ratio(base) / CORES
-        passed = ratio >= TARGET
-        outcomes.append(
-            {
-                "target": f"{name} >= {TARGET} x {CORES} cores x one process",
-                "ratio": round(ratio, 3),
-                "limit": TARGET,
-                "result": common.verdict(passed),
-            }
-        )
+        outcomes.append(_floor(f"{name} >= {TARGET} x {CORES} cores x one process", ratio, TARGET))
+    for name in ("render_many", "batch"):
+        ratio = rates[name].ratio(rates["independent"])
+        outcomes.append(_floor(f"{name} >= {CEILING_SHARE} x independent processes", ratio, CEILING_SHARE))
     common.print_targets(outcomes, 44)
     if args.json:
         payload = {
