@@ -103,6 +103,14 @@ class Bars:
 
 
 @frozen(cache_hash=True)
+class Outline:
+    """A line of ``width`` px around glyphs, outside them (the glyphs are drawn over it)."""
+
+    width: float
+    color: Color
+
+
+@frozen(cache_hash=True)
 class GlyphRun:
     """Shaped text: glyphs of one font, size and colour, each drawn at ``positions[i]``
     (px from the run's origin ``x, y`` on the baseline; y points down). ``text`` is the
@@ -123,6 +131,7 @@ class GlyphRun:
     rtl: bool = False
     letter_spacing: float = 0.0  # px after each glyph cluster, included in ``positions``
     offset: int = 0  # where ``text`` starts in the text of its block: runs in reading order
+    outline: Outline | None = None
 
 
 @frozen(cache_hash=True)

@@ -164,3 +164,34 @@ def test_pdf_blends_natively_and_draws_shadows_and_blur_as_pictures():
     images = list(reader.pages[0].images)
     assert len({image.name for image in images}) == 2  # the shadow and the blurred layer
     assert max(image.image.width for image in images) > 2 * 160  # more pixels than the 160 px layer: print resolution
+
+
+# ------------------------------------------------------------------ text outline
+
+
+def test_a_text_outline_is_drawn_outside_the_letters():
+    word = layer("text", "word", x=20, y=40, width=170, height=120, text="Hi", size=90, weight=800, color="#ffffff")
+    plain = decode(tk.render_image(template(word, width=200, height=200, background="#ffffff")).data).convert("L")
+    assert plain.getextrema() == (255, 255)  # white on white: nothing to see
+    outlined = template({**word, "outline": {"width": 4, "color": "#000000"}}, width=200, height=200, background="#fff")
+    image = decode(tk.render_image(outlined).data).convert("L")
+    dark = image.point(lambda v: 255 if v < 80 else 0).getbbox()
+    letters = decode(
+        tk.render_image(template({**word, "color": "#000000"}, width=200, height=200, background="#fff")).data
+    ).convert("L")
+    inked = letters.point(lambda v: 255 if v < 80 else 0).getbbox()
+    assert dark is not None and inked is not None
+    assert dark[0] <= inked[0] - 3 and dark[2] >= inked[2] + 3  # about 4 px outside on each side
+    assert dark[1] <= inked[1] - 3 and dark[3] >= inked[3] + 3
+    middle = image.getpixel(((inked[0] + inked[2]) // 2 - 20, (inked[1] + inked[3]) // 2))
+    assert middle in (0, 255)  # a stem stays white inside its outline, or background
+
+
+def test_a_text_outline_in_pdf_is_a_stroked_path_and_the_text_is_found_once():
+    pypdf = pytest.importorskip("pypdf")
+    word = layer("text", "word", x=20, y=40, width=170, height=120, text="Hi", size=90, outline={"width": 3})
+    pdf = tk.render_pdf(template(word, width=200, height=200)).data
+    page = pypdf.PdfReader(io.BytesIO(pdf)).pages[0]
+    assert page.extract_text().count("Hi") == 1
+    content = page.get_contents().get_data().decode("latin-1")
+    assert "1 j 1 J" in content and content.count(" S Q") == 2  # H and i stroked, round joins

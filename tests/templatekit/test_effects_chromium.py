@@ -65,9 +65,7 @@ def mean_difference(a: Image.Image, b: Image.Image) -> float:
 def test_image_filters_match_css(page, tmp_path, css, fields):
     source = gradient_png(tmp_path)
     uri = "data:image/png;base64," + base64.b64encode(source.read_bytes()).decode()
-    theirs = chromium_shot(
-        page, f'<img src="{uri}" style="left:40px;top:50px;width:160px;height:100px;filter:{css}">'
-    )
+    theirs = chromium_shot(page, f'<img src="{uri}" style="left:40px;top:50px;width:160px;height:100px;filter:{css}">')
     mine = ours(layer("image", "photo", x=40, y=50, width=160, height=100, src=str(source), filters=fields))
     assert mean_difference(mine, theirs) < TOLERANCE
 
@@ -85,7 +83,9 @@ def test_blend_modes_match_css(page, mode):
         f'background:linear-gradient(180deg,#ef4444,#22c55e);mix-blend-mode:{mode}"></div>',
     )
     mine = ours(
-        layer("shape", "under", x=0, y=0, width=320, height=200, fill={"from": "#1e3a8a", "to": "#fbbf24", "angle": 90}),
+        layer(
+            "shape", "under", x=0, y=0, width=320, height=200, fill={"from": "#1e3a8a", "to": "#fbbf24", "angle": 90}
+        ),
         layer(
             "shape",
             "over",

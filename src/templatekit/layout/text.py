@@ -7,7 +7,7 @@ import attrs
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import TextLayer
 from templatekit.model.markup import Span, from_spans, parse_markup
-from templatekit.scene import Item, Rect
+from templatekit.scene import Item, Outline, Rect
 from templatekit.text.typeset import StyledText, TextStyle, fit, place, typeset
 
 
@@ -29,6 +29,7 @@ def layout(layer: TextLayer, ctx: LayoutContext) -> list[Item]:
         line_height=layer.line_height,
         letter_spacing=layer.letter_spacing,
         transform=layer.transform,
+        outline=Outline(layer.outline.width, layer.outline.color) if layer.outline is not None else None,
     )
     text: str | StyledText = layer.text
     if layer.spans or layer.markup:

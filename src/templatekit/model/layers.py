@@ -38,6 +38,7 @@ from templatekit.numbers import FormatError, NumberFormat
 
 MAX_TEXT = 20_000
 MAX_SPANS = 1_000
+MAX_OUTLINE = 100.0
 #: Font sizes: below a tenth of a pixel nothing is drawn, and scales underflow.
 FONT_SIZE = all_of(positive, between(0.1, MAX_FONT_SIZE))
 
@@ -178,6 +179,14 @@ class UnknownLayer(Layer):
 
 
 @frozen(kw_only=True)
+class TextOutline:
+    """A line around the letters, outside them, as designers draw one."""
+
+    width: float = field(2.0, check=all_of(positive, at_most(MAX_OUTLINE)))
+    color: Color = Color(0, 0, 0)
+
+
+@frozen(kw_only=True)
 class TextSpan:
     """A part of a text layer's rich text in a style of its own; unset fields keep the
     layer's."""
@@ -218,6 +227,7 @@ class TextLayer(Layer):
     background: Color | Gradient | None = None
     radius: float = field(0.0, check=non_negative)
     markup: bool = False  # ``text`` is rich text in the HTML subset of templatekit.model.markup
+    outline: TextOutline | None = None
     spans: tuple[TextSpan, ...] = field((), check=at_most_items(MAX_SPANS))  # rich text instead of ``text``
 
     def problems(self) -> Iterator[tuple[str, str]]:

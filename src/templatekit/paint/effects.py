@@ -9,7 +9,7 @@ Gaussian's standard deviation, and shadows sit under the pixels, the first shado
 from __future__ import annotations
 
 from PIL import Image as PILImage
-from PIL import ImageFilter
+from PIL import ImageChops, ImageFilter
 
 from templatekit import budget
 from templatekit.scene import DropShadow, Effects
@@ -67,18 +67,33 @@ def _spread(alpha: PILImage.Image, pixels: int) -> PILImage.Image:
     """The coverage grown (or, below zero, shrunk) by ``pixels``."""
     if pixels == 0:
         return alpha
-    grow = pixels > 0
     steps = abs(pixels)
     if steps <= _STEPWISE_SPREAD:
-        step = ImageFilter.MaxFilter(3) if grow else ImageFilter.MinFilter(3)
-        for _ in range(steps):
-            alpha = alpha.filter(step)
-        return alpha
+        return grown(alpha, steps) if pixels > 0 else _shrunk(alpha, steps)
     # a box blur as wide as the spread reaches every pixel within it: any coverage there
     # means covered when growing, full coverage everywhere there when shrinking
     spreadout = alpha.filter(ImageFilter.BoxBlur(steps))
-    return (
-        spreadout.point(lambda value: 255 if value > 0 else 0)
-        if grow
-        else spreadout.point(lambda value: 255 if value >= 255 else 0)
-    )
+    if pixels > 0:
+        return spreadout.point(lambda value: 255 if value > 0 else 0)
+    return spreadout.point(lambda value: 255 if value >= 255 else 0)
+
+
+def grown(mask: PILImage.Image, pixels: int) -> PILImage.Image:
+    """``mask`` grown by ``pixels`` in every direction, the steps alternating between a
+    square and a cross so that corners come out near round (an octagon), as an outline
+    around letters should."""
+    for step in range(pixels):
+        if step % 2 == 0:
+            mask = mask.filter(ImageFilter.MaxFilter(3))
+        else:
+            cross = mask
+            for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                cross = ImageChops.lighter(cross, ImageChops.offset(mask, dx, dy))
+            mask = cross
+    return mask
+
+
+def _shrunk(mask: PILImage.Image, pixels: int) -> PILImage.Image:
+    for _ in range(pixels):
+        mask = mask.filter(ImageFilter.MinFilter(3))
+    return mask

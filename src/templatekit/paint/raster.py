@@ -35,6 +35,7 @@ from templatekit.scene import (
     Image,
     Item,
     Line,
+    Outline,
     Paint,
     Path,
     Polygon,
@@ -387,7 +388,18 @@ def _paint_glyph_run(surface: Surface, item: GlyphRun) -> None:
             image.putalpha(image.getchannel("A").point(lambda a: a * item.color.a // 255))
         _blend(surface.image, image, left + dx, top + dy)
     else:
+        if item.outline is not None:
+            _paint_outline(surface, item.outline, image, left + dx, top + dy)
         _fill_through(surface, item.color, image.size, image, left + dx, top + dy)
+
+
+def _paint_outline(surface: Surface, outline: Outline, mask: PILImage.Image, left: int, top: int) -> None:
+    """The glyphs' coverage grown by the outline's width, in its colour, under them."""
+    reach = max(1, round(outline.width * surface.scale))
+    padded = new_image("L", (mask.width + 2 * reach, mask.height + 2 * reach), "the text's outline")
+    padded.paste(mask, (reach, reach))
+    ring = effects.grown(padded, reach)
+    _fill_through(surface, outline.color, ring.size, ring, left - reach, top - reach)
 
 
 _RESIZED: BoundedCache[tuple[str, tuple[int, int], bool], PILImage.Image] = BoundedCache(128, name="raster.resized")
@@ -586,11 +598,12 @@ def item_bounds(item: Item) -> Box | None:
     if isinstance(item, (Rect, Ellipse, Image)):
         return (item.x, item.y, item.x + item.width, item.y + item.height)
     if isinstance(item, GlyphRun):
+        pad = item.outline.width if item.outline is not None else 0.0
         return (
-            item.x - item.size * 0.5,
-            item.y - item.size * 1.5,
-            item.x + item.width + item.size * 0.5,
-            item.y + item.size * 0.8,
+            item.x - item.size * 0.5 - pad,
+            item.y - item.size * 1.5 - pad,
+            item.x + item.width + item.size * 0.5 + pad,
+            item.y + item.size * 0.8 + pad,
         )
     if isinstance(item, Line):
         pad = item.width

@@ -30,7 +30,7 @@ from attrs import evolve, frozen
 from templatekit.cache import BoundedCache
 from templatekit.font_file import hb_font
 from templatekit.model.values import Color
-from templatekit.scene import FontFile, GlyphRun, Item, Rect
+from templatekit.scene import FontFile, GlyphRun, Item, Outline, Rect
 from templatekit.text import unicode
 from templatekit.text.fonts import FontBook, system_font_for
 from templatekit.text.shaping import NO_LIGATURES, shape
@@ -59,6 +59,7 @@ class TextStyle:
     underline: bool = False
     strike: bool = False
     highlight: Color | None = None  # a background behind the text
+    outline: Outline | None = None
 
 
 #: Text in styles of its own, in order (rich text); a plain text is one such span.
@@ -684,4 +685,5 @@ def _glyph_run(run: LineRun, x: float, baseline: float, widened: set[int], extra
         rtl=run.rtl,
         letter_spacing=run.style.letter_spacing if run.script not in unicode.CURSIVE else 0.0,
         offset=run.offset,
+        outline=run.style.outline,
     )

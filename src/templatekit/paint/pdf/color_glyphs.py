@@ -38,7 +38,7 @@ _BLEND = {
 }
 
 
-class _Pen:
+class OutlinePen:
     """A glyph outline as PDF path operators (quadratic curves made cubic)."""
 
     def __init__(self) -> None:
@@ -160,7 +160,7 @@ class _Painter:
         self.out("Q")
 
     def push_clip_glyph(self, glyph: int, _: Any) -> None:
-        pen = _Pen()
+        pen = OutlinePen()
         self.font.font.draw_glyph_with_pen(glyph, pen)
         self.out(f"q {' '.join(pen.parts) or '0 0 m'} W n")
 

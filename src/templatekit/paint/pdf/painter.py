@@ -37,7 +37,7 @@ from templatekit.model.values import Color, Gradient
 from templatekit.paint.effects import shadows_of, with_effects
 from templatekit.paint.glyphs import glyph_image
 from templatekit.paint.gradient import gradient_image, gradient_line
-from templatekit.paint.pdf.color_glyphs import ColorGlyphs
+from templatekit.paint.pdf.color_glyphs import ColorGlyphs, OutlinePen
 from templatekit.paint.pdf.fonts import EmbeddedFonts
 from templatekit.paint.pdf.objects import Document, Name, Raw, Ref, number, serialise, text_string
 from templatekit.paint.raster import painted_alone
@@ -50,6 +50,7 @@ from templatekit.scene import (
     Image,
     Item,
     Line,
+    Outline,
     Paint,
     Path,
     Polygon,
@@ -379,7 +380,27 @@ def _paint_glyph_run(canvas: _Canvas, run: GlyphRun) -> None:
     if hb_font(run.font).color:
         _paint_color_glyphs(canvas, run)
     else:
+        if run.outline is not None:
+            _stroke_outlines(canvas, run, run.outline)
         _write_text(canvas, run, visible=True)
+
+
+def _stroke_outlines(canvas: _Canvas, run: GlyphRun, outline: Outline) -> None:
+    """The glyphs' outlines stroked twice the outline's width with round joins, under
+    the text drawn next, which covers the inner half: a line outside the letters. As
+    paths, not text, so that search finds the text once."""
+    font = hb_font(run.font)
+    units = run.size / font.upem
+    canvas.op("q")
+    _alpha(canvas, outline.color.a / 255 * canvas.opacity)
+    canvas.op(f"{_rgb(outline.color)} RG 1 j 1 J")
+    for glyph, (x, y) in zip(run.glyphs, run.positions, strict=True):
+        pen = OutlinePen()
+        font.font.draw_glyph_with_pen(glyph, pen)
+        if pen.parts:
+            place = f"{number(units)} 0 0 {number(-units)} {number(run.x + x)} {number(run.y + y)} cm"
+            canvas.op(f"q {place} {number(2 * outline.width / units)} w {' '.join(pen.parts)} S Q")
+    canvas.op("Q")
 
 
 def _write_text(canvas: _Canvas, run: GlyphRun, visible: bool) -> None:
@@ -718,7 +739,8 @@ def _extent(item: Item) -> list[tuple[float, float]]:
     if isinstance(item, (Rect, Ellipse, Image)):
         return [(item.x, item.y), (item.x + item.width, item.y + item.height)]
     if isinstance(item, GlyphRun):
-        return [(item.x - item.size, item.y - item.size * 1.5), (item.x + item.width + item.size, item.y + item.size)]
+        pad = item.size + (item.outline.width if item.outline is not None else 0.0)
+        return [(item.x - pad, item.y - item.size * 1.5 - pad), (item.x + item.width + pad, item.y + pad)]
     if isinstance(item, Line):
         return [item.start, item.end]
     if isinstance(item, Polygon):
