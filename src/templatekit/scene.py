@@ -81,6 +81,7 @@ class Path:
     even_odd: bool = False
     line_cap: LineCap = "butt"
     line_join: LineJoin = "miter"
+    dash: tuple[float, ...] = ()  # px on, off, on, … along the stroke; () is solid
 
     def bounds(self) -> tuple[float, float, float, float]:
         """The box of the path's points (control points included: it holds the curves)."""

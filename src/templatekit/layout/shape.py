@@ -1,22 +1,148 @@
-"""Shape layers: rectangle, ellipse or line, filling the layer box."""
+"""Shape layers: rectangle (each corner rounded alike or on its own), ellipse, line (with
+arrowheads), polygon or SVG path, filling the layer box; strokes solid or dashed."""
 
 from __future__ import annotations
 
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import ShapeLayer
+from templatekit.model.path_data import Command, parse_path_data
 from templatekit.model.values import Color, Gradient
-from templatekit.scene import Ellipse, Item, Line, Rect
+from templatekit.scene import Ellipse, Item, Line, Path, Rect
+
+KAPPA = 0.5522847498  # Bézier handle length of a quarter circle
+#: An arrowhead's length and width, as multiples of the stroke width (at least 8 px long).
+ARROW_LENGTH, ARROW_WIDTH, ARROW_MIN = 4.0, 3.0, 8.0
 
 
 def layout(layer: ShapeLayer, ctx: LayoutContext) -> list[Item]:
     stroke = layer.stroke if layer.stroke_width > 0 else None
     if layer.shape == "line":
-        color = layer.stroke or _solid(layer.fill) or Color(0, 0, 0)
-        middle = layer.y + layer.height / 2
-        return [Line((layer.x, middle), (layer.x + layer.width, middle), color, max(layer.stroke_width, 1.0))]
+        return _line(layer)
+    commands = _outline(layer)
+    if commands is None:  # a plain rectangle or ellipse, solid: the painters' own shapes
+        if layer.shape == "ellipse":
+            return [Ellipse(layer.x, layer.y, layer.width, layer.height, layer.fill, stroke, layer.stroke_width)]
+        box = (layer.x, layer.y, layer.width, layer.height)
+        return [Rect(*box, layer.fill, stroke, layer.stroke_width, layer.radius)]
+    return [
+        Path(
+            commands,
+            fill=layer.fill,
+            stroke=stroke,
+            stroke_width=layer.stroke_width,
+            even_odd=layer.fill_rule == "evenodd",
+            line_cap=layer.line_cap,
+            line_join="round" if layer.shape in ("ellipse", "path") else "miter",
+            dash=layer.stroke_dash if stroke is not None else (),
+        )
+    ]
+
+
+def _outline(layer: ShapeLayer) -> tuple[Command, ...] | None:
+    """The shape as path commands, or None where a Rect or an Ellipse draws it."""
+    x, y, width, height = layer.x, layer.y, layer.width, layer.height
+    if layer.shape == "polygon":
+        corners = [(x + fx * width, y + fy * height) for fx, fy in layer.points]
+        return (("M", *corners[0]), *(("L", *corner) for corner in corners[1:]), ("Z",))
+    if layer.shape == "path":
+        return _fitted(parse_path_data(layer.path or ""), layer)
+    dashed = bool(layer.stroke_dash) and layer.stroke is not None and layer.stroke_width > 0
     if layer.shape == "ellipse":
-        return [Ellipse(layer.x, layer.y, layer.width, layer.height, layer.fill, stroke, layer.stroke_width)]
-    return [Rect(layer.x, layer.y, layer.width, layer.height, layer.fill, stroke, layer.stroke_width, layer.radius)]
+        return _ellipse(x, y, width, height) if dashed else None
+    radii = layer.radii or (layer.radius,) * 4
+    if layer.radii is None and not dashed:
+        return None
+    return _rounded_rect(x, y, width, height, radii)
+
+
+def _fitted(commands: tuple[Command, ...], layer: ShapeLayer) -> tuple[Command, ...]:
+    """Path data scaled from its view box into the layer box, uniformly and centred
+    (SVG's default, xMidYMid meet); without a view box its units are px in the box."""
+    vx, vy, vw, vh = layer.view_box or (0.0, 0.0, layer.width, layer.height)
+    scale = min(layer.width / vw, layer.height / vh)
+    dx = layer.x + (layer.width - vw * scale) / 2 - vx * scale
+    dy = layer.y + (layer.height - vh * scale) / 2 - vy * scale
+    return tuple(
+        (command[0], *(value * scale + (dx if index % 2 == 0 else dy) for index, value in enumerate(command[1:])))
+        for command in commands
+    )
+
+
+def _rounded_rect(
+    x: float, y: float, width: float, height: float, radii: tuple[float, float, float, float]
+) -> tuple[Command, ...]:
+    """A rectangle whose corners (top-left, top-right, bottom-right, bottom-left) are
+    quarter circles, scaled down together where two would overlap (as CSS does)."""
+    tl, tr, br, bl = radii
+    shrink = min([1.0, *(side / pair for side, pair in _sides(width, height, radii) if pair > 0)])
+    tl, tr, br, bl = (r * shrink for r in (tl, tr, br, bl))
+    k = 1 - KAPPA
+    return (
+        ("M", x + tl, y),
+        ("L", x + width - tr, y),
+        ("C", x + width - tr * k, y, x + width, y + tr * k, x + width, y + tr),
+        ("L", x + width, y + height - br),
+        ("C", x + width, y + height - br * k, x + width - br * k, y + height, x + width - br, y + height),
+        ("L", x + bl, y + height),
+        ("C", x + bl * k, y + height, x, y + height - bl * k, x, y + height - bl),
+        ("L", x, y + tl),
+        ("C", x, y + tl * k, x + tl * k, y, x + tl, y),
+        ("Z",),
+    )
+
+
+def _sides(width: float, height: float, radii: tuple[float, float, float, float]) -> list[tuple[float, float]]:
+    tl, tr, br, bl = radii
+    return [(width, tl + tr), (height, tr + br), (width, br + bl), (height, bl + tl)]
+
+
+def _ellipse(x: float, y: float, width: float, height: float) -> tuple[Command, ...]:
+    rx, ry = width / 2, height / 2
+    cx, cy = x + rx, y + ry
+    ox, oy = rx * KAPPA, ry * KAPPA
+    return (
+        ("M", cx + rx, cy),
+        ("C", cx + rx, cy + oy, cx + ox, cy + ry, cx, cy + ry),
+        ("C", cx - ox, cy + ry, cx - rx, cy + oy, cx - rx, cy),
+        ("C", cx - rx, cy - oy, cx - ox, cy - ry, cx, cy - ry),
+        ("C", cx + ox, cy - ry, cx + rx, cy - oy, cx + rx, cy),
+        ("Z",),
+    )
+
+
+def _line(layer: ShapeLayer) -> list[Item]:
+    """A level line through the middle of the box (rotate the layer for others), with
+    arrowheads that end exactly at its ends."""
+    color = layer.stroke or _solid(layer.fill) or Color(0, 0, 0)
+    width = max(layer.stroke_width, 1.0)
+    middle = layer.y + layer.height / 2
+    start, end = layer.x, layer.x + layer.width
+    length = max(ARROW_MIN, ARROW_LENGTH * width)
+    half = max(ARROW_MIN * ARROW_WIDTH / ARROW_LENGTH, ARROW_WIDTH * width) / 2
+    heads: list[Item] = []
+    if layer.arrow_start:
+        heads.append(_head(start, middle, +1, length, half, color))
+        start += length * 0.8  # the shaft stops inside the head, whose point is the end
+    if layer.arrow_end:
+        heads.append(_head(end, middle, -1, length, half, color))
+        end -= length * 0.8
+    if not layer.stroke_dash and layer.line_cap == "butt":
+        return [Line((start, middle), (end, middle), color, width), *heads]
+    shaft = Path(
+        (("M", start, middle), ("L", end, middle)),
+        stroke=color,
+        stroke_width=width,
+        line_cap=layer.line_cap,
+        dash=layer.stroke_dash,
+    )
+    return [shaft, *heads]
+
+
+def _head(tip: float, middle: float, direction: int, length: float, half: float, color: Color) -> Path:
+    """A filled triangle pointing to ``tip``, its base ``length`` behind it."""
+    base = tip + direction * length
+    corners = ((tip, middle), (base, middle - half), (base, middle + half))
+    return Path((("M", *corners[0]), ("L", *corners[1]), ("L", *corners[2]), ("Z",)), fill=color)
 
 
 def _solid(fill: Color | Gradient | None) -> Color | None:

@@ -39,6 +39,8 @@ from templatekit.numbers import FormatError, NumberFormat
 MAX_TEXT = 20_000
 MAX_SPANS = 1_000
 MAX_OUTLINE = 100.0
+MAX_POINTS = 10_000
+MAX_DASHES = 16
 #: Font sizes: below a tenth of a pixel nothing is drawn, and scales underflow.
 FONT_SIZE = all_of(positive, between(0.1, MAX_FONT_SIZE))
 
@@ -294,11 +296,45 @@ class ShapeLayer(Layer):
     TYPE = "shape"
     MAIN_FIELD = "fill"
 
-    shape: Literal["rect", "ellipse", "line"] = "rect"
+    shape: Literal["rect", "ellipse", "line", "polygon", "path"] = "rect"
     fill: Color | Gradient | None = Color(0, 0, 0)
     stroke: Color | None = None
     stroke_width: float = field(1.0, check=non_negative)
     radius: float = field(0.0, check=non_negative)
+    #: each corner's radius: top-left, top-right, bottom-right, bottom-left (rect)
+    radii: tuple[float, float, float, float] | None = None
+    #: the polygon's corners, as fractions of the box (0, 0 top-left; 1, 1 bottom-right)
+    points: tuple[tuple[float, float], ...] = field((), check=at_most_items(MAX_POINTS))
+    path: str | None = field(None, check=max_length(MAX_TEXT))  # SVG path data, ``d``
+    #: the coordinates of ``path`` that fill the box: x, y, width, height (SVG's viewBox)
+    view_box: tuple[float, float, float, float] | None = None
+    fill_rule: Literal["nonzero", "evenodd"] = "nonzero"
+    stroke_dash: tuple[float, ...] = field((), check=at_most_items(MAX_DASHES))  # px on, off, …
+    line_cap: Literal["butt", "round", "square"] = "butt"
+    arrow_start: bool = False  # lines: an arrowhead at the start
+    arrow_end: bool = False
+
+    def problems(self) -> Iterator[tuple[str, str]]:
+        if self.radii is not None and any(corner < 0 for corner in self.radii):
+            yield "radii", f"corners cannot be negative (got {list(self.radii)})"
+        if any(length < 0 for length in self.stroke_dash) or (self.stroke_dash and not any(self.stroke_dash)):
+            yield "strokeDash", f"lengths must be 0 or more, and not all 0 (got {list(self.stroke_dash)})"
+        if self.shape == "polygon" and len(self.points) < 3:
+            yield "points", f"a polygon needs at least 3 points (got {len(self.points)})"
+        if any(abs(v) > 10 for point in self.points for v in point):
+            yield "points", "are fractions of the box, within -10 and 10"
+        if self.view_box is not None and (self.view_box[2] <= 0 or self.view_box[3] <= 0):
+            yield "viewBox", f"width and height must be more than 0 (got {list(self.view_box)})"
+        if self.shape == "path":
+            from templatekit.model.path_data import PathDataError, parse_path_data
+
+            if not self.path:
+                yield "path", "a path shape needs SVG path data, e.g. 'M 0 0 L 100 0 L 50 80 Z'"
+            else:
+                try:
+                    parse_path_data(self.path)
+                except PathDataError as exc:
+                    yield "path", str(exc)
 
 
 @frozen(kw_only=True)

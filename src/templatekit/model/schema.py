@@ -83,6 +83,8 @@ class ModelSchema:
             return self._union(args)
         if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
             return {"type": "array", "items": self.of(args[0])}
+        if origin is tuple and args and len(set(args)) == 1:  # so many of one kind: a point, four corners
+            return {"type": "array", "items": self.of(args[0]), "minItems": len(args), "maxItems": len(args)}
         if origin is dict and args and args[0] is str:
             return {"type": "object", "additionalProperties": self.of(args[1])}
         if attrs.has(kind):

@@ -45,6 +45,40 @@ def contours(path: Path) -> list[tuple[list[Point], bool]]:
     return found
 
 
+def dashed(lines: list[tuple[list[Point], bool]], pattern: tuple[float, ...]) -> list[tuple[list[Point], bool]]:
+    """The dashes of a dash ``pattern`` (on, off, on, … in px; an odd count repeats, as
+    in SVG) laid along each line from its start, as open lines."""
+    lengths = list(pattern) * (2 if len(pattern) % 2 else 1)
+    if sum(lengths) <= 0:
+        return lines
+    dashes: list[tuple[list[Point], bool]] = []
+    for points, closed in lines:
+        run = [*points, points[0]] if closed else points
+        index, left, on = 0, lengths[0], True
+        current: list[Point] = [run[0]]
+        for a, b in zip(run, run[1:], strict=False):
+            segment = math.dist(a, b)
+            travelled = 0.0
+            while segment - travelled > left:
+                travelled += left
+                t = travelled / segment
+                point = (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
+                if on:
+                    current.append(point)
+                    dashes.append((current, False))
+                current = [point]
+                index = (index + 1) % len(lengths)
+                left, on = lengths[index], not on
+            left -= segment - travelled
+            if on:
+                current.append(b)
+            else:
+                current = [b]
+        if on and len(current) > 1:
+            dashes.append((current, False))
+    return dashes
+
+
 def _cubic(start: Point, first: tuple, second: tuple, end: tuple) -> list[Point]:
     """Points along a cubic Bézier, closer together where it bends more."""
     length = math.dist(start, first) + math.dist(first, second) + math.dist(second, end)
@@ -76,7 +110,8 @@ def path_mask(path: Path, scale: float, origin: Point, size: tuple[int, int], st
 
     if stroke:
         mask = PILImage.new("L", big, 0)
-        _stroke(ImageDraw.Draw(mask), [(device(p), closed) for p, closed in contours(path)], path, k)
+        lines = dashed(contours(path), path.dash) if path.dash else contours(path)
+        _stroke(ImageDraw.Draw(mask), [(device(p), closed) for p, closed in lines], path, k)
         return mask.reduce(SUPERSAMPLE)
     return _fill(path, [device(points) for points, _ in contours(path) if len(points) > 2], big).reduce(SUPERSAMPLE)
 

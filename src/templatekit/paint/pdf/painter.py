@@ -343,6 +343,8 @@ def _paint_path(canvas: _Canvas, item: Path) -> None:
             _fill_path(canvas, path, item.fill, item.bounds())
     if item.stroke is not None and item.stroke_width > 0:
         canvas.op(f"{_LINE_CAPS[item.line_cap]} J {_LINE_JOINS[item.line_join]} j")
+        if item.dash:
+            canvas.op(f"[{' '.join(number(length) for length in item.dash)}] 0 d")
         _stroke(canvas, path, item.stroke, item.stroke_width)
     canvas.op("Q")
 

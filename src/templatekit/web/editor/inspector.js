@@ -9,7 +9,9 @@ const TIMING = ["start", "duration", "animations"];
 const PLACE = ["x", "y", "width", "height", "rotation"];
 /** Fields every layer has that are seldom changed: kept under "More". */
 const MORE = ["opacity", "visible", "locked", "id", "suggestInput"];
-const SKIPPED = new Set(["type", "name", ...PLACE, ...TIMING, ...MORE]);
+/** Shadows, blur and blend mode, which every layer has: under "Effects", after its own fields. */
+const EFFECTS = ["shadows", "blur", "blend"];
+const SKIPPED = new Set(["type", "name", ...PLACE, ...TIMING, ...MORE, ...EFFECTS]);
 
 /** Alignments: the axis, and where on it (0 start, 0.5 centre, 1 end) of the selection's bounds. */
 const ALIGNMENTS = {
@@ -114,6 +116,7 @@ export class Inspector {
     scan.setAttribute("role", "status");
     const parts = [heading, scan, place, ...own.map(field)];
     if (video) parts.push(el("details", { open: true }, el("summary", { textContent: "Timing" }), ...known(TIMING).map(field)));
+    parts.push(el("details", {}, el("summary", { textContent: "Effects" }), ...known(EFFECTS).map(field)));
     parts.push(el("details", {}, el("summary", { textContent: "More" }), ...known(MORE).map(field)));
     this.layerBox.replaceChildren(...parts);
     this.showScans(this.scans);

@@ -1,0 +1,112 @@
+"""Shapes beyond boxes: polygons, SVG path data, a radius per corner, dashed and dotted
+strokes and arrowheads, in PNG (pixels) and PDF (vector operators)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+import templatekit as tk
+from templatekit.errors import TemplateError
+from tests.conftest import decode, layer, template
+
+HEART = (
+    "M12 21.35l-1.45-1.32C5.4 15.36 2 12.28 2 8.5 2 5.42 4.42 3 7.5 3c1.74 0 3.41.81 4.5 2.09"
+    "C13.09 3.81 14.76 3 16.5 3 19.58 3 22 5.42 22 8.5c0 3.78-3.4 6.86-8.55 11.54L12 21.35z"
+)
+
+
+def drawn(*layers: dict[str, object]):
+    return decode(tk.render_image(template(*layers, width=200, height=200, background="#ffffff")).data).convert("RGB")
+
+
+def shape(**fields: object) -> dict[str, object]:
+    return layer("shape", "s", x=20, y=20, width=160, height=160, **fields)
+
+
+def test_a_polygon_takes_its_corners_as_fractions_of_the_box():
+    image = drawn(shape(shape="polygon", fill="#ff0000", points=[[0.5, 0], [1, 1], [0, 1]]))
+    assert image.getpixel((100, 150)) == (255, 0, 0)  # inside the triangle
+    assert image.getpixel((30, 40)) == (255, 255, 255)  # beside its apex
+    assert image.getpixel((170, 40)) == (255, 255, 255)
+
+
+def test_path_data_is_fitted_from_its_view_box_into_the_box():
+    image = drawn(shape(shape="path", fill="#e11d48", path=HEART, viewBox=[0, 0, 24, 24]))
+    assert image.getpixel((100, 120)) == (225, 29, 72)  # the heart's middle, scaled 160/24
+    assert image.getpixel((100, 36)) == (255, 255, 255)  # the notch between its lobes
+    assert image.getpixel((25, 175)) == (255, 255, 255)
+    even_odd = drawn(shape(shape="path", fill="#000000", fillRule="evenodd", path="M0 0H160V160H0Z M40 40H120V120H40Z"))
+    assert even_odd.getpixel((100, 100)) == (255, 255, 255) and even_odd.getpixel((30, 30)) == (0, 0, 0)
+
+
+def test_each_corner_takes_its_own_radius():
+    image = drawn(shape(fill="#000000", radii=[60, 0, 20, 0]))
+    assert image.getpixel((24, 24)) == (255, 255, 255)  # top-left: rounded by 60
+    assert image.getpixel((176, 24)) == (0, 0, 0)  # top-right: square
+    assert image.getpixel((24, 176)) == (0, 0, 0)  # bottom-left: square
+    assert image.getpixel((178, 178)) == (255, 255, 255)  # bottom-right: rounded by 20
+
+
+def test_a_dashed_stroke_follows_its_pattern():
+    image = drawn(shape(fill=None, stroke="#000000", strokeWidth=4, strokeDash=[20, 10]))
+    row = [image.getpixel((x, 20))[0] < 128 for x in range(20, 181)]  # along the top edge
+    runs: list[tuple[bool, int]] = []
+    for ink in row:
+        if runs and runs[-1][0] == ink:
+            runs[-1] = (ink, runs[-1][1] + 1)
+        else:
+            runs.append((ink, 1))
+    inner = runs[1:-1]  # whole dashes and gaps
+    assert [length for ink, length in inner if ink] and all(19 <= n <= 22 for ink, n in inner if ink)
+    assert all(8 <= n <= 11 for ink, n in inner if not ink)
+
+
+def test_dots_and_arrowheads_on_lines():
+    image = drawn(
+        layer("shape", "dots", x=20, y=40, width=160, height=20, shape="line", stroke="#0000ff", strokeWidth=8,
+              strokeDash=[0, 20], lineCap="round"),
+        layer("shape", "arrow", x=20, y=120, width=160, height=40, shape="line", stroke="#000000", strokeWidth=4,
+              arrowEnd=True),
+    )  # fmt: skip
+    dots = [image.getpixel((x, 50))[2] > 200 and image.getpixel((x, 50))[0] < 80 for x in range(16, 185)]
+    starts = sum(1 for before, now in zip(dots, dots[1:], strict=False) if now and not before)
+    assert starts >= 7  # round dots every 20 px along 160 px
+    shaft = sum(1 for y in range(120, 160) if image.getpixel((60, y))[0] < 128)
+    head = sum(1 for y in range(120, 160) if image.getpixel((166, y))[0] < 128)  # near its base
+    assert 3 <= shaft <= 6 and head > 2 * shaft  # the head is wider than the shaft
+    assert image.getpixel((177, 140))[0] < 128 and image.getpixel((182, 140))[0] > 240  # its point ends there
+
+
+def test_shapes_are_vector_in_pdf_with_native_dashes():
+    pypdf = pytest.importorskip("pypdf")
+    pdf = tk.render_pdf(
+        template(
+            shape(shape="path", fill="#e11d48", path=HEART, viewBox=[0, 0, 24, 24]),
+            layer("shape", "frame", x=10, y=10, width=180, height=180, fill=None, stroke="#000", strokeWidth=2,
+                  strokeDash=[6, 3]),
+            width=200,
+            height=200,
+        )
+    ).data  # fmt: skip
+    page = pypdf.PdfReader(io.BytesIO(pdf)).pages[0]
+    content = page.get_contents().get_data().decode("latin-1")
+    assert "[6 3] 0 d" in content and " c\n" in content or " c " in content  # dashes, curves
+    assert not list(page.images)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"shape": "polygon", "points": [[0, 0], [1, 1]]}, r"points: a polygon needs at least 3 points \(got 2\)"),
+        ({"shape": "path"}, r"path: a path shape needs SVG path data"),
+        ({"shape": "path", "path": "M 10 x"}, r"path: not SVG path data"),
+        ({"strokeDash": [4, -1]}, r"strokeDash: lengths must be 0 or more"),
+        ({"radii": [1, 2, -3, 4]}, r"radii: corners cannot be negative"),
+        ({"shape": "path", "path": "M0 0L1 1", "viewBox": [0, 0, 0, 10]}, r"viewBox: width and height"),
+    ],
+)
+def test_shape_mistakes_are_named(fields, message):
+    with pytest.raises(TemplateError, match=r"layers\[0\]\." + message):
+        tk.load_template(template(shape(**fields)))
