@@ -46,13 +46,17 @@ def _outline(layer: ShapeLayer) -> tuple[Command, ...] | None:
         return (("M", *corners[0]), *(("L", *corner) for corner in corners[1:]), ("Z",))
     if layer.shape == "path":
         return _fitted(parse_path_data(layer.path or ""), layer)
-    dashed = bool(layer.stroke_dash) and layer.stroke is not None and layer.stroke_width > 0
-    if layer.shape == "ellipse":
-        return _ellipse(x, y, width, height) if dashed else None
-    radii = layer.radii or (layer.radius,) * 4
-    if layer.radii is None and not dashed:
+    stroked = layer.stroke is not None and layer.stroke_width > 0
+    dashed = bool(layer.stroke_dash) and stroked
+    if layer.shape == "ellipse" and not dashed or layer.shape == "rect" and layer.radii is None and not dashed:
         return None
-    return _rounded_rect(x, y, width, height, radii)
+    # the outline inside the box, as the painters draw a Rect's or an Ellipse's
+    inset = min(layer.stroke_width / 2, width / 2, height / 2) if stroked else 0.0
+    x, y, width, height = x + inset, y + inset, width - 2 * inset, height - 2 * inset
+    if layer.shape == "ellipse":
+        return _ellipse(x, y, width, height)
+    tl, tr, br, bl = (max(0.0, r - inset) for r in layer.radii or (layer.radius,) * 4)
+    return _rounded_rect(x, y, width, height, (tl, tr, br, bl))
 
 
 def _fitted(commands: tuple[Command, ...], layer: ShapeLayer) -> tuple[Command, ...]:
