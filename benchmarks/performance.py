@@ -1,5 +1,6 @@
 """Every performance target in one run: the social card against Pillow, Satori and
-Chromium (identical, new-title and all-new renders, PNG size, cold start), the invoice PDF
+Chromium (identical, new-title and all-new renders, PNG size, cold start), what layer
+effects add to it, the invoice PDF
 against ReportLab and WeasyPrint, the promo video against MoviePy and the x264 floor,
 batches on every core, the server against the library's pool, and memory over renders
 where nothing repeats.
@@ -37,6 +38,7 @@ CLIENT = ["--client", "wrk"] if shutil.which("wrk") else []
 #: (name, what it measures, full-run arguments, quick-run arguments)
 SUITE: list[tuple[str, str, list[str], list[str]]] = [
     ("social_card", "social card, 1200x630 PNG", [], ["--iterations", "12", "--rounds", "2"]),
+    ("effects", "social card with effects", [], ["--iterations", "12", "--rounds", "2"]),
     ("invoice_pdf", "invoice, vector PDF", [], ["--iterations", "8", "--rounds", "2"]),
     (
         "video_promo",
