@@ -114,3 +114,12 @@ def test_shadows_match_css_box_shadow(page, css, shadow):
     )
     mine = ours(layer("shape", "card", x=90, y=50, width=140, height=90, fill="#ffffff", shadows=[shadow]))
     assert mean_difference(mine, theirs) < TOLERANCE
+
+
+def test_radial_gradients_match_css(page):
+    theirs = chromium_shot(
+        page, '<div style="left:30px;top:20px;width:260px;height:160px;background:radial-gradient(#fde68a,#7c3aed)">'
+    )
+    fill = {"from": "#fde68a", "to": "#7c3aed", "kind": "radial"}
+    mine = ours(layer("shape", "glow", x=30, y=20, width=260, height=160, fill=fill))
+    assert mean_difference(mine, theirs) < TOLERANCE

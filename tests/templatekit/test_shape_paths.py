@@ -110,3 +110,14 @@ def test_shapes_are_vector_in_pdf_with_native_dashes():
 def test_shape_mistakes_are_named(fields, message):
     with pytest.raises(TemplateError, match=r"layers\[0\]\." + message):
         tk.load_template(template(shape(**fields)))
+
+
+def test_a_radial_gradient_runs_from_the_centre_to_the_corners_in_png_and_pdf():
+    fill = {"from": "#ffffff", "to": "#000000", "kind": "radial"}
+    image = drawn(shape(fill=fill))
+    centre, edge, corner = image.getpixel((100, 100)), image.getpixel((100, 21)), image.getpixel((21, 21))
+    assert centre[0] > 250 and corner[0] < 12 and 60 < edge[0] < 100  # an edge's middle: 1/√2 of the way
+    pypdf = pytest.importorskip("pypdf")
+    pdf = tk.render_pdf(template(shape(fill=fill), width=200, height=200)).data
+    shadings = pypdf.PdfReader(io.BytesIO(pdf)).pages[0]["/Resources"]["/Shading"]
+    assert [shadings[name].get_object()["/ShadingType"] for name in shadings] == [3]

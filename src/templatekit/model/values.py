@@ -7,7 +7,7 @@ see a colour string.
 from __future__ import annotations
 
 import re
-from typing import ClassVar, NewType
+from typing import ClassVar, Literal, NewType
 
 from attrs import frozen
 from PIL import ImageColor
@@ -114,12 +114,14 @@ def _alpha(part: str) -> int:
 
 @frozen
 class Gradient:
-    """A linear gradient from one colour to another; ``angle`` in degrees as in CSS
-    (0 = bottom to top, 90 = left to right)."""
+    """A gradient from one colour to another: linear, ``angle`` in degrees as in CSS
+    (0 = bottom to top, 90 = left to right); or radial, from the box's centre (``from``)
+    to its corners (``to``), as CSS's ``radial-gradient(ellipse farthest-corner)``."""
 
     from_: Color
     to: Color
     angle: float = 180
+    kind: Literal["linear", "radial"] = "linear"
 
 
 @frozen

@@ -21,12 +21,26 @@ def gradient_image(gradient: Gradient, size: tuple[int, int]) -> PILImage.Image:
     a ramp in x and a ramp in y whose ranges add up to at most 1, so two 8-bit
     ramps added together give the mask exactly, in C, without float images."""
     width, height = size
+    if gradient.kind == "radial":
+        return _blended(gradient, _radial_mask(size))
     angle = math.radians(gradient.angle)
     dx, dy = math.sin(angle), -math.cos(angle)
     span = abs(width * dx) + abs(height * dy) or 1.0
     across = _ramp(width, abs(width * dx) / span, reverse=dx < 0).resize(size, PILImage.Resampling.NEAREST)
     down = _ramp(height, abs(height * dy) / span, reverse=dy < 0).transpose(PILImage.Transpose.TRANSPOSE)
     mask = ImageChops.add(across, down.resize(size, PILImage.Resampling.NEAREST))
+    return _blended(gradient, mask)
+
+
+def _radial_mask(size: tuple[int, int]) -> PILImage.Image:
+    """0 at the box's centre to 255 at its corners along ellipses of the box's shape:
+    Pillow's radial gradient, 255 at the corners of its square, stretched over the box."""
+    return PILImage.radial_gradient("L").resize(size, PILImage.Resampling.BILINEAR)
+
+
+def _blended(gradient: Gradient, mask: PILImage.Image) -> PILImage.Image:
+    """``from`` where the mask is 0, ``to`` where it is 255."""
+    size = mask.size
     start = PILImage.new("RGBA", size, gradient.from_.rgba)
     end = PILImage.new("RGBA", size, gradient.to.rgba)
     if gradient.from_.rgba[3] == gradient.to.rgba[3]:

@@ -249,6 +249,9 @@ def _fill_path(canvas: _Canvas, path: str, paint: Paint, bounds: tuple[float, fl
     canvas.op(f"q {path} W n")
     if paint.from_.a == paint.to.a == 255:
         _alpha(canvas, canvas.opacity)
+        if paint.kind == "radial":  # the unit square's circle, stretched over the box
+            x, y, width, height = bounds
+            canvas.op(f"{number(width)} 0 0 {number(height)} {number(x)} {number(y)} cm")
         canvas.op(f"/{_shading(canvas, paint, bounds)} sh")
     else:
         _, _, width, height = bounds
@@ -259,11 +262,18 @@ def _fill_path(canvas: _Canvas, path: str, paint: Paint, bounds: tuple[float, fl
 
 
 def _shading(canvas: _Canvas, gradient: Gradient, bounds: tuple[float, float, float, float]) -> str:
-    start, end = gradient_line(gradient, bounds)
+    """A radial gradient is drawn as a circle's shading in a space squeezed to the box's
+    shape (``_paint_shading`` sets it): its coordinates are the unit square's."""
+    if gradient.kind == "radial":
+        start = end = (0.5, 0.5)
+        coords = [0.5, 0.5, 0, 0.5, 0.5, math.sqrt(0.5)]
+    else:
+        start, end = gradient_line(gradient, bounds)
+        coords = [*start, *end]
     entries = {
-        "ShadingType": 2,
+        "ShadingType": 3 if gradient.kind == "radial" else 2,
         "ColorSpace": Name("DeviceRGB"),
-        "Coords": [*start, *end],
+        "Coords": coords,
         "Function": {
             "FunctionType": 2,
             "Domain": [0, 1],
