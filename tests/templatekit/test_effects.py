@@ -152,6 +152,7 @@ def test_pdf_blends_natively_and_draws_shadows_and_blur_as_pictures():
             {**words, "shadows": [{"x": 2, "y": 2, "blur": 4}]},
             layer("shape", "over", x=50, y=100, width=100, height=60, fill="#ffff00", blend="multiply"),
             layer("text", "hazy", x=20, y=160, width=160, height=30, text="Blurred", size=20, blur=3),
+            layer("shape", "dot", x=160, y=20, width=20, height=20, fill="#fff", shadows=[{"color": "#f00"}]),
             width=200,
             height=200,
         )
@@ -162,7 +163,9 @@ def test_pdf_blends_natively_and_draws_shadows_and_blur_as_pictures():
     assert "Shadowed words" in text  # the shadowed text stays text
     assert "Blurred" not in text  # the blurred one is a picture of itself
     images = list(reader.pages[0].images)
-    assert len({image.name for image in images}) == 2  # the shadow and the blurred layer
+    assert len({image.name for image in images}) == 3  # two shadows and the blurred layer, each its own
+    extrema = [image.image.convert("RGB").getextrema() for image in images]
+    assert any(red[1] > 200 and green[1] < 50 for red, green, _ in extrema)  # the red shadow, not the black one
     assert max(image.image.width for image in images) > 2 * 160  # more pixels than the 160 px layer: print resolution
 
 
@@ -183,8 +186,13 @@ def test_a_text_outline_is_drawn_outside_the_letters():
     assert dark is not None and inked is not None
     assert dark[0] <= inked[0] - 3 and dark[2] >= inked[2] + 3  # about 4 px outside on each side
     assert dark[1] <= inked[1] - 3 and dark[3] >= inked[3] + 3
-    middle = image.getpixel(((inked[0] + inked[2]) // 2 - 20, (inked[1] + inked[3]) // 2))
-    assert middle in (0, 255)  # a stem stays white inside its outline, or background
+    stem = next(
+        (x, y)
+        for y in range(inked[1], inked[3])
+        for x in range(inked[0], inked[2])
+        if all(letters.getpixel((x + dx, y + dy)) < 40 for dx in range(-6, 7) for dy in range(-6, 7))
+    )  # a point well inside a letter
+    assert image.getpixel(stem) > 240  # stays the text's white: the outline is outside
 
 
 def test_a_text_outline_in_pdf_is_a_stroked_path_and_the_text_is_found_once():

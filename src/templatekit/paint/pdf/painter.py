@@ -23,6 +23,7 @@ the same bytes, unless a creation date is given.
 from __future__ import annotations
 
 import io
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -62,6 +63,7 @@ POINTS_PER_PX = 0.75
 GRADIENT_DENSITY = 2.0  # pixels per px of a translucent gradient, embedded as an image
 EMOJI_DENSITY = 4.0  # pixels per px of colour glyphs
 EMOJI_MAX_PIXELS = 1024  # per em: a very large emoji is drawn at no more than this
+_PICTURES = itertools.count()  # names of what effects draw as pictures
 PRINT_SCALE = 300 / 96  # pixels per px of what PDF cannot draw (blur, shadows): 300 dpi
 KAPPA = 0.5522847498  # Bézier handle length of a quarter circle
 
@@ -701,7 +703,9 @@ def _effects_picture(canvas: _Canvas, group: Group) -> None:
     box = (left, top, image.width / PRINT_SCALE, image.height / PRINT_SCALE)
     saved = canvas.opacity
     canvas.opacity = saved * group.opacity
-    _draw_image(canvas, ("effects", id(picture)), lambda document: _pixels_object(document, picture), box)
+    # each picture is its own: an id() could be taken again by the next once this one is freed
+    key = ("effects", next(_PICTURES))
+    _draw_image(canvas, key, lambda document: _pixels_object(document, picture), box)
     canvas.opacity = saved
 
 
