@@ -19,7 +19,7 @@ from templatekit.assets import AssetLoader
 from templatekit.cache import memoized
 from templatekit.encode import encode, image_format
 from templatekit.errors import AssetError, RenderError, TemplateError
-from templatekit.layout.compose import layout_template
+from templatekit.layout.compose import layer_effects, layout_template
 from templatekit.layout.context import LayoutContext
 from templatekit.loading import TemplateSource, load_template
 from templatekit.model.template import Template
@@ -190,13 +190,13 @@ def _encoded(
 
 def at_moment(template: Template, scene: Scene, time: float) -> Scene:
     """A video template's laid-out scene at ``time`` seconds, as far as a Scene can show
-    it: the layers on screen then, with their opacity, place, size and rotation at that
-    moment (a ken-burns zoom and the typewriter are drawn at rest; the PNG of a poster
-    frame has them too).
+    it: the layers on screen then, with their opacity, place, size, rotation, blur and
+    shadows at that moment (a ken-burns zoom, the typewriter and an image's animated
+    filters are drawn at rest; the PNG of a poster frame has them too).
     Without a moment, a still of a video template is its finished design: every layer
     as laid out, at rest, which is what layout gives."""
     assert template.video is not None
-    from templatekit.video.timeline import Timeline  # video templates only (start-up time)
+    from templatekit.video.timeline import Timeline, with_effects  # video templates only (start-up time)
 
     timeline = Timeline(template.video.duration, template.width, template.height)
     layers = {layer.name: layer for layer in template.layers}
@@ -211,6 +211,8 @@ def at_moment(template: Template, scene: Scene, time: float) -> Scene:
             continue
         rotation = item.rotation if state.rotation is None else state.rotation
         group = evolve(item, opacity=item.opacity * state.opacity, rotation=rotation)
+        if state.effects:
+            group = evolve(group, effects=layer_effects(with_effects(layer, state.effects)))
         if state.dx or state.dy or state.scale != 1:
             centre = (layer.x + layer.width / 2, layer.y + layer.height / 2)
             group = moved_group(group, Move(state.dx, state.dy, state.scale, centre))

@@ -205,9 +205,20 @@ class Effects:
 
 
 @frozen(cache_hash=True)
+class Mask:
+    """Where a group shows: where ``items`` cover (their alpha, or with ``luminance``
+    their luminance times their alpha), or where they do not when ``invert``."""
+
+    items: tuple[Item, ...]
+    luminance: bool = False
+    invert: bool = False
+
+
+@frozen(cache_hash=True)
 class Group:
     """Items drawn together, then rotated by ``rotation`` degrees (clockwise) about
-    ``origin``, clipped, given its ``effects``, and composited with ``opacity``."""
+    ``origin``, clipped, masked, given its ``effects``, and composited with ``opacity``.
+    The mask is in the group's frame: it turns with it."""
 
     items: tuple[Item, ...]
     opacity: float = 1.0
@@ -216,6 +227,7 @@ class Group:
     clip: Clip | None = None
     label: str | None = None  # the layer name, for debug drawing
     effects: Effects | None = None
+    mask: Mask | None = None
 
 
 Item = Union[Rect, Ellipse, Line, Polygon, Path, Bars, GlyphRun, Image, Group]
@@ -233,7 +245,8 @@ def approx_bytes(item: Item) -> int:
     """Roughly what ``item`` holds in memory, for the caches that keep laid-out items: a
     few hundred bytes an item, more for each glyph, point and pixel."""
     if isinstance(item, Group):
-        return 200 + sum(approx_bytes(child) for child in item.items)
+        masked = sum(approx_bytes(child) for child in item.mask.items) if item.mask is not None else 0
+        return 200 + masked + sum(approx_bytes(child) for child in item.items)
     if isinstance(item, GlyphRun):
         return 300 + 48 * len(item.glyphs) + 2 * len(item.text)
     if isinstance(item, Image):

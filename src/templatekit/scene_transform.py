@@ -9,7 +9,21 @@ from __future__ import annotations
 
 from attrs import evolve, frozen
 
-from templatekit.scene import Bars, Clip, Ellipse, GlyphRun, Group, Image, Item, Line, Path, Point, Polygon, Rect
+from templatekit.scene import (
+    Bars,
+    Clip,
+    Effects,
+    Ellipse,
+    GlyphRun,
+    Group,
+    Image,
+    Item,
+    Line,
+    Path,
+    Point,
+    Polygon,
+    Rect,
+)
 
 
 @frozen
@@ -65,7 +79,14 @@ def moved(item: Item, move: Move) -> Item:
 def moved_group(group: Group, move: Move) -> Group:
     clip = None if group.clip is None else _clip(group.clip, move)
     items = tuple(moved(inner, move) for inner in group.items)
-    return evolve(group, items=items, origin=move.point(group.origin), clip=clip)
+    mask = None if group.mask is None else evolve(group.mask, items=tuple(moved(i, move) for i in group.mask.items))
+    effects = None if group.effects is None else _effects(group.effects, move.scale)
+    return evolve(group, items=items, origin=move.point(group.origin), clip=clip, mask=mask, effects=effects)
+
+
+def _effects(effects: Effects, k: float) -> Effects:
+    shadows = tuple(evolve(s, x=s.x * k, y=s.y * k, blur=s.blur * k, spread=s.spread * k) for s in effects.shadows)
+    return evolve(effects, shadows=shadows, blur=effects.blur * k)
 
 
 def _command(command: tuple[object, ...], move: Move) -> tuple[object, ...]:

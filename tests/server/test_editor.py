@@ -331,11 +331,21 @@ def test_timeline_scrubber_and_the_fill_as_a_gradient(page, live):
     page.fill("#pane-layer [data-path='layers[0].fill.to'] [aria-label='to text']", "#22c55e")
     page.press("#pane-layer [data-path='layers[0].fill.to'] [aria-label='to text']", "Enter")
     settled(page)
+
+    # under Effects, the panel gets a mask: an ellipse in its box
+    page.click("#pane-layer details:has(> summary:text('Effects')) > summary")
+    page.select_option("#pane-layer [aria-label='mask kind']", index=1)
+    # an empty mask is neither a layer nor a shape: the model says so at the field
+    page.wait_for_selector("#pane-layer :text('a mask is another layer')")
+    page.select_option("#pane-layer [data-path='layers[0].mask.shape'] [aria-label='shape kind']", index=1)
+    page.click("#pane-layer [data-path='layers[0].mask.shape'] [role=radio]:text('ellipse')")
+    settled(page)
     save(page, 2)
     source = httpx.get(f"{live.root}/v1/templates/promo/source", headers={"Authorization": f"Bearer {account.key}"})
     saved = source.json()
     assert saved["layers"][1]["duration"] == 0.5 and saved["layers"][1]["start"] == 1
     assert saved["layers"][0]["fill"]["to"] == "#22c55e" and "from" in saved["layers"][0]["fill"]
+    assert saved["layers"][0]["mask"]["shape"] == "ellipse"
 
 
 def test_try_it_export_import_and_revert(page, live, tmp_path):

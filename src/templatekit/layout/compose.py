@@ -12,18 +12,22 @@ from __future__ import annotations
 
 import importlib
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any, TypeVar
+
+import attrs
+from attrs import evolve
 
 from templatekit import budget
 from templatekit.cache import BoundedCache
 from templatekit.layout import image
 from templatekit.layout.context import LayoutContext
-from templatekit.model.layers import BUILT_IN_KINDS, ImageLayer, Layer
+from templatekit.model.layers import BUILT_IN_KINDS, ImageLayer, Layer, ShapeGeometry, ShapeLayer
+from templatekit.model.layers import Mask as LayerMask
 from templatekit.model.template import BackgroundImage, Template
 from templatekit.model.values import Color
-from templatekit.scene import DropShadow, Effects, Group, Item, Scene, approx_bytes
+from templatekit.scene import DropShadow, Effects, Group, Item, Mask, Scene, approx_bytes
 
 LayoutFn = Callable[[Any, LayoutContext], list[Item]]
 T = TypeVar("T")
@@ -50,8 +54,61 @@ def layout_template(template: Template, ctx: LayoutContext) -> Scene:
 
 
 def layout_layers(template: Template, ctx: LayoutContext) -> list[tuple[int, Group]]:
-    """(index in the template, group) of every visible layer that is drawn."""
+    """(index in the template, group) of every visible layer that is drawn, masked as
+    its mask says (a layer that masks another is drawn only as that mask)."""
     check_images_fit(template, ctx)
+    groups = _laid_out_layers(template, ctx)
+    if not any(layer.mask is not None for layer in template.layers):
+        return groups
+    drawn = {template.layers[index].name: group for index, group in groups}
+    layers = {layer.name: layer for layer in template.layers}
+    masks = mask_layer_names(template)
+    return [
+        (index, masked(template.layers[index], group, drawn, layers))
+        for index, group in groups
+        if template.layers[index].name not in masks
+    ]
+
+
+def mask_layer_names(template: Template) -> frozenset[str]:
+    """The layers that are drawn only as other layers' masks."""
+    return frozenset(layer.mask.layer for layer in template.layers if layer.mask is not None and layer.mask.layer)
+
+
+def masked(
+    layer: Layer, group: Group, drawn: Mapping[str, Group], layers: Mapping[str, Layer], depth: int = 0
+) -> Group:
+    """The layer's group with its mask: a shape in its own box, or the drawing of the
+    layer it names (itself masked, if it has a mask), turned back into the layer's frame
+    so that it stays where it is on the canvas. A hidden mask layer masks nothing."""
+    mask = layer.mask
+    if mask is None:
+        return group
+    items: tuple[Item, ...]
+    if mask.shape is not None:
+        items = tuple(_mask_shape(layer, mask))
+    else:
+        by = drawn.get(mask.layer or "")
+        if by is None or depth > len(layers):  # hidden, or (unchecked) masks in a circle
+            return group
+        by = masked(layers[mask.layer or ""], by, drawn, layers, depth + 1)
+        items = (Group((by,), rotation=-layer.rotation, origin=group.origin),) if layer.rotation else (by,)
+    return evolve(group, mask=Mask(items, luminance=mask.mode == "luminance", invert=mask.invert))
+
+
+def _mask_shape(layer: Layer, mask: LayerMask) -> list[Item]:
+    """A mask's shape in the layer's box, drawn white, by the shape layer's own layout."""
+    from templatekit.layout.shape import shape_items
+
+    geometry = {a.name: getattr(mask, a.name) for a in attrs.fields(ShapeGeometry)}
+    outline = ShapeLayer(
+        name=layer.name, x=layer.x, y=layer.y, width=layer.width, height=layer.height,
+        shape=mask.shape or "rect", fill=Color(255, 255, 255), stroke=None, **geometry,
+    )  # fmt: skip
+    return shape_items(outline)
+
+
+def _laid_out_layers(template: Template, ctx: LayoutContext) -> list[tuple[int, Group]]:
     groups = []
     for index, layer in enumerate(template.layers):
         if not layer.visible:
@@ -129,10 +186,18 @@ def background_items(template: Template, ctx: LayoutContext) -> list[Item]:
 
 def layer_group(layer: Layer, items: list[Item]) -> Group:
     centre = (layer.x + layer.width / 2, layer.y + layer.height / 2)
-    effects = None
-    if layer.shadows or layer.blur or layer.blend != "normal":
-        shadows = tuple(DropShadow(s.x, s.y, s.blur, s.spread, s.color) for s in layer.shadows)
-        effects = Effects(shadows, layer.blur, layer.blend)
     return Group(
-        tuple(items), opacity=layer.opacity, rotation=layer.rotation, origin=centre, label=layer.name, effects=effects
+        tuple(items),
+        opacity=layer.opacity,
+        rotation=layer.rotation,
+        origin=centre,
+        label=layer.name,
+        effects=layer_effects(layer),
     )
+
+
+def layer_effects(layer: Layer) -> Effects | None:
+    if not (layer.shadows or layer.blur or layer.blend != "normal"):
+        return None
+    shadows = tuple(DropShadow(s.x, s.y, s.blur, s.spread, s.color) for s in layer.shadows)
+    return Effects(shadows, layer.blur, layer.blend)

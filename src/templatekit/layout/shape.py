@@ -15,6 +15,11 @@ ARROW_LENGTH, ARROW_WIDTH, ARROW_MIN = 4.0, 3.0, 8.0
 
 
 def layout(layer: ShapeLayer, ctx: LayoutContext) -> list[Item]:
+    return shape_items(layer)
+
+
+def shape_items(layer: ShapeLayer) -> list[Item]:
+    """The shape's items; they depend on nothing but the layer (masks draw shapes too)."""
     stroke = layer.stroke if layer.stroke_width > 0 else None
     if layer.shape == "line":
         return _line(layer)

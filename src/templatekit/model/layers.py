@@ -50,6 +50,12 @@ Fit = Literal["cover", "contain", "fill", "none"]
 CellValue = Union[str, int, float, bool, None]
 
 PRESETS = ("fade-in", "fade-out", "slide-in", "slide-out", "zoom-in", "ken-burns", "typewriter")
+#: What keyframes move: a layer's placement, its effects (the shadow ones change its
+#: first shadow), and an image's filters.
+PLACEMENT = ("opacity", "x", "y", "scale", "rotation")
+EFFECTS = ("blur", "shadowX", "shadowY", "shadowBlur", "shadowSpread")
+FILTERS = ("brightness", "contrast", "saturation", "hueRotate", "sepia", "invert")
+PROPERTIES = (*PLACEMENT, *EFFECTS, *FILTERS)
 
 
 def _text(default: Any = "") -> Any:
@@ -78,7 +84,7 @@ class Animation:
     """A preset (``fade-in``…) or keyframes of one property."""
 
     preset: Literal[PRESETS] | None = None  # type: ignore[valid-type]
-    property: Literal["opacity", "x", "y", "scale", "rotation"] | None = None
+    property: Literal[PROPERTIES] | None = None  # type: ignore[valid-type]
     keyframes: tuple[Keyframe, ...] = ()
     from_: Direction | None = None
     duration: float | None = field(None, check=positive)
@@ -130,6 +136,60 @@ class Shadow:
     color: Color = Color(0, 0, 0, 64)
 
 
+@frozen(kw_only=True, slots=False)  # without slots of its own: it is a second base of ShapeLayer
+class ShapeGeometry:
+    """How a shape fills its box: its corners' radii, a polygon's points or SVG path data
+    (for a shape layer, and for a mask in the shape of one)."""
+
+    radius: float = field(0.0, check=non_negative)
+    #: each corner's radius: top-left, top-right, bottom-right, bottom-left (rect)
+    radii: tuple[float, float, float, float] | None = None
+    #: the polygon's corners, as fractions of the box (0, 0 top-left; 1, 1 bottom-right)
+    points: tuple[tuple[float, float], ...] = field((), check=at_most_items(MAX_POINTS))
+    path: str | None = field(None, check=max_length(MAX_TEXT))  # SVG path data, ``d``
+    #: the coordinates of ``path`` that fill the box: x, y, width, height (SVG's viewBox)
+    view_box: tuple[float, float, float, float] | None = None
+    fill_rule: Literal["nonzero", "evenodd"] = "nonzero"
+
+    def geometry_problems(self, shape: str | None) -> Iterator[tuple[str, str]]:
+        if self.radii is not None and any(corner < 0 for corner in self.radii):
+            yield "radii", f"corners cannot be negative (got {list(self.radii)})"
+        if shape == "polygon" and len(self.points) < 3:
+            yield "points", f"a polygon needs at least 3 points (got {len(self.points)})"
+        if any(abs(v) > 10 for point in self.points for v in point):
+            yield "points", "are fractions of the box, within -10 and 10"
+        if self.view_box is not None and (self.view_box[2] <= 0 or self.view_box[3] <= 0):
+            yield "viewBox", f"width and height must be more than 0 (got {list(self.view_box)})"
+        if shape == "path":
+            from templatekit.model.path_data import PathDataError, parse_path_data
+
+            if not self.path:
+                yield "path", "a path shape needs SVG path data, e.g. 'M 0 0 L 100 0 L 50 80 Z'"
+            else:
+                try:
+                    parse_path_data(self.path)
+                except PathDataError as exc:
+                    yield "path", str(exc)
+
+
+@frozen(kw_only=True)
+class Mask(ShapeGeometry):
+    """What of a layer shows: where another layer draws (``layer``: that layer is then
+    drawn only as the mask), or inside a shape in the layer's own box (``shape``).
+    ``mode``: the mask's alpha, or its luminance (white shows, black hides); ``invert``
+    shows what the mask hides."""
+
+    layer: str | None = field(None, check=non_empty)
+    shape: Literal["rect", "ellipse", "polygon", "path"] | None = None
+    mode: Literal["alpha", "luminance"] = "alpha"
+    invert: bool = False
+
+    def problems(self) -> Iterator[tuple[str, str]]:
+        if (self.layer is None) == (self.shape is None):
+            yield "layer", "a mask is another layer (layer: its name) or a shape (shape: rect, ellipse, polygon, path)"
+        yield from self.geometry_problems(self.shape)
+
+
 @frozen(kw_only=True)
 class Layer:
     """Fields common to every layer kind."""
@@ -155,6 +215,7 @@ class Layer:
     shadows: tuple[Shadow, ...] = field((), check=at_most_items(MAX_SHADOWS))
     blur: float = field(0.0, check=between(0, MAX_BLUR))  # px, the CSS blur radius
     blend: BlendMode = "normal"  # how the layer mixes with what is under it
+    mask: Mask | None = None  # what of the layer shows
 
     @property
     def kind(self) -> str:
@@ -292,7 +353,7 @@ class ImageLayer(Layer):
 
 
 @frozen(kw_only=True)
-class ShapeLayer(Layer):
+class ShapeLayer(ShapeGeometry, Layer):
     TYPE = "shape"
     MAIN_FIELD = "fill"
 
@@ -300,41 +361,15 @@ class ShapeLayer(Layer):
     fill: Color | Gradient | None = Color(0, 0, 0)
     stroke: Color | None = None
     stroke_width: float = field(1.0, check=non_negative)
-    radius: float = field(0.0, check=non_negative)
-    #: each corner's radius: top-left, top-right, bottom-right, bottom-left (rect)
-    radii: tuple[float, float, float, float] | None = None
-    #: the polygon's corners, as fractions of the box (0, 0 top-left; 1, 1 bottom-right)
-    points: tuple[tuple[float, float], ...] = field((), check=at_most_items(MAX_POINTS))
-    path: str | None = field(None, check=max_length(MAX_TEXT))  # SVG path data, ``d``
-    #: the coordinates of ``path`` that fill the box: x, y, width, height (SVG's viewBox)
-    view_box: tuple[float, float, float, float] | None = None
-    fill_rule: Literal["nonzero", "evenodd"] = "nonzero"
     stroke_dash: tuple[float, ...] = field((), check=at_most_items(MAX_DASHES))  # px on, off, …
     line_cap: Literal["butt", "round", "square"] = "butt"
     arrow_start: bool = False  # lines: an arrowhead at the start
     arrow_end: bool = False
 
     def problems(self) -> Iterator[tuple[str, str]]:
-        if self.radii is not None and any(corner < 0 for corner in self.radii):
-            yield "radii", f"corners cannot be negative (got {list(self.radii)})"
         if any(length < 0 for length in self.stroke_dash) or (self.stroke_dash and not any(self.stroke_dash)):
             yield "strokeDash", f"lengths must be 0 or more, and not all 0 (got {list(self.stroke_dash)})"
-        if self.shape == "polygon" and len(self.points) < 3:
-            yield "points", f"a polygon needs at least 3 points (got {len(self.points)})"
-        if any(abs(v) > 10 for point in self.points for v in point):
-            yield "points", "are fractions of the box, within -10 and 10"
-        if self.view_box is not None and (self.view_box[2] <= 0 or self.view_box[3] <= 0):
-            yield "viewBox", f"width and height must be more than 0 (got {list(self.view_box)})"
-        if self.shape == "path":
-            from templatekit.model.path_data import PathDataError, parse_path_data
-
-            if not self.path:
-                yield "path", "a path shape needs SVG path data, e.g. 'M 0 0 L 100 0 L 50 80 Z'"
-            else:
-                try:
-                    parse_path_data(self.path)
-                except PathDataError as exc:
-                    yield "path", str(exc)
+        yield from self.geometry_problems(self.shape)
 
 
 @frozen(kw_only=True)

@@ -9,7 +9,7 @@ from typing import Literal
 from attrs import frozen
 
 from templatekit.model.checks import FONT_FAMILY, WEIGHT_STEP, between, field, non_empty, non_negative
-from templatekit.model.layers import AnyLayer, Fit
+from templatekit.model.layers import FILTERS, AnyLayer, Fit
 from templatekit.model.values import Color, Source
 
 MAX_SIDE = 10_000
@@ -84,8 +84,34 @@ class Template:
             seen.add(layer.name)
             if layer.TYPE == "video" and self.video is None:
                 yield f"layers[{index}].type", "video layers need a video template (add a 'video' field)"
+            for number, animation in enumerate(layer.animations):
+                if animation.property in FILTERS and layer.TYPE != "image":
+                    where = f"layers[{index}].animations[{number}].property"
+                    yield where, f"{animation.property!r} animates an image's filters; this is a {layer.kind} layer"
+        yield from self._mask_problems()
         if self.audio is not None and self.video is None:
             yield "audio", "a soundtrack needs a video template (add a 'video' field)"
+
+    def _mask_problems(self) -> Iterator[tuple[str, str]]:
+        """A mask names another layer of the template, and masks do not go round in a
+        circle (a mask's own mask may be a layer, as long as the chain ends)."""
+        masks = {layer.name: layer.mask.layer for layer in self.layers if layer.mask and layer.mask.layer}
+        for index, layer in enumerate(self.layers):
+            target = masks.get(layer.name)
+            if target is None:
+                continue
+            where = f"layers[{index}].mask.layer"
+            if target == layer.name:
+                yield where, f"a layer cannot be its own mask ({target!r})"
+            elif self.layer(target) is None:
+                yield where, f"no layer is named {target!r}"
+            else:
+                chain = [layer.name, target]
+                while chain[-1] in masks and masks[chain[-1]] not in chain:
+                    chain.append(masks[chain[-1]])
+                if chain[-1] in masks:
+                    circle = " -> ".join([*chain, masks[chain[-1]]])
+                    yield where, f"masks go round in a circle ({circle})"
 
     def layer(self, name: str) -> AnyLayer | None:
         return next((layer for layer in self.layers if layer.name == name), None)

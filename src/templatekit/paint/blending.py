@@ -29,6 +29,16 @@ def blend_onto(target: PILImage.Image, patch: PILImage.Image, left: int, top: in
     target.paste(result, (x0, y0))
 
 
+def blend_over_opaque(backdrop: np.ndarray, patch: np.ndarray, mode: str) -> np.ndarray:
+    """RGB ``backdrop`` (opaque, uint8) with premultiplied RGBA ``patch`` (uint8, the
+    same size) blended onto it in a CSS blend mode: a video frame's pixels."""
+    cb = backdrop.astype(np.float32) / 255
+    alpha_s = patch[..., 3:].astype(np.float32) / 255
+    cs = np.where(alpha_s > 0, patch[..., :3].astype(np.float32) / 255 / np.maximum(alpha_s, 1e-6), 0.0)
+    mixed = (1 - alpha_s) * cb + alpha_s * _mix(cb, np.clip(cs, 0, 1), mode)
+    return np.clip(np.rint(mixed * 255), 0, 255).astype(np.uint8)
+
+
 def _floats(image: PILImage.Image) -> np.ndarray:
     return np.asarray(image.convert("RGBA"), dtype=np.float32) / 255
 

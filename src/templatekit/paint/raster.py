@@ -35,6 +35,7 @@ from templatekit.scene import (
     Image,
     Item,
     Line,
+    Mask,
     Outline,
     Paint,
     Path,
@@ -434,7 +435,8 @@ def _paint_image(surface: Surface, item: Image) -> None:
 
 def _paint_group(surface: Surface, group: Group) -> None:
     with _named(group):
-        if group.opacity >= 1 and not group.rotation and group.clip is None and group.effects is None:
+        plain = group.clip is None and group.mask is None and group.effects is None
+        if group.opacity >= 1 and not group.rotation and plain:
             paint_items(surface, group.items)
         elif group.opacity > 0 and group.items:
             _paint_on_own_surface(surface, group)
@@ -463,10 +465,8 @@ def _paint_on_own_surface(surface: Surface, group: Group) -> None:
     size = (max(1, right - left), max(1, bottom - top))
     with holding("a surface for the layer's opacity, rotation or clip", size):
         layer = Surface(new_image("RGBA", size, "a layer surface"), left, top, scale)
-        paint_items(layer, group.items)
+        _paint_cut(layer, group)
         image = layer.image
-        if group.clip is not None:
-            image.putalpha(ImageChops.multiply(image.getchannel("A"), _clip_mask(layer, group.clip)))
         if group.effects is not None:
             image = layer.image = effects.with_effects(image, group.effects, scale)
         if group.opacity < 1:
@@ -490,10 +490,33 @@ def painted_alone(group: Group, scale: float) -> tuple[PILImage.Image, float, fl
     size = (max(1, math.ceil(x1 * scale) - left), max(1, math.ceil(y1 * scale) - top))
     with holding("the layer drawn for its effects", size):
         layer = Surface(new_image("RGBA", size, "a layer surface"), left, top, scale)
-        paint_items(layer, group.items)
-        if group.clip is not None:
-            layer.image.putalpha(ImageChops.multiply(layer.image.getchannel("A"), _clip_mask(layer, group.clip)))
+        _paint_cut(layer, group)
     return layer.image, left / scale, top / scale
+
+
+def _paint_cut(layer: Surface, group: Group) -> None:
+    """The group's items painted on ``layer``, clipped and masked."""
+    paint_items(layer, group.items)
+    if group.clip is not None:
+        layer.image.putalpha(ImageChops.multiply(layer.image.getchannel("A"), _clip_mask(layer, group.clip)))
+    if group.mask is not None:
+        layer.image.putalpha(ImageChops.multiply(layer.image.getchannel("A"), _mask_coverage(layer, group.mask)))
+
+
+#: Rec. 709 luma, as CSS computes a luminance mask
+LUMINANCE = (0.2125, 0.7154, 0.0721, 0.0)
+
+
+def _mask_coverage(layer: Surface, mask: Mask) -> PILImage.Image:
+    """How much of each pixel of ``layer`` the mask shows, 0 to 255."""
+    with holding("the layer's mask", layer.image.size):
+        drawn = Surface(new_image("RGBA", layer.image.size, "a mask"), layer.left, layer.top, layer.scale)
+        paint_items(drawn, mask.items)
+        coverage = drawn.image.getchannel("A")
+        if mask.luminance:
+            luma = drawn.image.convert("RGB").convert("L", LUMINANCE)
+            coverage = ImageChops.multiply(luma, coverage)
+    return ImageChops.invert(coverage) if mask.invert else coverage
 
 
 @contextlib.contextmanager

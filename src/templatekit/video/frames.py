@@ -16,7 +16,7 @@ and an add, and resampling one does not darken its edges.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 import cv2
 import numpy as np
@@ -26,18 +26,27 @@ from PIL import Image as PILImage
 from templatekit import budget
 from templatekit.assets.clips import ClipReader
 from templatekit.cache import BoundedCache
-from templatekit.layout.compose import background_color, background_items, layout_layers
+from templatekit.layout.compose import (
+    background_color,
+    background_items,
+    layer_group,
+    layout_function,
+    layout_layers,
+    mask_layer_names,
+)
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.image import fitted_pixels
-from templatekit.model.layers import Layer, VideoLayer
+from templatekit.model.layers import FILTERS, Layer, VideoLayer
 from templatekit.model.template import Template
 from templatekit.paint.canvas import paint
 from templatekit.paint.raster import paint_sprite
 from templatekit.scene import GlyphRun, Group, Item, Scene
 from templatekit.text.unicode import graphemes
-from templatekit.video.timeline import LayerState, Timeline
+from templatekit.video.timeline import LayerState, Timeline, with_effects
 
 SPRITES_KEPT = 8
+
+Relayout = Callable[[Layer], list[Item]]
 
 MAX_SPRITE_SCALE = 2.0
 
@@ -62,6 +71,7 @@ class Look:
     state: LayerState
     content: Hashable
     pixels: PILImage.Image | None = field(default=None, eq=False)
+    group: Group | None = field(default=None, eq=False)  # the layer laid out with its animated effects
 
 
 @frozen
@@ -81,28 +91,52 @@ class _Actor:
     """One layer that changes over the video. ``look`` is asked in time order (it reads
     the clip); ``draw`` may run in several threads at once."""
 
-    def __init__(self, layer: Layer, group: Group | None, timeline: Timeline, clip: ClipReader | None) -> None:
+    def __init__(
+        self, layer: Layer, group: Group | None, timeline: Timeline, clip: ClipReader | None, relayout: Relayout
+    ) -> None:
         self.layer = layer
         self.group = group
         self.timeline = timeline
         self.clip = clip
+        self.relayout = relayout
         self.scale = 1.0 if clip is not None else min(MAX_SPRITE_SCALE, timeline.max_scale(layer))
         # the looks of one layer during one render (a few, each drawn once): the working
         # set of the render, freed with it, not a cache that outlives it; bounded by count
         self._sprites: BoundedCache[Hashable, tuple[_Sprite | None]] = BoundedCache(
             SPRITES_KEPT, max_weight=SPRITES_KEPT
         )
+        self._animated: BoundedCache[Hashable, Group] = BoundedCache(SPRITES_KEPT, max_weight=SPRITES_KEPT)
 
     def look(self, time: float) -> Look:
         state = self.timeline.state(self.layer, time)
         if not state.visible or self.layer.opacity * state.opacity <= 0:
             return Look(state, None)
+        look = self._content(state, time)
+        if not state.effects:
+            return look
+        # effects moved by keyframes: a look of their own, at a hundredth of their unit
+        values = tuple((name, round(value, 2)) for name, value in state.effects)
+        group = self._animated.get(values)
+        if group is None:
+            group = self._laid_out_with(values)
+            self._animated.put(values, group, 1)
+        return evolve(look, content=(look.content, values), group=group)
+
+    def _content(self, state: LayerState, time: float) -> Look:
         if self.clip is not None:
             moment, pixels = self.clip.frame_at(time - self.timeline.window(self.layer)[0])
             return Look(state, moment, pixels)
         if state.reveal < 1:
             return Look(state, _revealed_count(self.group, state.reveal))
         return Look(state, "laid out")
+
+    def _laid_out_with(self, values: tuple[tuple[str, float], ...]) -> Group:
+        """The layer's group with its effects (and, for an image, its filters) as the
+        keyframes set them; its mask stays."""
+        layer = with_effects(self.layer, values)
+        base = self.group or Group(())
+        items = self.relayout(layer) if any(name in FILTERS for name, _ in values) else list(base.items)
+        return evolve(layer_group(layer, items), opacity=1.0, rotation=0.0, mask=base.mask)
 
     def draw(self, frame: np.ndarray, look: Look) -> None:
         if look.content is None:
@@ -116,18 +150,21 @@ class _Actor:
             _composite(frame, sprite, self.layer, look.state)
 
     def _sprite(self, look: Look) -> _Sprite | None:
-        items: Sequence[Item]
+        """The look painted once: the layer's group with its clip, mask and effects (its
+        opacity, turn and blend mode are applied per frame)."""
+        group = look.group or self.group or Group(())
         if look.pixels is not None:
             layer = self.layer
             key = f"clip:{layer.name}@{look.content}"
-            items = [fitted_pixels(look.pixels, key, layer.fit, layer.x, layer.y, layer.width, layer.height)]  # type: ignore[attr-defined]
-        else:
-            assert self.group is not None
-            items = self.group.items
-            if isinstance(look.content, int):
-                items = _reveal(items, look.content)
+            fitted = fitted_pixels(look.pixels, key, layer.fit, layer.x, layer.y, layer.width, layer.height)  # type: ignore[attr-defined]
+            group = evolve(group, items=(fitted,))
+        content = look.content[0] if isinstance(look.content, tuple) else look.content
+        if isinstance(content, int):
+            group = evolve(group, items=tuple(_reveal(group.items, content)))
+        if group.effects is not None and group.effects.blend != "normal":
+            group = evolve(group, effects=evolve(group.effects, blend="normal"))
         with budget.layer(self.layer.name):
-            painted = paint_sprite(items, self.scale)
+            painted = paint_sprite([group], self.scale)
         if painted is None:
             return None
         image, left, top = painted
@@ -145,14 +182,22 @@ class FrameMaker:
         self.height = template.height + template.height % 2
         self.timeline = Timeline(template.video.duration, template.width, template.height)
         drawn = dict(layout_layers(template, ctx))
+        masks = mask_layer_names(template)
         self._stack: list[_Plate | _Actor] = []
         self.clips: list[ClipReader] = []
         still: list[Item] = list(background_items(template, ctx))
         bottom = True
+
+        def relayout(layer: Layer) -> list[Item]:
+            lay_out = layout_function(layer.TYPE)
+            return lay_out(layer, ctx) if lay_out is not None else []
+
         for index, layer in enumerate(template.layers):
-            if not layer.visible or (index not in drawn and layer.TYPE != "video"):
+            if not layer.visible or layer.name in masks or (index not in drawn and layer.TYPE != "video"):
                 continue
-            if self.timeline.is_still(layer):
+            # a blend mode mixes with what is under it: painted into a plate of its own,
+            # it would mix with nothing; the bottom plate holds the background
+            if self.timeline.is_still(layer) and (bottom or layer.blend == "normal"):
                 still.append(drawn[index])
                 continue
             self._add_plate(still, background_color(template) if bottom else None, bottom)
@@ -163,7 +208,9 @@ class FrameMaker:
                 self.clips.append(clip)
             group = drawn.get(index)
             self._stack.append(
-                _Actor(layer, evolve(group, opacity=1.0, rotation=0.0) if group else None, self.timeline, clip)
+                _Actor(
+                    layer, evolve(group, opacity=1.0, rotation=0.0) if group else None, self.timeline, clip, relayout
+                )
             )
         self._add_plate(still, background_color(template) if bottom else None, bottom)
 
@@ -297,20 +344,27 @@ def _composite(frame: np.ndarray, sprite: _Sprite, layer: Layer, state: LayerSta
     if placed is None:
         return
     inverse_map, (x0, y0, x1, y1) = placed
+    covers = sprite.opaque and opacity >= 1 and not rotation and layer.blend == "normal"
     if inverse_map is None:  # moved by whole pixels: the sprite as it is
         patch = sprite.pixels[y0 - sprite.top - int(state.dy) :, x0 - sprite.left - int(state.dx) :][
             : y1 - y0, : x1 - x0
         ]
-    elif sprite.opaque and opacity >= 1 and not rotation:  # resampled straight into the frame
+    elif covers:  # resampled straight into the frame
         _warp(sprite.pixels, inverse_map, (x1 - x0, y1 - y0), frame[y0:y1, x0:x1])
         return
     else:
         patch = _warp(sprite.pixels, inverse_map, (x1 - x0, y1 - y0))
-    if sprite.opaque and opacity >= 1 and not rotation:
+    if covers:
         frame[y0:y1, x0:x1] = patch
         return
     if opacity < 1:
         patch = cv2.convertScaleAbs(patch, alpha=opacity)
+    if layer.blend != "normal":
+        from templatekit.paint.blending import blend_over_opaque
+
+        region = frame[y0 : y0 + patch.shape[0], x0 : x0 + patch.shape[1]]
+        region[..., :3] = blend_over_opaque(region[..., :3], patch, layer.blend)
+        return
     _blend(frame, patch, None, x0, y0)
 
 

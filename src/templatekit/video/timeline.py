@@ -1,18 +1,32 @@
 """The timeline: what a layer looks like at a moment of the video.
 
 A layer is on screen from ``start`` for ``duration`` seconds (the whole video by
-default). Its animations change five things about its laid-out look, never its
-layout: opacity, position, scale and rotation about the centre of its box, plus two
-that act inside the box (the ken-burns zoom, cropped to the box, and the typewriter's
-share of the text shown). Several animations combine: opacities and scales multiply,
-offsets add, a rotation keyframe sets the angle.
+default). Its animations change its laid-out look, never its layout: opacity,
+position, scale and rotation about the centre of its box, two things that act inside
+the box (the ken-burns zoom, cropped to the box, and the typewriter's share of the text
+shown), and its effects (blur, its first shadow, an image's filters). Several
+animations combine: opacities and scales multiply, offsets add, a rotation or effect
+keyframe sets the value.
 """
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 from attrs import evolve, frozen
 
-from templatekit.model.layers import Animation, Keyframe, Layer, TextLayer
+from templatekit.model.layers import (
+    FILTERS,
+    MAX_BLUR,
+    PLACEMENT,
+    Animation,
+    ImageLayer,
+    Keyframe,
+    Layer,
+    Shadow,
+    TextLayer,
+)
 from templatekit.video.easing import easing_function
 
 # Seconds a preset takes when its animation gives no duration.
@@ -37,6 +51,8 @@ class LayerState:
     zoom: float = 1.0  # ken-burns: the content enlarged inside the box, about ``focus``
     focus: tuple[float, float] = (0.5, 0.5)  # as fractions of the box
     reveal: float = 1.0  # typewriter: the share of the text shown
+    #: effect and filter values at this moment (``Animation.property`` names), in order
+    effects: tuple[tuple[str, float], ...] = ()
 
 
 HIDDEN = LayerState(visible=False)
@@ -142,6 +158,8 @@ def _keyframe_value(keyframes: tuple[Keyframe, ...], time: float, ease: object) 
 
 
 def _with_property(state: LayerState, layer: Layer, name: str, value: float) -> LayerState:
+    if name not in PLACEMENT:
+        return evolve(state, effects=(*state.effects, (name, value)))
     if name == "opacity":
         return evolve(state, opacity=state.opacity * min(1.0, max(0.0, value)))
     if name == "x":
@@ -151,3 +169,40 @@ def _with_property(state: LayerState, layer: Layer, name: str, value: float) -> 
     if name == "scale":
         return evolve(state, scale=state.scale * value)
     return evolve(state, rotation=value)
+
+
+#: The range each effect keeps to, whatever its keyframes say (as its field's check does).
+_RANGES = {
+    "blur": (0.0, MAX_BLUR),
+    "shadowBlur": (0.0, MAX_BLUR),
+    "shadowSpread": (-MAX_BLUR, MAX_BLUR),
+    "brightness": (0.0, 10.0),
+    "contrast": (0.0, 10.0),
+    "saturation": (0.0, 10.0),
+    "sepia": (0.0, 1.0),
+    "invert": (0.0, 1.0),
+}
+_SHADOW_FIELDS = {"shadowX": "x", "shadowY": "y", "shadowBlur": "blur", "shadowSpread": "spread"}
+_FILTER_FIELDS = {"hueRotate": "hue_rotate"}
+
+
+def with_effects(layer: Layer, effects: tuple[tuple[str, float], ...]) -> Layer:
+    """The layer as its animated effects make it at one moment: its blur, its first
+    shadow (a default one when it has none) and, for an image, its filters."""
+    changes: dict[str, Any] = {}
+    shadows = list(layer.shadows)
+    filters = layer.filters if isinstance(layer, ImageLayer) else None
+    for name, raw in effects:
+        low, high = _RANGES.get(name, (-math.inf, math.inf))
+        value = min(high, max(low, raw))
+        if name == "blur":
+            changes["blur"] = value
+        elif name in _SHADOW_FIELDS:
+            first = shadows[0] if shadows else Shadow()
+            moved: dict[str, Any] = {_SHADOW_FIELDS[name]: value}
+            shadows[:1] = [evolve(first, **moved)]
+            changes["shadows"] = tuple(shadows)
+        elif name in FILTERS and filters is not None:
+            filters = evolve(filters, **{_FILTER_FIELDS.get(name, name): value})
+            changes["filters"] = filters
+    return evolve(layer, **changes)

@@ -51,6 +51,7 @@ from templatekit.scene import (
     Image,
     Item,
     Line,
+    Mask,
     Outline,
     Paint,
     Path,
@@ -676,7 +677,9 @@ def _paint_group(canvas: _Canvas, group: Group) -> None:
     if group.clip is not None:
         _clip(canvas, group.clip)
     blend = effects.blend if effects is not None else "normal"
-    if blend != "normal":
+    if group.mask is not None:
+        _soft_mask(canvas, group.mask, _bounds(group.items))
+    if blend != "normal" or group.mask is not None:  # a mask covers the items as one
         _paint_transparency_group(canvas, group.items, opacity, blend)
     elif opacity >= 1 or not _may_overlap(group.items):
         canvas.opacity = opacity
@@ -707,6 +710,31 @@ def _effects_picture(canvas: _Canvas, group: Group) -> None:
     key = ("effects", next(_PICTURES))
     _draw_image(canvas, key, lambda document: _pixels_object(document, picture), box)
     canvas.opacity = saved
+
+
+def _soft_mask(canvas: _Canvas, mask: Mask, bounds: tuple[float, float, float, float]) -> None:
+    """Set a soft mask (PDF's own, vector) for what is painted next: the mask's items in a
+    transparency group, their alpha or luminosity, inverted by a transfer function. Its
+    box covers what it masks, so that an inverted mask also shows there."""
+    inner = _Canvas(canvas.resources)
+    _paint_items(inner, mask.items)
+    drawn = _bounds(mask.items)
+    box = [min(bounds[0], drawn[0]), min(bounds[1], drawn[1]), max(bounds[2], drawn[2]), max(bounds[3], drawn[3])]
+    resources = canvas.resources
+    form = resources.document.add_stream(
+        {
+            "Type": Name("XObject"),
+            "Subtype": Name("Form"),
+            "BBox": box,
+            "Group": {"S": Name("Transparency"), "CS": Name("DeviceRGB")},
+            "Resources": resources.ref,
+        },
+        inner.data(),
+    )
+    soft: dict[str, object] = {"Type": Name("Mask"), "S": Name("Luminosity" if mask.luminance else "Alpha"), "G": form}
+    if mask.invert:
+        soft["TR"] = {"FunctionType": 2, "Domain": [0, 1], "C0": [1], "C1": [0], "N": 1}
+    canvas.op(f"/{resources.state({'Type': Name('ExtGState'), 'SMask': soft})} gs")
 
 
 def _may_overlap(items: Sequence[Item]) -> bool:

@@ -9,8 +9,8 @@ const TIMING = ["start", "duration", "animations"];
 const PLACE = ["x", "y", "width", "height", "rotation"];
 /** Fields every layer has that are seldom changed: kept under "More". */
 const MORE = ["opacity", "visible", "locked", "id", "suggestInput"];
-/** Shadows, blur and blend mode, which every layer has: under "Effects", after its own fields. */
-const EFFECTS = ["shadows", "blur", "blend"];
+/** Shadows, blur, blend mode and mask, which every layer has: under "Effects", after its own fields. */
+const EFFECTS = ["shadows", "blur", "blend", "mask"];
 const SKIPPED = new Set(["type", "name", ...PLACE, ...TIMING, ...MORE, ...EFFECTS]);
 
 /** Alignments: the axis, and where on it (0 start, 0.5 centre, 1 end) of the selection's bounds. */
