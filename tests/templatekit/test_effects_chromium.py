@@ -1,5 +1,6 @@
-"""Effects against Chromium drawing the same design in CSS: image filters, blend modes
-and box shadows, compared pixel by pixel (mean difference per channel, of 255)."""
+"""Effects and rich text against Chromium drawing the same design in CSS: image filters,
+blend modes and box shadows compared pixel by pixel (mean difference per channel, of
+255); rich text by where each styled span's ink lands (anti-aliasing differs)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import base64
 import io
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
@@ -123,3 +125,89 @@ def test_radial_gradients_match_css(page):
     fill = {"from": "#fde68a", "to": "#7c3aed", "kind": "radial"}
     mine = ours(layer("shape", "glow", x=30, y=20, width=260, height=160, fill=fill))
     assert mean_difference(mine, theirs) < TOLERANCE
+
+
+# ------------------------------------------------------------------ rich text
+
+FONTS = Path(tk.__file__).parent / "fonts"
+#: px a span's ink may be off from Chromium's: the same shaping and line breaking, but
+#: glyphs are placed on whole pixels differently.
+TEXT_OFF = 3
+
+
+def font_faces() -> str:
+    """The bundled Inter as a web font, so that Chromium sets the very same glyphs."""
+    faces = [
+        ("Regular", 400, "normal"),
+        ("Bold", 700, "normal"),
+        ("Italic", 400, "italic"),
+        ("ExtraBold", 800, "normal"),
+    ]
+    return "".join(
+        f"@font-face{{font-family:Inter;src:url(data:font/otf;base64,"
+        f"{base64.b64encode((FONTS / f'Inter-{name}.otf').read_bytes()).decode()});"
+        f"font-weight:{weight};font-style:{style}}}"
+        for name, weight, style in faces
+    )
+
+
+def chromium_text(page, html: str, css: str) -> Image.Image:
+    page.set_viewport_size({"width": SIZE[0], "height": SIZE[1]})
+    page.set_content(
+        f"<!doctype html><html><head><style>{font_faces()} html,body{{margin:0;background:#fff}}"
+        f" div{{position:absolute;left:20px;top:20px;width:280px;font-family:Inter;{css}}}</style></head>"
+        f"<body><div>{html}</div></body></html>"
+    )
+    page.evaluate("document.fonts.ready")
+    return Image.open(io.BytesIO(page.screenshot(type="png"))).convert("RGB")
+
+
+def ink_box(image: Image.Image, where: str) -> tuple[int, int, int, int]:
+    """The box around the pixels of one kind: the red span, the yellow highlight, or any
+    dark ink."""
+    pixels = np.asarray(image).astype(int)
+    red, green, blue = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+    mask = {
+        "red": (red > 180) & (green < 90),
+        "highlight": (red > 240) & (green > 200) & (blue < 170),
+        "ink": pixels.sum(-1) < 200,
+    }[where]
+    ys, xs = np.nonzero(mask)
+    assert len(xs), f"no {where} pixels"
+    return int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max())
+
+
+def test_rich_text_spans_land_where_chromium_puts_them(page):
+    markup = (
+        'Sale <span style="color: #e11d48; font-weight: 800">70% off</span> on <i>every</i> <u>mug</u>'
+        ' and <s>cup</s> <span style="background-color: #fde68a">today</span> only'
+    )
+    html = markup.replace("; ", ";")
+    theirs = chromium_text(page, html, "font-size:26px;line-height:1.2;color:#0f172a")
+    text = layer("text", "t", x=20, y=20, width=280, height=170, text=markup, markup=True, size=26, color="#0f172a")
+    mine = ours(text)
+    for where in ("red", "highlight", "ink"):  # the bold span, the highlight, the whole paragraph's lines
+        assert ink_box(mine, where) == pytest.approx(ink_box(theirs, where), abs=TEXT_OFF), where
+
+
+def test_rich_text_of_mixed_sizes_shares_a_baseline_as_in_chromium(page):
+    markup = 'Only <span style="font-size: 60px; color: #e11d48; font-weight: 700">$9</span> a month, billed yearly'
+    theirs = chromium_text(
+        page, markup.replace("; ", ";"), "font-size:22px;line-height:1.2;color:#0f172a;text-align:center"
+    )
+    text = layer(
+        "text",
+        "t",
+        x=20,
+        y=20,
+        width=280,
+        height=170,
+        text=markup,
+        markup=True,
+        size=22,
+        color="#0f172a",
+        align="center",
+    )
+    mine = ours(text)
+    for where in ("red", "ink"):
+        assert ink_box(mine, where) == pytest.approx(ink_box(theirs, where), abs=TEXT_OFF), where
