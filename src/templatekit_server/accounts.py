@@ -10,10 +10,10 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from attrs import frozen
-from sqlalchemy import Connection, Table, select, update
+from sqlalchemy import Connection, Table, bindparam, select, update
 
 from templatekit_server.db import Database, api_keys, now, projects, workspaces
 from templatekit_server.sealing import Sealer
@@ -194,11 +194,15 @@ _CALLER = (
 )
 
 
+_CALLER_OF_KEY = _CALLER.where(api_keys.c.sha256 == bindparam("sha256"))
+
+
 def caller_for_key(db: Database, key: str) -> Caller | None:
-    """The caller a key belongs to; None for an unknown or revoked key."""
+    """The caller a key belongs to; None for an unknown or revoked key. Looked up in the
+    database on every request, so that a key revoked anywhere stops at once."""
     with db.read() as connection:
-        row = connection.execute(_CALLER.where(api_keys.c.sha256 == sha256_hex(key))).first()
-    return None if row is None else _caller(row)
+        row = db.first(connection, _CALLER_OF_KEY, {"sha256": sha256_hex(key)})
+    return None if row is None else _caller(_CallerRow(*row))
 
 
 def caller_for_hash(db: Database, sealer: Sealer, *, sha256: str | None, md5: str | None) -> tuple[Caller, str] | None:
@@ -210,6 +214,18 @@ def caller_for_hash(db: Database, sealer: Sealer, *, sha256: str | None, md5: st
         return None
     key = sealer.unseal(row.sealed)
     return None if key is None else (_caller(row), key)
+
+
+class _CallerRow(NamedTuple):
+    """A row of ``_CALLER``, by name."""
+
+    id: str
+    project_id: str
+    workspace_id: str
+    plan: str
+    rate_limit: int | None
+    scopes: str | None
+    sealed: str
 
 
 def _caller(row: Any) -> Caller:

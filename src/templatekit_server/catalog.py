@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from attrs import frozen
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 
 from templatekit import load_template
@@ -182,16 +182,12 @@ def save(
 def info(db: Database, workspace_id: str, template_id: str) -> TemplateInfo:
     """The template's summary, or NOT_FOUND."""
     with db.read() as connection:
-        return info_in(connection, workspace_id, template_id)
+        return info_in(db, connection, workspace_id, template_id)
 
 
-def info_in(connection: Connection, workspace_id: str, template_id: str) -> TemplateInfo:
+def info_in(db: Database, connection: Connection, workspace_id: str, template_id: str) -> TemplateInfo:
     """``info`` within a transaction of the caller's."""
-    row = connection.execute(
-        select(*_INFO_COLUMNS).where(
-            templates.c.workspace_id == workspace_id, templates.c.id == template_id, templates.c.deleted_at.is_(None)
-        )
-    ).first()
+    row = db.first(connection, _INFO_OF_TEMPLATE, {"workspace_id": workspace_id, "template_id": template_id})
     if row is None:
         raise ApiError("NOT_FOUND", f"template {template_id} does not exist")
     return TemplateInfo(*row)
@@ -293,6 +289,12 @@ _INFO_COLUMNS = (
     templates.c.height,
     templates.c.kind,
     templates.c.version,
+)
+
+_INFO_OF_TEMPLATE = select(*_INFO_COLUMNS).where(
+    templates.c.workspace_id == bindparam("workspace_id"),
+    templates.c.id == bindparam("template_id"),
+    templates.c.deleted_at.is_(None),
 )
 
 

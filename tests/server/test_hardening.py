@@ -306,12 +306,14 @@ def outage(service: services.Service, seconds: float = 3.0) -> None:
 
 @contextlib.contextmanager
 def serving(tmp_path: Any, env: dict[str, str]) -> Iterator[tuple[LiveServer, Account]]:
-    """A server of its own with one render worker, an account and the card template."""
+    """A server of its own with one render worker, an account and the card template. The
+    account's plan allows far more requests a minute than the load sends, so that only
+    an outage can change an answer."""
     server = LiveServer(tmp_path / "data", {"TEMPLATEKIT_WORKERS": "1", **env})
     server.data_dir.mkdir()
     server.start()
     try:
-        account = server.account()
+        account = server.account("scale")
         server.add_template(account, text_template())
         yield server, account
     finally:

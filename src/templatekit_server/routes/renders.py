@@ -127,7 +127,7 @@ def _reserved(server: ServerState, still: Still) -> tuple[catalog.TemplateInfo, 
     if still.thumbnail:
         return catalog.info(server.db, caller.workspace_id, still.template_id), None
     with server.db.write() as connection:
-        info = catalog.info_in(connection, caller.workspace_id, still.template_id)
+        info = catalog.info_in(server.db, connection, caller.workspace_id, still.template_id)
         plan = server.plan(caller)
         return info, usage.reserve_in(server.db, connection, caller.workspace_id, plan, 1, still.operation)
 
