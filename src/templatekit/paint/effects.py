@@ -19,7 +19,7 @@ from templatekit.scene import DropShadow, Effects
 _STEPWISE_SPREAD = 12
 #: A blur is computed on a copy this many times smaller per this many px of its
 #: standard deviation, up to _MAX_REDUCTION.
-_SIGMA_PER_REDUCTION = 4.0
+_SIGMA_PER_REDUCTION = 3.0
 _MAX_REDUCTION = 4
 
 
@@ -54,22 +54,25 @@ def blurred(image: PILImage.Image, radius: float) -> PILImage.Image:
     return gaussian(image.convert("RGBa"), radius / 2).convert("RGBA")
 
 
-def gaussian(image: PILImage.Image, sigma: float) -> PILImage.Image:
-    """A Gaussian blur of standard deviation ``sigma`` px. A wide one is computed on a
-    smaller copy and scaled back (what browsers do too): a blur that wide has no detail a
-    smaller copy loses, and it costs a fraction."""
+def gaussian(image: PILImage.Image, sigma: float, fade: int = 255) -> PILImage.Image:
+    """A Gaussian blur of standard deviation ``sigma`` px, its values times ``fade`` / 255.
+    A wide one is computed on a smaller copy and scaled back (what browsers do too): a
+    blur that wide has no detail a smaller copy loses, and it costs a fraction."""
     factor = max(1, min(_MAX_REDUCTION, int(sigma // _SIGMA_PER_REDUCTION)))
-    if factor == 1 or min(image.size) < 4 * factor:
-        return image.filter(ImageFilter.GaussianBlur(sigma))
-    small = image.reduce(factor).filter(ImageFilter.GaussianBlur(sigma / factor))
-    return small.resize(image.size, PILImage.Resampling.BILINEAR)
+    if min(image.size) < 4 * factor:
+        factor = 1
+    small = image.reduce(factor) if factor > 1 else image
+    small = small.filter(ImageFilter.GaussianBlur(sigma / factor))
+    if fade < 255:  # on the small copy: a ninth of the pixels or fewer
+        small = small.point(lambda value: value * fade // 255)
+    return small.resize(image.size, PILImage.Resampling.BILINEAR) if factor > 1 else small
 
 
 def _shadow(alpha: PILImage.Image, shadow: DropShadow, scale: float) -> PILImage.Image:
     coverage = _spread(alpha, round(shadow.spread * scale))
     if shadow.blur > 0:
-        coverage = gaussian(coverage, shadow.blur * scale / 2)
-    if shadow.color.a < 255:
+        coverage = gaussian(coverage, shadow.blur * scale / 2, shadow.color.a)
+    elif shadow.color.a < 255:
         coverage = coverage.point(lambda value: value * shadow.color.a // 255)
     moved = PILImage.new("L", alpha.size, 0)
     moved.paste(coverage, (round(shadow.x * scale), round(shadow.y * scale)))
