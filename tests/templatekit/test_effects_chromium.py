@@ -192,22 +192,10 @@ def test_rich_text_spans_land_where_chromium_puts_them(page):
 
 def test_rich_text_of_mixed_sizes_shares_a_baseline_as_in_chromium(page):
     markup = 'Only <span style="font-size: 60px; color: #e11d48; font-weight: 700">$9</span> a month, billed yearly'
-    theirs = chromium_text(
-        page, markup.replace("; ", ";"), "font-size:22px;line-height:1.2;color:#0f172a;text-align:center"
-    )
-    text = layer(
-        "text",
-        "t",
-        x=20,
-        y=20,
-        width=280,
-        height=170,
-        text=markup,
-        markup=True,
-        size=22,
-        color="#0f172a",
-        align="center",
-    )
+    css = "font-size:22px;line-height:1.2;color:#0f172a;text-align:center"
+    theirs = chromium_text(page, markup.replace("; ", ";"), css)
+    fields = {"markup": True, "size": 22, "color": "#0f172a", "align": "center"}
+    text = layer("text", "t", x=20, y=20, width=280, height=170, text=markup, **fields)
     mine = ours(text)
     for where in ("red", "ink"):
         assert ink_box(mine, where) == pytest.approx(ink_box(theirs, where), abs=TEXT_OFF), where
