@@ -4,8 +4,11 @@ filters), decoded from the MP4 a player gets."""
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
+from PIL import Image
 
 import templatekit as tk
 from templatekit.errors import TemplateError
@@ -46,9 +49,6 @@ def test_keyframes_blur_a_layer_and_move_its_shadow():
 
 
 def test_keyframes_animate_an_image_filter():
-    import io
-
-    from PIL import Image
 
     buffer = io.BytesIO()
     Image.new("RGB", (40, 40), (200, 60, 60)).save(buffer, "PNG")

@@ -88,10 +88,11 @@ def masked(
     if mask.shape is not None:
         items = tuple(_mask_shape(layer, mask))
     else:
-        by = drawn.get(mask.layer or "")
+        name = mask.layer or ""
+        by = drawn.get(name)
         if by is None or depth > len(layers):  # hidden, or (unchecked) masks in a circle
             return group
-        by = masked(layers[mask.layer or ""], by, drawn, layers, depth + 1)
+        by = masked(layers[name], by, drawn, layers, depth + 1)
         items = (Group((by,), rotation=-layer.rotation, origin=group.origin),) if layer.rotation else (by,)
     return evolve(group, mask=Mask(items, luminance=mask.mode == "luminance", invert=mask.invert))
 

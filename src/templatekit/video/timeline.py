@@ -14,13 +14,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import attrs
 from attrs import evolve, frozen
 
+from templatekit.model.checks import schema_of
+from templatekit.model.convert import json_name
 from templatekit.model.layers import (
-    FILTERS,
-    MAX_BLUR,
     PLACEMENT,
     Animation,
+    ImageFilters,
     ImageLayer,
     Keyframe,
     Layer,
@@ -171,38 +173,41 @@ def _with_property(state: LayerState, layer: Layer, name: str, value: float) -> 
     return evolve(state, rotation=value)
 
 
-#: The range each effect keeps to, whatever its keyframes say (as its field's check does).
-_RANGES = {
-    "blur": (0.0, MAX_BLUR),
-    "shadowBlur": (0.0, MAX_BLUR),
-    "shadowSpread": (-MAX_BLUR, MAX_BLUR),
-    "brightness": (0.0, 10.0),
-    "contrast": (0.0, 10.0),
-    "saturation": (0.0, 10.0),
-    "sepia": (0.0, 1.0),
-    "invert": (0.0, 1.0),
-}
-_SHADOW_FIELDS = {"shadowX": "x", "shadowY": "y", "shadowBlur": "blur", "shadowSpread": "spread"}
-_FILTER_FIELDS = {"hueRotate": "hue_rotate"}
+def _targets() -> dict[str, tuple[type, str]]:
+    """Each effect property: the class whose field it sets, and that field."""
+    shadow = {"shadowX": "x", "shadowY": "y", "shadowBlur": "blur", "shadowSpread": "spread"}
+    filters = {json_name(field.name): field.name for field in attrs.fields(ImageFilters)}
+    return {
+        "blur": (Layer, "blur"),
+        **{name: (Shadow, field) for name, field in shadow.items()},
+        **{name: (ImageFilters, field) for name, field in filters.items()},
+    }
+
+
+_TARGETS = _targets()
+
+
+def _clamped(owner: type, field: str, value: float) -> float:
+    """``value`` kept within what the field's own check allows."""
+    allowed = schema_of(attrs.fields_dict(owner)[field].metadata.get("check"))
+    return min(allowed.get("maximum", math.inf), max(allowed.get("minimum", -math.inf), value))
 
 
 def with_effects(layer: Layer, effects: tuple[tuple[str, float], ...]) -> Layer:
     """The layer as its animated effects make it at one moment: its blur, its first
-    shadow (a default one when it has none) and, for an image, its filters."""
+    shadow (a default one when it has none) and, for an image, its filters; each value
+    kept within its field's range."""
     changes: dict[str, Any] = {}
     shadows = list(layer.shadows)
     filters = layer.filters if isinstance(layer, ImageLayer) else None
     for name, raw in effects:
-        low, high = _RANGES.get(name, (-math.inf, math.inf))
-        value = min(high, max(low, raw))
-        if name == "blur":
-            changes["blur"] = value
-        elif name in _SHADOW_FIELDS:
-            first = shadows[0] if shadows else Shadow()
-            moved: dict[str, Any] = {_SHADOW_FIELDS[name]: value}
-            shadows[:1] = [evolve(first, **moved)]
+        owner, field = _TARGETS[name]
+        value: dict[str, Any] = {field: _clamped(owner, field, raw)}
+        if owner is Layer:
+            changes.update(value)
+        elif owner is Shadow:
+            shadows[:1] = [evolve(shadows[0] if shadows else Shadow(), **value)]
             changes["shadows"] = tuple(shadows)
-        elif name in FILTERS and filters is not None:
-            filters = evolve(filters, **{_FILTER_FIELDS.get(name, name): value})
-            changes["filters"] = filters
+        elif filters is not None:
+            filters = changes["filters"] = evolve(filters, **value)
     return evolve(layer, **changes)
