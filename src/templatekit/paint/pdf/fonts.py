@@ -3,7 +3,8 @@
 Each font file becomes a Type 0 font with the Identity-H encoding whose character ids
 are the glyph ids the layout chose (the subset keeps glyph ids, so the page content can
 be written before the subset is made), a TrueType (FontFile2) or CFF (FontFile3,
-OpenType) program cut by HarfBuzz's subsetter to the glyphs used, a /W array of their
+OpenType) program cut by HarfBuzz's subsetter to the glyphs used (a CID-keyed CFF's
+charset made the identity, so that every reader finds the glyph a code names), a /W array of their
 advances, and a ToUnicode map from each glyph to the characters of its cluster, so that
 the text is found by search and copied whole. A glyph that stands for different text in
 different places (or for none of its own) is left to the ActualText of its run.
@@ -25,6 +26,7 @@ from zlib_ng import zlib_ng
 
 from templatekit.cache import memoized
 from templatekit.font_file import HbFont, hb_font
+from templatekit.paint.pdf.cff_charset import identity_charset
 from templatekit.paint.pdf.objects import COMPRESSION, Document, Name, Raw, Ref, number
 from templatekit.scene import FontFile
 
@@ -165,8 +167,9 @@ def _subset(file: FontFile, glyphs: tuple[int, ...]) -> tuple[bytes, int, bool]:
     subset = hb.subset(font.face, options)
     if subset is None:
         raise RuntimeError("the font could not be subset")
-    data = subset.blob.data
-    return zlib_ng.compress(data, COMPRESSION), len(data), "CFF " in font.face.table_tags
+    cff = "CFF " in font.face.table_tags
+    data = identity_charset(subset.blob.data) if cff else subset.blob.data
+    return zlib_ng.compress(data, COMPRESSION), len(data), cff
 
 
 def _table(font: HbFont, tag: str) -> bytes:
