@@ -29,7 +29,7 @@ def with_effects(card: dict[str, Any]) -> dict[str, Any]:
     changes = {
         "title": {"shadows": [{"x": 0, "y": 6, "blur": 18, "color": "#818cf8b0"}]},
         "subtitle": {"outline": {"width": 2, "color": "#000000"}},
-        "glow": {"blur": 24},
+        "glow": {"blur": 12},
     }
     layers = [{**layer, **changes.get(layer["name"], {})} for layer in card["layers"]]
     return {**card, "layers": layers}

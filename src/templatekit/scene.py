@@ -189,9 +189,9 @@ class DropShadow:
 
 @frozen(cache_hash=True)
 class Effects:
-    """What a group's pixels go through before they are composited: a blur, shadows
-    drawn under them (the first on top, as in CSS), and how they blend with what is
-    under them."""
+    """What a group's pixels go through before they are composited: a blur (``blur`` is
+    the Gaussian's standard deviation, as in CSS ``filter: blur()``), shadows drawn under
+    them (the first on top, as in CSS), and how they blend with what is under them."""
 
     shadows: tuple[DropShadow, ...] = ()
     blur: float = 0.0
@@ -199,9 +199,10 @@ class Effects:
 
     @property
     def reach(self) -> float:
-        """How far past the group's own pixels its effects can paint."""
-        shadows = (abs(s.x) + abs(s.y) + s.spread + 1.5 * s.blur for s in self.shadows)
-        return max((1.5 * self.blur, *shadows), default=0.0)
+        """How far past the group's own pixels its effects can paint: a Gaussian three
+        standard deviations out (what it adds beyond is under half a level of 255)."""
+        shadows = (abs(s.x) + abs(s.y) + s.spread + 3 * s.blur / 2 for s in self.shadows)
+        return max((3 * self.blur, *shadows), default=0.0)
 
 
 @frozen(cache_hash=True)

@@ -12,6 +12,7 @@ import templatekit as tk
 from templatekit.cache import cache_limit
 from templatekit.errors import LimitError, TemplateError
 from tests.conftest import decode, layer, template
+from tests.templatekit.test_pdf import pdf_and_png
 
 
 def square(**fields: object) -> dict[str, object]:
@@ -61,13 +62,40 @@ def test_several_shadows_stack_the_first_on_top():
 
 
 def test_layer_blur_spreads_an_edge_and_text_layers_take_shadows_too():
-    pixels = render(square(blur=12))
+    pixels = render(square(blur=6))
     ramp = [grey(pixels[70][x]) for x in range(88, 114)]
     assert ramp[0] < 60 and ramp[-1] > 230 and len(set(ramp)) > 12
     text = layer("text", "word", x=20, y=60, width=160, height=80, text="Hi", size=60, color="#ffffff")
     shadowed = render({**text, "shadows": [{"x": 4, "y": 4, "blur": 0, "color": "#000000"}]})
     assert any(p == (0, 0, 0) for row in shadowed for p in row)  # the white text's black shadow
     assert all(p == (255, 255, 255) for row in render(text) for p in row)
+
+
+def deviation(levels: list[int]) -> float:
+    """The standard deviation of the Gaussian that blurred a dark-to-light edge whose grey
+    ``levels`` (one per px, dark first) are given: half the distance between where it is
+    16% and 84% of the way up (one deviation either side of the edge)."""
+    dark, light = levels[0], levels[-1]
+    fractions = [(level - dark) / (light - dark) for level in levels]
+
+    def crossing(share: float) -> float:
+        at = next(i for i, f in enumerate(fractions) if f >= share)
+        before = fractions[at - 1]
+        return at - 1 + (share - before) / (fractions[at] - before)
+
+    return (crossing(0.8413) - crossing(0.1587)) / 2
+
+
+#: A black layer whose right edge (at x 100) is the only one near row 100 of a 200 px canvas.
+EDGE = layer("shape", "edge", x=-300, y=-300, width=400, height=800, fill="#000000")
+
+
+def test_a_layer_blur_is_css_filter_blur_its_value_the_deviation_in_png_and_pdf():
+    page, png = pdf_and_png(template({**EDGE, "blur": 10}, width=200, height=200, background="#ffffff"))
+    for image in (png, page):
+        levels = [image.convert("L").getpixel((x, 100)) for x in range(50, 150)]
+        assert deviation(levels) == pytest.approx(10, abs=0.5)
+        assert levels[72] < 254  # 2.2 deviations out (1.4% dark): the picture has room for the blur
 
 
 @pytest.mark.parametrize(

@@ -118,6 +118,16 @@ def test_shadows_match_css_box_shadow(page, css, shadow):
     assert mean_difference(mine, theirs) < TOLERANCE
 
 
+@pytest.mark.parametrize("blur", [12, 24])
+def test_layer_blur_matches_css_filter_blur(page, blur):
+    """``blur: N`` is CSS's ``filter: blur(Npx)``: a Gaussian of standard deviation N px."""
+    theirs = chromium_shot(
+        page, f'<div style="left:90px;top:50px;width:140px;height:90px;background:#4f46e5;filter:blur({blur}px)"></div>'
+    )
+    mine = ours(layer("shape", "card", x=90, y=50, width=140, height=90, fill="#4f46e5", blur=blur))
+    assert mean_difference(mine, theirs) < TOLERANCE
+
+
 def test_radial_gradients_match_css(page):
     theirs = chromium_shot(
         page, '<div style="left:30px;top:20px;width:260px;height:160px;background:radial-gradient(#fde68a,#7c3aed)">'

@@ -13,6 +13,7 @@ from PIL import Image
 import templatekit as tk
 from templatekit.errors import TemplateError
 from tests.conftest import data_uri, layer
+from tests.templatekit.test_effects import EDGE, deviation
 from tests.templatekit.test_video import probe, video
 
 pytest.importorskip("av")
@@ -46,6 +47,13 @@ def test_keyframes_blur_a_layer_and_move_its_shadow():
     rows = [np.asarray(frame).astype(int)[80] for frame in frames[5:]]
     green = [int(np.nonzero(row[:, 1] - row[:, 0] > 100)[0].max(initial=0)) for row in rows]
     assert green == sorted(green) and green[-1] > green[0] + 30  # the shadow's right edge moves right
+
+
+def test_a_keyframed_blur_is_css_filter_blur_its_value_the_deviation():
+    edge = {**EDGE, "fill": "#ffffff", "animations": [ramp("blur", (0, 10))]}
+    last = probe(tk.render_video(video(edge, width=200, height=200)).data)["frames"][-1]
+    levels = [255 - last.convert("L").getpixel((x, 100)) for x in range(50, 150)]  # dark first
+    assert deviation(levels) == pytest.approx(10, abs=0.7)
 
 
 def test_keyframes_animate_an_image_filter():

@@ -118,8 +118,11 @@ BlendMode = Literal[
     "color",
     "luminosity",
 ]
-#: Blur and shadow radii: beyond this a shadow is a haze, and blurring costs grow.
+#: Shadow blur radii and spreads: beyond this a shadow is a haze, and blurring costs grow.
 MAX_BLUR = 250.0
+#: A layer's blur, a standard deviation: at most the widest shadow blur's (half its
+#: radius), the same largest Gaussian and the same cost.
+MAX_LAYER_BLUR = MAX_BLUR / 2
 MAX_SHADOWS = 8
 
 
@@ -213,7 +216,11 @@ class Layer:
     duration: float | None = field(None, check=positive)
     animations: tuple[Animation, ...] = ()
     shadows: tuple[Shadow, ...] = field((), check=at_most_items(MAX_SHADOWS))
-    blur: float = field(0.0, check=between(0, MAX_BLUR))  # px, the CSS blur radius
+    blur: float = field(
+        0.0,
+        check=between(0, MAX_LAYER_BLUR),
+        schema={"description": "Blurs the whole layer as CSS filter: blur(): px, the Gaussian's standard deviation."},
+    )
     blend: BlendMode = "normal"  # how the layer mixes with what is under it
     mask: Mask | None = None  # what of the layer shows
 

@@ -2,8 +2,9 @@
 
 A group with effects is painted on a surface of its own (``raster._paint_on_own_surface``);
 this module turns that surface into what lands on the canvas (``blending`` then composites
-it with the group's blend mode). As in CSS (Filter Effects 1), the blur radius is twice the
-Gaussian's standard deviation, and shadows sit under the pixels, the first shadow on top.
+it with the group's blend mode). As in CSS, a layer's blur is ``filter: blur()``, its value
+the Gaussian's standard deviation (Filter Effects 1), a shadow's is ``box-shadow``'s blur
+radius, twice the deviation; shadows sit under the pixels, the first shadow on top.
 """
 
 from __future__ import annotations
@@ -48,10 +49,10 @@ def shadows_of(image: PILImage.Image, shadows: tuple[DropShadow, ...], scale: fl
     return result
 
 
-def blurred(image: PILImage.Image, radius: float) -> PILImage.Image:
-    """A Gaussian blur of CSS radius ``radius`` px, on premultiplied colours, so that
-    transparent pixels do not darken the edges."""
-    return gaussian(image.convert("RGBa"), radius / 2).convert("RGBA")
+def blurred(image: PILImage.Image, sigma: float) -> PILImage.Image:
+    """A Gaussian blur of standard deviation ``sigma`` px on premultiplied colours, so
+    that transparent pixels do not darken the edges."""
+    return gaussian(image.convert("RGBa"), sigma).convert("RGBA")
 
 
 def gaussian(image: PILImage.Image, sigma: float, fade: int = 255) -> PILImage.Image:
@@ -65,7 +66,12 @@ def gaussian(image: PILImage.Image, sigma: float, fade: int = 255) -> PILImage.I
     small = small.filter(ImageFilter.GaussianBlur(sigma / factor))
     if fade < 255:  # on the small copy: a ninth of the pixels or fewer
         small = small.point(lambda value: value * fade // 255)
-    return small.resize(image.size, PILImage.Resampling.BILINEAR) if factor > 1 else small
+    if factor == 1:
+        return small
+    # the reduced copy's last pixels may stand for fewer than ``factor`` pixels: scale back
+    # exactly the part that stands for the image, so that edges stay where they were
+    covered = (0, 0, image.width / factor, image.height / factor)
+    return small.resize(image.size, PILImage.Resampling.BILINEAR, box=covered)
 
 
 def _shadow(alpha: PILImage.Image, shadow: DropShadow, scale: float) -> PILImage.Image:
