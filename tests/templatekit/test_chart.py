@@ -463,3 +463,58 @@ def test_a_video_frame_draws_the_chart_as_the_png_does():
     assert frame.size == png.size
     difference = ImageStat.Stat(ImageChops.difference(png, frame)).mean
     assert max(difference) < 4  # H.264 and 4:2:0 colour blur a little; the chart is the same
+
+
+# --- colours, ticks, markers and category labels -------------------------------------
+
+OWN = ["#0b6e4f", "#c2410c", "#7c3aed", "#0369a1"]
+
+
+def swatches(items, count: int) -> list[str]:
+    """The colours of the legend's first ``count`` swatches: squares, or dots for lines
+    and scatters (the legend is drawn before the plot)."""
+    found = [i for i in items if isinstance(i, Rect | Ellipse) and i.fill not in (None, GRID, AXIS)]
+    return [i.fill.hex for i in found if i.fill.hex != "#ffffff"][:count]
+
+
+def lines(items) -> list:
+    return [i for i in items if isinstance(i, Path) and i.stroke is not None and i.fill is None]
+
+
+def markers_of(items) -> list:
+    """The coloured dots of a line chart (each sits in a white ring)."""
+    return [i for i in items if isinstance(i, Ellipse) and i.fill.hex != "#ffffff"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_legend_swatches_take_the_rows_own_colours(kind):
+    """Every row coloured: the legend names each slice or series in the colour it is drawn in."""
+    if kind in ("pie", "doughnut"):
+        rows = [{**point, "color": colour} for point, colour in zip(LONG, OWN, strict=True)]
+        items, _ = drawn(chart(kind, rows))
+        drawn_in = [m.fill.hex for m in marks(items)]
+    else:
+        rows = [{"name": f"Region {i}", "data": POINTS, "color": colour} for i, colour in enumerate(OWN)]
+        items, _ = drawn(chart(kind, rows))
+        shapes = marks(items) + lines(items) + markers_of(items)
+        drawn_in = list(dict.fromkeys((m.fill or m.stroke).hex[:7] for m in shapes))
+    assert drawn_in == OWN
+    assert swatches(items, len(OWN)) == OWN
+
+
+def test_a_label_coloured_in_one_pie_has_that_colour_in_every_pie_and_in_the_legend():
+    rows = [
+        {"name": "2025", "data": [{"label": "x", "value": 1}, {"label": "y", "value": 2}]},
+        {"name": "2026", "data": [{"label": "y", "value": 1, "color": RED}, {"label": "z", "value": 2}]},
+    ]
+    items, warnings = drawn(chart("doughnut", rows))
+    assert [m.fill.hex for m in marks(items)] == [PALETTE[0].hex, RED, RED, PALETTE[2].hex]
+    assert swatches(items, 3) == [PALETTE[0].hex, RED, PALETTE[2].hex]
+    assert warnings == ()
+    rows[0]["data"][1]["color"] = BLUE  # two colours for one label: the legend can show one
+    items, warnings = drawn(chart("doughnut", rows))
+    assert [m.fill.hex for m in marks(items)][1:3] == [BLUE, RED]
+    assert swatches(items, 3)[1] == BLUE
+    assert warnings == (
+        f"layer 'sales': label 'y' is given different colours in different pies; the legend shows the first ({BLUE})",
+    )

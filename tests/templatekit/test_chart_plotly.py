@@ -18,7 +18,8 @@ import pytest
 import templatekit as tk
 from templatekit.layout import chart
 from templatekit.layout.charts import render
-from templatekit.layout.charts.figure import PALETTE, build_figure, merge
+from templatekit.layout.charts.figure import build_figure, merge
+from templatekit.layout.charts.style import PALETTE
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import ChartLayer
 from templatekit.scene import Group, Image

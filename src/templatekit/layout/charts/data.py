@@ -1,8 +1,9 @@
 """A chart layer's rows as series of labelled values, with their colours.
 
 Both row shapes become a list of series; a series without its own colour takes the next
-palette colour. Slices of pies take their colour by label instead, the same in every pie,
-and the smallest may be grouped into one "Other" slice.
+palette colour. Slices of pies take their colour by label instead, the same in every pie
+and in the legend: the first colour a row gives the label, else the label's palette
+colour. The smallest slices may be grouped into one "Other" slice.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ class Slices:
     series: list[Series]
     colors: dict[str, Color]
     grouped: int  # labels put into "Other"
+    clashes: tuple[str, ...] = ()  # labels given different colours in different pies
 
 
 def slices(layer: ChartLayer, series: list[Series]) -> Slices:
@@ -79,12 +81,33 @@ def slices(layer: ChartLayer, series: list[Series]) -> Slices:
         ranked = sorted((label for label in labels if label != OTHER_LABEL), key=lambda label: -totals[label])
         grouped = set(labels) - set(ranked[: limit - 1])
         series = [_grouped(s, grouped) for s in series]
-    palette = palette_of(layer)
-    own = [label for label in categories(series) if not (grouped and label == OTHER_LABEL)]
-    colors = {label: palette[i % len(palette)] for i, label in enumerate(own)}
-    if grouped:
-        colors[OTHER_LABEL] = OTHER
-    return Slices(series, colors, len(grouped - {OTHER_LABEL}))
+    colors = label_colors(series, palette_of(layer), OTHER_LABEL if grouped else None)
+    return Slices(series, colors, len(grouped - {OTHER_LABEL}), _clashes(series))
+
+
+def label_colors(series: list[Series], palette: tuple[Color, ...], other: str | None = None) -> dict[str, Color]:
+    """The colour of each label in every pie and its legend: the first colour a row gives
+    it, else its palette colour; ``other`` (the grouped slices) is grey."""
+    given = _given(series)
+    labels = [label for label in categories(series) if label != other]
+    colors = {label: given[label][0] if label in given else palette[i % len(palette)] for i, label in enumerate(labels)}
+    if other is not None:
+        colors[other] = OTHER
+    return colors
+
+
+def _clashes(series: list[Series]) -> tuple[str, ...]:
+    """Labels whose rows give them different colours (in different pies)."""
+    return tuple(label for label, colors in _given(series).items() if len(set(colors)) > 1)
+
+
+def _given(series: list[Series]) -> dict[str, list[Color]]:
+    """The colours the rows give each label, in the order of the rows."""
+    given: dict[str, list[Color]] = {}
+    for point in (p for s in series for p in s.points):
+        if point.color is not None:
+            given.setdefault(point.label, []).append(point.color)
+    return given
 
 
 def _grouped(series: Series, grouped: set[str]) -> Series:

@@ -12,8 +12,8 @@ from typing import Any
 
 from attrs import frozen
 
-from templatekit.layout.charts.data import Series, series_of
-from templatekit.layout.charts.style import AXIS, BODY_WEIGHT, GRID, PALETTE, STRONG_WEIGHT, TEXT, TITLE, Metrics
+from templatekit.layout.charts.data import Series, label_colors, palette_of, series_of
+from templatekit.layout.charts.style import AXIS, BODY_WEIGHT, GRID, STRONG_WEIGHT, TEXT, TITLE, Metrics
 from templatekit.model.layers import ChartLayer
 from templatekit.model.values import Color
 
@@ -155,7 +155,7 @@ def _pies(series: list[Series], layer: ChartLayer, metrics: Metrics) -> list[Jso
     """One pie per series, side by side; a label has the same colour in every pie."""
     if not series:
         return []
-    colors = _label_colors(series, layer.colors or PALETTE)
+    colors = label_colors(series, palette_of(layer))
     doughnut = layer.chart_type == "doughnut"
     row = _PieRow.of(layer, series, metrics)
     traces = []
@@ -227,11 +227,6 @@ def _legend_width(series: list[Series], metrics: Metrics) -> float:
     0.6 em per character."""
     longest = max((len(p.label) for s in series for p in s.points), default=0)
     return 40 + metrics.text * 0.6 * longest
-
-
-def _label_colors(series: list[Series], palette: tuple[Color, ...]) -> dict[str, Color]:
-    labels = dict.fromkeys(p.label for s in series for p in s.points)
-    return {label: palette[i % len(palette)] for i, label in enumerate(labels)}
 
 
 def _pie_text(legend: bool, metrics: Metrics) -> Json:

@@ -47,6 +47,11 @@ def draw(canvas: Canvas, series: list[Series], room: Box) -> None:
         canvas.notes.append(
             f"{grouped.grouped} of the smallest slices are grouped into 'Other' (maxSlices {layer.max_slices})"
         )
+    for label in grouped.clashes:
+        canvas.notes.append(
+            f"label {label!r} is given different colours in different pies; "
+            f"the legend shows the first ({grouped.colors[label].hex})"
+        )
     pies = [_slices(s, grouped.colors) for s in grouped.series]
     if not any(pies):
         canvas.notes.append("no values above zero: the chart is drawn empty")
