@@ -518,3 +518,28 @@ def test_a_label_coloured_in_one_pie_has_that_colour_in_every_pie_and_in_the_leg
     assert warnings == (
         f"layer 'sales': label 'y' is given different colours in different pies; the legend shows the first ({BLUE})",
     )
+
+
+def neighbours_differ(colours: list) -> bool:
+    """No two slices side by side share a colour, the last and the first included."""
+    return all(colours[i] != colours[i - 1] for i in range(len(colours)))
+
+
+def test_the_palette_has_ten_colours_that_are_all_told_apart():
+    assert len(PALETTE) >= 10 and len(set(PALETTE)) == len(PALETTE)
+    assert OTHER not in PALETTE
+    rows = [{"label": f"Slice {i}", "value": 1} for i in range(10)]
+    fills = [m.fill for m in marks(drawn(chart("pie", rows))[0])]
+    assert len(set(fills)) == 10
+
+
+@pytest.mark.parametrize("count", [9, 10, 11, 12, 21, 30, 31])
+def test_past_the_palette_colours_repeat_but_never_side_by_side(count):
+    rows = [{"label": f"Slice {i}", "value": 1} for i in range(count)]
+    fills = [m.fill for m in marks(drawn(chart("doughnut", rows, maxSlices=None))[0])]
+    assert len(fills) == count and neighbours_differ(fills), [f.hex for f in fills]
+    assert len(set(fills)) == min(count, len(PALETTE))
+    series = [{"name": f"Series {i}", "data": POINTS} for i in range(count)]
+    items, _ = drawn(chart("line", series, legend=False))
+    strokes = [line.stroke for line in lines(items)]
+    assert len(strokes) == count and all(a != b for a, b in zip(strokes, strokes[1:], strict=False))

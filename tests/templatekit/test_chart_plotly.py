@@ -99,7 +99,7 @@ def test_pies_and_doughnuts_one_per_series_side_by_side():
 def test_default_palette_colours_series_in_order():
     bars = figure(chartType="bar", rows=SERIES)["data"]
     assert [trace["marker"]["color"] for trace in bars] == [PALETTE[0].hex, PALETTE[1].hex]
-    assert PALETTE[0].hex == "#6366f1"  # indigo first
+    assert PALETTE[0].hex == "#3f90da"  # Petroff's blue first
 
 
 def test_colors_series_colours_and_point_colours():

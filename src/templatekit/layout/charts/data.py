@@ -40,9 +40,10 @@ def series_of(layer: ChartLayer) -> list[Series]:
     if not rows:
         return []
     if isinstance(rows[0], ChartSeries):
+        colors = cycled(palette, len(rows))
         return [
-            Series(s.name, s.data, s.color or palette[i % len(palette)])
-            for i, s in enumerate(rows)
+            Series(s.name, s.data, s.color or color)
+            for s, color in zip(rows, colors, strict=True)
             if isinstance(s, ChartSeries)
         ]
     points = tuple(p for p in rows if isinstance(p, ChartPoint))
@@ -51,6 +52,16 @@ def series_of(layer: ChartLayer) -> list[Series]:
 
 def palette_of(layer: ChartLayer) -> tuple[Color, ...]:
     return layer.colors or PALETTE
+
+
+def cycled(palette: tuple[Color, ...], count: int) -> list[Color]:
+    """``count`` colours, the palette's in turn and again from its start, so that no two
+    neighbours share one; round a pie the last is the first's neighbour too, so where it
+    would repeat the first's colour it takes the palette's middle one instead."""
+    colors = [palette[i % len(palette)] for i in range(count)]
+    if count > 2 and len(palette) > 2 and colors[-1] == colors[0]:
+        colors[-1] = palette[len(palette) // 2]
+    return colors
 
 
 def categories(series: list[Series]) -> list[str]:
@@ -90,7 +101,8 @@ def label_colors(series: list[Series], palette: tuple[Color, ...], other: str | 
     it, else its palette colour; ``other`` (the grouped slices) is grey."""
     given = _given(series)
     labels = [label for label in categories(series) if label != other]
-    colors = {label: given[label][0] if label in given else palette[i % len(palette)] for i, label in enumerate(labels)}
+    cycle = cycled(palette, len(labels))
+    colors = {label: given[label][0] if label in given else color for label, color in zip(labels, cycle, strict=True)}
     if other is not None:
         colors[other] = OTHER
     return colors

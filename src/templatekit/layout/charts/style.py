@@ -12,11 +12,29 @@ from attrs import frozen
 
 from templatekit.model.values import Color
 
-# indigo, teal, amber, rose, sky, violet, emerald, orange (Tailwind 500s)
+# Petroff's 10-colour sequence ("petroff10" in Matplotlib; M. A. Petroff, "Accessible Color
+# Sequences for Data Visualization", 2021): ten colours told apart with normal vision and
+# each of the three colour-vision deficiencies, ordered so that the first n of them are
+# the most distinct n. Blue, orange, red, grey, purple, brown, dark orange, khaki, slate,
+# light cyan.
 PALETTE = tuple(
-    Color.parse(c) for c in ("#6366f1", "#14b8a6", "#f59e0b", "#f43f5e", "#0ea5e9", "#8b5cf6", "#10b981", "#f97316")
+    Color.parse(c)
+    for c in (
+        "#3f90da",
+        "#ffa90e",
+        "#bd1f01",
+        "#94a4a2",
+        "#832db6",
+        "#a96b59",
+        "#e76300",
+        "#b9ac70",
+        "#717581",
+        "#92dadd",
+    )
 )
-OTHER = Color.parse("#94a3b8")  # the slice that groups the smallest ones
+# The slice that groups the smallest ones: a light grey, apart from the palette's two
+# greys and from its first nine colours (all a pie with the default maxSlices uses).
+OTHER = Color.parse("#d1d5db")
 TITLE = Color.parse("#0f172a")
 TEXT = Color.parse("#475569")
 GRID = Color.parse("#e2e8f0")
