@@ -109,43 +109,42 @@ def auto_format(ticks: list[float]) -> NumberFormat:
     return NumberFormat(precision=decimals)
 
 
-def nice_ticks(low: float, high: float, count: int) -> list[float]:
-    """About ``count`` (at least two) evenly spaced round values covering
-    ``low``..``high``: the first at or below ``low``, the last at or above ``high``, with
-    a step of 1, 2 or 5 times a power of ten. The smallest step that needs no more than
-    ``count`` ticks is taken, or the next smaller one (one tick more) when that covers
-    the data much more tightly."""
+def nice_ticks(low: float, high: float, intervals: float) -> list[float]:
+    """The best of ``tick_choices``: round ticks about ``intervals`` intervals apart."""
+    return tick_choices(low, high, intervals)[0]
+
+
+def tick_choices(low: float, high: float, intervals: float) -> list[list[float]]:
+    """Evenly spaced round values covering ``low``..``high`` (the first at or below
+    ``low``, the last at or above ``high``) for each step of 1, 2 or 5 times a power of
+    ten, from a fifth of the step ``intervals`` asks for to one that needs a single
+    interval; best first. A step is the better the nearer its number of intervals comes to
+    ``intervals`` and the more of its span the data fills (both as ratios, so that a
+    step two times too fine and one that leaves half the span empty weigh alike): always
+    rounding the step up, as a count taken as a limit does, would leave up to 2.5 times
+    fewer ticks than asked."""
     if high < low:
         low, high = high, low
     if high == low:
         high = low + (abs(low) or 1.0)
-    count = max(2, count)
-    step = _nice_step((high - low) / (count - 1))
-    while len(_ticks(low, high, step)) > count:
+    intervals = max(1.0, intervals)
+    step = _nice_step((high - low) / intervals / 5)
+    choices = [_ticks(low, high, step)]
+    while step < high - low:
         step = _nice_step(step * 1.0001)
-    ticks = _ticks(low, high, step)
-    finer = _ticks(low, high, _finer_step(step))
-    if len(finer) <= count + 1 and _coverage(finer, low, high) >= 0.75 > _coverage(ticks, low, high):
-        return finer
-    return ticks
+        choices.append(_ticks(low, high, step))
+    return sorted(choices, key=lambda ticks: _misfit(ticks, low, high, intervals))
+
+
+def _misfit(ticks: list[float], low: float, high: float, intervals: float) -> float:
+    """How far ticks are from ``intervals`` intervals and from a span the data fills."""
+    return abs(math.log((len(ticks) - 1) / intervals)) - math.log((high - low) / (ticks[-1] - ticks[0]))
 
 
 def _ticks(low: float, high: float, step: float) -> list[float]:
     first = math.floor(low / step + 1e-9)
     last = math.ceil(high / step - 1e-9)
     return [round(n * step, 12) + 0.0 for n in range(first, last + 1)]
-
-
-def _coverage(ticks: list[float], low: float, high: float) -> float:
-    """How much of the ticks' span the data fills."""
-    return (high - low) / (ticks[-1] - ticks[0])
-
-
-def _finer_step(step: float) -> float:
-    """The nice step below ``step``: 10 -> 5 -> 2 -> 1."""
-    power = 10 ** math.floor(math.log10(step) + 1e-9)
-    multiple = round(step / power)
-    return {1: 0.5, 2: 1.0, 5: 2.0}.get(multiple, 5.0) * power
 
 
 def _nice_step(raw: float) -> float:

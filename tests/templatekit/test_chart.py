@@ -16,7 +16,7 @@ from PIL import ImageChops, ImageStat
 
 import templatekit as tk
 from templatekit.layout.charts.pie import _percents
-from templatekit.layout.charts.style import AXIS, GRID, OTHER, PALETTE
+from templatekit.layout.charts.style import AXIS, GRID, OTHER, PALETTE, Metrics
 from templatekit.numbers import MINUS, FormatError, NumberFormat, auto_format, nice_ticks
 from templatekit.scene import Ellipse, GlyphRun, Group, Line, Path, Rect
 from tests.conftest import decode, layer, template, without_modules
@@ -115,20 +115,22 @@ def pixels_near(image, color: str, tolerance: int = 10) -> int:
 
 
 @pytest.mark.parametrize(
-    ("low", "high", "count", "ticks"),
+    ("low", "high", "intervals", "ticks"),
     [
-        (0, 24, 7, [0, 5, 10, 15, 20, 25]),
-        (0, 26, 7, [0, 5, 10, 15, 20, 25, 30]),
-        (-5, 39, 7, [-10, 0, 10, 20, 30, 40]),
-        (0, 1, 6, [0, 0.2, 0.4, 0.6, 0.8, 1]),
-        (-0.3, 0.7, 6, [-0.4, -0.2, 0, 0.2, 0.4, 0.6, 0.8]),  # one more tick, covering the data closely
-        (0, 540, 5, [0, 200, 400, 600]),
-        (0, 2_600_000, 5, [0, 1_000_000, 2_000_000, 3_000_000]),
-        (3, 3, 5, [3, 4, 5, 6]),
+        (0, 24, 6, [0, 5, 10, 15, 20, 25]),
+        (0, 26, 6, [0, 5, 10, 15, 20, 25, 30]),
+        (-5, 39, 6, [-10, 0, 10, 20, 30, 40]),
+        (0, 1, 5, [0, 0.2, 0.4, 0.6, 0.8, 1]),
+        (-0.3, 0.7, 5, [-0.4, -0.2, 0, 0.2, 0.4, 0.6, 0.8]),  # one more tick, covering the data closely
+        (0, 540, 4, [0, 200, 400, 600]),
+        (0, 2_600_000, 4, [0, 1_000_000, 2_000_000, 3_000_000]),
+        (3, 3, 4, [3, 4, 5, 6]),
+        (0, 1410, 6.9, [0, 200, 400, 600, 800, 1000, 1200, 1400, 1600]),  # not 0-1,500 by 500
+        (0, 101, 4, [0, 20, 40, 60, 80, 100, 120]),  # not 0-150 by 50, a third of it empty
     ],
 )
-def test_nice_ticks_are_round_cover_the_data_and_keep_about_to_the_count(low, high, count, ticks):
-    assert nice_ticks(low, high, count) == ticks
+def test_nice_ticks_are_round_cover_the_data_and_come_near_the_intervals_asked(low, high, intervals, ticks):
+    assert nice_ticks(low, high, intervals) == ticks
 
 
 @pytest.mark.parametrize(
@@ -543,3 +545,42 @@ def test_past_the_palette_colours_repeat_but_never_side_by_side(count):
     items, _ = drawn(chart("line", series, legend=False))
     strokes = [line.stroke for line in lines(items)]
     assert len(strokes) == count and all(a != b for a, b in zip(strokes, strokes[1:], strict=False))
+
+
+def gridlines(items) -> list[float]:
+    """The heights of a vertical value axis's gridlines and zero line, top to bottom."""
+    return sorted({i.start[1] for i in items if isinstance(i, Line) and i.color in (GRID, AXIS)})
+
+
+@pytest.mark.parametrize(
+    ("height", "peak"),
+    [(660, 1410), (660, 101), (300, 1410), (420, 48), (900, 7.5), (200, 30), (1200, 1410), (520, 2_600_000)],
+)
+def test_value_ticks_are_about_three_and_a_half_lines_apart(height, peak):
+    """Chart.js steps by 200 on a 580 px axis up to 1,410 (its ticks come from the axis
+    length and the font); ticks fall within a round step's reach of 3.5 lines apart."""
+    rows = [{"label": m, "value": peak * f} for m, f in zip(("Jan", "Feb", "Mar"), (0.4, 1, 0.7), strict=True)]
+    data = chart("bar", rows, width=800, height=height)
+    items, _ = drawn(data)
+    line = Metrics.of(800, height).line
+    heights = gridlines(items)
+    spacing = (heights[-1] - heights[0]) / (len(heights) - 1)
+    assert 3.5 / 1.6 <= spacing / line <= 3.5 * 1.6, (spacing / line, texts(items))
+
+
+def test_a_580_px_axis_up_to_1410_steps_by_200():
+    rows = [{"label": m, "value": v} for m, v in (("Jan", 620), ("Feb", 1410), ("Mar", 990))]
+    items, _ = drawn(chart("bar", rows, width=800, height=620))
+    heights = gridlines(items)
+    assert heights[-1] - heights[0] == pytest.approx(580, abs=40)
+    assert [t for t in texts(items) if t[0].isdigit()] == [
+        "0",
+        "200",
+        "400",
+        "600",
+        "800",
+        "1,000",
+        "1,200",
+        "1,400",
+        "1,600",
+    ]

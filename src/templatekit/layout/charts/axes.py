@@ -15,7 +15,7 @@ from attrs import frozen
 
 from templatekit.layout.charts.canvas import Canvas
 from templatekit.model.layers import ChartLayer
-from templatekit.numbers import NumberFormat, auto_format, nice_ticks
+from templatekit.numbers import NumberFormat, auto_format, tick_choices
 from templatekit.text.typeset import TextBlock
 
 
@@ -71,41 +71,32 @@ def _decimals(value: float) -> int:
     return len(text.split(".")[1]) if "." in text else 0
 
 
-def ticks_along(canvas: Canvas, low: float, high: float, length: float, horizontal: bool) -> Ticks:
-    """Ticks for an axis ``length`` px long: about one per 2.8 lines of text along a
-    vertical axis; along a horizontal one as many as have room for their labels."""
-    metrics = canvas.metrics
-    style = canvas.style()
-    count = max(2, min(8, math.floor(length / (metrics.text * 2.8)) + 1))
-    while True:
-        values = _with_room(low, high, count)
-        fmt = value_format(canvas.layer, values)
-        labels = tuple(canvas.set(fmt(v), style, 1e6) for v in values)
-        ticks = Ticks(tuple(values), labels)
-        if not horizontal or count <= 2:
-            return ticks
-        room = length / max(1, len(values) - 1)
-        if ticks.widest + metrics.text * 1.2 <= room:
-            return ticks
-        count -= 1
-
-
+SPACING = 3.5  # lines of text between value ticks, about
 ROOM = 0.01  # of the data's span: data closer than this to the last tick gets one more
 
 
-def _with_room(low: float, high: float, count: int) -> list[float]:
-    """Nice ticks with room beyond the data: a bar never ends on the plot's edge."""
-    values = nice_ticks(low, high, count)
+def ticks_along(canvas: Canvas, low: float, high: float, length: float, horizontal: bool) -> Ticks:
+    """Round ticks about ``SPACING`` lines of text apart on an axis ``length`` px long
+    (the best of ``tick_choices``) whose labels have room: one above the other with half
+    a line between them, or side by side with a space; failing that, the fewest ticks.
+    The ticks leave room beyond the data, so that a bar never ends on the plot's edge."""
+    metrics = canvas.metrics
     room = (high - low) * ROOM
-    if high > 0 and values[-1] - high < room or low < 0 and low - values[0] < room:
-        roomier = nice_ticks(low - room if low < 0 else low, high + room if high > 0 else high, count)
-        if _step(roomier) == _step(values):  # one tick more, not coarser ticks
-            return roomier
-    return values
+    choices = tick_choices(
+        low - room if low < 0 else low, high + room if high > 0 else high, length / (metrics.line * SPACING)
+    )
+    for values in choices:
+        ticks = _labelled(canvas, values)
+        need = ticks.widest + metrics.text * 1.2 if horizontal else metrics.line * 1.5
+        if need <= length / (len(values) - 1):
+            return ticks
+    return _labelled(canvas, min(choices, key=len))
 
 
-def _step(values: list[float]) -> float:
-    return values[1] - values[0] if len(values) > 1 else 0.0
+def _labelled(canvas: Canvas, values: list[float]) -> Ticks:
+    fmt = value_format(canvas.layer, values)
+    style = canvas.style()
+    return Ticks(tuple(values), tuple(canvas.set(fmt(v), style, 1e6) for v in values))
 
 
 def extent(values: Sequence[float], from_zero: bool) -> tuple[float, float]:
