@@ -584,3 +584,25 @@ def test_a_580_px_axis_up_to_1410_steps_by_200():
         "1,400",
         "1,600",
     ]
+
+
+def test_markers_shrink_then_go_when_points_are_closer_than_their_size():
+    def line_chart(count: int, **fields) -> list:
+        rows = [{"label": f"d{i}", "value": 10 + (i * 7) % 11} for i in range(count)]
+        return drawn(chart("line", rows, width=300, height=200, **fields))[0]
+
+    stroke = Metrics.of(300, 200).stroke
+    few = markers_of(line_chart(6))
+    assert len(few) == 6 and all(m.width == pytest.approx(3 * stroke) for m in few)  # three times the line's width
+    for count in (12, 16, 20, 24, 60):
+        dots = markers_of(line_chart(count))
+        if dots:  # each dot (white ring included) keeps a dot's width of room to the next
+            rings = sorted(
+                (i for i in line_chart(count) if isinstance(i, Ellipse) and i.fill.hex == "#ffffff"), key=lambda e: e.x
+            )
+            assert all(b.x - (a.x + a.width) >= a.width - 1e-6 for a, b in zip(rings, rings[1:], strict=False))
+            assert min(m.width for m in dots) >= 2 * stroke - 1e-6  # never smaller than twice the line's width
+    assert markers_of(line_chart(60)) == []  # 4.7 px apart: the line alone
+    highlighted = [{"label": f"d{i}", "value": 10, **({"color": RED} if i == 30 else {})} for i in range(60)]
+    (own,) = markers_of(drawn(chart("line", highlighted, width=300, height=200))[0])
+    assert own.fill.hex == RED and own.width == pytest.approx(2 * stroke)  # its own colour keeps a marker

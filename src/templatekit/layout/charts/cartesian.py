@@ -30,7 +30,7 @@ from templatekit.layout.charts.style import AXIS, GRID, STRONG_WEIGHT, text_on
 from templatekit.model.layers import ChartPoint
 from templatekit.model.values import Color
 from templatekit.numbers import NumberFormat
-from templatekit.scene import Line
+from templatekit.scene import Line, Point
 from templatekit.text.typeset import TextBlock
 
 BAR_GAP = 0.3  # share of a category's slot left between groups of bars
@@ -140,7 +140,7 @@ class _Vertical(_Plot):
         elif self.layer.chart_type == "scatter":
             self._markers(scale, centres)
         else:
-            self._lines(scale, centres)
+            self._lines(scale, centres, slot)
 
     def _grid(
         self, ticks: Ticks, scale: Scale, label_left: float, label_right: float, left: float, right: float
@@ -195,10 +195,11 @@ class _Vertical(_Plot):
                     labels.beyond(value, left + thickness / 2, y1, room, upward=value >= 0)
         labels.finish()
 
-    def _lines(self, scale: Scale, centres: list[float]) -> None:
+    def _lines(self, scale: Scale, centres: list[float], slot: float) -> None:
         area = self.layer.chart_type == "area"
         metrics = self.metrics
         stroke = metrics.stroke
+        size = marks.line_marker(stroke, slot)
         labels = _ValueLabels(self.canvas, self.data)
         if area and self.layer.stacked:
             self._stacked_areas(scale, centres)
@@ -212,12 +213,23 @@ class _Vertical(_Plot):
                     if len(points) > 1:
                         self.canvas.items.append(marks.polyline(points, s.color, stroke))
                     if not area or any(point.color for _, point in run):
-                        for (x, y), (_, point) in zip(points, run, strict=True):
-                            self.canvas.items.extend(marks.marker(x, y, stroke * 3, s.color_of(point), stroke * 0.75))
+                        self._dots(points, run, s, size)
                 if self.labels:
                     for (x, y), (_, point) in zip(points, run, strict=True):
                         labels.over(point.value, x, y, stroke * 2)
         labels.finish()
+
+    def _dots(
+        self, points: list[Point], run: list[tuple[float, ChartPoint]], series: Series, size: float | None
+    ) -> None:
+        """A line's markers at ``size``; with no room for them (``size`` None), only the
+        points with a colour of their own keep one, of the smallest size, so that the
+        colour still shows."""
+        least = self.metrics.stroke * marks.LEAST
+        for (x, y), (_, point) in zip(points, run, strict=True):
+            diameter = size if size is not None else least if point.color else None
+            if diameter is not None:
+                self.canvas.items.extend(marks.marker(x, y, diameter, series.color_of(point), diameter / 4))
 
     def _stacked_areas(self, scale: Scale, centres: list[float]) -> None:
         """Bands piled on one another, nearly solid, each with its upper edge drawn."""

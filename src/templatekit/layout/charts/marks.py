@@ -101,6 +101,19 @@ def band(upper: Sequence[Point], lower: Sequence[Point], fill: Color) -> Path:
     return Path((("M", *outline[0]), *(("L", *p) for p in outline[1:]), ("Z",)), fill=fill)
 
 
+MARKER = 3.0  # a line's marker: its dot's diameter in widths of the line
+LEAST = 2.0  # the smallest such dot: any smaller, it no longer shows apart from its line
+
+
+def line_marker(stroke: float, spacing: float) -> float | None:
+    """The dot of a line's markers on points ``spacing`` px apart, ringed by a quarter of
+    its width (``marker``): three times the line's width while a whole marker's width is
+    left between neighbours (so they read as points, not as a bead chain), smaller to
+    keep that room down to twice the line's width, and None below that: the line alone."""
+    diameter = min(MARKER * stroke, spacing / 3)  # a ringed marker is 1.5 dots wide
+    return diameter if diameter >= LEAST * stroke else None
+
+
 def marker(x: float, y: float, diameter: float, fill: Color, ring: float) -> list[Item]:
     """A dot centred on ``x, y`` in a white ring that parts it from lines under it."""
     outer = diameter + 2 * ring
