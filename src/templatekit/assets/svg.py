@@ -18,9 +18,11 @@ from templatekit import budget
 from templatekit.assets.common import Problem, decode_data_uri, is_svg, megapixels, shown
 
 FONT_DIR = Path(__file__).resolve().parent.parent / "fonts"
-# Text in SVGs is drawn in the bundled sans family; handing resvg the whole font folder
-# (24 MB, emoji and CJK included) would make every SVG slow to draw.
-FONT_FILES = [str(FONT_DIR / f"Inter-{style}.otf") for style in ("Regular", "Italic", "Bold", "BoldItalic")]
+# Text in SVGs is drawn in the bundled sans family, every weight and italic of it, as the
+# PDF draws it; handing resvg the whole font folder (24 MB, emoji and CJK included) would
+# make every SVG slow to draw.
+FONT_FILES = sorted(str(path) for path in FONT_DIR.glob("Inter-*.otf"))
+FAMILY = "Inter"
 SizeHint = tuple[int, int] | None
 #: Deeper nesting or more elements than any drawing needs; resvg walks the tree recursively.
 MAX_DEPTH = 256
@@ -42,6 +44,14 @@ def rasterise(data: bytes, size_hint: SizeHint, max_pixels: int) -> PILImage.Ima
             dpi=96,  # physical units (in, mm, pt) as CSS defines them
             skip_system_fonts=True,
             font_files=FONT_FILES,
+            # Whatever family the SVG names falls back to Inter: resvg's own defaults
+            # (Times New Roman, Arial, ...) are not among its fonts, and it would draw no text.
+            font_family=FAMILY,
+            serif_family=FAMILY,
+            sans_serif_family=FAMILY,
+            cursive_family=FAMILY,
+            fantasy_family=FAMILY,
+            monospace_family=FAMILY,
         )
     except (ValueError, RuntimeError) as exc:
         raise Problem(f"the SVG could not be drawn ({exc})") from None

@@ -2,8 +2,14 @@
 shapes become paths and its text glyph runs of the bundled fonts, placed in the box the
 image covers. Raster output keeps the resvg bitmap; a PDF draws these paths instead.
 
-What svglib cannot give as plain shapes (gradients, clip paths, embedded images) leaves
-the image without a vector version, and vector output then embeds its bitmap.
+Text is drawn as resvg draws it for the bitmap: in Inter whatever family it names, in
+the face nearest its weight and style, turned and scaled by its transforms. svglib finds
+fonts through ReportLab by name, so each Inter face is known to ReportLab under a name
+of its own, measuring as Inter does (svglib places a text's pieces by those widths).
+
+What svglib cannot give as plain shapes (gradients, clip paths, embedded images, text
+that is skewed, stretched or mirrored) leaves the image without a vector version, and
+vector output then embeds its bitmap.
 """
 
 from __future__ import annotations
@@ -12,14 +18,17 @@ import io
 import logging
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
+from attrs import frozen
 from reportlab.graphics import shapes
 from reportlab.lib.colors import Color as RLColor
+from reportlab.pdfbase import pdfmetrics
 
 from templatekit.model.values import Color
 from templatekit.scene import Clip, Group, Item, LineCap, LineJoin, Path
-from templatekit.text.fonts import FontBook
+from templatekit.text.fonts import DEFAULT_FAMILY, Face, FontBook
+from templatekit.text.shaping import shape
 from templatekit.text.typeset import TextStyle, place, typeset
 
 Matrix = tuple[float, float, float, float, float, float]
@@ -28,6 +37,8 @@ Box = tuple[float, float, float, float]
 _CAPS: tuple[LineCap, ...] = ("butt", "round", "square")
 _JOINS: tuple[LineJoin, ...] = ("miter", "round", "bevel")
 _ANCHOR_SHARE = {"start": 0.0, "middle": 0.5, "end": 1.0}
+_WEIGHTS = {"normal": 400, "bold": 700, "bolder": 700, "lighter": 100}  # the relative ones from a normal parent
+_SIMILAR = 0.02  # how far (relative to its scale) a text's transform may be from a turn and a uniform scale
 
 
 class _Unsupported(Exception):
@@ -41,7 +52,7 @@ def svg_vector(data: bytes, box: Box, fonts: FontBook) -> Group | None:
 
     logging.getLogger("svglib.svglib").setLevel(logging.ERROR)
     try:
-        drawing = svg2rlg(io.BytesIO(data))
+        drawing = svg2rlg(io.BytesIO(data), font_map=_FONT_MAP)
     except Exception:  # noqa: BLE001 - any failure of the reader means: use the bitmap
         return None
     if drawing is None or not drawing.width or not drawing.height:
@@ -69,7 +80,7 @@ def _items(node: object, matrix: Matrix, fonts: FontBook) -> Iterator[Item]:
     if isinstance(node, shapes.Group):  # a Drawing is a Group too
         inner = _compose(matrix, tuple(node.transform)) if hasattr(node, "transform") else matrix
         yield from _group_items(list(node.contents), inner, fonts)
-    elif isinstance(node, shapes.String):
+    elif isinstance(node, tuple):
         yield from _text(node, matrix, fonts)
     elif type(node) in _OUTLINES or isinstance(node, shapes.Path):
         commands = _commands(node, matrix)
@@ -82,6 +93,7 @@ def _items(node: object, matrix: Matrix, fonts: FontBook) -> Iterator[Item]:
 def _group_items(children: list[object], matrix: Matrix, fonts: FontBook) -> Iterator[Item]:
     """A group's shapes; a clip path (svglib puts it before the shapes it clips) that is
     a rectangle clips the rest of the group."""
+    children = _lines(children)
     for index, child in enumerate(children):
         if getattr(child, "isClipPath", 0):
             clip = _rectangle(_commands(child, matrix))
@@ -91,6 +103,32 @@ def _group_items(children: list[object], matrix: Matrix, fonts: FontBook) -> Ite
             yield Group(rest, clip=clip)
             return
         yield from _items(child, matrix, fonts)
+
+
+def _lines(children: list[object]) -> list[object]:
+    """The children with their Strings gathered into lines: tuples of the pieces of one
+    line (svglib makes a String of each tspan) that are anchored together."""
+    gathered: list[object] = []
+    for child in children:
+        last = gathered[-1] if gathered else None
+        if isinstance(child, shapes.String) and isinstance(last, tuple) and _continues(last[-1], child):
+            gathered[-1] = (*last, child)
+        else:
+            gathered.append((child,) if isinstance(child, shapes.String) else child)
+    return gathered
+
+
+def _continues(previous: shapes.String, piece: shapes.String) -> bool:
+    """Whether ``piece`` follows ``previous`` on a centred or end-anchored line: svglib
+    puts it after it (by the width of the text's own font, which the piece's may not
+    be), and would anchor each piece alone. A start-anchored piece is where it should
+    be already; one placed apart from the previous starts a line of its own."""
+    if piece.textAnchor == "start" or piece.textAnchor != previous.textAnchor or piece.y != previous.y:
+        return False
+    if _color(piece.fillColor, None) is None or _color(previous.fillColor, None) is None:
+        return False
+    width = pdfmetrics.stringWidth(previous.text, previous.fontName, previous.fontSize)
+    return 0.75 * width <= piece.x - previous.x <= 1.25 * width
 
 
 def _rectangle(commands: tuple[Command, ...]) -> Clip | None:
@@ -211,20 +249,83 @@ def _path(node: object, commands: tuple[Command, ...], m: Matrix) -> Path:
     )
 
 
-def _text(node: shapes.String, m: Matrix, fonts: FontBook) -> Iterator[Item]:
-    """An SVG text line in the bundled fonts, at its anchor, upright in the scene."""
-    color = _color(node.fillColor, getattr(node, "fillOpacity", None))
-    if color is None or not node.text.strip():
+def _text(pieces: tuple[shapes.String, ...], m: Matrix, fonts: FontBook) -> Iterator[Item]:
+    """A line of SVG text in the bundled fonts, each piece in its own style, at the
+    anchor of the first, turned and scaled by the transforms it is under."""
+    first = pieces[0]
+    if _color(first.fillColor, None) is None or not "".join(piece.text for piece in pieces).strip():
         return
-    name = str(node.fontName).lower()
-    style = TextStyle(
-        weight=700 if "bold" in name else 400,
-        italic="italic" in name or "oblique" in name,
-        size=node.fontSize * _scale(m),
-        color=color,
-        line_height=1.0,
-    )
-    block = typeset(node.text, style, fonts, math.inf, max_lines=1)
-    x, baseline = _apply(m, node.x, node.y)
-    left = x - block.width * _ANCHOR_SHARE.get(node.textAnchor, 0.0)
-    yield from place(block, left, baseline - block.first_baseline, block.width, block.height)
+    # The line's own frame: x along the baseline from its anchor, y down (svglib's are up).
+    a, b, c, d, x, y = _compose(m, (1.0, 0.0, 0.0, -1.0, first.x, first.y))
+    scale = math.sqrt(max(a * d - b * c, 0.0))
+    if not scale or abs(a - d) > _SIMILAR * scale or abs(b + c) > _SIMILAR * scale:
+        raise _Unsupported("text that is skewed, stretched or mirrored")
+    spans = tuple((piece.text, _style(piece, scale)) for piece in pieces)
+    block = typeset(spans, spans[0][1], fonts, math.inf, max_lines=1)
+    left = x - block.width * _ANCHOR_SHARE.get(first.textAnchor, 0.0)
+    items = tuple(place(block, left, y - block.first_baseline, block.width, block.height))
+    rotation = math.degrees(math.atan2(b, a))
+    if rotation:
+        yield Group(items, rotation=rotation, origin=(x, y))
+    else:
+        yield from items
+
+
+def _style(piece: shapes.String, scale: float) -> TextStyle:
+    face = _FACES.get(str(piece.fontName)) or FontBook.bundled().match(DEFAULT_FAMILY)
+    color = _color(piece.fillColor, getattr(piece, "fillOpacity", None))
+    assert color is not None  # a line's pieces all have a fill
+    return TextStyle(weight=face.weight, italic=face.italic, size=piece.fontSize * scale, color=color, line_height=1.0)
+
+
+def _css_weight(value: str) -> int:
+    """A CSS font-weight as a number from 1 to 1000."""
+    keyword = _WEIGHTS.get(value.strip().lower())
+    if keyword is not None:
+        return keyword
+    try:
+        number = float(value)
+    except ValueError:
+        return 400
+    return round(min(max(number, 1.0), 1000.0)) if math.isfinite(number) else 400
+
+
+@frozen
+class _Metrics:
+    """An Inter face as ReportLab knows a font, for svglib: a name, and widths."""
+
+    fontName: str
+    face: Face
+    _dynamicFont: ClassVar[bool] = False  # read by ReportLab's registerFont
+    _multiByte: ClassVar[bool] = False
+
+    def stringWidth(self, text: str, size: float, encoding: str = "utf8") -> float:
+        """The advance of ``text``, its trailing spaces included: a line's last spaces
+        hang out of it when it is set, but here the next piece follows them."""
+        style = TextStyle(weight=self.face.weight, italic=self.face.italic, size=size, line_height=1.0)
+        line = text.rstrip()
+        spaces = shape(text, len(line), len(text), self.face.file, False, "Zyyy")
+        return typeset(line, style, FontBook.bundled(), math.inf, max_lines=1).width + spaces.width * size / spaces.upem
+
+
+_FACES: dict[str, Face] = {}  # by the name ReportLab knows them by
+
+
+def _registered(face: Face) -> str:
+    name = f"templatekit-svg-{face.weight}{'-italic' if face.italic else ''}"
+    if name not in _FACES:
+        pdfmetrics.registerFont(_Metrics(name, face))
+        _FACES[name] = face
+    return name
+
+
+class _FontMap:
+    """svglib's font lookup: every family is Inter, as resvg draws it for the bitmap, in
+    the face nearest the weight and style asked for."""
+
+    def find_font(self, font_name: str, weight: str = "normal", style: str = "normal") -> tuple[str, bool]:
+        italic = str(style).strip().lower() in ("italic", "oblique")
+        return _registered(FontBook.bundled().match(DEFAULT_FAMILY, _css_weight(str(weight)), italic)), True
+
+
+_FONT_MAP = _FontMap()
