@@ -344,7 +344,7 @@ def test_long_category_labels_wrap_then_end_in_an_ellipsis_never_slanted():
     items, warnings = drawn(chart("bar", LONG))
     shown = texts(items)
     assert "North America" in shown and "and the…" in shown  # two lines, the second cut
-    assert "Latin America" in shown
+    assert "Latin" in shown and "America" in shown  # two lines too, as the row wraps alike
     assert warnings[0].startswith(
         "layer 'sales': 3 category label(s) shortened to fit: 'North America and the Caribbe…'"
     )
@@ -606,3 +606,36 @@ def test_markers_shrink_then_go_when_points_are_closer_than_their_size():
     highlighted = [{"label": f"d{i}", "value": 10, **({"color": RED} if i == 30 else {})} for i in range(60)]
     (own,) = markers_of(drawn(chart("line", highlighted, width=300, height=200))[0])
     assert own.fill.hex == RED and own.width == pytest.approx(2 * stroke)  # its own colour keeps a marker
+
+
+def category_lines(items, below: float, left: float) -> dict[int, list[float]]:
+    """The baselines of each category label under the plot, by the label's centre."""
+    columns: dict[int, set[float]] = {}
+    for run in items:
+        if isinstance(run, GlyphRun) and run.y > below and run.x + run.width / 2 > left:
+            columns.setdefault(round((run.x + run.width / 2) / 10), set()).add(round(run.y, 1))
+    return {centre: sorted(ys) for centre, ys in sorted(columns.items())}
+
+
+def test_a_row_of_category_labels_wraps_all_alike():
+    names = ["Web shop", "Retail", "Wholesale partners", "Mobile app sales", "Phone", "Field sales team"]
+    rows = [{"label": name, "value": 3 + i} for i, name in enumerate(names)]
+    items, warnings = drawn(chart("bar", rows))
+    bottom, left = max(m.bounds()[3] for m in marks(items)), min(m.bounds()[0] for m in marks(items))
+    shown = category_lines(items, bottom, left)
+    assert len(shown) == len(names)
+    counts = [len(ys) for ys in shown.values()]
+    firsts = {ys[0] for ys in shown.values()}
+    assert len(firsts) == 1  # one top line for the row
+    # every label of several words on two lines, the single words on one
+    assert counts == [2 if " " in name else 1 for name in names], (counts, texts(items))
+    assert {"Wholes…", "partners"} <= set(texts(items))  # a word too wide is cut, the rest still shown
+    assert {"Field", "sales…"} <= set(texts(items))  # three words that two lines cannot hold
+    assert warnings == (
+        "layer 'sales': 2 category label(s) shortened to fit: 'Wholesale partners', 'Field sales team'",
+    )
+    assert_nothing_overlaps(items)
+    short = [{"label": name, "value": 3} for name in ("Web", "Retail", "Mobile app")]
+    items, _ = drawn(chart("bar", short))
+    bottom, left = max(m.bounds()[3] for m in marks(items)), min(m.bounds()[0] for m in marks(items))
+    assert [len(ys) for ys in category_lines(items, bottom, left).values()] == [1, 1, 1]  # all fit: none wraps

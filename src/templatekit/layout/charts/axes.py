@@ -1,9 +1,10 @@
 """Axes: the value scale with its ticks and their labels, and the category labels.
 
 Tick labels are never slanted and never cut: ticks are thinned until their labels fit
-side by side. Category labels wrap onto a second line, then end in an ellipsis; when
-even that leaves too little of them, every second (third…) label is shown, and the
-chart says so in a warning.
+side by side. Category labels under a plot are set alike, as a row: on one line each when
+all fit, else each spread over the lines allowed, then ending in an ellipsis; when even
+that leaves too little of them, every second (third…) label is shown, and the chart says
+so in a warning.
 """
 
 from __future__ import annotations
@@ -119,10 +120,11 @@ class CategoryLabels:
     names: tuple[str, ...]
     blocks: dict[int, TextBlock]  # by category index: the labels shown
     step: int  # every step-th label is shown
+    cut: frozenset[int] = frozenset()  # labels with a word cut short
 
     def record(self, canvas: Canvas) -> None:
         for index, block in self.blocks.items():
-            canvas.keep(block, self.names[index], "category label")
+            canvas.keep(block, self.names[index], "category label", cut=index in self.cut)
         if self.step > 1:
             canvas.notes.append(
                 f"shows every {_ordinal(self.step)} category label ({len(self.blocks)} of {len(self.names)}): "
@@ -139,17 +141,49 @@ class CategoryLabels:
 
 
 def side_by_side(canvas: Canvas, names: Sequence[str], slot: float, max_lines: int) -> CategoryLabels:
-    """Labels under categories ``slot`` px apart. A label wraps onto ``max_lines``
-    lines without breaking words, then ends in an ellipsis; if less than about three
-    letters' room would be left, only every step-th label is drawn, with the room of
-    ``step`` slots."""
+    """Labels under categories ``slot`` px apart, set alike so that the row reads evenly:
+    on one line each when every one fits, else each spread over up to ``max_lines``
+    lines (``_spread``). If less than about three letters' room would be left, only
+    every step-th label is drawn, with the room of ``step`` slots."""
     if not names:
         return CategoryLabels((), {}, 1)
     gap = canvas.metrics.text * 0.5
-    longest = max(canvas.set(name, canvas.style(), 1e6).width for name in names)
-    legible = min(longest, canvas.metrics.text * 3)
+    style = canvas.style()
+    widths = [canvas.width_of(name, style) for name in names]
+    legible = min(max(widths), canvas.metrics.text * 3)
     step = 1 if slot - gap >= legible else math.ceil((legible + gap) / slot)
-    return _labels(canvas, names, step, slot * step - gap, max_lines)
+    room = slot * step - gap
+    shown = range(0, len(names), step)
+    if all(widths[index] <= room for index in shown):
+        return CategoryLabels(tuple(names), {index: canvas.set(names[index], style, room) for index in shown}, step)
+    spread = {index: _spread(canvas, names[index], room, max_lines) for index in shown}
+    blocks = {index: block for index, (block, _) in spread.items()}
+    return CategoryLabels(tuple(names), blocks, step, frozenset(index for index, (_, cut) in spread.items() if cut))
+
+
+def _spread(canvas: Canvas, name: str, room: float, max_lines: int) -> tuple[TextBlock, bool]:
+    """A label of several words on two lines of about equal width (the narrowest that
+    holds it), so that one wrapped label looks like the next; a word wider than ``room``
+    is cut with an ellipsis, the words after it kept. Returns the block and whether a
+    word was cut."""
+    style = canvas.style()
+    words = [_cut_word(canvas, word, room) for word in name.split(" ")]
+    text = " ".join(words)
+    cut = text != name
+    if max_lines < 2 or len(words) < 2:
+        return canvas.set(text, style, room, max_lines), cut
+    splits = [
+        max(canvas.width_of(" ".join(words[:i]), style), canvas.width_of(" ".join(words[i:]), style))
+        for i in range(1, len(words))
+    ]
+    narrowest = min(splits)
+    return canvas.set(text, style, narrowest + 0.5 if narrowest <= room else room, max_lines), cut
+
+
+def _cut_word(canvas: Canvas, word: str, room: float) -> str:
+    """``word``, or as much of it as fits ``room`` with an ellipsis."""
+    block = canvas.set(word, canvas.style(), room)
+    return block.lines[0].text if block.truncated and block.lines else word
 
 
 def stacked(canvas: Canvas, names: Sequence[str], slot: float, width: float) -> CategoryLabels:

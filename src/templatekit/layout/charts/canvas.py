@@ -41,10 +41,11 @@ class Canvas:
         """``text`` set as ``text`` does, for measuring: nothing is noted."""
         return typeset(text, style, self.ctx.fonts, max(1.0, max_width), max_lines=max_lines)
 
-    def keep(self, block: TextBlock, text: str, kind: str) -> TextBlock:
-        """Note a block that is drawn: its missing characters, and whether it was cut."""
+    def keep(self, block: TextBlock, text: str, kind: str, cut: bool = False) -> TextBlock:
+        """Note a block that is drawn: its missing characters, and whether it was cut
+        (``cut``: shortened before it was set)."""
         self.blocks.append(block)
-        if block.truncated or (block.broke_words and len(block.lines) == 1):
+        if cut or block.truncated or (block.broke_words and len(block.lines) == 1):
             self.cut.setdefault(kind, []).append(text)
         return block
 
