@@ -7,9 +7,9 @@ are files, images are decoded, colours are RGBA; a painter cannot fail on a Scen
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Any, Literal, TypedDict, Union
 
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 from PIL import Image as PILImage
 
 from templatekit.model.values import Color, Gradient
@@ -18,6 +18,33 @@ Paint = Union[Color, Gradient]
 Point = tuple[float, float]
 LineCap = Literal["butt", "round", "square"]
 LineJoin = Literal["miter", "round", "bevel"]
+
+
+# A shadow's spread grows a shape geometrically, as CSS grows a box's shadow (Backgrounds
+# 3, "Shadow Shape"): each primitive's ``spread`` is the primitive grown by ``by`` px on
+# every side (shrunk below zero), or None where only its pixels can be grown (glyphs,
+# pictures with transparency).
+
+
+class BoxFields(TypedDict):
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+def outset(x: float, y: float, width: float, height: float, by: float) -> BoxFields:
+    """The fields of a box grown by ``by`` on every side, at least empty."""
+    return {"x": x - by, "y": y - by, "width": max(0.0, width + 2 * by), "height": max(0.0, height + 2 * by)}
+
+
+def spread_radius(radius: float, by: float) -> float:
+    """A corner's radius once its box is grown by ``by``, as CSS has it: it grows with the
+    box, but a sharp corner stays sharp and one rounded less than ``by`` grows less
+    (by (1 + (r/by - 1)³): no jump between sharp and round); a shrunk one stops at 0."""
+    if 0 < radius < by:
+        return radius + by * (1 + (radius / by - 1) ** 3)
+    return max(0.0, radius + by) if radius > 0 else 0.0
 
 
 @frozen(cache_hash=True)
@@ -40,6 +67,10 @@ class Rect:
     stroke_width: float = 0.0
     radius: float = 0.0
 
+    def spread(self, by: float) -> Rect:
+        grown = outset(self.x, self.y, self.width, self.height, by)
+        return evolve(self, **grown, stroke_width=_wider(self.stroke_width, by), radius=spread_radius(self.radius, by))
+
 
 @frozen(cache_hash=True)
 class Ellipse:
@@ -51,6 +82,11 @@ class Ellipse:
     stroke: Color | None = None
     stroke_width: float = 0.0
 
+    def spread(self, by: float) -> Ellipse:
+        """Both axes grown by ``by``: CSS's 50% corners on the grown box."""
+        grown = outset(self.x, self.y, self.width, self.height, by)
+        return evolve(self, **grown, stroke_width=_wider(self.stroke_width, by))
+
 
 @frozen(cache_hash=True)
 class Line:
@@ -59,6 +95,9 @@ class Line:
     color: Color
     width: float = 1.0
 
+    def spread(self, by: float) -> None:
+        return None
+
 
 @frozen(cache_hash=True)
 class Polygon:
@@ -66,6 +105,12 @@ class Polygon:
 
     contours: tuple[tuple[Point, ...], ...]
     fill: Paint
+
+    def spread(self, by: float) -> Path | None:
+        commands = tuple(
+            command for c in self.contours for command in (("M", *c[0]), *(("L", *p) for p in c[1:]), ("Z",))
+        )
+        return Path(commands, fill=self.fill).spread(by)
 
 
 @frozen(cache_hash=True)
@@ -82,6 +127,16 @@ class Path:
     line_cap: LineCap = "butt"
     line_join: LineJoin = "miter"
     dash: tuple[float, ...] = ()  # px on, off, on, … along the stroke; () is solid
+
+    def spread(self, by: float) -> Path | None:
+        """Grown by a round-joined stroke ``by`` px wider on each side: every point within
+        ``by`` of the shape. A dashed one, or one shrunk, only in pixels."""
+        if by < 0 or self.dash:
+            return None
+        alpha = self.fill.a if isinstance(self.fill, Color) else 255
+        stroke = self.stroke if self.stroke is not None else Color(0, 0, 0, alpha)
+        width = self.stroke_width + 2 * by
+        return evolve(self, stroke=stroke, stroke_width=width, line_join="round", line_cap="round")
 
     def bounds(self) -> tuple[float, float, float, float]:
         """The box of the path's points (control points included: it holds the curves)."""
@@ -101,6 +156,9 @@ class Bars:
 
     rects: tuple[tuple[float, float, float, float], ...]  # x, y, width, height
     color: Color
+
+    def spread(self, by: float) -> None:
+        return None
 
 
 @frozen(cache_hash=True)
@@ -134,6 +192,9 @@ class GlyphRun:
     offset: int = 0  # where ``text`` starts in the text of its block: runs in reading order
     outline: Outline | None = None
 
+    def spread(self, by: float) -> None:
+        return None
+
 
 @frozen(cache_hash=True)
 class EncodedSource:
@@ -162,6 +223,12 @@ class Image:
     source: EncodedSource | None = field(default=None, eq=False)
     vector: Group | None = field(default=None, eq=False)  # the same picture as paths, for vector output
 
+    def spread(self, by: float) -> Rect | None:
+        """An opaque picture covers its box: grown as a sharp-cornered box."""
+        if self.image.mode != "RGB":
+            return None
+        return Rect(**outset(self.x, self.y, self.width, self.height, by), fill=Color(0, 0, 0))
+
 
 @frozen(cache_hash=True)
 class Clip:
@@ -173,6 +240,10 @@ class Clip:
     height: float
     radius: float = 0.0
     ellipse: bool = False
+
+    def spread(self, by: float) -> Clip:
+        grown = outset(self.x, self.y, self.width, self.height, by)
+        return evolve(self, **grown, radius=spread_radius(self.radius, by))
 
 
 @frozen(cache_hash=True)
@@ -229,6 +300,21 @@ class Group:
     label: str | None = None  # the layer name, for debug drawing
     effects: Effects | None = None
     mask: Mask | None = None
+
+    def spread(self, by: float) -> Group | None:
+        """The items and the clip grown (the group's own effects left out); None when one
+        of them, or the mask, can only be grown in pixels."""
+        items = [item.spread(by) for item in self.items]
+        if self.mask is not None or any(item is None for item in items):
+            return None
+        clip = self.clip.spread(by) if self.clip is not None else None
+        return evolve(self, items=tuple(item for item in items if item is not None), clip=clip, effects=None)
+
+
+def _wider(stroke_width: float, by: float) -> float:
+    """A stroke inside a box, as wide as the grown box needs to cover the same ring
+    grown: ``by`` more on each side."""
+    return max(0.0, stroke_width + 2 * by) if stroke_width > 0 else 0.0
 
 
 Item = Union[Rect, Ellipse, Line, Polygon, Path, Bars, GlyphRun, Image, Group]

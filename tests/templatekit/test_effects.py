@@ -11,6 +11,8 @@ import pytest
 import templatekit as tk
 from templatekit.cache import cache_limit
 from templatekit.errors import LimitError, TemplateError
+from templatekit.model.values import Color
+from templatekit.scene import Clip, Ellipse, Rect
 from tests.conftest import decode, layer, template
 from tests.templatekit.test_pdf import pdf_and_png
 
@@ -46,6 +48,40 @@ def test_blur_softens_a_shadow_and_spread_grows_it():
     grown = render(square(shadows=[{"x": 0, "y": 0, "blur": 0, "spread": 8, "color": "#0000ff"}]))
     assert grown[70][105] == (0, 0, 255) and grown[70][110] == (255, 255, 255)
     assert grown[35][70] == (0, 0, 255)  # the spread grows on every side
+
+
+def test_a_spread_grows_a_box_and_its_corners_as_css_does():
+    card = Rect(100, 60, 120, 80, fill=Color(255, 255, 255), radius=16)
+    assert card.spread(24) == Rect(76, 36, 168, 128, fill=Color(255, 255, 255), radius=pytest.approx(39.11, abs=0.01))
+    assert Rect(0, 0, 10, 10).spread(20).radius == 0  # a sharp corner stays sharp
+    assert card.spread(-12).radius == 4 and card.spread(-20).radius == 0
+    assert card.spread(-50).width == 20 and card.spread(-50).height == 0
+    assert Ellipse(0, 0, 120, 80).spread(16) == Ellipse(-16, -16, 152, 112)  # each axis grown
+    assert Clip(0, 0, 50, 50, radius=10).spread(5) == Clip(-5, -5, 60, 60, radius=15)
+
+
+def test_a_spread_shadow_has_the_grown_corners_in_png_and_pdf():
+    shadow = {"x": 10, "y": 8, "blur": 0, "spread": 24, "color": "#1e3a8a"}
+    card = layer("shape", "card", x=100, y=60, width=120, height=80, fill="#ffffff", radius=16, shadows=[shadow])
+    page, png = pdf_and_png(template(card, width=320, height=200, background="#ffffff"))
+    navy, white = pytest.approx((30, 58, 138), abs=2), (255, 255, 255)
+    for image in (png, page):  # the shadow's box: 86..254 by 44..172, its corners 39 px round
+        assert image.getpixel((92, 50)) == white  # outside the grown corner
+        assert image.getpixel((88, 110)) == navy and image.getpixel((140, 46)) == navy
+        assert image.getpixel((83, 110)) == white
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        layer("shape", "dot", x=60, y=60, width=80, height=80, shape="ellipse", fill="#000"),  # its geometry grown
+        layer("text", "word", x=40, y=50, width=140, height=100, text="O", size=90, color="#000"),  # its pixels
+    ],
+)
+def test_a_wide_spread_keeps_smooth_edges(source):
+    pixels = render({**source, "shadows": [{"x": 0, "y": 0, "blur": 0, "spread": 30, "color": "#ff0000"}]})
+    greens = {pixel[1] for row in pixels for pixel in row if pixel[0] == 255}  # red over white: green is 255 - cover
+    assert len(greens - {0, 255}) > 10  # levels between shadow and background along the curved edge
 
 
 def test_several_shadows_stack_the_first_on_top():

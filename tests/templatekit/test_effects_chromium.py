@@ -19,6 +19,8 @@ SIZE = (320, 200)
 #: Mean difference per channel allowed, of 255: the formulas are the same, Skia's blur
 #: approximates the Gaussian with three box blurs and rounds in 8 bits between steps.
 TOLERANCE = 2.5
+#: For hard-edged shapes: a shape's edge a pixel off along its length is more.
+SHAPE_TOLERANCE = 1.0
 
 
 def gradient_png(folder: Path) -> Path:
@@ -116,6 +118,30 @@ def test_shadows_match_css_box_shadow(page, css, shadow):
     )
     mine = ours(layer("shape", "card", x=90, y=50, width=140, height=90, fill="#ffffff", shadows=[shadow]))
     assert mean_difference(mine, theirs) < TOLERANCE
+
+
+@pytest.mark.parametrize(
+    ("geometry", "radius", "spread", "blur"),
+    [
+        ({"radius": 16}, "16px", 24, 0),  # the corners grow to 40 px
+        ({"radius": 16}, "16px", 30, 0),
+        ({"radius": 16}, "16px", 20, 10),
+        ({"radius": 8}, "8px", 24, 0),  # less rounded than the spread: grown less
+        ({"radius": 0}, "0", 20, 0),  # sharp corners stay sharp
+        ({"shape": "ellipse"}, "50%", 16, 0),
+        ({"radius": 24}, "24px", -12, 0),  # shrunk to 12 px
+        ({"radius": 8}, "8px", -12, 0),  # shrunk to nothing: sharp
+    ],
+)
+def test_spread_grows_the_shape_and_its_corners_as_css_box_shadow(page, geometry, radius, spread, blur):
+    theirs = chromium_shot(
+        page,
+        '<div style="left:100px;top:60px;width:120px;height:80px;background:#fff;'
+        f'border-radius:{radius};box-shadow:10px 8px {blur}px {spread}px #1e3a8a"></div>',
+    )
+    shadow = {"x": 10, "y": 8, "blur": blur, "spread": spread, "color": "#1e3a8a"}
+    card = layer("shape", "card", x=100, y=60, width=120, height=80, fill="#ffffff", shadows=[shadow], **geometry)
+    assert mean_difference(ours(card), theirs) < SHAPE_TOLERANCE
 
 
 @pytest.mark.parametrize("blur", [12, 24])

@@ -4,10 +4,14 @@ A group with effects is painted on a surface of its own (``raster._paint_on_own_
 this module turns that surface into what lands on the canvas (``blending`` then composites
 it with the group's blend mode). As in CSS, a layer's blur is ``filter: blur()``, its value
 the Gaussian's standard deviation (Filter Effects 1), a shadow's is ``box-shadow``'s blur
-radius, twice the deviation; shadows sit under the pixels, the first shadow on top.
+radius, twice the deviation; shadows sit under the pixels, the first shadow on top. A
+shadow's spread grows the group's shape as CSS grows a box (each primitive's ``spread``),
+or, where the group has no shape to grow (text, pictures), its pixels (``spread``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from PIL import Image as PILImage
 from PIL import ImageChops, ImageFilter
@@ -15,34 +19,34 @@ from PIL import ImageChops, ImageFilter
 from templatekit import budget
 from templatekit.scene import DropShadow, Effects
 
-#: Beyond this many pixels of spread, the grown shape is made by a wide blur and a
-#: threshold instead of one pixel per step.
-_STEPWISE_SPREAD = 12
+#: The coverage of the group grown by a spread in px, drawn from its geometry as CSS grows
+#: a shape, on an image of the group's; None where the group can only be grown in pixels.
+Spreader = Callable[[float], "PILImage.Image | None"]
 #: A blur is computed on a copy this many times smaller per this many px of its
 #: standard deviation, up to _MAX_REDUCTION.
 _SIGMA_PER_REDUCTION = 3.0
 _MAX_REDUCTION = 4
 
 
-def with_effects(image: PILImage.Image, effects: Effects, scale: float) -> PILImage.Image:
+def with_effects(image: PILImage.Image, effects: Effects, scale: float, spread: Spreader) -> PILImage.Image:
     """``image`` (RGBA, with room around it for the effects) blurred and with its
     shadows under it. Each effect needs about three more images of this size at once,
     which the render's memory budget must allow."""
     needed = 3 * budget.image_bytes("RGBA", image.size)
     budget.current().check(needed, f"the blur and shadows of the layer ({budget.pixels(image.size)} each)")
-    if effects.blur > 0:
-        image = blurred(image, effects.blur * scale)
-    if not effects.shadows:
-        return image
-    result = shadows_of(image, effects.shadows, scale)
-    result.alpha_composite(image)
-    return result
+    shadows = shadows_of(image, effects.shadows, scale, spread) if effects.shadows else None
+    if shadows is not None:
+        shadows.alpha_composite(image)
+        image = shadows
+    return blurred(image, effects.blur * scale) if effects.blur > 0 else image
 
 
-def shadows_of(image: PILImage.Image, shadows: tuple[DropShadow, ...], scale: float) -> PILImage.Image:
+def shadows_of(
+    image: PILImage.Image, shadows: tuple[DropShadow, ...], scale: float, spread: Spreader
+) -> PILImage.Image:
     """The shadows ``image`` casts, without the image: the last shadow lowest."""
     alpha = image.getchannel("A")
-    drawn = [_shadow(alpha, shadow, scale) for shadow in reversed(shadows)]
+    drawn = [_shadow(alpha, shadow, scale, spread) for shadow in reversed(shadows)]
     result = drawn[0]
     for shadow in drawn[1:]:
         result.alpha_composite(shadow)
@@ -66,16 +70,21 @@ def gaussian(image: PILImage.Image, sigma: float, fade: int = 255) -> PILImage.I
     small = small.filter(ImageFilter.GaussianBlur(sigma / factor))
     if fade < 255:  # on the small copy: a ninth of the pixels or fewer
         small = small.point(lambda value: value * fade // 255)
+    return _scaled_back(small, image.size, factor)
+
+
+def _scaled_back(small: PILImage.Image, size: tuple[int, int], factor: int) -> PILImage.Image:
+    """A copy reduced ``factor`` times scaled back to ``size``. Its last pixels may stand
+    for fewer than ``factor`` pixels: exactly the part that stands for the image is
+    scaled, so that edges stay where they were."""
     if factor == 1:
         return small
-    # the reduced copy's last pixels may stand for fewer than ``factor`` pixels: scale back
-    # exactly the part that stands for the image, so that edges stay where they were
-    covered = (0, 0, image.width / factor, image.height / factor)
-    return small.resize(image.size, PILImage.Resampling.BILINEAR, box=covered)
+    covered = (0, 0, size[0] / factor, size[1] / factor)
+    return small.resize(size, PILImage.Resampling.BILINEAR, box=covered)
 
 
-def _shadow(alpha: PILImage.Image, shadow: DropShadow, scale: float) -> PILImage.Image:
-    coverage = _spread(alpha, round(shadow.spread * scale))
+def _shadow(alpha: PILImage.Image, shadow: DropShadow, scale: float, spread: Spreader) -> PILImage.Image:
+    coverage = _spread(alpha, shadow.spread, scale, spread)
     if shadow.blur > 0:
         coverage = gaussian(coverage, shadow.blur * scale / 2, shadow.color.a)
     elif shadow.color.a < 255:
@@ -87,19 +96,17 @@ def _shadow(alpha: PILImage.Image, shadow: DropShadow, scale: float) -> PILImage
     return painted
 
 
-def _spread(alpha: PILImage.Image, pixels: int) -> PILImage.Image:
-    """The coverage grown (or, below zero, shrunk) by ``pixels``."""
-    if pixels == 0:
+def _spread(alpha: PILImage.Image, by: float, scale: float, spread: Spreader) -> PILImage.Image:
+    """The coverage grown by ``by`` px: drawn from the group's geometry grown where it
+    has one, else grown in pixels."""
+    if by == 0:
         return alpha
-    steps = abs(pixels)
-    if steps <= _STEPWISE_SPREAD:
-        return grown(alpha, steps) if pixels > 0 else _shrunk(alpha, steps)
-    # a box blur as wide as the spread reaches every pixel within it: any coverage there
-    # means covered when growing, full coverage everywhere there when shrinking
-    spreadout = alpha.filter(ImageFilter.BoxBlur(steps))
-    if pixels > 0:
-        return spreadout.point(lambda value: 255 if value > 0 else 0)
-    return spreadout.point(lambda value: 255 if value >= 255 else 0)
+    drawn = spread(by)
+    if drawn is not None:
+        return drawn
+    from templatekit.paint.spread import spread as spread_pixels  # numpy loads only for this
+
+    return spread_pixels(alpha, by * scale)
 
 
 def grown(mask: PILImage.Image, pixels: int) -> PILImage.Image:
@@ -114,10 +121,4 @@ def grown(mask: PILImage.Image, pixels: int) -> PILImage.Image:
             for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
                 cross = ImageChops.lighter(cross, ImageChops.offset(mask, dx, dy))
             mask = cross
-    return mask
-
-
-def _shrunk(mask: PILImage.Image, pixels: int) -> PILImage.Image:
-    for _ in range(pixels):
-        mask = mask.filter(ImageFilter.MinFilter(3))
     return mask

@@ -468,7 +468,7 @@ def _paint_on_own_surface(surface: Surface, group: Group) -> None:
         _paint_cut(layer, group)
         image = layer.image
         if group.effects is not None:
-            image = layer.image = effects.with_effects(image, group.effects, scale)
+            image = layer.image = effects.with_effects(image, group.effects, scale, _spreader(layer, group))
         if group.opacity < 1:
             image.putalpha(image.getchannel("A").point(lambda a: round(a * group.opacity)))
         mode = group.effects.blend if group.effects is not None else "normal"
@@ -478,20 +478,43 @@ def _paint_on_own_surface(surface: Surface, group: Group) -> None:
             _composite_in_mode(surface.image, image, left - surface.left, top - surface.top, mode)
 
 
-def painted_alone(group: Group, scale: float) -> tuple[PILImage.Image, float, float] | None:
-    """The group's items painted and clipped at ``scale`` on a transparent surface with
-    room for its effects (a vector painter's picture of what it cannot draw), and where
-    its top-left corner lies in canvas px; None when it paints nothing."""
+def effects_alone(group: Group, scale: float) -> tuple[PILImage.Image, float, float] | None:
+    """What the effects of ``group`` draw, painted alone at ``scale`` (a vector painter's
+    picture of what it cannot draw): its shadows, or, when it is blurred, the whole group
+    blurred; and where the picture's top-left corner lies in canvas px. None when the
+    group paints nothing."""
+    assert group.effects is not None
     bounds = _group_bounds(group)
     if bounds is None:
         return None
-    x0, y0, x1, y1 = _grown(bounds, group.effects.reach if group.effects is not None else 0.0)
+    x0, y0, x1, y1 = _grown(bounds, group.effects.reach)
     left, top = math.floor(x0 * scale), math.floor(y0 * scale)
     size = (max(1, math.ceil(x1 * scale) - left), max(1, math.ceil(y1 * scale) - top))
     with holding("the layer drawn for its effects", size):
         layer = Surface(new_image("RGBA", size, "a layer surface"), left, top, scale)
         _paint_cut(layer, group)
-    return layer.image, left / scale, top / scale
+        spread = _spreader(layer, group)
+        if group.effects.blur:
+            picture = effects.with_effects(layer.image, group.effects, scale, spread)
+        else:
+            picture = effects.shadows_of(layer.image, group.effects.shadows, scale, spread)
+    return picture, left / scale, top / scale
+
+
+def _spreader(layer: Surface, group: Group) -> effects.Spreader:
+    """The coverage of ``group`` (painted on ``layer``) grown by a shadow's spread, drawn
+    from its grown geometry on an image like the layer's."""
+
+    def coverage(spread: float) -> PILImage.Image | None:
+        grown = group.spread(spread)
+        if grown is None:
+            return None
+        image = new_image("RGBA", layer.image.size, "the layer's shape grown")
+        surface = Surface(image, layer.left, layer.top, layer.scale)
+        _paint_cut(surface, grown)
+        return surface.image.getchannel("A")
+
+    return coverage
 
 
 def _paint_cut(layer: Surface, group: Group) -> None:

@@ -35,13 +35,12 @@ from PIL import Image as PILImage
 from templatekit.cache import memoized
 from templatekit.font_file import hb_font
 from templatekit.model.values import Color, Gradient
-from templatekit.paint.effects import shadows_of, with_effects
 from templatekit.paint.glyphs import glyph_image
 from templatekit.paint.gradient import gradient_image, gradient_line
 from templatekit.paint.pdf.color_glyphs import ColorGlyphs, OutlinePen
 from templatekit.paint.pdf.fonts import EmbeddedFonts
 from templatekit.paint.pdf.objects import Document, Name, Raw, Ref, number, serialise, text_string
-from templatekit.paint.raster import painted_alone
+from templatekit.paint.raster import effects_alone
 from templatekit.scene import (
     Bars,
     Clip,
@@ -693,17 +692,11 @@ def _paint_group(canvas: _Canvas, group: Group) -> None:
 def _effects_picture(canvas: _Canvas, group: Group) -> None:
     """What a group's effects draw, as an image at print resolution: its shadows (under
     the vector drawing that follows), or, when it is blurred, the whole group."""
-    assert group.effects is not None
-    drawn = painted_alone(group, PRINT_SCALE)
+    drawn = effects_alone(group, PRINT_SCALE)
     if drawn is None:
         return
-    image, left, top = drawn
-    picture = (
-        with_effects(image, group.effects, PRINT_SCALE)
-        if group.effects.blur
-        else shadows_of(image, group.effects.shadows, PRINT_SCALE)
-    )
-    box = (left, top, image.width / PRINT_SCALE, image.height / PRINT_SCALE)
+    picture, left, top = drawn
+    box = (left, top, picture.width / PRINT_SCALE, picture.height / PRINT_SCALE)
     saved = canvas.opacity
     canvas.opacity = saved * group.opacity
     # each picture is its own: an id() could be taken again by the next once this one is freed
