@@ -9,12 +9,14 @@ is not installed is reported as missing, and the test that needs it is skipped.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import re
 import shutil
 import subprocess
 import tempfile
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
@@ -152,6 +154,22 @@ def extract(pdf: bytes, extractor: str) -> str:
     return EXTRACTORS[extractor][0](pdf)
 
 
+_BIDI_MARKS = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def read_back(pdf: bytes, extractor: str) -> str:
+    """The text as ``extractor`` reads it, as a reader compares it with what was written
+    (see ``normalised``)."""
+    return normalised(extract(pdf, extractor))
+
+
+def normalised(text: str) -> str:
+    """``text`` with bidi marks left out (poppler wraps runs in them), composed (NFC),
+    and each run of white space (a space, a line or page break) one space."""
+    text = unicodedata.normalize("NFC", _BIDI_MARKS.sub("", text))
+    return " ".join(text.split())
+
+
 def flatten(png: bytes) -> Image.Image:
     """A PNG onto white, as a PDF viewer shows a page."""
     image = Image.open(io.BytesIO(png)).convert("RGBA")
@@ -174,7 +192,9 @@ def difference(a: Image.Image, b: Image.Image) -> tuple[float, int]:
 
 
 def versions() -> dict[str, str]:
-    """Each installed reader's version, for the record of known reader bugs."""
+    """Each installed reader's version, for the record of what each reader gives."""
+    from importlib import metadata
+
     found: dict[str, str] = {}
     if available("poppler"):
         found["poppler"] = subprocess.run(["pdftoppm", "-v"], capture_output=True, text=True).stderr.split()[2]
@@ -183,9 +203,12 @@ def versions() -> dict[str, str]:
     if available("mupdf"):
         import pymupdf
 
-        found["mupdf"] = pymupdf.VersionFitz
+        found["mupdf"] = f"MuPDF {pymupdf.VersionFitz} (PyMuPDF {metadata.version('pymupdf')})"
     if available("pdfium"):
         import pypdfium2.version
 
-        found["pdfium"] = str(pypdfium2.version.PDFIUM_INFO)
+        found["pdfium"] = f"PDFium {pypdfium2.version.PDFIUM_INFO} (pypdfium2 {metadata.version('pypdfium2')})"
+    for package in ("pdfminer.six", "pypdf"):
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            found[package] = metadata.version(package)
     return found

@@ -16,6 +16,7 @@ extractors then see glyphs that touch, as they look, and do not cut words apart.
 from __future__ import annotations
 
 import hashlib
+import io
 import struct
 from collections.abc import Iterable
 from functools import lru_cache
@@ -91,10 +92,13 @@ def _write_font(document: Document, file: FontFile, font: _Font) -> None:
     glyphs = sorted(font.glyphs)
     tag = _subset_tag(file, glyphs)
     name = f"{tag}+{_postscript_name(source, font.number)}"
-    program, length, cff = _subset(file, tuple(glyphs))
+    program, length, cff = _box_font() if source.color else _subset(file, tuple(glyphs))
     kind: dict[str, object] = {"Subtype": Name("OpenType")} if cff else {"Length1": length}
     entries = {**kind, "Filter": Name("FlateDecode")}
     program_ref = document.add_stream(entries, program, compress=False)
+    to_glyphs: object = Name("Identity")
+    if source.color:
+        to_glyphs = document.add_stream({}, _all_to_box(glyphs))
     descriptor = document.add(_descriptor(source, name, program_ref, cff))
     to_unicode = document.add_stream({}, _to_unicode(font.text))
     widths = {glyph: _width(file, glyph) for glyph in glyphs}
@@ -108,7 +112,7 @@ def _write_font(document: Document, file: FontFile, font: _Font) -> None:
             "W": _widths({glyph: width + extra for glyph, width in widths.items()}),
         }
         if not cff:
-            cid_font["CIDToGIDMap"] = Name("Identity")
+            cid_font["CIDToGIDMap"] = to_glyphs
         document.set(
             ref,
             {
@@ -120,6 +124,45 @@ def _write_font(document: Document, file: FontFile, font: _Font) -> None:
                 "ToUnicode": to_unicode,
             },
         )
+
+
+@lru_cache(maxsize=1)
+def _box_font() -> tuple[bytes, int, bool]:
+    """A TrueType font of one glyph, a box of one em, compressed; its length; not CFF.
+
+    Colour glyphs are drawn as pictures, under the same glyphs as invisible text, so
+    that they are found and copied. That text needs no outlines of its own, but PDFium
+    leaves out of its text any glyph whose outline is empty (a colour font's glyphs
+    have none): it is set in this box instead, every glyph id mapped to it."""
+    from fontTools.fontBuilder import FontBuilder
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+
+    pen = TTGlyphPen(None)
+    for point in ((0, -200), (0, 800), (1000, 800), (1000, -200)):
+        (pen.lineTo if pen.points else pen.moveTo)(point)
+    pen.closePath()
+    builder = FontBuilder(1000, isTTF=True)
+    builder.setupGlyphOrder([".notdef", "box"])
+    builder.setupCharacterMap({})
+    builder.setupGlyf({".notdef": TTGlyphPen(None).glyph(), "box": pen.glyph()})
+    builder.setupHorizontalMetrics({".notdef": (0, 0), "box": (1000, 0)})
+    builder.setupHorizontalHeader(ascent=800, descent=-200)
+    builder.setupNameTable({"familyName": "Box", "styleName": "Regular"})
+    builder.setupOS2()
+    builder.setupPost()
+    out = io.BytesIO()
+    builder.save(out)
+    data = out.getvalue()
+    return zlib_ng.compress(data, COMPRESSION), len(data), False
+
+
+def _all_to_box(glyphs: list[int]) -> bytes:
+    """A CIDToGIDMap that sets every glyph in ``glyphs`` in the box font's one glyph."""
+    table = bytearray(2 * (max(glyphs) + 1))
+    for glyph in glyphs:
+        if glyph:
+            table[2 * glyph + 1] = 1
+    return bytes(table)
 
 
 @lru_cache(maxsize=65536)

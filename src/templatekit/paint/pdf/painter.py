@@ -39,6 +39,7 @@ from templatekit.paint.glyphs import glyph_image
 from templatekit.paint.gradient import gradient_image, gradient_line
 from templatekit.paint.pdf.color_glyphs import ColorGlyphs, OutlinePen
 from templatekit.paint.pdf.fonts import EmbeddedFonts
+from templatekit.paint.pdf.glyph_text import actual_texts, glyph_texts
 from templatekit.paint.pdf.objects import Document, Name, Raw, Ref, number, serialise, text_string
 from templatekit.paint.raster import effects_alone
 from templatekit.scene import (
@@ -426,8 +427,8 @@ def _write_text(canvas: _Canvas, run: GlyphRun, visible: bool) -> None:
     fonts = canvas.resources.fonts
     spacing = run.letter_spacing
     name, _ = fonts.resource(run.font, spacing * 1000 / run.size)
-    texts = _glyph_texts(run)
-    actual = _actual_texts(run, texts, fonts.map_text(run.font, run.glyphs, texts))
+    texts = glyph_texts(run)
+    actual = actual_texts(run, texts, fonts.map_text(run.font, run.glyphs, texts))
     canvas.op("q BT")
     if visible:
         _alpha(canvas, run.color.a / 255 * canvas.opacity)
@@ -472,64 +473,6 @@ def _write_text(canvas: _Canvas, run: GlyphRun, visible: bool) -> None:
     if marked is not None:
         canvas.op("EMC")
     canvas.op("ET Q")
-
-
-def _actual_texts(run: GlyphRun, texts: list[str], said: list[bool]) -> list[str | None]:
-    """For each glyph, the ActualText of its cluster when the cluster needs one."""
-    if all(said) and _one_glyph_per_character(run):
-        return [None] * len(run.glyphs)
-    bounds = sorted(set(run.clusters)) + [len(run.text)]
-    following = {start: bounds[index + 1] for index, start in enumerate(bounds[:-1])}
-    stream: dict[int, list[int]] = {}
-    for index, cluster in enumerate(run.clusters):
-        stream.setdefault(cluster, []).append(index)
-    needed = set()
-    for cluster, indices in stream.items():
-        read = "".join(texts[i][::-1] if run.rtl else texts[i] for i in (reversed(indices) if run.rtl else indices))
-        if read != run.text[cluster : following[cluster]] or not all(said[i] for i in indices):
-            needed.add(cluster)
-    return [run.text[c : following[c]] if c in needed else None for c in run.clusters]
-
-
-def _glyph_texts(run: GlyphRun) -> list[str]:
-    """The text each glyph stands for. A cluster of one glyph stands for its characters;
-    in a cluster of several (a base and its marks, an Indic syllable) each glyph stands
-    for the character the font maps to it, and what is left of the cluster goes with its
-    first glyph in reading order."""
-    if _one_glyph_per_character(run):
-        return list(reversed(run.text) if run.rtl else run.text)
-    characters = hb_font(run.font).characters
-    bounds = sorted(set(run.clusters)) + [len(run.text)]
-    following = {start: bounds[index + 1] for index, start in enumerate(bounds[:-1])}
-    order = range(len(run.glyphs) - 1, -1, -1) if run.rtl else range(len(run.glyphs))
-    members: dict[int, list[int]] = {}
-    for index in order:
-        members.setdefault(run.clusters[index], []).append(index)
-    texts = [""] * len(run.glyphs)
-    for cluster, indices in members.items():
-        text = run.text[cluster : following[cluster]]
-        if len(indices) == 1:
-            # Extractors put right-to-left glyphs back in reading order character by
-            # character: a ligature's characters (lam-alef) are given reversed for that.
-            texts[indices[0]] = text[::-1] if run.rtl else text
-            continue
-        rest = list(text)
-        for index in indices:
-            own = characters.get(run.glyphs[index])
-            if own is not None and own in rest:
-                texts[index] = own
-                rest.remove(own)
-        texts[indices[0]] = "".join(rest) + texts[indices[0]]
-    return texts
-
-
-def _one_glyph_per_character(run: GlyphRun) -> bool:
-    """Each glyph draws one character, in order (most runs of most scripts)."""
-    count = len(run.text)
-    if len(run.glyphs) != count:
-        return False
-    expected = range(count - 1, -1, -1) if run.rtl else range(count)
-    return all(cluster == index for cluster, index in zip(run.clusters, expected, strict=True))
 
 
 def _paint_color_glyphs(canvas: _Canvas, run: GlyphRun) -> None:
