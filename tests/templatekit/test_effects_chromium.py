@@ -74,6 +74,16 @@ def test_image_filters_match_css(page, tmp_path, css, fields):
     assert mean_difference(mine, theirs) < TOLERANCE
 
 
+@pytest.mark.parametrize(("css", "filters"), [("grayscale(1)", {}), ("sepia(0.5) grayscale(1)", {"sepia": 0.5})])
+def test_grayscale_is_css_grayscale(page, tmp_path, css, filters):
+    source = gradient_png(tmp_path)
+    uri = "data:image/png;base64," + base64.b64encode(source.read_bytes()).decode()
+    theirs = chromium_shot(page, f'<img src="{uri}" style="left:40px;top:50px;width:160px;height:100px;filter:{css}">')
+    photo = layer("image", "photo", x=40, y=50, width=160, height=100, src=str(source), grayscale=True, filters=filters)
+    difference = ImageChops.difference(ours(photo), theirs)
+    assert max(high for _, high in difference.getextrema()) <= 1  # the same matrix: rounding apart
+
+
 @pytest.mark.parametrize(
     "mode",
     ["multiply", "screen", "overlay", "darken", "lighten", "color-dodge", "color-burn", "hard-light",

@@ -17,7 +17,7 @@ from templatekit.assets import LoadedImage
 from templatekit.cache import BoundedCache
 from templatekit.errors import AssetError
 from templatekit.layout.context import LayoutContext
-from templatekit.layout.image_filters import filtered
+from templatekit.layout.image_filters import filtered, grayscale
 from templatekit.model.layers import Border, Fit, Focus, ImageFilters, ImageLayer
 from templatekit.model.values import Length
 from templatekit.scene import Clip, Ellipse, EncodedSource, Group, Image, Item, Rect, approx_bytes
@@ -224,17 +224,9 @@ def _prepared(loaded: LoadedImage, crop: Crop | None, tone: _Tone, key: str) -> 
         if not tone.filters.identity:
             image = filtered(image, tone.filters)
         if tone.grayscale:
-            image = _grayscale(image)
+            image = grayscale(image)
         _PREPARED.put(key, image, image.width * image.height * len(image.mode))
     return image
-
-
-def _grayscale(image: PILImage.Image) -> PILImage.Image:
-    """Gray in the same mode, so that painters still see only RGB or RGBA."""
-    gray = image.convert("L")
-    if image.mode == "RGBA":
-        return PILImage.merge("RGBA", (gray, gray, gray, image.getchannel("A")))
-    return gray.convert("RGB")
 
 
 def _corners(radius: Length, width: float, height: float) -> tuple[bool, float]:

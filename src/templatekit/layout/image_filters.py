@@ -1,7 +1,7 @@
 """The CSS filter functions of image layers on pixels (Filter Effects 1): brightness,
-contrast, saturate, hue-rotate, sepia and invert are each a colour matrix or a linear
-transfer, applied one after another with the result clamped between them, as a browser
-does; alpha is left alone."""
+contrast, saturate, hue-rotate, sepia, invert and grayscale are each a colour matrix or
+a linear transfer on sRGB values, applied one after another with the result clamped
+between them, as a browser does; alpha is left alone."""
 
 from __future__ import annotations
 
@@ -12,6 +12,9 @@ from PIL import Image as PILImage
 from templatekit.model.layers import ImageFilters
 
 Matrix = tuple[float, ...]  # Pillow's 3x4 RGB matrix: each row three factors and an offset
+#: CSS grayscale(1)'s row: the luminance coefficients of sRGB (Rec. 709) that the Filter
+#: Effects matrix uses, applied to sRGB values as browsers do.
+_LUMINANCE = (0.2126, 0.7152, 0.0722, 0.0)
 
 
 def filtered(image: PILImage.Image, filters: ImageFilters) -> PILImage.Image:
@@ -74,3 +77,12 @@ def _linear(slope: float, intercept: float) -> Matrix:
 
 def _rows(*rows: tuple[float, float, float]) -> Matrix:
     return tuple(value for row in rows for value in (*row, 0.0))
+
+
+def grayscale(image: PILImage.Image) -> PILImage.Image:
+    """``image`` (RGB or RGBA) through CSS ``grayscale(1)``, in the same mode: painters
+    see only RGB or RGBA."""
+    gray = image.convert("RGB").convert("L", _LUMINANCE)
+    if image.mode == "RGBA":
+        return PILImage.merge("RGBA", (gray, gray, gray, image.getchannel("A")))
+    return gray.convert("RGB")
