@@ -7,6 +7,7 @@ are files, images are decoded, colours are RGBA; a painter cannot fail on a Scen
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal, TypedDict, Union
 
 from attrs import evolve, field, frozen
@@ -18,6 +19,7 @@ Paint = Union[Color, Gradient]
 Point = tuple[float, float]
 LineCap = Literal["butt", "round", "square"]
 LineJoin = Literal["miter", "round", "bevel"]
+FLATNESS = 0.2  # px: how far a curve flattened to a polyline may stray from the curve
 
 
 # A shadow's spread grows a shape geometrically, as CSS grows a box's shadow (Backgrounds
@@ -127,6 +129,29 @@ class Path:
     line_cap: LineCap = "butt"
     line_join: LineJoin = "miter"
     dash: tuple[float, ...] = ()  # px on, off, on, … along the stroke; () is solid
+    dash_offset: float = 0.0  # px into the pattern where each contour starts (PDF's dash phase)
+
+    def contours(self) -> list[tuple[list[Point], bool]]:
+        """The contours as polylines, each with whether it is closed; curves are
+        flattened to within ``FLATNESS`` px."""
+        found: list[tuple[list[Point], bool]] = []
+        points: list[Point] = []
+        for command in self.commands:
+            kind = command[0]
+            if kind == "M":
+                if len(points) > 1:
+                    found.append((points, False))
+                points = [(command[1], command[2])]
+            elif kind == "L":
+                points.append((command[1], command[2]))
+            elif kind == "C" and points:
+                points.extend(_cubic(points[-1], command[1:3], command[3:5], command[5:7]))
+            elif kind == "Z" and points:
+                found.append((points, True))
+                points = [points[0]]
+        if len(points) > 1:
+            found.append((points, False))
+        return found
 
     def spread(self, by: float) -> Path | None:
         """Grown by a round-joined stroke ``by`` px wider on each side: every point within
@@ -309,6 +334,24 @@ class Group:
             return None
         clip = self.clip.spread(by) if self.clip is not None else None
         return evolve(self, items=tuple(item for item in items if item is not None), clip=clip, effects=None)
+
+
+def _cubic(start: Point, first: tuple[Any, ...], second: tuple[Any, ...], end: tuple[Any, ...]) -> list[Point]:
+    """Points along a cubic Bézier, closer together where it bends more."""
+    length = math.dist(start, first) + math.dist(first, second) + math.dist(second, end)
+    steps = max(2, min(64, math.ceil(math.sqrt(length / FLATNESS) / 2)))
+    points = []
+    for step in range(1, steps + 1):
+        t = step / steps
+        u = 1 - t
+        a, b, c, d = u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t
+        points.append(
+            (
+                a * start[0] + b * first[0] + c * second[0] + d * end[0],
+                a * start[1] + b * first[1] + c * second[1] + d * end[1],
+            )
+        )
+    return points
 
 
 def _wider(stroke_width: float, by: float) -> float:

@@ -3,14 +3,22 @@ one paragraph, highlight, underline and strike-through, in PNG and PDF."""
 
 from __future__ import annotations
 
+import base64
 import io
+import math
+from pathlib import Path
 
+import numpy as np
 import pytest
+from PIL import Image
 
 import templatekit as tk
 from templatekit.errors import ModificationError, TemplateError
 from templatekit.model.markup import MarkupError, Span, SpanStyle, parse_markup
 from templatekit.model.values import Color
+from templatekit.render import prepare
+from templatekit.scene import GlyphRun, Group, Item
+from templatekit.text.fonts import FontBook
 from tests.conftest import decode, layer, template
 
 RED = (255, 0, 0)
@@ -166,6 +174,150 @@ def test_rich_text_in_a_pdf_is_vector_and_searchable():
     assert b"/Image" not in pdf.data  # glyphs and lines, no picture of them
 
 
+# ------------------------------------------------------------------ a span's end
+
+#: Punctuation and spaces right after every kind of span: each takes its own span's style.
+AFTER_SPANS = (
+    "<b>Far</b>! <i>so</i>, good <strong>x</strong> — y <em>em</em>; <u>under</u>: <s>gone</s>? "
+    '<span style="font-weight: 900">heavy</span> word <span style="font-size: 60px">big</span>. '
+    '<span style="color: #e11d48">red</span>, <span style="background-color: #fde68a">lit</span>!<br>(<b>both</b>.)'
+)
+
+
+def after_spans_card() -> dict[str, object]:
+    """``AFTER_SPANS`` on a card tall enough for all of it."""
+    text = layer(
+        "text", "t", x=10, y=10, width=580, height=280, text=AFTER_SPANS, markup=True, size=40, color="#111827"
+    )
+    return template(text, width=600, height=300, background="#fff")
+
+
+#: px a character's start or its ink's middle may be from Chromium's, and the share its
+#: amount of ink may differ by.
+GLYPH_OFF = 0.5
+INK_OFF = 0.15
+
+
+def characters(scene_items: tuple[Item, ...]) -> dict[int, tuple[str, float, float]]:
+    """The font file, size and pen position (x) each character of a text layer is drawn
+    at, by its index in the layer's text."""
+    drawn: dict[int, tuple[str, float, float]] = {}
+    for item in scene_items:
+        if isinstance(item, Group):
+            drawn |= characters(item.items)
+        elif isinstance(item, GlyphRun):
+            for glyph, cluster in enumerate(item.clusters):
+                drawn.setdefault(item.offset + cluster, (item.font.path, item.size, item.x + item.positions[glyph][0]))
+    return drawn
+
+
+def test_punctuation_and_spaces_after_a_span_keep_their_own_style():
+    spans = parse_markup(AFTER_SPANS)
+    expected = {}
+    for span in spans:
+        style = span.style
+        face = FontBook.bundled().match("Inter", style.weight or 400, bool(style.italic)).file.path
+        expected |= {len(expected) + i: (face, style.size or 40) for i in range(len(span.text))}
+    text = "".join(span.text for span in spans)
+    drawn = characters(prepare(after_spans_card()).scene.items)
+    assert {text[i] for i in drawn} == set(text) - {"\n"}
+    wrong = {i: (text[i], Path(drawn[i][0]).stem, drawn[i][1]) for i in drawn if drawn[i][:2] != expected[i]}
+    assert wrong == {}
+
+
+@pytest.mark.parametrize(
+    ("markup", "font"),
+    [("<b>مرحبا</b>، عالم", "NotoSansArabic-Regular"), ("<b>你好</b>，世界", "NotoSansCJKSC-Regular")],
+)
+def test_punctuation_after_a_span_stays_in_the_font_of_its_script_in_its_own_weight(markup, font):
+    after = len(parse_markup(markup)[0].text)  # the comma after the bold span
+    drawn = characters(prepare(rich(markup)).scene.items)
+    assert Path(drawn[after][0]).stem == Path(drawn[after + 1][0]).stem == font
+
+
+def inter_faces() -> str:
+    """Every bundled Inter face as a web font, so that Chromium sets the very same glyphs."""
+    faces = []
+    for weight in range(100, 1000, 100):
+        for italic in (False, True):
+            path = Path(FontBook.bundled().match("Inter", weight, italic).file.path)
+            data = base64.b64encode(path.read_bytes()).decode()
+            style = "italic" if italic else "normal"
+            faces.append(
+                f"@font-face{{font-family:Inter;src:url(data:font/otf;base64,{data});font-weight:{weight};font-style:{style}}}"
+            )
+    return "".join(faces)
+
+
+def chromium_characters(page, markup: str) -> tuple[Image.Image, list[tuple[float, float, float, float]]]:
+    """Chromium's rendering of the markup as ``after_spans_card`` lays it out, and the box
+    (left, top, right, bottom) of each of its characters."""
+    css = "position:absolute;left:10px;top:10px;width:580px;font:40px/1.2 Inter;color:#111827"
+    page.set_viewport_size({"width": 600, "height": 300})
+    page.set_content(
+        f"<!doctype html><html><head><style>{inter_faces()} html,body{{margin:0;background:#fff}}"
+        f" div{{{css}}}</style></head><body><div>{markup}</div></body></html>"
+    )
+    page.evaluate("document.fonts.ready")
+    boxes = page.evaluate(
+        """() => {
+            const boxes = [], walker = document.createTreeWalker(document.querySelector("div"), NodeFilter.SHOW_TEXT);
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                for (let i = 0; i < node.length; i++) {
+                    const range = document.createRange();
+                    range.setStart(node, i);
+                    range.setEnd(node, i + 1);
+                    const box = range.getBoundingClientRect();
+                    boxes.push([box.left, box.top, box.right, box.bottom]);
+                }
+            }
+            return boxes;
+        }"""
+    )
+    return Image.open(io.BytesIO(page.screenshot(type="png"))).convert("L"), boxes
+
+
+def ink(image: Image.Image, box: tuple[float, float, float, float]) -> tuple[float, float]:
+    """How much ink there is in a character's box, and where its middle is (x)."""
+    left, top, right, bottom = int(box[0]), int(box[1]), math.ceil(box[2]), math.ceil(box[3])
+    darkness = 255 - np.asarray(image.crop((left, top, right, bottom)), dtype=float)
+    mass = darkness.sum()
+    return mass, left + (darkness.sum(axis=0) * np.arange(right - left)).sum() / max(mass, 1)
+
+
+def test_each_glyph_after_a_span_lands_where_chromium_puts_it(page):
+    """Where each character starts (from Chromium's layout), and the amount and middle of
+    each glyph's ink: a bold comma has more ink, an italic one leans, and a narrower
+    space moves everything after it. Measured: starts within 0.05 px of Chromium's, ink
+    within 9 % (underlines and strike-throughs are drawn a little thinner), middles
+    within 0.2 px; a bold "!" had 63 % more ink, an italic "," its middle 2 px off, and
+    the text after a black word's space started 4 px early."""
+    theirs, boxes = chromium_characters(page, AFTER_SPANS)
+    mine = decode(tk.render_image(after_spans_card()).data).convert("L")
+    text = "".join(span.text for span in parse_markup(AFTER_SPANS))
+    drawn = characters(prepare(after_spans_card()).scene.items)
+    indices = [i for i, character in enumerate(text) if character != "\n"]
+    assert len(indices) == len(boxes)
+    wrong = {}
+    for index, box in zip(indices, boxes, strict=True):
+        if index not in drawn:  # a space at the end of a line
+            continue
+        (mass, middle), (their_mass, their_middle) = ink(mine, box), ink(theirs, box)
+        moved = abs(drawn[index][2] - box[0]) > GLYPH_OFF
+        inked = text[index] != " " and (
+            abs(mass - their_mass) > INK_OFF * their_mass or abs(middle - their_middle) > GLYPH_OFF
+        )
+        if moved or inked:
+            wrong[index] = (
+                text[index],
+                round(drawn[index][2] - box[0], 2),
+                round(float(mass / max(their_mass, 1)) - 1, 2),
+                round(float(middle - their_middle), 2),
+            )
+    assert wrong == {}
+
+
+# ------------------------------------------------------------------ spans in JSON
 # ------------------------------------------------------------------ spans in JSON
 
 

@@ -4,12 +4,17 @@ strokes and arrowheads, in PNG (pixels) and PDF (vector operators)."""
 from __future__ import annotations
 
 import io
+import math
 
 import pytest
 
 import templatekit as tk
 from templatekit.errors import TemplateError
+from templatekit.layout.shape import shape_items
+from templatekit.model.layers import ShapeLayer
+from templatekit.model.values import Color
 from tests.conftest import decode, layer, template
+from tests.templatekit.test_pdf import pdf_and_png
 
 HEART = (
     "M12 21.35l-1.45-1.32C5.4 15.36 2 12.28 2 8.5 2 5.42 4.42 3 7.5 3c1.74 0 3.41.81 4.5 2.09"
@@ -63,6 +68,91 @@ def test_a_dashed_stroke_follows_its_pattern():
     assert all(8 <= n <= 11 for ink, n in inner if not ink)
 
 
+def blobs(image, ink) -> list[tuple[int, float, float]]:
+    """Each separate run of ``ink`` pixels (4-connected): its pixel count and centre."""
+    width, height = image.size
+    pixels = image.load()
+    seen: set[tuple[int, int]] = set()
+    found = []
+    for start in ((x, y) for y in range(height) for x in range(width)):
+        if start in seen or not ink(pixels[start]):
+            continue
+        seen.add(start)
+        todo, members = [start], []
+        while todo:
+            x, y = todo.pop()
+            members.append((x, y))
+            for near in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                if 0 <= near[0] < width and 0 <= near[1] < height and near not in seen and ink(pixels[near]):
+                    seen.add(near)
+                    todo.append(near)
+        count = len(members)
+        found.append((count, sum(x for x, _ in members) / count, sum(y for _, y in members) / count))
+    return found
+
+
+def spacings(found: list[tuple[int, float, float]], centre: tuple[float, float]) -> list[float]:
+    """The distances between neighbouring blobs round ``centre``, the last to the first too."""
+    ordered = sorted(found, key=lambda blob: math.atan2(blob[2] - centre[1], blob[1] - centre[0]))
+    return [math.dist(a[1:], b[1:]) for a, b in zip(ordered, ordered[1:] + ordered[:1], strict=True)]
+
+
+#: Corners of 135 degrees: dots either side of one are nearly as far apart straight across as along the outline.
+OCTAGON = [[0.3, 0], [0.7, 0], [1, 0.3], [1, 0.7], [0.7, 1], [0.3, 1], [0, 0.7], [0, 0.3]]
+
+
+def dark(pixel: tuple[int, ...]) -> bool:
+    return pixel[0] < 128
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"radius": 24},  # dots round a rounded rectangle
+        {"shape": "ellipse"},
+        {"shape": "polygon", "points": OCTAGON},
+    ],
+)
+def test_dots_close_evenly_round_a_closed_outline_in_png_and_pdf(fields):
+    dotted = shape(fill=None, stroke="#000000", strokeWidth=8, strokeDash=[0, 27], lineCap="round", **fields)
+    page, png = pdf_and_png(template(dotted, width=200, height=200, background="#ffffff"))
+    for image in (png, page):
+        found = blobs(image, dark)
+        gaps = spacings(found, (100, 100))  # straight across: a little less round a corner
+        assert min(gaps) > 0.85 * max(gaps), sorted(gaps)  # no two dots crowded where the outline closes
+        sizes = [size for size, *_ in found]
+        assert min(sizes) > 0.85 * max(sizes), sorted(sizes)  # none cut, none run into the next
+
+
+def test_a_dashed_rectangle_has_whole_dashes_and_even_corners_in_png_and_pdf():
+    dashed = layer("shape", "s", x=20, y=20, width=160, height=100, fill=None, stroke="#000000", strokeWidth=4,
+                   strokeDash=[12, 8], radius=16)  # fmt: skip
+    page, png = pdf_and_png(template(dashed, width=200, height=140, background="#ffffff"))
+    for image in (png, page):
+        found = blobs(image, dark)
+        sizes = [size for size, *_ in found]
+        assert min(sizes) > 0.85 * max(sizes), sorted(sizes)  # no stub: every dash whole, round corners too
+        mirrored = {(round(200 - x), round(y)) for _, x, y in found}  # left and right alike, top and bottom
+        assert all(any(math.dist(m, (x, y)) < 2 for m in mirrored) for _, x, y in found)
+        flipped = {(round(x), round(140 - y)) for _, x, y in found}
+        assert all(any(math.dist(f, (x, y)) < 2 for f in flipped) for _, x, y in found)
+
+
+def test_a_closed_outline_takes_a_whole_number_of_its_dash_periods():
+    layer_ = ShapeLayer(name="s", x=20, y=20, width=160, height=100, stroke=Color(0, 0, 0), stroke_width=4,
+                        stroke_dash=(12, 8), radius=16, fill=None)  # fmt: skip
+    (outline,) = shape_items(layer_)
+    ((points, closed),) = outline.contours()
+    assert closed
+    length = sum(math.dist(a, b) for a, b in zip(points, [*points[1:], points[0]], strict=True))
+    periods = length / sum(outline.dash)
+    assert periods == pytest.approx(round(periods), abs=1e-6) and round(periods) % 4 == 0
+    assert outline.dash[0] / outline.dash[1] == pytest.approx(12 / 8)  # the pattern scaled, not changed
+    assert sum(outline.dash) == pytest.approx(20, rel=0.1)
+    assert outline.dash_offset == pytest.approx(outline.dash[0] + outline.dash[1] / 2)  # a gap at the top's middle
+    assert outline.commands[0][1:] == (100, 22)
+
+
 def test_dots_and_arrowheads_on_lines():
     image = drawn(
         layer("shape", "dots", x=20, y=40, width=160, height=20, shape="line", stroke="#0000ff", strokeWidth=8,
@@ -92,7 +182,7 @@ def test_shapes_are_vector_in_pdf_with_native_dashes():
     ).data  # fmt: skip
     page = pypdf.PdfReader(io.BytesIO(pdf)).pages[0]
     content = page.get_contents().get_data().decode("latin-1")
-    assert "[6 3] 0 d" in content  # the frame's dashes, PDF's own
+    assert "[5.9333 2.9667] 7.4167 d" in content  # the frame's dashes, PDF's own: fitted, 80 round its 712 px
     assert any(line.endswith(" c") for line in content.replace(" c ", " c\n").splitlines())  # the heart's curves
     assert not list(page.images)
 

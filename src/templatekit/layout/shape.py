@@ -3,6 +3,10 @@ arrowheads), polygon or SVG path, filling the layer box; strokes solid or dashed
 
 from __future__ import annotations
 
+import math
+
+from attrs import evolve
+
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import ShapeLayer
 from templatekit.model.path_data import Command, parse_path_data
@@ -29,18 +33,40 @@ def shape_items(layer: ShapeLayer) -> list[Item]:
             return [Ellipse(layer.x, layer.y, layer.width, layer.height, layer.fill, stroke, layer.stroke_width)]
         box = (layer.x, layer.y, layer.width, layer.height)
         return [Rect(*box, layer.fill, stroke, layer.stroke_width, layer.radius)]
-    return [
-        Path(
-            commands,
-            fill=layer.fill,
-            stroke=stroke,
-            stroke_width=layer.stroke_width,
-            even_odd=layer.fill_rule == "evenodd",
-            line_cap=layer.line_cap,
-            line_join="round" if layer.shape in ("ellipse", "path") else "miter",
-            dash=layer.stroke_dash if stroke is not None else (),
-        )
-    ]
+    path = Path(
+        commands,
+        fill=layer.fill,
+        stroke=stroke,
+        stroke_width=layer.stroke_width,
+        even_odd=layer.fill_rule == "evenodd",
+        line_cap=layer.line_cap,
+        line_join="round" if layer.shape in ("ellipse", "path") else "miter",
+    )
+    if stroke is None or not layer.stroke_dash:
+        return [path]
+    return [_fitted_dashes(path, layer.stroke_dash, symmetric=layer.shape in ("rect", "ellipse"))]
+
+
+def _fitted_dashes(path: Path, pattern: tuple[float, ...], symmetric: bool) -> Path:
+    """The path dashed with ``pattern`` scaled so that a whole number of its periods fits
+    a closed outline, as browsers fit dotted and dashed borders: the pattern closes where
+    it started, with no stub or crowded dot there. A rectangle's or an ellipse's outline
+    (started at the middle of a side) takes a multiple of four periods, with a gap at
+    that middle, so that each quarter, and each corner, looks like the others. An open
+    outline, or one of several contours, keeps the pattern as it is."""
+    lines = path.contours()
+    if len(lines) != 1 or not lines[0][1]:
+        return evolve(path, dash=pattern)
+    points = [*lines[0][0], lines[0][0][0]]
+    length = sum(math.dist(a, b) for a, b in zip(points, points[1:], strict=False))
+    period = sum(pattern) * (2 if len(pattern) % 2 else 1)
+    if symmetric:
+        count = 4 * max(1, round(length / period / 4))
+    else:
+        count = max(1, round(length / period))
+    dash = tuple(value * length / (count * period) for value in pattern)
+    offset = dash[0] + dash[1 % len(dash)] / 2 if symmetric else 0.0
+    return evolve(path, dash=dash, dash_offset=offset)
 
 
 def _outline(layer: ShapeLayer) -> tuple[Command, ...] | None:
@@ -87,7 +113,7 @@ def _rounded_rect(
     tl, tr, br, bl = (r * shrink for r in (tl, tr, br, bl))
     k = 1 - KAPPA
     return (
-        ("M", x + tl, y),
+        ("M", x + width / 2, y),  # from the middle of the top: where dashes are fitted from
         ("L", x + width - tr, y),
         ("C", x + width - tr * k, y, x + width, y + tr * k, x + width, y + tr),
         ("L", x + width, y + height - br),
@@ -96,7 +122,7 @@ def _rounded_rect(
         ("C", x + bl * k, y + height, x, y + height - bl * k, x, y + height - bl),
         ("L", x, y + tl),
         ("C", x, y + tl * k, x + tl * k, y, x + tl, y),
-        ("Z",),
+        ("Z",),  # back along the top
     )
 
 

@@ -15,46 +15,25 @@ from PIL import Image as PILImage
 from PIL import ImageChops, ImageDraw
 
 from templatekit import budget
-from templatekit.scene import Path
+from templatekit.scene import Path, Point
 
 SUPERSAMPLE = 4
-TOLERANCE = 0.2  # px: how far a flattened curve may stray from the curve
-Point = tuple[float, float]
 ZERO = 128  # the winding count zero in the 8-bit count image
 
 
-def contours(path: Path) -> list[tuple[list[Point], bool]]:
-    """The path's contours as polylines, each with whether it is closed."""
-    found: list[tuple[list[Point], bool]] = []
-    points: list[Point] = []
-    for command in path.commands:
-        kind = command[0]
-        if kind == "M":
-            if len(points) > 1:
-                found.append((points, False))
-            points = [(command[1], command[2])]
-        elif kind == "L":
-            points.append((command[1], command[2]))
-        elif kind == "C" and points:
-            points.extend(_cubic(points[-1], command[1:3], command[3:5], command[5:7]))
-        elif kind == "Z" and points:
-            found.append((points, True))
-            points = [points[0]]
-    if len(points) > 1:
-        found.append((points, False))
-    return found
-
-
-def dashed(lines: list[tuple[list[Point], bool]], pattern: tuple[float, ...]) -> list[tuple[list[Point], bool]]:
+def dashed(
+    lines: list[tuple[list[Point], bool]], pattern: tuple[float, ...], offset: float = 0.0
+) -> list[tuple[list[Point], bool]]:
     """The dashes of a dash ``pattern`` (on, off, on, … in px; an odd count repeats, as
-    in SVG) laid along each line from its start, as open lines."""
+    in SVG) laid along each line from its start, ``offset`` px into the pattern there (as
+    PDF's dash phase), as open lines."""
     lengths = list(pattern) * (2 if len(pattern) % 2 else 1)
     if sum(lengths) <= 0:
         return lines
     dashes: list[tuple[list[Point], bool]] = []
     for points, closed in lines:
         run = [*points, points[0]] if closed else points
-        index, left, on = 0, lengths[0], True
+        index, left, on = _start(lengths, offset)
         current: list[Point] = [run[0]]
         for a, b in zip(run, run[1:], strict=False):
             segment = math.dist(a, b)
@@ -79,22 +58,15 @@ def dashed(lines: list[tuple[list[Point], bool]], pattern: tuple[float, ...]) ->
     return dashes
 
 
-def _cubic(start: Point, first: tuple, second: tuple, end: tuple) -> list[Point]:
-    """Points along a cubic Bézier, closer together where it bends more."""
-    length = math.dist(start, first) + math.dist(first, second) + math.dist(second, end)
-    steps = max(2, min(64, math.ceil(math.sqrt(length / TOLERANCE) / 2)))
-    points = []
-    for step in range(1, steps + 1):
-        t = step / steps
-        u = 1 - t
-        a, b, c, d = u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t
-        points.append(
-            (
-                a * start[0] + b * first[0] + c * second[0] + d * end[0],
-                a * start[1] + b * first[1] + c * second[1] + d * end[1],
-            )
-        )
-    return points
+def _start(lengths: list[float], offset: float) -> tuple[int, float, bool]:
+    """Where the pattern stands ``offset`` px in: which length, how much of it is left,
+    and whether it is a dash (a dash of length 0, a dot, is drawn where it starts)."""
+    offset %= sum(lengths)
+    index = 0
+    while offset > 0 and offset >= lengths[index]:
+        offset -= lengths[index]
+        index = (index + 1) % len(lengths)
+    return index, lengths[index] - offset, index % 2 == 0
 
 
 def path_mask(path: Path, scale: float, origin: Point, size: tuple[int, int], stroke: bool) -> PILImage.Image:
@@ -110,10 +82,10 @@ def path_mask(path: Path, scale: float, origin: Point, size: tuple[int, int], st
 
     if stroke:
         mask = PILImage.new("L", big, 0)
-        lines = dashed(contours(path), path.dash) if path.dash else contours(path)
+        lines = dashed(path.contours(), path.dash, path.dash_offset) if path.dash else path.contours()
         _stroke(ImageDraw.Draw(mask), [(device(p), closed) for p, closed in lines], path, k)
         return mask.reduce(SUPERSAMPLE)
-    return _fill(path, [device(points) for points, _ in contours(path) if len(points) > 2], big).reduce(SUPERSAMPLE)
+    return _fill(path, [device(points) for points, _ in path.contours() if len(points) > 2], big).reduce(SUPERSAMPLE)
 
 
 def _fill(path: Path, polygons: list[list[Point]], size: tuple[int, int]) -> PILImage.Image:

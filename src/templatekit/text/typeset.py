@@ -269,36 +269,56 @@ def _fonts(
 ) -> tuple[list[FontFile], dict[int, int]]:
     """The font of each character, chosen per grapheme cluster in the style of its
     first character, and for the first character of each cluster the index of its
-    cluster's last character."""
+    cluster's last character. Spaces and punctuation stay in the font of the text
+    before them (a comma in Chinese text is the CJK font's), in their own style: after
+    a bold word, the comma outside it is in the regular face."""
     emoji = book.emoji
     fonts: list[FontFile] = []
     ends: dict[int, int] = {}
-    current: FontFile | None = None
-    primaries: dict[TextStyle, FontFile] = {}
+    chosen: dict[tuple[str, TextStyle], FontFile] = {}
+
+    def font_for(cluster: str, style: TextStyle) -> FontFile:
+        found = chosen.get((cluster, style))
+        if found is None:
+            found = chosen[(cluster, style)] = _font(cluster, style, book, missing)
+        return found
+
+    def kept(cluster: str, style: TextStyle) -> FontFile | None:
+        """The font of the text before a space or punctuation, if it has the character."""
+        if before is None or _emoji(cluster, emoji):
+            return None
+        font = font_for(before, style)
+        return font if font != emoji and hb_font(font).covers(cluster) else None
+
+    before: str | None = None  # the last cluster that is not a space or punctuation
     position = 0
     for cluster in unicode.graphemes(text):
         style = styles[position]
-        primary = primaries.get(style)
-        if primary is None:
-            primary = primaries[style] = book.match(style.family, style.weight, style.italic).file
         ends[position] = position + len(cluster) - 1
         position += len(cluster)
-        if unicode.is_emoji(cluster) and hb_font(emoji).covers(cluster[0]):
-            font = emoji
-        elif current is not None and current != emoji and _neutral(cluster) and hb_font(current).covers(cluster):
-            font = current  # spaces and punctuation stay in the run around them
-        elif hb_font(primary).covers(cluster):
-            font = primary
+        if _neutral(cluster):
+            font = kept(cluster, style) or font_for(cluster, style)
         else:
-            chain = book.fallbacks(style.weight, style.italic)
-            own = book.for_script(unicode.script_of(cluster[0]), style.weight, style.italic)
-            candidates = chain if own is None else (own, *chain)
-            font = next((f for f in candidates if hb_font(f).covers(cluster)), None) or _last_resort(
-                cluster, primary, missing
-            )
+            font, before = font_for(cluster, style), cluster
         fonts.extend([font] * len(cluster))
-        current = font
     return fonts, ends
+
+
+def _font(cluster: str, style: TextStyle, book: FontBook, missing: list[str]) -> FontFile:
+    """The face of ``style`` for the cluster, or the first fallback that has it."""
+    if _emoji(cluster, book.emoji):
+        return book.emoji
+    primary = book.match(style.family, style.weight, style.italic).file
+    if hb_font(primary).covers(cluster):
+        return primary
+    chain = book.fallbacks(style.weight, style.italic)
+    own = book.for_script(unicode.script_of(cluster[0]), style.weight, style.italic)
+    candidates = chain if own is None else (own, *chain)
+    return next((f for f in candidates if hb_font(f).covers(cluster)), None) or _last_resort(cluster, primary, missing)
+
+
+def _emoji(cluster: str, emoji: FontFile) -> bool:
+    return unicode.is_emoji(cluster) and hb_font(emoji).covers(cluster[0])
 
 
 def _neutral(cluster: str) -> bool:

@@ -357,7 +357,7 @@ def _paint_path(canvas: _Canvas, item: Path) -> None:
     if item.stroke is not None and item.stroke_width > 0:
         canvas.op(f"{_LINE_CAPS[item.line_cap]} J {_LINE_JOINS[item.line_join]} j")
         if item.dash:
-            canvas.op(f"[{' '.join(number(length) for length in item.dash)}] 0 d")
+            canvas.op(f"[{' '.join(number(length) for length in item.dash)}] {number(item.dash_offset)} d")
         _stroke(canvas, path, item.stroke, item.stroke_width)
     canvas.op("Q")
 
