@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-import pytest
+import io
 
+import pytest
+from PIL import Image, ImageChops
+
+import templatekit as tk
 from templatekit.font_file import hb_font
 from templatekit.scene import GlyphRun
 from templatekit.text.fonts import FontBook
 from templatekit.text.typeset import TextStyle, fit, place, typeset
+from tests.conftest import layer, template
 
 BOOK = FontBook.bundled()
 STYLE = TextStyle(size=20)
@@ -280,3 +285,32 @@ def test_a_script_no_bundled_font_has_falls_back_to_the_systems_fonts():
     assert block.missing == ()
     (run,) = runs(place(block, 0, 0, 1000, 50))
     assert run.font == found and 0 not in run.glyphs
+
+
+SHY = "\u00ad"
+
+
+def test_a_soft_hyphen_where_the_line_breaks_shows_as_a_hyphen():
+    """U+00AD is a place a word may break: the line ends there with a hyphen (U+2010,
+    as browsers draw it), counted in the line's width; the next line goes on without."""
+    text = f"Donau{SHY}dampf{SHY}schiff{SHY}fahrt"
+    block = typeset(text, STYLE, BOOK, 150)
+    assert [line.replace(SHY, "") for line in block.text] == ["Donaudampf\u2010", "schifffahrt"]
+    assert all(line.width <= 150 for line in block.lines) and not block.broke_words
+    first, second = laid_out(text, 150)
+    assert first.glyphs[-1] == hb_font(first.font).font.get_nominal_glyph(0x2010)
+    assert hb_font(second.font).font.get_nominal_glyph(0x2010) not in second.glyphs
+
+
+def test_a_soft_hyphen_draws_as_a_hyphen_exactly_where_one_typed_at_the_break_would():
+    """Pixel for pixel the PNG of a hyphen typed where the line breaks, and without a
+    break nothing at all: the word as if the soft hyphens were not there."""
+
+    def png(text: str, width: int) -> Image.Image:
+        source = template(layer("text", "t", x=10, y=10, width=width, height=120, text=text, size=28))
+        return Image.open(io.BytesIO(tk.render_image(source).data)).convert("RGBA")
+
+    broken, typed = png(f"Donau{SHY}dampf{SHY}schiff", 190), png("Donaudampf\u2010\nschiff", 190)
+    assert ImageChops.difference(broken, typed).getbbox() is None
+    whole, plain = png(f"Donau{SHY}dampf{SHY}schiff", 380), png("Donaudampfschiff", 380)
+    assert ImageChops.difference(whole, plain).getbbox() is None

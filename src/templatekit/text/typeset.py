@@ -36,6 +36,7 @@ from templatekit.text.fonts import FontBook, system_font_for
 from templatekit.text.shaping import NO_LIGATURES, shape
 
 ELLIPSIS = "\u2026"
+SOFT_HYPHEN = "\u00ad"
 _EPSILON = 0.01
 #: Laid-out texts, by font book, text and options; kept from their second use.
 _LAYOUTS: BoundedCache[tuple[object, ...], TextBlock] = BoundedCache(4096, name="text.layouts", second_use=True)
@@ -214,13 +215,15 @@ class _Paragraph:
                 advance[run.start + cluster] += width
         self.prefix = [0.0, *accumulate(advance)]
 
-    def shaped(self, run: _Run, start: int, end: int) -> LineRun:
+    def shaped(self, run: _Run, start: int, end: int, hyphen: bool = False) -> LineRun:
         """The run's characters ``start:end`` shaped, in px at its style's size, with
         letter spacing after each grapheme cluster (none in cursive scripts, and no
-        optional ligatures when spaced)."""
+        optional ligatures when spaced); ``hyphen``: the soft hyphen that ends them drawn
+        as a hyphen, since the line breaks there."""
         spacing = run.style.letter_spacing if run.script not in unicode.CURSIVE else 0.0
         features = NO_LIGATURES if spacing else ()
-        shaped = shape(self.text, start, end, run.file, run.level % 2 == 1, run.script, self.language, features)
+        text = self.text[: end - 1] + _hyphen(run.file) + self.text[end:] if hyphen else self.text
+        shaped = shape(text, start, end, run.file, run.level % 2 == 1, run.script, self.language, features)
         scale = run.style.size / shaped.upem
         advances = [advance * scale for advance in shaped.advances]
         if spacing:
@@ -231,7 +234,7 @@ class _Paragraph:
                     spaced.add(end_of_grapheme)
                     advances[index] += spacing
         return LineRun(
-            text=self.text[start:end],
+            text=text[start:end],
             style=run.style,
             file=run.file,
             level=run.level,
@@ -245,23 +248,34 @@ class _Paragraph:
         )
 
     def width(self, start: int, end: int) -> float:
-        """Advance of ``start:end`` as the end of a line: trailing spaces hang."""
+        """Advance of ``start:end`` as the end of a line: trailing spaces hang, and a
+        soft hyphen there shows as a hyphen."""
         while end > start and self.text[end - 1].isspace():
             end -= 1
-        return self.prefix[end] - self.prefix[start]
+        width = self.prefix[end] - self.prefix[start]
+        if self._hyphenated(start, end):
+            run = next(run for run in self.runs if run.start < end <= run.end)
+            width += self.shaped(run, end - 1, end, hyphen=True).width
+        return width
 
     def line(self, start: int, end: int, last: bool) -> LineBox:
-        """The runs of ``start:end`` (trailing spaces left out), cut where the line ends."""
+        """The runs of ``start:end`` (trailing spaces left out), cut where the line ends,
+        with a hyphen where it ends at a soft hyphen."""
         while end > start and self.text[end - 1].isspace():
             end -= 1
+        hyphenated = self._hyphenated(start, end)
         runs = tuple(
             self.whole[run]
-            if start <= run.start and run.end <= end
-            else self.shaped(run, max(run.start, start), min(run.end, end))
+            if start <= run.start and run.end <= end and not (hyphenated and run.end == end)
+            else self.shaped(run, max(run.start, start), min(run.end, end), hyphenated and run.end >= end)
             for run in self.runs
             if run.start < end and run.end > start
         )
         return LineBox(runs, self.rtl, last)
+
+    def _hyphenated(self, start: int, end: int) -> bool:
+        """Whether a line ``start:end`` ends at a soft hyphen, inside the paragraph."""
+        return start < end < len(self.text) and self.text[end - 1] == SOFT_HYPHEN
 
 
 def _fonts(
@@ -302,6 +316,12 @@ def _fonts(
             font, before = font_for(cluster, style), cluster
         fonts.extend([font] * len(cluster))
     return fonts, ends
+
+
+def _hyphen(file: FontFile) -> str:
+    """The hyphen a soft hyphen shows as at the end of a line: U+2010 if the font has
+    it, as browsers draw it, else the hyphen-minus."""
+    return "\u2010" if hb_font(file).covers("\u2010") else "-"
 
 
 def _font(cluster: str, style: TextStyle, book: FontBook, missing: list[str]) -> FontFile:

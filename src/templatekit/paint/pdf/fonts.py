@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import io
 import struct
+import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -70,12 +71,19 @@ class EmbeddedFonts:
 
     def map_text(self, file: FontFile, glyphs: Iterable[int], texts: Iterable[str]) -> list[bool]:
         """Record what each glyph stands for; for each glyph, whether the ToUnicode map
-        says it (not when it stands for other text elsewhere in the document)."""
+        says it (not when it stands for other text elsewhere in the document). Text of
+        format characters only (a soft hyphen, a joiner) does not claim the glyph it is
+        drawn with: the space glyph that HarfBuzz gives an invisible soft hyphen stays a
+        space in the map, and the soft hyphen goes to ActualText."""
         font = self._fonts[file]
         said = []
         for glyph, text in zip(glyphs, texts, strict=True):
             font.glyphs.add(glyph)
-            said.append(not text or font.text.setdefault(glyph, text) == text)
+            if text and _format_characters(text):
+                text_of_glyph = font.text.setdefault(glyph, hb_font(file).characters.get(glyph, text))
+            else:
+                text_of_glyph = font.text.setdefault(glyph, text) if text else text
+            said.append(text_of_glyph == text)
         return said
 
     def write(self) -> dict[str, Ref]:
@@ -124,6 +132,11 @@ def _write_font(document: Document, file: FontFile, font: _Font) -> None:
                 "ToUnicode": to_unicode,
             },
         )
+
+
+def _format_characters(text: str) -> bool:
+    """Whether ``text`` is only invisible format characters (Unicode category Cf)."""
+    return all(unicodedata.category(char) == "Cf" for char in text)
 
 
 @lru_cache(maxsize=1)
