@@ -9,12 +9,14 @@ Shaping may split a character into several glyphs (Tamil's ொ is drawn as ெ b
 consonant and ா after it), draw several characters with one glyph, or move a glyph
 before the characters it follows (Indic vowel signs, Khmer's coeng forms). HarfBuzz's
 clusters are too fine for those: the left half of ொ is given the consonant's cluster.
-So glyphs are grouped into *units*: clusters joined while the next starts with a mark
-or joiner, or the previous ends with a virama, which is a syllable in the Brahmic
-scripts and a grapheme elsewhere. Within a unit each glyph stands for the character the
-font maps to it (or a part of a character's canonical decomposition), what is left goes
-with its first glyph in reading order, and a unit whose glyphs do not read back as its
-text, or has a glyph that stands for nothing, is marked with its ActualText.
+So glyphs are also grouped into *units*: clusters joined while the next starts with a
+mark or joiner, or the previous ends with a virama, which is a syllable in the Brahmic
+scripts and a grapheme elsewhere. Within a cluster each glyph stands for the character
+the font maps to it (or a part of a character's canonical decomposition) and what is
+left goes to a glyph that has none; a glyph still without text borrows its character
+from another cluster of its unit. A unit whose glyphs do not read back as its text, has
+a glyph that stands for nothing, or draws a glyph back before the one it follows, is
+marked with its ActualText (as Chromium marks its clusters).
 """
 
 from __future__ import annotations
