@@ -223,6 +223,8 @@ webhook_endpoints = Table(
     Column("sealed_secret", Text, nullable=False),
     Column("created_at", Float, nullable=False),
     Column("deleted_at", Float),
+    Column("failures", Integer),  # attempts failed in a row (none: none yet)
+    Column("paused_at", Float),  # paused after too many failures in a row: its deliveries wait
 )
 
 webhook_deliveries = Table(
@@ -283,11 +285,16 @@ def _webhooks(connection: Connection) -> None:
     metadata.create_all(connection, tables=[webhook_endpoints, webhook_deliveries, webhook_attempts])
 
 
+def _paused_endpoints(connection: Connection) -> None:
+    _add_columns(connection, webhook_endpoints, ["failures", "paused_at"])
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [
     lambda connection: metadata.create_all(connection),
     _key_scopes_and_template_history,
     lambda connection: metadata.create_all(connection, tables=[hooks]),
     _webhooks,
+    _paused_endpoints,
 ]
 
 
