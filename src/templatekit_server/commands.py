@@ -180,6 +180,12 @@ def rotate_webhook(admin: Admin, args: argparse.Namespace) -> dict[str, str]:
 
 
 @_admin
+def resume_webhook(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
+    webhooks.resume_endpoint(admin.db, args.endpoint_id)
+    return {"id": args.endpoint_id, "paused": False}
+
+
+@_admin
 def delete_webhook(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
     webhooks.delete_endpoint(admin.db, args.endpoint_id)
     return {"id": args.endpoint_id, "deleted": True}

@@ -133,9 +133,21 @@ def endpoints(db: Database, project_id: str) -> list[dict[str, Any]]:
             .order_by(webhook_endpoints.c.created_at)
         ).all()
     return [
-        {"id": row.id, "url": row.url, "events": row.events.split(), "createdAt": iso_time(row.created_at)}
+        {
+            "id": row.id,
+            "url": row.url,
+            "events": row.events.split(),
+            "createdAt": iso_time(row.created_at),
+            "failuresInARow": row.failures or 0,
+            "pausedAt": None if row.paused_at is None else iso_time(row.paused_at),
+        }
         for row in rows
     ]
+
+
+def resume_endpoint(db: Database, endpoint_id: str) -> None:
+    """Deliver to a paused endpoint again: its waiting deliveries go out at once."""
+    change_live(db, webhook_endpoints, endpoint_id, "webhook endpoint", paused_at=None, failures=0)
 
 
 def rotate_endpoint(db: Database, sealer: Sealer, endpoint_id: str) -> str:
