@@ -211,6 +211,7 @@ hooks = Table(
     Column("created_at", Float, nullable=False),
     Column("deleted_at", Float),
     Column("webhook_url", Text),  # where the hook's renders are announced, besides the project's endpoints
+    Column("signature", String(32)),  # how senders sign: body (in secret_header) or standard-webhooks; none: unsigned
 )
 
 webhook_endpoints = Table(
@@ -289,12 +290,18 @@ def _paused_endpoints(connection: Connection) -> None:
     _add_columns(connection, webhook_endpoints, ["failures", "paused_at"])
 
 
+def _hook_signatures(connection: Connection) -> None:
+    _add_columns(connection, hooks, ["signature"])
+    connection.execute(hooks.update().where(hooks.c.secret_header.is_not(None)).values(signature="body"))
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [
     lambda connection: metadata.create_all(connection),
     _key_scopes_and_template_history,
     lambda connection: metadata.create_all(connection, tables=[hooks]),
     _webhooks,
     _paused_endpoints,
+    _hook_signatures,
 ]
 
 
