@@ -6,6 +6,14 @@ each attempt is logged with its status code; a 2xx answer delivers it, anything 
 (another status, a refused address, a timeout) schedules the next attempt after the
 backoff, and after the last one the delivery is ``failed``. A sender that dies while
 sending leaves the row to be taken again when its hold runs out.
+
+The senders are shared by every workspace, fairly: deliveries are queued per target (an
+endpoint, or a URL a request named), at most ``PER_TARGET`` of them in flight, so that a
+target that is slow to answer holds two senders at most; of the due ones, the next goes
+to the workspace with the fewest in flight for its plan's weight; and the last free
+sender is kept for a workspace that has none in flight, so that another's backlog never
+keeps its delivery waiting for a free sender. An endpoint that fails ``PAUSE_AFTER``
+times in a row is paused: its deliveries wait until ``webhook resume``.
 """
 
 from __future__ import annotations
@@ -14,12 +22,13 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 from attrs import frozen
-from sqlalchemy import select, update
+from sqlalchemy import Connection, func, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
@@ -27,12 +36,26 @@ from templatekit.assets.common import Problem
 from templatekit.assets.policy import AllowList
 from templatekit_server import webhooks
 from templatekit_server.accounts import new_id
-from templatekit_server.db import Database, now, webhook_attempts, webhook_deliveries
+from templatekit_server.db import (
+    Database,
+    now,
+    projects,
+    webhook_attempts,
+    webhook_deliveries,
+    webhook_endpoints,
+    workspaces,
+)
 from templatekit_server.sealing import Sealer
 
 log = logging.getLogger("templatekit.server")
 
 POLL_SECONDS = 1.0
+#: Deliveries in flight to one endpoint or URL at a time.
+PER_TARGET = 2
+#: An endpoint is paused after this many failed attempts in a row.
+PAUSE_AFTER = 20
+#: Due deliveries considered per workspace in one claim.
+_HEADS = 16
 #: A claimed delivery is held for twice the timeout and this margin (the attempt and its
 #: record), then another sender may take it.
 HOLD_MARGIN_SECONDS = 10.0
@@ -52,31 +75,105 @@ class Delivery:
     attempts: int
 
 
-def claim(db: Database, worker: str, limit: int, hold: float) -> list[Delivery]:
-    """Up to ``limit`` due deliveries, taken for ``worker`` until ``hold`` seconds from now."""
+def claim(
+    db: Database, worker: str, limit: int, hold: float, keep_last: bool, weight_of: Callable[[str], float]
+) -> list[Delivery]:
+    """Up to ``limit`` due deliveries, taken for ``worker`` until ``hold`` seconds from
+    now, fairly between workspaces (see the module); with ``keep_last`` the last of the
+    ``limit`` only for a workspace with none in flight. ``weight_of`` gives a plan's
+    weight by its name."""
     with db.write() as connection:
         moment = now()
-        due = (
-            select(webhook_deliveries)
-            .where(webhook_deliveries.c.status.in_(("pending", "sending")), webhook_deliveries.c.next_at <= moment)
-            .order_by(webhook_deliveries.c.next_at, webhook_deliveries.c.id)
-            .limit(limit)
+        targets, flying = _in_flight(connection, moment)
+        chosen: list[Any] = []
+        candidates = list(_due(connection, moment))
+        while len(chosen) < limit:
+            last = keep_last and len(chosen) == limit - 1
+            row = _fairest(candidates, targets, flying, weight_of, last)
+            if row is None:
+                break
+            candidates.remove(row)
+            targets[_target(row)] += 1
+            flying[row.workspace_id] += 1
+            chosen.append(row)
+        return [delivery for row in chosen if (delivery := _take(connection, row, worker, moment, hold)) is not None]
+
+
+def _target(row: Any) -> str:
+    """Where a delivery goes: its endpoint, else the URL the request named."""
+    return str(row.endpoint_id or row.url)
+
+
+def _in_flight(connection: Connection, moment: float) -> tuple[Counter[str], Counter[str]]:
+    """Deliveries being sent now, by target and by workspace."""
+    rows = connection.execute(
+        select(webhook_deliveries.c.endpoint_id, webhook_deliveries.c.url, projects.c.workspace_id)
+        .join(projects, projects.c.id == webhook_deliveries.c.project_id)
+        .where(webhook_deliveries.c.status == "sending", webhook_deliveries.c.next_at > moment)
+    ).all()
+    return Counter(_target(row) for row in rows), Counter(row.workspace_id for row in rows)
+
+
+def _due(connection: Connection, moment: float) -> Sequence[Any]:
+    """The first due deliveries of each workspace (of each target first its first two),
+    to endpoints that are not paused, with the workspace and its plan."""
+    target = func.coalesce(webhook_deliveries.c.endpoint_id, webhook_deliveries.c.url)
+    by_target = func.row_number().over(
+        partition_by=target, order_by=(webhook_deliveries.c.next_at, webhook_deliveries.c.id)
+    )
+    due = (
+        select(webhook_deliveries, projects.c.workspace_id, workspaces.c.plan, by_target.label("in_target"))
+        .join(projects, projects.c.id == webhook_deliveries.c.project_id)
+        .join(workspaces, workspaces.c.id == projects.c.workspace_id, isouter=True)
+        .join(webhook_endpoints, webhook_endpoints.c.id == webhook_deliveries.c.endpoint_id, isouter=True)
+        .where(
+            webhook_deliveries.c.status.in_(("pending", "sending")),
+            webhook_deliveries.c.next_at <= moment,
+            webhook_endpoints.c.paused_at.is_(None),
         )
-        taken = []
-        for row in connection.execute(db.next_free(due)).all():
-            claimed = connection.execute(
-                update(webhook_deliveries)
-                .where(
-                    webhook_deliveries.c.id == row.id,
-                    webhook_deliveries.c.status == row.status,
-                    webhook_deliveries.c.attempts == row.attempts,
-                )
-                .values(status="sending", worker=worker, attempts=row.attempts + 1, next_at=moment + hold)
-            ).rowcount
-            if claimed:
-                fields = {name: getattr(row, name) for name in ("id", "project_id", "endpoint_id", "url", "type")}
-                taken.append(Delivery(**fields, body=row.body, attempts=row.attempts + 1))
-        return taken
+        .subquery()
+    )
+    by_workspace = func.row_number().over(
+        partition_by=due.c.workspace_id, order_by=(due.c.in_target, due.c.next_at, due.c.id)
+    )
+    heads = select(due, by_workspace.label("in_workspace")).where(due.c.in_target <= PER_TARGET).subquery()
+    return connection.execute(
+        select(heads).where(heads.c.in_workspace <= _HEADS).order_by(heads.c.in_workspace, heads.c.next_at)
+    ).all()
+
+
+def _fairest(
+    candidates: Sequence[Any],
+    targets: Counter[str],
+    flying: Counter[str],
+    weight_of: Callable[[str], float],
+    last: bool,
+) -> Any:
+    """The candidate whose workspace has the fewest in flight for its weight, the
+    earliest due of those, among those whose target has room."""
+    open_ = [
+        row for row in candidates if targets[_target(row)] < PER_TARGET and not (last and flying[row.workspace_id])
+    ]
+    if not open_:
+        return None
+    return min(open_, key=lambda row: (flying[row.workspace_id] / weight_of(row.plan or ""), row.next_at, row.id))
+
+
+def _take(connection: Connection, row: Any, worker: str, moment: float, hold: float) -> Delivery | None:
+    """Claim ``row`` for ``worker``; None when another sender took it first."""
+    claimed = connection.execute(
+        update(webhook_deliveries)
+        .where(
+            webhook_deliveries.c.id == row.id,
+            webhook_deliveries.c.status == row.status,
+            webhook_deliveries.c.attempts == row.attempts,
+        )
+        .values(status="sending", worker=worker, attempts=row.attempts + 1, next_at=moment + hold)
+    ).rowcount
+    if not claimed:
+        return None
+    fields = {name: getattr(row, name) for name in ("id", "project_id", "endpoint_id", "url", "type")}
+    return Delivery(**fields, body=row.body, attempts=row.attempts + 1)
 
 
 def record(
@@ -120,7 +217,26 @@ def record(
             )
             .values(worker=None, **values)
         )
+        if delivery.endpoint_id is not None:
+            _count_failures(connection, delivery.endpoint_id, delivered, moment)
     return str(values["status"])
+
+
+def _count_failures(connection: Connection, endpoint_id: str, delivered: bool, moment: float) -> None:
+    """An endpoint's failures in a row: none once it answers, and paused at PAUSE_AFTER."""
+    endpoint = webhook_endpoints.c
+    if delivered:
+        connection.execute(update(webhook_endpoints).where(endpoint.id == endpoint_id).values(failures=0))
+        return
+    failures = func.coalesce(endpoint.failures, 0) + 1
+    connection.execute(update(webhook_endpoints).where(endpoint.id == endpoint_id).values(failures=failures))
+    paused = connection.execute(
+        update(webhook_endpoints)
+        .where(endpoint.id == endpoint_id, endpoint.failures >= PAUSE_AFTER, endpoint.paused_at.is_(None))
+        .values(paused_at=moment)
+    ).rowcount
+    if paused:
+        log.warning("webhook endpoint %s failed %d times in a row: paused until resumed", endpoint_id, PAUSE_AFTER)
 
 
 def send(
@@ -157,8 +273,12 @@ class WebhookSender:
         timeout: float,
         backoff: Sequence[float],
         concurrency: int,
+        weight_of: Callable[[str], float],
     ) -> None:
+        """``weight_of`` gives a plan's weight by its name."""
         self.db = db
+        self.weight_of = weight_of
+        self.concurrency = max(1, concurrency)
         self.sealer = sealer
         self.allow = allow
         self.timeout = timeout
@@ -192,7 +312,9 @@ class WebhookSender:
         self._wake.clear()
         if self._free:
             hold = 2 * self.timeout + HOLD_MARGIN_SECONDS
-            for delivery in await run_in_threadpool(claim, self.db, self.worker, self._free, hold):
+            keep_last = self.concurrency > 1
+            claimed = await run_in_threadpool(claim, self.db, self.worker, self._free, hold, keep_last, self.weight_of)
+            for delivery in claimed:
                 self._free -= 1
                 task = asyncio.create_task(self._deliver(delivery))
                 self._sending.add(task)

@@ -26,7 +26,7 @@ from starlette.concurrency import run_in_threadpool
 from templatekit.model.template import Template
 from templatekit_server import events, usage
 from templatekit_server.accounts import Caller, new_id
-from templatekit_server.db import Database, now, videos
+from templatekit_server.db import Database, now, videos, workspaces
 from templatekit_server.errors import ApiError, envelope
 from templatekit_server.plans import Plan
 from templatekit_server.rendering import RenderPool, VideoJob, render_movie
@@ -112,10 +112,22 @@ def file_key(video_id: str) -> str:
     return f"videos/{video_id}-{secrets.token_hex(8)}.mp4"
 
 
-def claim(db: Database, worker: str) -> Any:
-    """Take the oldest queued job for ``worker``; None when the queue is empty."""
+def claim(db: Database, worker: str, weight_of: Callable[[str], float]) -> Any:
+    """Take a queued job for ``worker``, fairly between workspaces: the oldest of the
+    workspace that renders the fewest videos now for its plan's weight (``weight_of``
+    a plan's name), so that one workspace's backlog never keeps another's video
+    waiting for more than one render; None when the queue is empty. Every server
+    sharing the database claims by the same counts, so the shares hold on a cluster."""
     with db.write() as connection:
-        oldest = select(videos).where(videos.c.status == "queued").order_by(videos.c.created_at, videos.c.id).limit(1)
+        workspace = _fairest_workspace(connection, weight_of)
+        if workspace is None:
+            return None
+        oldest = (
+            select(videos)
+            .where(videos.c.status == "queued", videos.c.workspace_id == workspace)
+            .order_by(videos.c.created_at, videos.c.id)
+            .limit(1)
+        )
         row = connection.execute(db.next_free(oldest)).first()
         if row is None:
             return None
@@ -125,6 +137,31 @@ def claim(db: Database, worker: str) -> Any:
             .values(status="rendering", worker=worker, heartbeat_at=now(), attempts=row.attempts + 1)
         ).rowcount
         return row if claimed else None
+
+
+def _fairest_workspace(connection: Connection, weight_of: Callable[[str], float]) -> str | None:
+    """The workspace with queued videos that renders the fewest for its weight; of those
+    alike, the one whose oldest queued video is oldest."""
+    waiting = connection.execute(
+        select(videos.c.workspace_id, func.min(videos.c.created_at), workspaces.c.plan)
+        .join(workspaces, workspaces.c.id == videos.c.workspace_id, isouter=True)
+        .where(videos.c.status == "queued")
+        .group_by(videos.c.workspace_id, workspaces.c.plan)
+    ).all()
+    if not waiting:
+        return None
+    counts = connection.execute(
+        select(videos.c.workspace_id, func.count())
+        .where(videos.c.status == "rendering")
+        .group_by(videos.c.workspace_id)
+    ).all()
+    rendering: dict[str, int] = {workspace: count for workspace, count in counts}
+
+    def turn(row: Any) -> tuple[float, float]:
+        workspace, oldest, plan = row
+        return rendering.get(workspace, 0) / weight_of(plan or ""), oldest
+
+    return str(min(waiting, key=turn)[0])
 
 
 def heartbeat(db: Database, video_id: str, worker: str) -> None:
@@ -218,9 +255,12 @@ class VideoRunner:
         stale: float,
         docs_url: str,
         on_end: Callable[[], None],
+        weight_of: Callable[[str], float],
     ) -> None:
-        """``on_end`` is called when a job has ended (its webhooks are queued then)."""
+        """``on_end`` is called when a job has ended (its webhooks are queued then);
+        ``weight_of`` gives a plan's weight by its name."""
         self.db = db
+        self.weight_of = weight_of
         self.pool = pool
         self.announcer = announcer
         self.on_end = on_end
@@ -259,7 +299,7 @@ class VideoRunner:
         await run_in_threadpool(requeue_stale, self.db, self.announcer, self.stale_seconds, self.docs_url)
         await self._slots.acquire()
         try:
-            job = await run_in_threadpool(claim, self.db, self.worker)
+            job = await run_in_threadpool(claim, self.db, self.worker, self.weight_of)
         except BaseException:
             self._slots.release()
             raise

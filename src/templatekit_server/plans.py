@@ -1,4 +1,6 @@
-"""Plans: the generation limits, the rate limit and whether ``s3Config`` may be used.
+"""Plans: the generation limits, the rate limit, whether ``s3Config`` may be used, and
+the plan's share of the workers and senders that every workspace shares (``weight``,
+``max_queue_seconds``, ``previews_per_minute``: see ``fairness``).
 
 The four plans of the interface are built in; a TOML file (``--config``, or
 ``TEMPLATEKIT_CONFIG``) may change them or add others::
@@ -6,11 +8,12 @@ The four plans of the interface are built in; a TOML file (``--config``, or
     [plans.free]
     daily = 50              # the other fields keep their built-in values
 
-    [plans.enterprise]      # a new plan names every field
+    [plans.enterprise]      # a new plan names the first four fields
     monthly = 2_000_000
     daily = 500_000
     rate_per_minute = 10_000
     s3_config = true
+    weight = 16             # the others have defaults: weight 1, 30 s, 120 previews
 """
 
 from __future__ import annotations
@@ -29,19 +32,27 @@ class Plan:
     daily: int
     rate_per_minute: int
     s3_config: bool
+    #: the plan's share of shared workers and senders under contention, against others'
+    weight: int = 1
+    #: how long a request may wait for a worker before it is answered RATE_LIMITED
+    max_queue_seconds: int = 30
+    #: previews (free, not billed) a key may ask for in a minute
+    previews_per_minute: int = 120
 
 
 DEFAULT_PLANS = {
     plan.name: plan
     for plan in (
-        Plan("free", 100, 100, 60, False),
-        Plan("automate", 2_000, 500, 120, False),
-        Plan("pro", 20_000, 5_000, 600, True),
-        Plan("scale", 200_000, 50_000, 3_000, True),
+        Plan("free", 100, 100, 60, False, weight=1),
+        Plan("automate", 2_000, 500, 120, False, weight=2),
+        Plan("pro", 20_000, 5_000, 600, True, weight=4),
+        Plan("scale", 200_000, 50_000, 3_000, True, weight=8),
     )
 }
 
 _FIELDS = {field.name: field.type for field in fields(Plan) if field.name != "name"}
+_REQUIRED = ("monthly", "daily", "rate_per_minute", "s3_config")  # the others have defaults
+_AT_LEAST_ONE = ("rate_per_minute", "weight", "max_queue_seconds")
 
 
 class ConfigError(ValueError):
@@ -78,7 +89,7 @@ def _plan(path: Path, name: str, table: Any, base: Plan | None) -> Plan:
     if unknown:
         raise ConfigError(f"{where}: unknown field {unknown[0]!r} (expected {', '.join(_FIELDS)})")
     if base is None:
-        missing = [field for field in _FIELDS if field not in table]
+        missing = [field for field in _REQUIRED if field not in table]
         if missing:
             raise ConfigError(f"{where}: a new plan needs {', '.join(missing)}")
         base = Plan(name, 0, 0, 1, False)
@@ -87,7 +98,7 @@ def _plan(path: Path, name: str, table: Any, base: Plan | None) -> Plan:
             if not isinstance(value, bool):
                 raise ConfigError(f"{where}.s3_config: must be true or false (got {value!r})")
             continue
-        minimum = 1 if field == "rate_per_minute" else 0
+        minimum = 1 if field in _AT_LEAST_ONE else 0
         if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
             raise ConfigError(f"{where}.{field}: must be a whole number of at least {minimum} (got {value!r})")
     return evolve(base, **table)

@@ -71,10 +71,10 @@ class RateLimiter:
         self.clock = clock
         self._outage_logged = -OUTAGE_LOG_SECONDS
 
-    async def hit(self, key_id: str, per_minute: int, operation: str) -> Window | None:
+    async def hit(self, key_id: str, per_minute: int, operation: str, what: str = "requests") -> Window | None:
         """Count one request of the key; the window after it (None when the storage
         cannot be reached), or the operation's error (with Retry-After and the window's
-        headers) when the key is over its limit."""
+        headers) when the key is over its limit of ``what`` (requests, or previews)."""
         item = RateLimitItemPerMinute(per_minute)
         try:
             allowed = await self._limiter.hit(item, key_id)
@@ -89,7 +89,7 @@ class RateLimiter:
         code = "TOO_MANY_REQUESTS" if operation in TOO_MANY_REQUESTS_OPERATIONS else "RATE_LIMITED"
         raise ApiError(
             code,
-            f"the rate limit of {per_minute} requests a minute for this key is reached; retry in {wait} s",
+            f"the rate limit of {per_minute} {what} a minute for this key is reached; retry in {wait} s",
             {"Retry-After": str(wait), **window.headers()},
         )
 

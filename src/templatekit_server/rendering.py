@@ -47,6 +47,7 @@ from templatekit.storage import Store
 from templatekit_server import catalog, events
 from templatekit_server.db import Database
 from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, from_library
+from templatekit_server.fairness import FairQueue, Share
 from templatekit_server.settings import Settings
 
 log = logging.getLogger("templatekit.server")
@@ -308,12 +309,15 @@ def _trim_heap() -> None:
 
 
 class RenderPool:
-    """Worker processes for renders, started on first use."""
+    """Worker processes for renders, started on first use, shared fairly between
+    workspaces (``fairness.FairQueue``): a request waits for a slot of its own before it
+    goes to a worker, so that pebble's own queue (first come, first served) stays empty."""
 
     def __init__(self, settings: Settings, workers: int, timeout: float) -> None:
         self.settings = settings
         self.workers = workers
         self.timeout = timeout
+        self.queue = FairQueue(workers)
         self._pool: ProcessPool | None = None
         self.replaced = 0  # pools replaced because a worker passed worker_max_rss
 
@@ -330,8 +334,16 @@ class RenderPool:
             )
         return self._pool
 
-    async def run(self, function: Any, job: Any) -> Any:
-        """``function(job)`` in a worker; ApiError when it fails, times out or its worker dies."""
+    async def run(self, function: Any, job: Any, share: Share | None = None) -> Any:
+        """``function(job)`` in a worker, once ``share`` is given a slot (without a share,
+        at once: the caller limits how many it runs); ApiError when it waits too long,
+        fails, times out or its worker dies."""
+        if share is None:
+            return await self._run(function, job)
+        async with self.queue.slot(share):
+            return await self._run(function, job)
+
+    async def _run(self, function: Any, job: Any) -> Any:
         try:
             future = self._started().submit(measured, self.timeout, function, job)
         except RuntimeError:  # pebble's pool broke (a worker died at a bad moment): start a new one

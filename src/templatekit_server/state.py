@@ -10,6 +10,7 @@ from templatekit.assets.policy import AllowList
 from templatekit.storage import Store
 from templatekit_server.accounts import Caller
 from templatekit_server.delivery import WebhookSender
+from templatekit_server.fairness import Share
 from templatekit_server.files import Files
 from templatekit_server.jobs import VideoRunner
 from templatekit_server.plans import Plan, load_plans
@@ -45,7 +46,13 @@ class ServerState:
         except ValueError as exc:
             raise StartError(str(exc)) from None
         self.sender = WebhookSender(
-            self.db, self.sealer, self.allow, settings.webhook_timeout, backoff, settings.webhook_concurrency
+            self.db,
+            self.sealer,
+            self.allow,
+            settings.webhook_timeout,
+            backoff,
+            settings.webhook_concurrency,
+            weight_of=self.weight_of,
         )
         self.announcer = Announcer(self.sealer, self.files)
         self.runner = VideoRunner(
@@ -57,10 +64,20 @@ class ServerState:
             settings.job_stale_seconds,
             settings.docs_url,
             on_end=self.sender.wake,
+            weight_of=self.weight_of,
         )
 
     def plan(self, caller: Caller) -> Plan:
         return self.plans.get(caller.plan, self.plans["free"])
+
+    def weight_of(self, plan: str) -> float:
+        """A plan's weight by its name (an unknown plan's is the free plan's)."""
+        return self.plans.get(plan, self.plans["free"]).weight
+
+    def share(self, caller: Caller, preview: bool = False) -> Share:
+        """What the caller's workspace may claim of the shared render workers."""
+        plan = self.plan(caller)
+        return Share(caller.workspace_id, plan.weight, plan.max_queue_seconds, preview)
 
     def api_base(self, request: Request) -> str:
         """The base URL of the /v1 interface, for the URLs the server hands out."""

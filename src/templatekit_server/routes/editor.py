@@ -23,13 +23,16 @@ SCANS_HEADER = "X-Templatekit-Scans"
 
 async def preview(request: Request) -> Response:
     """The image of a template sent whole, as createImage renders it once saved. Not
-    stored and not billed, so it needs the ``templates:write`` scope of a designer's key
-    (and counts against the rate limit)."""
+    stored and not billed, so it needs the ``templates:write`` scope of a designer's key,
+    counts against the rate limit and against the plan's previews a minute, and runs
+    after every billed render that waits (``fairness``)."""
     server = server_of(request)
     body = await read_json(request, server.settings.max_body_bytes)
     if not isinstance(body, dict):
         raise bad_request(f"request body: must be a JSON object (got {type(body).__name__})")
-    await authenticate(request, "previewTemplate", body)
+    caller = await authenticate(request, "previewTemplate", body)
+    allowance = server.plan(caller).previews_per_minute
+    await server.limiter.hit(f"previews:{caller.key_id}", allowance, "previewTemplate", "previews")
     template = body.get("template")
     if not isinstance(template, dict):
         raise bad_request(f"template: must be a template object (got {type(template).__name__})")
@@ -43,7 +46,7 @@ async def preview(request: Request) -> Response:
         1.0 if scale is None else scale,
         fields.number("time"),
     )
-    output = await server.stills.run(render_draft_job, job)
+    output = await server.stills.run(render_draft_job, job, server.share(caller, preview=True))
     headers = warnings_header(output.warnings)
     if output.scans:
         headers[SCANS_HEADER] = json.dumps(output.scans)

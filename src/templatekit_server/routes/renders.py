@@ -113,7 +113,7 @@ async def render(request: Request, still: Still) -> tuple[StillOutput, usage.Res
         still.debug,
     )
     try:
-        output = await server.stills.run(render_still, job)
+        output = await server.stills.run(render_still, job, server.share(caller))
     except BaseException:
         await _release(server, reservation)
         raise
