@@ -8,10 +8,14 @@ import gzip
 import hashlib
 import io
 import ipaddress
+import json
+import os
 import shutil
+import socket
 import ssl
 import struct
 import subprocess
+import sys
 import threading
 import time
 import zlib
@@ -24,6 +28,7 @@ import pytest
 from PIL import Image
 
 from templatekit.assets import ALLOW_ENV, AssetLoader, MemoryAssetLoader, address_refusal
+from templatekit.assets.files import NOT_HERE
 from templatekit.errors import AssetError
 
 pytestmark = pytest.mark.network
@@ -488,6 +493,78 @@ def test_files_relative_to_the_base_dir_and_file_urls(tmp_path: Path, files) -> 
     assert loader.fetch(str(tmp_path / "img" / "a.png")) == files["/a.png"]
     assert loader.fetch((tmp_path / "img" / "a.png").as_uri()) == files["/a.png"]
     assert "cannot read" in refused(lambda: loader.fetch("img/missing.png", tmp_path))
+
+
+def _messages_in_a_child(sources: list[str]) -> list[str]:
+    """The default loader's message for each of ``sources``, got in a process of its own
+    held to 1 GB and 60 s: a read that never ends fails the test, not the machine."""
+    script = (
+        "import json, resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "from templatekit.assets import AssetLoader\n"
+        "from templatekit.errors import AssetError\n"
+        "messages = []\n"
+        "for src in json.loads(sys.argv[1]):\n"
+        "    try:\n"
+        "        AssetLoader().fetch(src)\n"
+        "        messages.append('read')\n"
+        "    except AssetError as exc:\n"
+        "        messages.append(str(exc))\n"
+        "print(json.dumps(messages))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(sources)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return list(json.loads(done.stdout))
+
+
+def test_devices_fifos_sockets_folders_and_kernel_files_are_refused_unread(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # nobody writes to it: opening it to read would wait for ever
+    with socket.socket(socket.AF_UNIX) as listening:
+        listening.bind(str(tmp_path / "socket"))
+        sources = ["/dev/zero", "/dev/urandom", str(fifo), str(tmp_path / "socket"), str(tmp_path)]
+        started = time.monotonic()
+        messages = _messages_in_a_child([*sources, "/proc/self/environ", "/sys/kernel/uevent_helper"])
+    assert time.monotonic() - started < 30
+    for src, message in zip(sources, messages, strict=False):
+        assert message == f"cannot fetch {src}: it is not a regular file (a folder, a device, a FIFO or a socket)"
+    assert [message.partition(": ")[2] for message in messages[-2:]] == ["files of /proc, /sys are not read"] * 2
+
+
+def test_a_loader_confined_to_folders_reads_nothing_else_and_does_not_say_what_exists(
+    tmp_path: Path, files: dict[str, bytes]
+) -> None:
+    for folder in ("template", "shared", "outside"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "template" / "logo.png").write_bytes(files["/a.png"])
+    (tmp_path / "shared" / "photo.png").write_bytes(files["/a.png"])
+    secret = tmp_path / "outside" / "secret.png"
+    secret.write_bytes(files["/a.png"])
+    (tmp_path / "template" / "link.png").symlink_to(secret)
+    base = tmp_path / "template"
+    loader = AssetLoader(allow_files=[tmp_path / "shared"])
+    for src in ("logo.png", "../shared/photo.png", str(tmp_path / "shared" / "photo.png")):
+        assert loader.fetch(src, base) == files["/a.png"]
+    assert loader.raster_size("../shared/photo.png", base) == (40, 20)
+    for src in ("../outside/secret.png", str(secret), secret.as_uri(), "link.png", "../outside/missing.png"):
+        message = refused(lambda src=src: loader.fetch(src, base))
+        assert message == f"cannot fetch {src}: {NOT_HERE}"
+        assert loader.raster_size(src, base) is None
+    assert refused(lambda: loader.fetch("/etc/hostname", base)).endswith(NOT_HERE)
+    assert refused(lambda: loader.fetch("/proc/self/environ", base)).endswith(NOT_HERE)
+    only_its_folder = AssetLoader(allow_files=[])
+    assert only_its_folder.fetch("logo.png", base) == files["/a.png"]
+    assert refused(lambda: only_its_folder.fetch("../shared/photo.png", base)).endswith(NOT_HERE)
+
+
+@pytest.mark.parametrize("src", ["a\x00b.png", "file:///tmp/a%00b.png", "\ud800.png"])
+def test_a_path_no_file_can_have_is_an_asset_error(tmp_path: Path, src: str) -> None:
+    for loader in (AssetLoader(), AssetLoader(allow_files=[tmp_path])):
+        message = refused(lambda loader=loader: loader.fetch(src, tmp_path))
+        assert message.endswith("the path holds a NUL or another character no file name can have")
+        assert loader.raster_size(src, tmp_path) is None
 
 
 def test_files_can_be_forbidden(tmp_path: Path) -> None:

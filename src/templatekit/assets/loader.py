@@ -3,7 +3,9 @@
 Templates come from users, so every ``src`` is untrusted. The loader owns the defences
 (HTTP-API.md, "Safety limits") so that no other module ever opens a URL:
 
-- schemes: http, https, data, and local files only when ``allow_files`` is set;
+- schemes: http, https, data, and local files only when ``allow_files`` is set, then
+  regular files only, read up to the byte limit, and only inside the folders it names
+  (see ``files``);
 - addresses: a host must resolve to globally routable addresses only, and the connection
   goes to the address that was checked (no second lookup that DNS rebinding could answer
   differently); every redirect hop is checked again; nothing is sent to a refused address;
@@ -20,7 +22,6 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal, cast
-from urllib.parse import urlsplit
 
 from attrs import field, frozen
 from PIL import Image as PILImage
@@ -28,6 +29,7 @@ from PIL import UnidentifiedImageError
 
 from templatekit import budget
 from templatekit.assets.common import Problem, decode_data_uri, is_svg, megapixels, shown
+from templatekit.assets.files import LocalFiles
 from templatekit.assets.policy import ALLOW_ENV, AllowList
 from templatekit.cache import BoundedCache
 from templatekit.errors import AssetError
@@ -58,13 +60,15 @@ def _scheme(src: str) -> str:
 class AssetLoader:
     """Fetches and decodes assets under the safety limits; one instance per process is
     enough and keeps its caches warm. ``allow`` (default: ``TEMPLATEKIT_FETCH_ALLOW``,
-    comma-separated host names, IPs or CIDRs) exempts hosts from the address policy."""
+    comma-separated host names, IPs or CIDRs) exempts hosts from the address policy.
+    ``allow_files``: True reads any local file the process may read, False none, and a
+    list of folders only the files inside the template's own folder or one of them."""
 
     def __init__(
         self,
         *,
         allow: Iterable[str] | None = None,
-        allow_files: bool = True,
+        allow_files: bool | Iterable[str | os.PathLike[str]] = True,
         timeout: float = 10.0,
         max_bytes: int = 20_000_000,
         max_media_bytes: int = 200_000_000,
@@ -73,7 +77,8 @@ class AssetLoader:
     ) -> None:
         entries = os.environ.get(ALLOW_ENV, "").split(",") if allow is None else allow
         self.allow = AllowList.parse(entries)
-        self.allow_files = allow_files
+        self.allow_files = allow_files is not False
+        self.local_files = LocalFiles() if isinstance(allow_files, bool) else LocalFiles.within(allow_files)
         self.timeout = timeout
         self.max_bytes = max_bytes
         self.max_media_bytes = max_media_bytes
@@ -144,7 +149,7 @@ class AssetLoader:
         if scheme not in ("", "file"):
             return (src,)
         try:
-            path = _file_path(src, scheme, base_dir)
+            path = self.local_files.locate(src, scheme, base_dir)
             stat = path.stat()
         except (OSError, Problem):
             return None
@@ -171,7 +176,7 @@ class AssetLoader:
         if scheme in ("", "file"):
             if not self.allow_files:
                 raise Problem("local files are not allowed here; use an http(s) URL or a data URI")
-            return _read_file(_file_path(src, scheme, base_dir), limit)
+            return self.local_files.read(src, scheme, base_dir, limit)
         raise Problem(f"the {scheme}: scheme is not supported (use http, https or data)")
 
     def _decode_svg(self, data: bytes, digest: str, size_hint: SizeHint) -> LoadedImage:
@@ -216,27 +221,6 @@ def _checked_size(data: bytes, limit: int) -> bytes:
     if len(data) > limit:
         raise Problem(f"it is {len(data):,} bytes, more than the {limit:,} byte limit")
     return data
-
-
-def _read_file(path: Path, limit: int) -> bytes:
-    try:
-        if path.stat().st_size > limit:
-            raise Problem(f"the file is more than the {limit:,} byte limit")
-        return path.read_bytes()
-    except OSError as exc:
-        raise Problem(f"cannot read {path}: {exc.strerror or exc}") from None
-
-
-def _file_path(src: str, scheme: str, base_dir: Path | None) -> Path:
-    if scheme == "file":
-        parts = urlsplit(src)
-        if parts.netloc not in ("", "localhost"):
-            raise Problem(f"file URLs of other hosts ({parts.netloc}) are not supported")
-        from urllib.request import url2pathname  # urllib.request is slow to import; rarely needed
-
-        return Path(url2pathname(parts.path))
-    path = Path(src)
-    return path if path.is_absolute() or base_dir is None else Path(base_dir) / path
 
 
 def _open_raster(data: bytes) -> PILImage.Image:
