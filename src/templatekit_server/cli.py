@@ -112,7 +112,15 @@ def add_admin(commands: Any) -> None:
     made.add_argument("--template", required=True)
     made.add_argument("--output", default="png", help="png (default), jpeg, webp, pdf or mp4")
     made.add_argument("--map", default=None, help='JSON: {"layer": "$.path", "layer.field": "$.other"}')
-    made.add_argument("--secret-header", default=None, help="require the body signed in this header")
+    made.add_argument(
+        "--signature",
+        default=None,
+        choices=["standard-webhooks"],
+        help="require requests signed as Standard Webhooks sign (id, timestamp and body): replays are refused",
+    )
+    made.add_argument(
+        "--secret-header", default=None, help="require the body signed in this header (replays cannot be told apart)"
+    )
     made.add_argument("--respond", default="url", help="url (default: the stored file's URL) or file")
     made.add_argument("--webhook-url", default=None, help="announce its stored renders and videos here too")
     made.add_argument("--base-url", default=None, help="the server's public URL (default: TEMPLATEKIT_PUBLIC_URL)")
@@ -120,7 +128,7 @@ def add_admin(commands: Any) -> None:
     hooks_of = hook.add_parser("list", help="a project's hooks")
     hooks_of.add_argument("--project", required=True)
     hooks_of.set_defaults(run=_command("list_hooks"))
-    rotate = hook.add_parser("rotate", help="a new URL for a hook; the old one stops working")
+    rotate = hook.add_parser("rotate", help="a new URL (and secret, if signed) for a hook; the old ones stop working")
     rotate.add_argument("hook_id")
     rotate.add_argument("--base-url", default=None, help="the server's public URL (default: TEMPLATEKIT_PUBLIC_URL)")
     rotate.set_defaults(run=_command("rotate_hook"))

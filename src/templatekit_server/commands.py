@@ -139,6 +139,7 @@ def create_hook(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
         output=args.output,
         mapping=mapping,
         secret_header=args.secret_header,
+        standard_webhooks=args.signature == hooks.STANDARD_WEBHOOKS,
         respond=args.respond,
         webhook_url=args.webhook_url,
         allow=admin.allow,
@@ -154,7 +155,9 @@ def list_hooks(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
 
 @_admin
 def rotate_hook(admin: Admin, args: argparse.Namespace) -> dict[str, str]:
-    return {"id": args.hook_id, "url": _hook_url(args, hooks.rotate(admin.db, args.hook_id))}
+    token, secret = hooks.rotate(admin.db, admin.sealer, args.hook_id)
+    rotated = {"id": args.hook_id, "url": _hook_url(args, token)}
+    return rotated if secret is None else {**rotated, "secret": secret}
 
 
 @_admin

@@ -4,9 +4,21 @@ requests a render without an API key.
 A hook belongs to a project and names a template, an output and a map from the posted
 JSON to modifications: ``{"title": "$.name", "photo.src": "$.files[0].url", "items":
 "$.lines[*]"}`` (a JSONPath subset: ``$``, dotted names, ``[n]``, and ``[*]`` for every
-item of a list). Without a map the body is the modifications themselves. The URL's token
-is 256 random bits, kept hashed; with ``secret_header`` the sender must also sign the raw
-body: ``NAME: sha256=<hex HMAC-SHA256 keyed by the hook's secret>``.
+item of a list). Without a map the body is the modifications themselves. A path gives
+at most ``MAX_ROWS`` rows (the items its ``[*]`` reaches, or those of the list it ends
+at), counted before any is built.
+
+The URL's token is 256 random bits, kept hashed. A hook may also want the sender's
+signature (``signature``):
+
+- ``body``: the raw body signed in a header the hook names, ``NAME: sha256=<hex
+  HMAC-SHA256 keyed by the hook's secret>``. Nothing signed says when or which delivery
+  it is, so a captured request can be sent again, and is billed again, at any time.
+- ``standard-webhooks``: as Standard Webhooks signs, ``webhook-signature: v1,<base64
+  HMAC-SHA256 of "id.timestamp.body">`` with a ``whsec_`` secret. The signed timestamp
+  must be within ``TOLERANCE`` of the server's clock and the signed id is the request's
+  idempotency key, remembered a day: a captured request gets the first answer again,
+  and is refused once it is older than the tolerance.
 """
 
 from __future__ import annotations
@@ -15,23 +27,31 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Mapping
 from typing import Any
 
 from attrs import frozen
 from sqlalchemy import select
 
 from templatekit.assets.policy import AllowList
+from templatekit.model.checks import MAX_ROWS
+from templatekit_server import webhooks
 from templatekit_server.accounts import AccountError, change_live, new_id, require_project, sha256_hex
 from templatekit_server.db import Database, hooks, iso_time, now
+from templatekit_server.errors import bad_request
 from templatekit_server.sealing import Sealer
-from templatekit_server.webhooks import url_problem
 
 OUTPUTS = ("png", "jpeg", "webp", "pdf", "mp4")
 RESPONDS = ("url", "file")
+STANDARD_WEBHOOKS = "standard-webhooks"
+#: How far a Standard Webhooks timestamp may be from the server's clock, in seconds.
+TOLERANCE = 300
 _PATH = re.compile(r"\$((?:\.[A-Za-z_][A-Za-z0-9_-]*|\[(?:\d+|\*)\])*)")
 _STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_-]*)|\[(\d+|\*)\]")
 _TARGET = re.compile(r"[^.\s]{1,200}(\.[A-Za-z][A-Za-z0-9]{0,63})?")
 _HEADER = re.compile(r"[A-Za-z0-9-]{1,100}")
+_STANDARD_HEADERS = ("webhook-id", "webhook-timestamp", "webhook-signature")
+_UNIX_SECONDS = re.compile(r"[0-9]{1,12}")
 
 
 @frozen
@@ -45,6 +65,7 @@ class Hook:
     sealed_secret: str | None
     respond: str
     webhook_url: str | None = None
+    signature: str | None = None  # body, standard-webhooks, or None: unsigned
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -53,6 +74,7 @@ class Hook:
             "template": self.template_id,
             "output": self.output,
             "map": self.map,
+            "signature": self.signature,
             "secretHeader": self.secret_header,
             "respond": self.respond,
             "webhookUrl": self.webhook_url,
@@ -86,25 +108,24 @@ def create(
     output: str = "png",
     mapping: dict[str, str] | None = None,
     secret_header: str | None = None,
+    standard_webhooks: bool = False,
     respond: str = "url",
     webhook_url: str | None = None,
     allow: AllowList | None = None,
 ) -> tuple[Hook, str, str | None]:
-    """A new hook: (hook, token, secret); the secret only with ``secret_header``.
-    ``webhook_url`` hears of its stored renders and videos (under the ``allow`` policy)."""
+    """A new hook: (hook, token, secret); the secret only when the sender signs, with
+    ``secret_header`` (the body) or ``standard_webhooks``. ``webhook_url`` hears of its
+    stored renders and videos (under the ``allow`` policy)."""
     if output not in OUTPUTS:
         raise AccountError(f"output {output!r}: must be one of {', '.join(OUTPUTS)}")
     if respond not in RESPONDS:
         raise AccountError(f"respond {respond!r}: must be one of {', '.join(RESPONDS)}")
-    if secret_header is not None and not _HEADER.fullmatch(secret_header):
-        raise AccountError(f"secret header {secret_header!r}: must be a header name (letters, digits, '-')")
+    signature = _signature(secret_header, standard_webhooks)
     if webhook_url is not None:
-        problem = url_problem(webhook_url, allow or AllowList.parse(()))
+        problem = webhooks.url_problem(webhook_url, allow or AllowList.parse(()))
         if problem is not None:
             raise AccountError(f"webhook URL: {problem}")
-    token, secret = secrets.token_urlsafe(32), None
-    if secret_header is not None:
-        secret = secrets.token_urlsafe(32)
+    token, secret = secrets.token_urlsafe(32), _new_secret(signature)
     hook = Hook(
         new_id("hook"),
         project_id,
@@ -115,6 +136,7 @@ def create(
         None if secret is None else sealer.seal(secret),
         respond,
         webhook_url,
+        signature,
     )
     with db.write() as connection:
         require_project(connection, project_id)
@@ -130,10 +152,30 @@ def create(
                 sealed_secret=hook.sealed_secret,
                 respond=respond,
                 webhook_url=webhook_url,
+                signature=signature,
                 created_at=now(),
             )
         )
     return hook, token, secret
+
+
+def _signature(secret_header: str | None, standard_webhooks: bool) -> str | None:
+    """How the sender signs, from the options that ask for it."""
+    if secret_header is not None and standard_webhooks:
+        raise AccountError("a hook is signed either in a secret header or as Standard Webhooks sign, not both")
+    if secret_header is not None and not _HEADER.fullmatch(secret_header):
+        raise AccountError(f"secret header {secret_header!r}: must be a header name (letters, digits, '-')")
+    if standard_webhooks:
+        return STANDARD_WEBHOOKS
+    return None if secret_header is None else "body"
+
+
+def _new_secret(signature: str | None) -> str | None:
+    """A secret for the way the sender signs: Standard Webhooks' ``whsec_<base64>``, or
+    256 random bits as text."""
+    if signature is None:
+        return None
+    return webhooks.new_secret() if signature == STANDARD_WEBHOOKS else secrets.token_urlsafe(32)
 
 
 _COLUMNS = (
@@ -146,6 +188,7 @@ _COLUMNS = (
     hooks.c.sealed_secret,
     hooks.c.respond,
     hooks.c.webhook_url,
+    hooks.c.signature,
 )
 
 
@@ -154,7 +197,7 @@ def for_token(db: Database, token: str) -> Hook | None:
         row = connection.execute(
             select(*_COLUMNS).where(hooks.c.token_sha256 == sha256_hex(token), hooks.c.deleted_at.is_(None))
         ).first()
-    return None if row is None else Hook(*row)
+    return None if row is None else Hook(**row._mapping)
 
 
 def listed(db: Database, project_id: str) -> list[dict[str, Any]]:
@@ -167,32 +210,78 @@ def listed(db: Database, project_id: str) -> list[dict[str, Any]]:
     return [{**Hook(*row[:-1]).summary(), "createdAt": iso_time(row[-1])} for row in rows]
 
 
-def rotate(db: Database, hook_id: str) -> str:
-    """A new token for the hook; the old URL stops working at once."""
-    token = secrets.token_urlsafe(32)
-    change_live(db, hooks, hook_id, "hook", token_sha256=sha256_hex(token))
-    return token
+def rotate(db: Database, sealer: Sealer, hook_id: str) -> tuple[str, str | None]:
+    """A new token for the hook and, when its sender signs, a new secret of the same
+    kind: (token, secret). The old URL and secret stop working at once, since a sender's
+    settings that leaked one have most likely leaked both."""
+    with db.read() as connection:
+        signature = connection.execute(select(hooks.c.signature).where(hooks.c.id == hook_id)).scalar()
+    token, secret = secrets.token_urlsafe(32), _new_secret(signature)
+    sealed = {} if secret is None else {"sealed_secret": sealer.seal(secret)}
+    change_live(db, hooks, hook_id, "hook", token_sha256=sha256_hex(token), **sealed)
+    return token, secret
 
 
 def delete(db: Database, hook_id: str) -> None:
     change_live(db, hooks, hook_id, "hook", deleted_at=now())
 
 
-def signed(secret: str, body: bytes, given: str) -> bool:
+def signature_problem(hook: Hook, secret: str, headers: Mapping[str, str], body: bytes, clock: float) -> str | None:
+    """What is wrong with a request's signature at time ``clock``, if anything, for a
+    hook whose sender signs (``secret`` its secret, unsealed)."""
+    if hook.signature == STANDARD_WEBHOOKS:
+        return _standard_webhook_problem(secret, headers, body, clock)
+    header = str(hook.secret_header)
+    given = headers.get(header)
+    if given is None:
+        return f"{header}: missing; the hook requires a signed body"
+    return None if _signed(secret, body, given) else f"{header}: the signature does not match the body"
+
+
+def _signed(secret: str, body: bytes, given: str) -> bool:
     """Whether ``given`` is ``sha256=<hex HMAC-SHA256 of body keyed by secret>``."""
     expected = "sha256=" + hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
     return hmac.compare_digest(expected.encode("ascii"), given.strip().lower().encode("utf-8", "replace"))
 
 
+def _standard_webhook_problem(secret: str, headers: Mapping[str, str], body: bytes, clock: float) -> str | None:
+    """What is wrong with a Standard Webhooks signature at time ``clock``, if anything:
+    a missing header, a timestamp out of ``TOLERANCE``, or no ``v1`` signature (of the
+    space-separated ones the scheme allows, for a sender changing its secret) that
+    matches the id, the timestamp and the body."""
+    given = [headers.get(name, "") for name in _STANDARD_HEADERS]
+    missing = [name for name, value in zip(_STANDARD_HEADERS, given, strict=True) if not value]
+    if missing:
+        return f"{', '.join(missing)}: missing; the hook requires a Standard Webhooks signature"
+    message_id, stamp, signatures = given
+    if not _UNIX_SECONDS.fullmatch(stamp):
+        return f"webhook-timestamp: must be the time it was sent in Unix seconds (got {stamp[:20]!r})"
+    skew = abs(clock - int(stamp))
+    if skew > TOLERANCE:
+        return (
+            f"webhook-timestamp: {skew:,.0f} s from the server's clock, more than the {TOLERANCE // 60} minutes allowed"
+        )
+    expected = webhooks.signature(secret, message_id, int(stamp), body).encode("ascii")
+    if not any(hmac.compare_digest(expected, one.encode("utf-8", "replace")) for one in signatures.split()):
+        return "webhook-signature: no v1 signature matches the id, timestamp and body"
+    return None
+
+
 def modifications(body: Any, mapping: dict[str, str] | None) -> Any:
     """The modifications a posted body asks for: the body itself without a map; with one,
     an object of each layer's value (``layer``) or fields (``layer.field``), leaving out
-    paths the body does not have."""
+    paths the body does not have. BAD_REQUEST when a path gives more than ``MAX_ROWS``
+    values, before any is read: a small body can list a million items, and each row
+    built, checked and reported costs far more than its two bytes."""
     if mapping is None:
         return body
     found: dict[str, Any] = {}
     for target, path in mapping.items():
-        value = _read(body, path)
+        steps = [(name, index) for name, index in _STEP.findall(path[1:])]
+        count = _count(body, steps)
+        if count > MAX_ROWS:
+            raise bad_request(f"map.{target}: {path} gives {count:,} rows, more than the {MAX_ROWS:,} a table takes")
+        value = _walk(body, steps)
         if value is _MISSING:
             continue
         layer, _, field = target.partition(".")
@@ -204,26 +293,52 @@ def modifications(body: Any, mapping: dict[str, str] | None) -> Any:
 
 
 _MISSING = object()
+Steps = list[tuple[str, str]]
 
 
-def _read(value: Any, path: str) -> Any:
+def _count(value: Any, steps: Steps) -> int:
+    """How many rows a path gives, without building them: the items its first ``[*]``
+    reaches that have the rest of the path, or the items of the list it ends at."""
+    for position, (name, index) in enumerate(steps):
+        if index == "*":
+            if not isinstance(value, list):
+                return 0
+            rest = steps[position + 1 :]
+            return sum(_has(item, rest) for item in value) if rest else len(value)
+        value = _step(value, name, index)
+        if value is _MISSING:
+            return 0
+    return len(value) if isinstance(value, list) else 1
+
+
+def _has(value: Any, steps: Steps) -> bool:
+    """Whether ``value`` has the path (a ``[*]`` is there on any list)."""
+    for name, index in steps:
+        if index == "*":
+            return isinstance(value, list)
+        value = _step(value, name, index)
+        if value is _MISSING:
+            return False
+    return True
+
+
+def _walk(value: Any, steps: Steps) -> Any:
     """The value at a path of the subset; ``[*]`` reads the rest of the path in every item."""
-    steps = [(name, index) for name, index in _STEP.findall(path[1:])]
-    return _walk(value, steps)
-
-
-def _walk(value: Any, steps: list[tuple[str, str]]) -> Any:
     for position, (name, index) in enumerate(steps):
         if index == "*":
             if not isinstance(value, list):
                 return _MISSING
             items = [_walk(item, steps[position + 1 :]) for item in value]
             return [item for item in items if item is not _MISSING]
-        if name:
-            value = value.get(name, _MISSING) if isinstance(value, dict) else _MISSING
-        else:
-            number = int(index)
-            value = value[number] if isinstance(value, list) and number < len(value) else _MISSING
+        value = _step(value, name, index)
         if value is _MISSING:
             return _MISSING
     return value
+
+
+def _step(value: Any, name: str, index: str) -> Any:
+    """One step of a path: an object's member or a list's item, else ``_MISSING``."""
+    if name:
+        return value.get(name, _MISSING) if isinstance(value, dict) else _MISSING
+    number = int(index)
+    return value[number] if isinstance(value, list) and number < len(value) else _MISSING

@@ -3,10 +3,17 @@ rate-limited and idempotent as the same render through /v1 with a key.
 
 The idempotency key is ``Idempotency-Key``, else the sender's own delivery id
 (``webhook-id`` of Standard Webhooks senders, ``X-Delivery-Id``, ``X-GitHub-Delivery``),
-so that a sender that delivers twice is rendered and billed once.
+so that a sender that delivers twice is rendered and billed once; a repeat must carry
+the same bytes. A hook signed as Standard Webhooks sign takes only the signed
+``webhook-id``: an unsigned header could be changed to have a captured request rendered
+and billed again.
 """
 
 from __future__ import annotations
+
+import hashlib
+import time
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -34,13 +41,12 @@ async def call_hook(request: Request) -> Response:
         raise ApiError("NOT_FOUND", "no such hook (its URL may have been rotated or deleted)")
     raw = await read_body(request, server.settings.max_body_bytes)
     _check_signature(server, hook, request, raw)
-    body = parse_json(raw)
     caller = await run_in_threadpool(accounts.caller_for_project, server.db, hook.project_id, hook.id)
     if caller is None:
         raise ApiError("NOT_FOUND", "no such hook (its project no longer exists)")
     await count_request(request, caller, "hook")
-    modifications = hooks.modifications({} if body is None else body, hook.map)
-    delivery = next((request.headers[name] for name in DELIVERY_HEADERS if name in request.headers), None)
+    digest, modifications = await run_in_threadpool(_requested, hook, raw)
+    delivery = _delivery_id(hook, request)
 
     async def produce() -> Answer:
         if hook.output == "mp4":
@@ -61,19 +67,36 @@ async def call_hook(request: Request) -> Response:
         return json_answer({"url": url}, headers=headers)
 
     wait = server.settings.render_timeout + 5
-    answer, replayed = await idempotent(request, caller, "hook", body, produce, wait, key=delivery)
+    answer, replayed = await idempotent(request, caller, "hook", digest, produce, wait, key=delivery)
     return response(answer, replayed)
 
 
+def _requested(hook: Hook, raw: bytes) -> tuple[str, Any]:
+    """What a repeat must match, the body's SHA-256 (a sender repeats its bytes, which
+    is what it signs), and the modifications the hook's map makes of the body. In a
+    thread: a body of megabytes takes a while to read and map."""
+    body = parse_json(raw)
+    return hashlib.sha256(raw).hexdigest(), hooks.modifications({} if body is None else body, hook.map)
+
+
+def _delivery_id(hook: Hook, request: Request) -> str | None:
+    """The key a repeated delivery is known by: the signed ``webhook-id`` of a hook signed
+    as Standard Webhooks sign, else the first delivery header the sender sent."""
+    if hook.signature == hooks.STANDARD_WEBHOOKS:
+        return request.headers["webhook-id"]
+    return next((request.headers[name] for name in DELIVERY_HEADERS if name in request.headers), None)
+
+
 def _check_signature(server: ServerState, hook: Hook, request: Request, raw: bytes) -> None:
-    if hook.secret_header is None or hook.sealed_secret is None:
+    """UNAUTHORIZED unless the request is signed as the hook wants, if it wants it."""
+    if hook.signature is None:
         return
-    given = request.headers.get(hook.secret_header)
-    if given is None:
-        raise ApiError("UNAUTHORIZED", f"{hook.secret_header}: missing; the hook requires a signed body")
-    secret = server.sealer.unseal(hook.sealed_secret)
-    if secret is None or not hooks.signed(secret, raw, given):
-        raise ApiError("UNAUTHORIZED", f"{hook.secret_header}: the signature does not match the body")
+    secret = None if hook.sealed_secret is None else server.sealer.unseal(hook.sealed_secret)
+    if secret is None:
+        raise ApiError("UNAUTHORIZED", "the hook's secret cannot be read; rotate the hook for a new one")
+    problem = hooks.signature_problem(hook, secret, request.headers, raw, time.time())
+    if problem is not None:
+        raise ApiError("UNAUTHORIZED", problem)
 
 
 routes = [Route("/hooks/{token}", call_hook, methods=["POST"])]
