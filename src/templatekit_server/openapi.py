@@ -575,10 +575,13 @@ def _hook_paths(errors: _ErrorResponses) -> Json:
         "Render through a hook",
         "A hook's secret URL renders its template without an API key: any JSON body, turned into "
         "modifications by the hook's map (or taken as the modifications when it has none). Hooks are "
-        "made with `templatekit admin hook create`. A hook made with `--secret-header NAME` needs "
-        "`NAME: sha256=<hex HMAC-SHA256 of the raw body>`. Billed, rate-limited and idempotent as the "
-        "same render with a key; `Idempotency-Key`, `webhook-id`, `X-Delivery-Id` or `X-GitHub-Delivery` "
-        "makes a repeated delivery answer the first render.",
+        "made with `templatekit admin hook create`. A hook made with `--signature standard-webhooks` needs "
+        "`webhook-id`, `webhook-timestamp` (within 5 minutes of the server's clock) and `webhook-signature: "
+        "v1,<base64 HMAC-SHA256 of id.timestamp.body>`, and its signed id alone names the delivery; one made "
+        "with `--secret-header NAME` needs `NAME: sha256=<hex HMAC-SHA256 of the raw body>`. Billed, "
+        "rate-limited and idempotent as the same render with a key; `Idempotency-Key`, `webhook-id`, "
+        "`X-Delivery-Id` or `X-GitHub-Delivery` makes a repeated delivery answer the first render. A map "
+        "path giving more than 10,000 rows is BAD_REQUEST.",
         {
             "200": _response(
                 "The stored file's URL (`--respond url`, the default), or the file itself (`--respond file`).",
