@@ -162,6 +162,23 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+def memory_mib(pid: int, field: str = "VmRSS") -> float:
+    """A process's resident memory (``VmRSS``) or its peak so far (``VmHWM``), in MiB."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0.0
+    for line in status.splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def resident_mib(pid: int) -> float:
+    """Resident memory of the server and every process below it, in MiB."""
+    return sum(memory_mib(process) for process in (pid, *descendants(pid)))
+
+
 @dataclass
 class CpuSample:
     """CPU seconds at one moment: this process, a main process, and everything below that."""

@@ -21,7 +21,13 @@ and nothing else are free). Then the leak run: ``--renders`` createImage renders
 the resident memory of the server and its workers sampled every 500; memory is flat when
 the last sample is within 10 % of the one taken after the first minute.
 
+Last, two workspaces (``tenants.py``): a quiet one keeping 2 requests in flight, alone
+and then beside a hostile one that keeps 8 heavy previews and 40 renders announced to a
+webhook that never answers in flight; the quiet workspace's p99 beside it must be at
+most 3x its p99 alone.
+
     python benchmarks/soak.py [--seconds 60] [--renders 10000] [--concurrency 4] [--json out.json]
+    python benchmarks/soak.py --only tenants [--seconds 60]
 
 Also ``nox -s soak``. Figures go to docs/reliability.md.
 """
@@ -33,6 +39,7 @@ import asyncio
 import hashlib
 import hmac
 import json
+import os
 import re
 import sqlite3
 import sys
@@ -44,8 +51,9 @@ from typing import Any
 from urllib.parse import quote_plus
 
 import httpx
+import tenants
 from hostile import hostile_mix
-from http_server import PNG_SIGNATURE, Server, admin, descendants, running_server
+from http_server import PNG_SIGNATURE, Server, admin, descendants, memory_mib, resident_mib, running_server
 
 SAMPLE_EVERY = 500
 FLAT = 1.10  # the last memory sample may be at most 10 % above the one after the first minute
@@ -110,23 +118,6 @@ async def load(server: Server, phase: Phase, concurrency: int, seconds: float, s
     async with httpx.AsyncClient(base_url=server.base_url, limits=limits, timeout=120, trust_env=False) as client:
         await asyncio.gather(*(task(number, client) for number in range(concurrency)))
     phase.seconds = time.monotonic() - started
-
-
-def memory_mib(pid: int, field: str = "VmRSS") -> float:
-    """A process's resident memory (``VmRSS``) or its peak so far (``VmHWM``), in MiB."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return 0.0
-    for line in status.splitlines():
-        if line.startswith(f"{field}:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def resident_mib(pid: int) -> float:
-    """Resident memory of the server and every process below it, in MiB."""
-    return sum(memory_mib(process) for process in (pid, *descendants(pid)))
 
 
 async def under_hostile_mix(server: Server, work: Any) -> tuple[Counter[str], dict[int, float]]:
@@ -196,8 +187,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--renders", type=int, default=10_000, help="renders of the leak run (default 10,000)")
     parser.add_argument("--concurrency", type=int, default=4, help="requests in flight (default 4)")
     parser.add_argument("--json", type=Path, default=None, help="save the figures here")
+    parser.add_argument("--only", choices=("tenants",), default=None, help="run this part alone")
     args = parser.parse_args(argv)
 
+    if args.only == "tenants":
+        return only_tenants(args.seconds, args.json)
+    os.environ.setdefault("TEMPLATEKIT_FETCH_ALLOW", "127.0.0.1")  # the tenants' silent webhook target
     with running_server() as server:
         data_dir, workspace = workspace_of(server)
         phases = [Phase("createImage, beside the hostile mix"), Phase("signed URLs (half cache hits)")]
@@ -211,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"leak run: {args.renders:,} renders ...", flush=True)
         leak, samples = asyncio.run(leak_run(server, args.renders, args.concurrency))
         billed_after_leak = admin(data_dir, "usage", "--workspace", workspace)["day"]
+        shared = tenants.run(server, data_dir, args.seconds)
         traces = server.log.read_text(errors="replace").count("Traceback")
 
     rows = [*phases, leak]
@@ -245,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         "every hostile request refused with a 4xx": bool(hostile) and all(refused(label) for label in hostile),
         f"every process's peak memory under {WORKER_PEAK_MIB:.0f} MiB": bool(peaks)
         and max(peaks.values()) < WORKER_PEAK_MIB,
+        f"quiet workspace's p99 beside a hostile one <= {tenants.TARGET:g}x alone": shared["check"],
     }
     print()
     for label, passed in checks.items():
@@ -259,10 +256,27 @@ def main(argv: list[str] | None = None) -> int:
             "memory_samples": samples,
             "hostile": dict(hostile),
             "peak_mib": peaks,
+            "tenants": {**shared, "check": bool(shared["check"])},
             "checks": checks,
         }
         args.json.write_text(json.dumps(figures, indent=2))
     return 0 if all(checks.values()) else 1
+
+
+def only_tenants(seconds: float, json_path: Path | None) -> int:
+    """The two workspaces' part alone, on a server of its own."""
+    os.environ.setdefault("TEMPLATEKIT_FETCH_ALLOW", "127.0.0.1")  # the silent webhook target
+    with running_server() as server:
+        data_dir, _ = workspace_of(server)
+        figures = tenants.run(server, data_dir, seconds)
+        traces = server.log.read_text(errors="replace").count("Traceback")
+    print(f"\nno stack trace in the server log: {'PASS' if traces == 0 else 'FAIL'}")
+    verdict = "PASS" if figures["check"] else "FAIL"
+    print(f"quiet p99 beside a hostile workspace <= {tenants.TARGET:g}x alone: {verdict}")
+    if json_path is not None:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(figures, indent=2, default=lambda value: value.summary()))
+    return 0 if figures["check"] and traces == 0 else 1
 
 
 if __name__ == "__main__":
