@@ -50,7 +50,7 @@ def unlike(n: int) -> dict[str, Any]:
 def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     folder = tmp_path_factory.mktemp("fair")
     config = folder / "plans.toml"
-    config.write_text("[plans.free]\nmax_queue_seconds = 1\n")
+    config.write_text("[plans.free]\nmax_queue_seconds = 1\n\n[plans.automate]\npreviews_per_minute = 3\n")
     server = LiveServer(
         folder / "data",
         {
@@ -141,6 +141,24 @@ def test_a_request_that_waits_too_long_for_a_worker_is_refused_and_not_billed(sh
         assert error["code"] == "RATE_LIMITED" and "waited 1 s for a free worker" in error["message"]
         assert int(answer.headers["Retry-After"]) >= 1
     assert shared.used(busy) == 6 - len(refused)
+
+
+def test_previews_have_an_allowance_of_their_own_per_key(shared, client):
+    designer = shared.account("automate")  # 3 previews a minute (plans.toml above)
+    answers = [
+        client.post(f"{shared.api}/templates/preview", json={"template": text_template()}, headers=designer.bearer)
+        for _ in range(4)
+    ]
+    assert [answer.status_code for answer in answers[:3]] == [200, 200, 200]
+    error = answers[3].json()["error"]
+    assert error["code"] == "RATE_LIMITED" and "the rate limit of 3 previews a minute" in error["message"]
+    assert int(answers[3].headers["Retry-After"]) >= 1
+    other = shared.key_for(designer.project)  # the allowance is the key's
+    body = {"template": text_template()}
+    assert client.post(f"{shared.api}/templates/preview", json=body, headers=other.bearer).status_code == 200
+    shared.add_template(designer, text_template())  # and billed renders do not draw on it
+    rendered = client.post(f"{shared.api}/templates/createImage", json={"templateId": "card"}, headers=designer.bearer)
+    assert rendered.status_code == 200
 
 
 class Hanging(Receiver):
