@@ -3,6 +3,9 @@
 Applying is a pure function: the template given is never changed, a new one is
 returned. Unknown layer names and fields a layer does not have are ignored and
 reported as warnings; a value that does not fit its field is a ``ModificationError``.
+Sizes come first: the number of modifications and of fields in each is counted before
+any is read, and a value's lists and texts are measured against its field's limits
+(``templatekit.model.sizes``) before the converter reads it.
 """
 
 from __future__ import annotations
@@ -15,13 +18,16 @@ import attrs
 from cattrs.errors import ClassValidationError, IterableValidationError
 
 from templatekit import jsontext
-from templatekit.errors import ModificationError
-from templatekit.model.convert import converter, error_lines, json_name, model_problems
+from templatekit.errors import ModificationError, listed
+from templatekit.model import sizes
+from templatekit.model.convert import converter, error_lines, json_name, model_problems, shown_value
 from templatekit.model.layers import LAYER_KINDS, AnyLayer, UnknownLayer
 from templatekit.model.modification import Modification
 from templatekit.model.template import Template
 
 MAX_MODIFICATIONS = 500
+#: Fields one modification may set: more than any layer kind has.
+MAX_MODIFIED_FIELDS = 100
 _FIXED_FIELDS = frozenset({"type", "name", "id"})
 
 Modifications = list[Any] | dict[str, Any] | str | None
@@ -51,16 +57,22 @@ def normalize(modifications: Modifications, template: Template) -> list[Modifica
         except jsontext.JSONTextError as exc:
             raise ModificationError(f"modifications: {exc}") from None
         return normalize(modifications, template)
-    if isinstance(modifications, dict):
-        result = [_from_object_entry(name, value, template) for name, value in modifications.items()]
-    elif isinstance(modifications, list):
-        result = [_from_list_item(index, item) for index, item in enumerate(modifications)]
-    else:
+    if not isinstance(modifications, (dict, list)):
         raise ModificationError(
             f"modifications: must be a list, an object, JSON text or null (got {type(modifications).__name__})"
         )
-    if len(result) > MAX_MODIFICATIONS:
-        raise ModificationError(f"modifications: at most {MAX_MODIFICATIONS} allowed (got {len(result)})")
+    if len(modifications) > MAX_MODIFICATIONS:
+        raise ModificationError(f"modifications: at most {MAX_MODIFICATIONS} allowed (got {len(modifications):,})")
+    if isinstance(modifications, dict):
+        result = [_from_object_entry(name, value, template) for name, value in modifications.items()]
+    else:
+        result = [_from_list_item(index, item) for index, item in enumerate(modifications)]
+    for number, mod in enumerate(result):
+        if len(mod.fields) > MAX_MODIFIED_FIELDS:
+            count = len(mod.fields)
+            raise ModificationError(
+                f"modifications[{number}]: at most {MAX_MODIFIED_FIELDS} fields allowed (got {count:,})"
+            )
     return result
 
 
@@ -68,7 +80,8 @@ def _from_list_item(index: int, item: Any) -> Modification:
     if isinstance(item, Modification):
         return item
     if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-        raise ModificationError(f"modifications[{index}]: must be an object with a string 'name' (got {item!r:.80})")
+        shown = shown_value(item, 80)
+        raise ModificationError(f"modifications[{index}]: must be an object with a string 'name' (got {shown})")
     return Modification(item["name"], {k: v for k, v in item.items() if k != "name"})
 
 
@@ -89,10 +102,10 @@ def apply(template: Template, modifications: Modifications) -> Applied:
         where = f"modifications[{number}]"
         position = index_of.get(mod.name)
         if position is None:
-            warnings.append(f"{where}: no layer named {mod.name!r}; ignored")
+            warnings.append(f"{where}: no layer named {shown_value(mod.name)}; ignored")
             continue
         layers[position] = _apply_one(layers[position], mod, where, warnings)
-    return Applied(attrs.evolve(template, layers=tuple(layers)), tuple(warnings))
+    return Applied(attrs.evolve(template, layers=tuple(layers)), tuple(listed(warnings, "warnings")))
 
 
 def _apply_one(layer: AnyLayer, mod: Modification, where: str, warnings: list[str]) -> AnyLayer:
@@ -106,17 +119,20 @@ def _apply_one(layer: AnyLayer, mod: Modification, where: str, warnings: list[st
             continue
         attribute = fields.get(key)
         if attribute is None:
-            shown = key or "(plain value)"
+            shown = (key if len(key) <= 40 else f"{key[:39]}…") if key else "(plain value)"
             warnings.append(f"{where}.{shown}: layer {mod.name!r} ({layer.kind}) has no such field; ignored")
             continue
         if layer.TYPE == "star" and key == "star" and value in (0, "0"):
             warnings.append(f"{where}.star: a rating of 0 is ignored")
             continue
         name, field_type = attribute
+        oversized = sizes.field_problems(layer.TYPE, key, value)
+        if oversized:  # refused by its sizes alone, before the converter reads it
+            raise ModificationError(_message(where, key, mod.name, "; ".join(oversized)))
         try:
             changes[name] = converter.structure(value, field_type)
         except (ClassValidationError, IterableValidationError) as exc:
-            raise ModificationError(_message(where, key, mod.name, "; ".join(error_lines(exc)))) from None
+            raise ModificationError(_message(where, key, mod.name, "; ".join(listed(error_lines(exc))))) from None
         except (ValueError, TypeError, KeyError) as exc:
             raise ModificationError(_message(where, key, mod.name, str(exc) or repr(exc))) from None
     if not changes:
@@ -138,8 +154,9 @@ def _message(where: str, key: str, layer: str, detail: str) -> str:
 
 
 def forget_fields() -> None:
-    """Forget the fields known per kind (a kind was added)."""
+    """Forget the fields known per kind, and the sizes they allow (a kind was added)."""
     _modifiable_fields.cache_clear()
+    sizes.forget()
 
 
 @cache

@@ -23,28 +23,37 @@ class TemplatekitError(Exception):
     """Base class of all templatekit errors."""
 
 
+#: Problems or warnings listed at most: a template with a million bad rows gets a
+#: readable message.
+MAX_LISTED = 50
+
+
+def listed(lines: Sequence[str], what: str = "problems") -> list[str]:
+    """At most ``MAX_LISTED`` of ``lines``, and then one saying how many more there are."""
+    kept = list(lines[:MAX_LISTED])
+    if len(lines) > MAX_LISTED:
+        kept.append(f"… and {len(lines) - MAX_LISTED:,} more {what} like these")
+    return kept
+
+
 class TemplateError(TemplatekitError):
     """The template is invalid. ``problems`` holds one message per problem found;
     ``warnings`` what was found besides them that alone would not stop a render
     (unknown fields or layer kinds), so that one message tells all there is to fix."""
 
-    #: Problems listed at most: a template with a million bad rows gets a readable message.
-    MAX_LISTED = 50
-
     def __init__(self, problems: Sequence[str], source: str = "template", warnings: Sequence[str] = ()) -> None:
-        self.problems = list(problems[: self.MAX_LISTED])
-        if len(problems) > self.MAX_LISTED:
-            self.problems.append(f"… and {len(problems) - self.MAX_LISTED:,} more problems like these")
+        self.problems = listed(problems)
         self.source = source
-        self.warnings = list(warnings)
+        self.warnings = listed(warnings, "warnings")
         message = f"{source} is invalid ({len(self.problems)} problem(s)):" + "".join(f"\n  {p}" for p in self.problems)
         if self.warnings:
             message += f"\nand {len(self.warnings)} warning(s):" + "".join(f"\n  {w}" for w in self.warnings)
         super().__init__(message)
 
-    def __reduce__(self) -> tuple[type, tuple[list[str], str, list[str]]]:
-        """Pickled whole, so that errors of renders in other processes read the same."""
-        return self.__class__, (self.problems, self.source, self.warnings)
+    def __reduce__(self) -> tuple[type, tuple[tuple[str, ...], str], dict[str, object]]:
+        """Pickled whole, its listing as it is, so that errors of renders in other
+        processes read the same."""
+        return self.__class__, ((), self.source), {**self.__dict__, "args": self.args}
 
 
 class ModificationError(TemplatekitError):

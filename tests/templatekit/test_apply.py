@@ -118,7 +118,10 @@ def test_visible_works_on_every_layer():
         ([{"text": "no name"}], "modifications[0]: must be an object with a string 'name'"),
         ("{not json", "modifications: not valid JSON"),
         (42, "modifications: must be a list, an object, JSON text or null (got int)"),
-        ([{"name": "title", "text": "x" * 20_001}], "must be at most 20000 characters (got 20001)"),
+        (
+            [{"name": "title", "text": "x" * 20_001}],
+            "text (layer 'title'): must be at most 20,000 characters (got 20,001)",
+        ),
     ],
 )
 def test_bad_values_are_modification_errors(mods, message):

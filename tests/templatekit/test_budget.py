@@ -201,11 +201,21 @@ def test_rows_beyond_the_limit_are_refused_at_once():
 
 
 def test_a_template_with_many_problems_lists_the_first_fifty():
+    layers = [{**TITLE, "name": f"title{n}", "size": -1} for n in range(80)]
+    with pytest.raises(tk.TemplateError) as caught:
+        tk.render_image(template(*layers))
+    assert len(caught.value.problems) == 51
+    assert caught.value.problems[-1] == "… and 30 more problems like these"
+
+
+def test_reading_a_list_stops_at_its_eleventh_bad_item():
     table = {"type": "table", "name": "t", "x": 0, "y": 0, "width": 300, "height": 300, "rows": [["a"]] * 5000}
     with pytest.raises(tk.TemplateError) as caught:
         tk.render_image(template(table))
-    assert len(caught.value.problems) == 51
-    assert caught.value.problems[-1] == "… and 4,950 more problems like these"
+    problems = caught.value.problems
+    expected = "a row must be an object of column keys and cells (got ['a'])"
+    assert problems[:2] == [f"layers[0].rows[{n}]: {expected}" for n in range(2)]
+    assert problems[10:] == ["layers[0].rows: reading stopped after 10 items that could not be read"]
 
 
 def test_glyphs_are_in_the_budget():

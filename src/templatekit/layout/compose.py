@@ -25,7 +25,7 @@ from templatekit.layout import image
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import BUILT_IN_KINDS, ImageLayer, Layer, ShapeGeometry, ShapeLayer
 from templatekit.model.layers import Mask as LayerMask
-from templatekit.model.template import BackgroundImage, Template
+from templatekit.model.template import MAX_MASK_DEPTH, BackgroundImage, Template
 from templatekit.model.values import Color
 from templatekit.scene import DropShadow, Effects, Group, Item, Mask, Scene, approx_bytes
 
@@ -75,25 +75,32 @@ def mask_layer_names(template: Template) -> frozenset[str]:
     return frozenset(layer.mask.layer for layer in template.layers if layer.mask is not None and layer.mask.layer)
 
 
-def masked(
-    layer: Layer, group: Group, drawn: Mapping[str, Group], layers: Mapping[str, Layer], depth: int = 0
-) -> Group:
+def masked(layer: Layer, group: Group, drawn: Mapping[str, Group], layers: Mapping[str, Layer]) -> Group:
     """The layer's group with its mask: a shape in its own box, or the drawing of the
     layer it names (itself masked, if it has a mask), turned back into the layer's frame
-    so that it stays where it is on the canvas. A hidden mask layer masks nothing."""
-    mask = layer.mask
-    if mask is None:
-        return group
-    items: tuple[Item, ...]
-    if mask.shape is not None:
-        items = tuple(_mask_shape(layer, mask))
-    else:
-        name = mask.layer or ""
-        by = drawn.get(name)
-        if by is None or depth > len(layers):  # hidden, or (unchecked) masks in a circle
-            return group
-        by = masked(layers[name], by, drawn, layers, depth + 1)
-        items = (Group((by,), rotation=-layer.rotation, origin=group.origin),) if layer.rotation else (by,)
+    so that it stays where it is on the canvas. A hidden mask layer masks nothing.
+
+    The chain of masks is followed in a loop, at most ``MAX_MASK_DEPTH`` layers (as deep
+    as validation lets them nest), then wrapped from its end back to the layer."""
+    chain = [(layer, group)]
+    while len(chain) <= MAX_MASK_DEPTH:
+        mask = chain[-1][0].mask
+        name = mask.layer if mask is not None else None
+        by = drawn.get(name) if name else None
+        if name is None or by is None:
+            break
+        chain.append((layers[name], by))
+    last, result = chain.pop()
+    if last.mask is not None and last.mask.shape is not None:
+        result = _with_mask(result, last.mask, tuple(_mask_shape(last, last.mask)))
+    for masked_layer, masked_group in reversed(chain):
+        turned = Group((result,), rotation=-masked_layer.rotation, origin=masked_group.origin)
+        assert masked_layer.mask is not None
+        result = _with_mask(masked_group, masked_layer.mask, (turned,) if masked_layer.rotation else (result,))
+    return result
+
+
+def _with_mask(group: Group, mask: LayerMask, items: tuple[Item, ...]) -> Group:
     return evolve(group, mask=Mask(items, luminance=mask.mode == "luminance", invert=mask.invert))
 
 

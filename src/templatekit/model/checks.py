@@ -78,6 +78,12 @@ MAX_FONT_SIZE = 10_000
 #: The most rows of a table, or data points of a chart: about 200 pages of a table; a
 #: chart's points, each one drawn and laid out (0.2 ms a point).
 MAX_ROWS = 10_000
+#: The most characters of a text (a text layer's, a cell's, a label's) or of SVG path data.
+MAX_TEXT = 20_000
+#: The most characters of a name: a layer's, a template's, a font family, a column key.
+MAX_NAME = 200
+#: The most columns of a table (and keys of one of its rows): far wider than a page.
+MAX_COLUMNS = 100
 
 
 def within(limit: float) -> Check:
@@ -100,13 +106,54 @@ def at_most(limit: float) -> Check:
     return described(check, {"maximum": limit})
 
 
+def too_many_items(count: int, limit: int) -> str:
+    """What a list of ``count`` items is told when it may hold ``limit``."""
+    return f"must have at most {limit:,} items (got {count:,})"
+
+
+def too_long(count: int, limit: int) -> str:
+    """What a text of ``count`` characters is told when it may hold ``limit``."""
+    return f"must be at most {limit:,} characters (got {count:,})"
+
+
+def too_many_keys(count: int, limit: int) -> str:
+    return f"must have at most {limit:,} keys (got {count:,})"
+
+
 def at_most_items(limit: int) -> Check:
     def check(value: tuple[Any, ...] | None) -> str | None:
         if value is not None and len(value) > limit:
-            return f"must have at most {limit:,} items (got {len(value):,})"
+            return too_many_items(len(value), limit)
         return None
 
     return described(check, {"maxItems": limit})
+
+
+def at_most_keys(limit: int, key_length: int) -> Check:
+    """An object of at most ``limit`` keys, each at most ``key_length`` characters."""
+
+    def check(value: dict[str, Any] | None) -> str | None:
+        if value is None:
+            return None
+        if len(value) > limit:
+            return too_many_keys(len(value), limit)
+        longest = max(map(len, value), default=0)
+        return f"keys {too_long(longest, key_length)}" if longest > key_length else None
+
+    return described(check, {"maxProperties": limit, "propertyNames": {"maxLength": key_length}})
+
+
+def each(check: Check) -> Check:
+    """``check`` of every item of a list: the first item it refuses, by its index."""
+
+    def run(value: tuple[Any, ...] | None) -> str | None:
+        for index, item in enumerate(value or ()):
+            message = check(item)
+            if message:
+                return f"item {index}: {message}"
+        return None
+
+    return described(run, {"items": schema_of(check)})
 
 
 def _non_empty(value: str | None) -> str | None:
@@ -121,7 +168,7 @@ non_empty = described(_non_empty, {"minLength": 1, "pattern": r"\S"})
 def max_length(limit: int) -> Check:
     def check(value: str | None) -> str | None:
         if value is not None and len(value) > limit:
-            return f"must be at most {limit} characters (got {len(value)})"
+            return too_long(len(value), limit)
         return None
 
     return described(check, {"maxLength": limit})
@@ -141,3 +188,14 @@ def all_of(*checks: Check) -> Check:
     for one in checks:
         schema.update(schema_of(one))
     return described(check, schema)
+
+
+#: The most characters of a source: a data URI of a 20 MB file (the default download
+#: limit) in base64, with its header.
+MAX_SOURCE = 28_000_000
+#: A text: at most MAX_TEXT characters.
+TEXT = max_length(MAX_TEXT)
+#: SVG path data: read only within its length, so that over-long data costs nothing.
+PATH = max_length(MAX_TEXT)
+#: A URL, a data URI or a file path.
+SOURCE = all_of(non_empty, max_length(MAX_SOURCE))

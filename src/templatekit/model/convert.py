@@ -10,18 +10,20 @@ from __future__ import annotations
 import json
 import math
 import re
+import reprlib
 import typing
 from collections.abc import Callable, Iterable, Iterator
+from itertools import islice, repeat
 from pathlib import Path
 from typing import Any, Literal, Union
 
 import attrs
 from cattrs import Converter
-from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
+from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError, IterableValidationNote
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from templatekit import jsontext
-from templatekit.errors import TemplateError
+from templatekit.errors import TemplateError, listed
 from templatekit.model.layers import (
     LAYER_KINDS,
     AnyLayer,
@@ -73,12 +75,31 @@ def _number(value: Any, kind: type) -> Any:
     return number
 
 
+class _Glimpse(reprlib.Repr):
+    """A repr of the first few items and characters of a value, at a cost that does not
+    grow with its size (reprlib's sorts a dict's keys first)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel, self.maxdict, self.maxlist, self.maxtuple, self.maxstring = 2, 3, 4, 4, 60
+
+    def repr_dict(self, value: dict[Any, Any], level: int) -> str:
+        if level <= 0:
+            return "{...}"
+        shown = [f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}" for k, v in islice(value.items(), 3)]
+        return "{" + ", ".join(shown) + (", ...}" if len(value) > 3 else "}")
+
+
+_GLIMPSE = _Glimpse()
+
+
 def shown_value(value: Any, limit: int = 40) -> str:
-    """``value`` as messages show it: its repr, shortened; an integer too long to print
-    (Python refuses over 4,300 digits) by its number of digits."""
+    """``value`` as messages show it: its repr, shortened (made from its first items and
+    characters only); an integer too long to print (Python refuses over 4,300 digits) by
+    its number of digits."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value).bit_length() > 128:
         return f"an integer of about {abs(value).bit_length() * math.log10(2):,.0f} digits"
-    text = repr(value)
+    text = _GLIMPSE.repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -89,7 +110,7 @@ def _bool(value: Any, _: type) -> bool:
         return value.lower() == "true"
     if value in (0, 1) and not isinstance(value, float):
         return bool(value)
-    raise ValueError(f"must be true or false (got {value!r})")
+    raise ValueError(f"must be true or false (got {shown_value(value)})")
 
 
 def _str(value: Any, _: type) -> str:
@@ -97,7 +118,7 @@ def _str(value: Any, _: type) -> str:
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return format(value, "g") if isinstance(value, float) else str(value)
-    raise ValueError(f"must be a string (got {value!r})")
+    raise ValueError(f"must be a string (got {shown_value(value)})")
 
 
 def _source(value: Any, _: type) -> str:
@@ -108,7 +129,7 @@ def _source(value: Any, _: type) -> str:
 
 def _color(value: Any, _: type) -> Color:
     if not isinstance(value, str):
-        raise ValueError(f"must be a colour string (got {value!r})")
+        raise ValueError(f"must be a colour string (got {shown_value(value)})")
     return Color.parse(value)
 
 
@@ -119,7 +140,7 @@ def _is_literal(tp: Any) -> bool:
 def _literal(value: Any, tp: Any) -> Any:
     choices = typing.get_args(tp)
     if value not in choices:
-        raise ValueError(f"must be one of {', '.join(map(str, choices))} (got {value!r})")
+        raise ValueError(f"must be one of {', '.join(map(str, choices))} (got {shown_value(value)})")
     return value
 
 
@@ -162,7 +183,7 @@ def _figure(value: Any, _: Any) -> PlotlyFigure:
     if not isinstance(value, dict) and callable(getattr(value, "to_json", None)):
         value = _as_json(value)
     if not isinstance(value, dict):
-        raise ValueError(f"must be a Plotly figure: an object with 'data' and 'layout' (got {value!r:.80})")
+        raise ValueError(f"must be a Plotly figure: an object with 'data' and 'layout' (got {shown_value(value, 80)})")
     unknown = sorted(set(value) - {"data", "layout", "frames", "config"})
     if unknown:
         raise ValueError(f"a Plotly figure has data, layout and config (unknown: {', '.join(unknown)})")
@@ -175,9 +196,49 @@ def _figure(value: Any, _: Any) -> PlotlyFigure:
     return PlotlyFigure(value)
 
 
+#: Items of one list whose errors are listed: reading stops at the next bad one, so that a
+#: million bad items cost what ten do.
+MAX_ITEM_ERRORS = 10
+
+
+def _is_tuple(kind: Any) -> bool:
+    return typing.get_origin(kind) is tuple and bool(typing.get_args(kind))
+
+
+def _tuple(value: Any, kind: Any) -> tuple[Any, ...]:
+    """A list as a tuple of its item type (``tuple[X, ...]``) or of so many items
+    (``tuple[X, Y]``), each item read by its own hook; reading stops after
+    ``MAX_ITEM_ERRORS`` bad items."""
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"must be a list (got {shown_value(value)})")
+    args = typing.get_args(kind)
+    if args[-1] is Ellipsis:
+        item_types: Iterable[Any] = repeat(args[0])
+    elif len(value) != len(args):
+        raise ValueError(f"must have {len(args)} items (got {len(value):,})")
+    else:
+        item_types = args
+    items, errors = [], []
+    for index, (item, item_type) in enumerate(zip(value, item_types, strict=False)):
+        try:
+            items.append(converter.structure(item, item_type))
+        except Exception as exc:  # noqa: BLE001 - collected as cattrs collects them, each with its index
+            note = IterableValidationNote(f"@ index {index}", index, item_type)
+            exc.__notes__ = [*getattr(exc, "__notes__", []), note]
+            errors.append(exc)
+            if len(errors) == MAX_ITEM_ERRORS and index + 1 < len(value):
+                errors.append(ValueError(f"reading stopped after {MAX_ITEM_ERRORS} items that could not be read"))
+                break
+    if errors:
+        raise IterableValidationError(f"While structuring {kind!r}", errors, kind)
+    return tuple(items)
+
+
 def _column(value: Any, _: Any) -> Column:
     if isinstance(value, str):
         return Column(key=value, header=value)
+    if not isinstance(value, dict):
+        raise ValueError(f"a column must be its key, or an object with key and header (got {shown_value(value)})")
     return _column_object(value, Column)
 
 
@@ -185,12 +246,12 @@ def _layer(value: Any, _: Any) -> AnyLayer:
     """A layer of its kind; one of a kind this version does not know is kept whole, and
     ``structure_template`` decides whether that is a problem (strict) or a warning."""
     if not isinstance(value, dict):
-        raise ValueError(f"a layer must be an object (got {value!r})")
+        raise ValueError(f"a layer must be an object (got {shown_value(value)})")
     kind = value.get("type")
     if isinstance(kind, str) and kind and kind not in LAYER_KINDS:
         return _unknown_layer(kind, value)
     if not isinstance(kind, str) or not kind:
-        raise FieldError("type", f"must be one of {', '.join(LAYER_KINDS)} (got {kind!r})")
+        raise FieldError("type", f"must be one of {', '.join(LAYER_KINDS)} (got {shown_value(kind)})")
     return converter.structure({k: v for k, v in value.items() if k != "type"}, LAYER_KINDS[kind])
 
 
@@ -222,6 +283,7 @@ def _make_converter() -> Converter:
     conv.register_structure_hook(Length, lambda v, _: Length.parse(_length_input(v)))
     conv.register_unstructure_hook(Length, lambda n: f"{n.value:g}%" if n.percent else n.value)
     conv.register_structure_hook_func(_is_literal, _literal)
+    conv.register_structure_hook_func(_is_tuple, _tuple)
     conv.register_structure_hook(Union[Color, Gradient], _paint)
     conv.register_structure_hook(Union[Color, Gradient, None], lambda v, _: None if v is None else _paint(v, _))
     conv.register_structure_hook(CellValue, _cell)
@@ -399,6 +461,11 @@ def structure_template(data: Any, *, strict: bool, source: str = "template") -> 
     """
     if not isinstance(data, dict):
         raise TemplateError([f"(template): must be a JSON object (got {type(data).__name__})"], source)
+    from templatekit.model.sizes import template_problems  # the schema is made of this module's classes
+
+    oversized = template_problems(data)
+    if oversized:  # refused by sizes alone, before anything is copied or read
+        raise TemplateError(oversized, source)
     try:
         data = json.loads(json.dumps(data, default=_as_json))  # a private copy: reading edits it
     except (TypeError, ValueError) as exc:
@@ -428,7 +495,7 @@ def structure_template(data: Any, *, strict: bool, source: str = "template") -> 
                 problems.setdefault(f"layers[{index}].color", f"layers[{index}].color: may not scan: {unreadable}")
     if problems:
         raise TemplateError(list(problems.values()), source, warnings)
-    return Loaded(template, tuple(warnings))
+    return Loaded(template, tuple(listed(warnings, "warnings")))
 
 
 def _set_aside(data: Any, exc: BaseException, strict: bool, problems: dict[str, str], warnings: list[str]) -> bool:

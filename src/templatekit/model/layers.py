@@ -16,14 +16,22 @@ from attrs import frozen
 
 from templatekit.model.checks import (
     FONT_FAMILY,
+    MAX_COLUMNS,
     MAX_EXTENT,
     MAX_FONT_SIZE,
+    MAX_NAME,
     MAX_ROWS,
+    MAX_TEXT,
+    PATH,
+    SOURCE,
+    TEXT,
     WEIGHT_STEP,
     all_of,
     at_most,
     at_most_items,
+    at_most_keys,
     between,
+    each,
     field,
     max_length,
     non_empty,
@@ -36,13 +44,22 @@ from templatekit.model.legibility import scan_problem
 from templatekit.model.values import Color, Gradient, Insets, Length, Source
 from templatekit.numbers import FormatError, NumberFormat
 
-MAX_TEXT = 20_000
 MAX_SPANS = 1_000
 MAX_OUTLINE = 100.0
 MAX_POINTS = 10_000
 MAX_DASHES = 16
+#: Animations of one layer: every preset and property several times over.
+MAX_ANIMATIONS = 32
+#: Keyframes of one animation: one every 0.3 s of the longest video.
+MAX_KEYFRAMES = 1_000
+#: Colours of a chart's palette: ten times the default palette's.
+MAX_COLORS = 100
+#: Rows of a key-value layer: far more than one box shows.
+MAX_PAIRS = 1_000
 #: Font sizes: below a tenth of a pixel nothing is drawn, and scales underflow.
 FONT_SIZE = all_of(positive, between(0.1, MAX_FONT_SIZE))
+#: A name: not empty, at most MAX_NAME characters.
+NAME = all_of(non_empty, max_length(MAX_NAME))
 
 Easing = str
 Direction = Literal["left", "right", "top", "bottom"]
@@ -60,7 +77,17 @@ PROPERTIES = (*PLACEMENT, *EFFECTS, *FILTERS)
 
 def _text(default: Any = "") -> Any:
     """A text field of at most MAX_TEXT characters; ``_text(attrs.NOTHING)`` is required."""
-    return field(default, check=max_length(MAX_TEXT))
+    return field(default, check=TEXT)
+
+
+def _short(default: Any = None) -> Any:
+    """A short text (an id, a hint) of at most MAX_NAME characters."""
+    return field(default, check=max_length(MAX_NAME))
+
+
+def family(default: Any = attrs.NOTHING) -> Any:
+    """A font family: a name that an editor offers the fonts for."""
+    return field(default, check=max_length(MAX_NAME), schema=FONT_FAMILY)
 
 
 def _easing(value: str | None) -> str | None:
@@ -85,12 +112,12 @@ class Animation:
 
     preset: Literal[PRESETS] | None = None  # type: ignore[valid-type]
     property: Literal[PROPERTIES] | None = None  # type: ignore[valid-type]
-    keyframes: tuple[Keyframe, ...] = ()
+    keyframes: tuple[Keyframe, ...] = field((), check=at_most_items(MAX_KEYFRAMES))
     from_: Direction | None = None
     duration: float | None = field(None, check=positive)
     delay: float = field(0.0, check=non_negative)
     easing: Easing | None = field(
-        None, check=_easing
+        None, check=all_of(max_length(MAX_NAME), _easing)
     )  # None: linear for ken-burns, typewriter and keyframes, else ease-out
 
     def problems(self) -> Iterator[tuple[str, str]]:
@@ -149,7 +176,7 @@ class ShapeGeometry:
     radii: tuple[float, float, float, float] | None = None
     #: the polygon's corners, as fractions of the box (0, 0 top-left; 1, 1 bottom-right)
     points: tuple[tuple[float, float], ...] = field((), check=at_most_items(MAX_POINTS))
-    path: str | None = field(None, check=max_length(MAX_TEXT))  # SVG path data, ``d``
+    path: str | None = field(None, check=PATH)  # SVG path data, ``d``
     #: the coordinates of ``path`` that fill the box: x, y, width, height (SVG's viewBox)
     view_box: tuple[float, float, float, float] | None = None
     fill_rule: Literal["nonzero", "evenodd"] = "nonzero"
@@ -168,7 +195,7 @@ class ShapeGeometry:
 
             if not self.path:
                 yield "path", "a path shape needs SVG path data, e.g. 'M 0 0 L 100 0 L 50 80 Z'"
-            else:
+            elif PATH(self.path) is None:  # data over its length is refused unread
                 try:
                     parse_path_data(self.path)
                 except PathDataError as exc:
@@ -182,7 +209,7 @@ class Mask(ShapeGeometry):
     ``mode``: the mask's alpha, or its luminance (white shows, black hides); ``invert``
     shows what the mask hides."""
 
-    layer: str | None = field(None, check=non_empty)
+    layer: str | None = field(None, check=NAME)
     shape: Literal["rect", "ellipse", "polygon", "path"] | None = None
     mode: Literal["alpha", "luminance"] = "alpha"
     invert: bool = False
@@ -200,21 +227,21 @@ class Layer:
     TYPE: ClassVar[str]
     MAIN_FIELD: ClassVar[str | None] = None
 
-    name: str = field(check=non_empty)
+    name: str = field(check=NAME)
     x: float = field(check=within(MAX_EXTENT))
     y: float = field(check=within(MAX_EXTENT))
     width: float = field(check=all_of(positive, at_most(MAX_EXTENT)))
     height: float = field(check=all_of(positive, at_most(MAX_EXTENT)))
-    id: str | None = None
+    id: str | None = _short()
     rotation: float = 0.0
     opacity: float = field(1.0, check=between(0, 1))
     visible: bool = True
     #: the editor neither moves nor resizes it; renders ignore it
     locked: bool = False
-    suggest_input: str | None = None
+    suggest_input: str | None = _short()
     start: float | None = field(None, check=non_negative)
     duration: float | None = field(None, check=positive)
-    animations: tuple[Animation, ...] = ()
+    animations: tuple[Animation, ...] = field((), check=at_most_items(MAX_ANIMATIONS))
     shadows: tuple[Shadow, ...] = field((), check=at_most_items(MAX_SHADOWS))
     blur: float = field(
         0.0,
@@ -263,7 +290,7 @@ class TextSpan:
 
     text: str = _text()
     color: Color | None = None
-    font: str | None = field(None, schema=FONT_FAMILY)
+    font: str | None = family(None)
     weight: int | None = field(None, check=between(100, 900), schema=WEIGHT_STEP)
     italic: bool | None = None
     size: float | None = field(None, check=FONT_SIZE)
@@ -280,7 +307,7 @@ class TextLayer(Layer):
 
     text: str = _text()
     color: Color = Color(0, 0, 0)
-    font: str = field("Inter", schema=FONT_FAMILY)
+    font: str = family("Inter")
     weight: int = field(400, check=between(100, 900), schema=WEIGHT_STEP)
     italic: bool = False
     size: float = field(32.0, check=FONT_SIZE)
@@ -307,7 +334,7 @@ class TextLayer(Layer):
             yield "spans", "a text layer has text or spans, not both (spans are its text)"
         if sum(len(span.text) for span in self.spans) > MAX_TEXT:
             yield "spans", f"must have at most {MAX_TEXT:,} characters in all"
-        if self.markup and not self.spans:
+        if self.markup and not self.spans and TEXT(self.text) is None:  # longer: refused unread
             from templatekit.model.markup import MarkupError, parse_markup
 
             try:
@@ -350,7 +377,7 @@ class ImageLayer(Layer):
     TYPE = "image"
     MAIN_FIELD = "src"
 
-    src: Source = field(check=non_empty)
+    src: Source = field(check=SOURCE)
     fit: Fit = "cover"
     focus: Focus = Focus()
     radius: Length = Length(0)
@@ -387,7 +414,7 @@ class AlertLayer(Layer):
     title: str = _text()
     text: str = _text()
     variant: Literal["info", "success", "warning", "error"] = "info"
-    font: str = field("Inter", schema=FONT_FAMILY)
+    font: str = family("Inter")
     size: float = field(16.0, check=FONT_SIZE)
 
 
@@ -399,7 +426,7 @@ class SignatureLayer(Layer):
     text: str = _text()
     title: str = _text()
     date: str = _text()
-    font: str = field("Dancing Script", schema=FONT_FAMILY)
+    font: str = family("Dancing Script")
     color: Color = Color(15, 23, 42)
     line_color: Color = Color(100, 116, 139)
 
@@ -454,8 +481,8 @@ class StarLayer(Layer):
 
 @frozen(kw_only=True)
 class Column:
-    key: str = field(check=non_empty)
-    header: str
+    key: str = field(check=NAME)
+    header: str = _text(attrs.NOTHING)
     align: Literal["left", "center", "right"] | None = None
     width: Length | None = None
 
@@ -465,14 +492,16 @@ class TableLayer(Layer):
     TYPE = "table"
     MAIN_FIELD = "rows"
 
-    rows: tuple[dict[str, CellValue], ...] = field((), check=at_most_items(MAX_ROWS))
-    columns: tuple[Column, ...] = ()
+    rows: tuple[dict[str, CellValue], ...] = field(
+        (), check=all_of(at_most_items(MAX_ROWS), each(at_most_keys(MAX_COLUMNS, MAX_NAME)))
+    )
+    columns: tuple[Column, ...] = field((), check=at_most_items(MAX_COLUMNS))
     theme: Literal["none", "default", "bright", "simplify", "arco"] = "default"
     header_background: Color | None = None
     header_color: Color | None = None
     stripe: Color | None = None
     border: Color | None = None
-    font: str = field("Inter", schema=FONT_FAMILY)
+    font: str = family("Inter")
     size: float = field(14.0, check=FONT_SIZE)
     width_mode: Literal["standard", "adaptive"] = "standard"
     height_mode: Literal["standard", "adaptive"] = "standard"
@@ -480,15 +509,15 @@ class TableLayer(Layer):
 
 @frozen(kw_only=True)
 class ChartPoint:
-    label: str
+    label: str = _text(attrs.NOTHING)
     value: float
     color: Color | None = None
 
 
 @frozen(kw_only=True)
 class ChartSeries:
-    name: str
-    data: tuple[ChartPoint, ...]
+    name: str = _text(attrs.NOTHING)
+    data: tuple[ChartPoint, ...] = field(check=at_most_items(MAX_ROWS))
     color: Color | None = None
 
 
@@ -513,12 +542,12 @@ class ChartLayer(Layer):
 
     rows: tuple[ChartPoint, ...] | tuple[ChartSeries, ...] = field((), check=at_most_items(MAX_ROWS))
     chart_type: Literal["bar", "horizontalBar", "line", "area", "pie", "doughnut", "scatter"] = "bar"
-    title: str | None = None
+    title: str | None = _text(None)
     legend: bool = True
-    colors: tuple[Color, ...] = ()
+    colors: tuple[Color, ...] = field((), check=at_most_items(MAX_COLORS))
     stacked: bool = False
-    font: str = field("Inter", schema=FONT_FAMILY)
-    value_format: str | None = field(None, check=_number_format)
+    font: str = family("Inter")
+    value_format: str | None = field(None, check=all_of(max_length(MAX_NAME), _number_format))
     value_labels: bool = False
     max_slices: int | None = field(10, check=between(2, 1000))
     figure: PlotlyFigure | None = None
@@ -573,8 +602,8 @@ class KeyValueLayer(Layer):
     TYPE = "keyvalue"
     MAIN_FIELD = "rows"
 
-    rows: tuple[KeyValueRow, ...] = ()
-    font: str = field("Inter", schema=FONT_FAMILY)
+    rows: tuple[KeyValueRow, ...] = field((), check=at_most_items(MAX_PAIRS))
+    font: str = family("Inter")
     size: float = field(16.0, check=FONT_SIZE)
     key_color: Color = Color(100, 116, 139)
     value_color: Color = Color(15, 23, 42)
@@ -596,7 +625,7 @@ class VideoLayer(Layer):
     TYPE = "video"
     MAIN_FIELD = "src"
 
-    src: Source = field(check=non_empty)
+    src: Source = field(check=SOURCE)
     fit: Fit = "cover"
     loop: bool = False
     trim: Trim | None = None

@@ -7,6 +7,8 @@ from typing import Any
 
 from fontTools.svgLib.path import parse_path
 
+from templatekit.model.checks import PATH
+
 Command = tuple[Any, ...]  # ("M", x, y), ("L", x, y), ("C", x1, y1, x2, y2, x, y), ("Z",)
 MAX_COMMANDS = 100_000
 
@@ -16,7 +18,11 @@ class PathDataError(ValueError):
 
 
 def parse_path_data(data: str) -> tuple[Command, ...]:
-    """The commands of ``data`` in its own coordinates."""
+    """The commands of ``data`` in its own coordinates; data over its length limit is
+    refused before it is read."""
+    too_long = PATH(data)
+    if too_long:
+        raise PathDataError(too_long)
     pen = _CommandPen()
     try:
         parse_path(data, pen)

@@ -17,11 +17,11 @@ from typing import Any, Literal, Union
 
 import attrs
 
-from templatekit.model.checks import schema_of
+from templatekit.model.checks import MAX_NAME, MAX_TEXT, schema_of
 from templatekit.model.convert import converter, json_name
 from templatekit.model.layers import LAYER_KINDS, CellValue, Column, PlotlyFigure
-from templatekit.model.template import MAX_LAYERS, Template
-from templatekit.model.values import Color, Insets, Length, Source
+from templatekit.model.template import Template
+from templatekit.model.values import MAX_VALUE_TEXT, Color, Insets, Length, Source
 
 Json = dict[str, Any]
 
@@ -38,11 +38,12 @@ _SPECIAL: dict[Any, Json] = {
         "type": "string",
         "description": "A colour: `#rgb`, `#rrggbb`, `#rrggbbaa`, `rgb()`/`rgba()` or a CSS name.",
         "examples": ["#0f172a", "rgba(15, 23, 42, 0.5)", "white"],
+        "maxLength": MAX_VALUE_TEXT,
         "x-control": "color",
     },
     Length: {
         "description": 'A length in px, or a percentage of the layer\'s size as text (`"50%"`).',
-        "anyOf": [_NUMBER, {"type": "string", "pattern": r"^\s*[0-9.]+\s*%\s*$"}],
+        "anyOf": [_NUMBER, {"type": "string", "pattern": r"^\s*[0-9.]+\s*%\s*$", "maxLength": MAX_VALUE_TEXT}],
     },
     Insets: {
         "description": "Space inside the box in px: one number, or 2 to 4 in CSS order.",
@@ -55,7 +56,7 @@ _SPECIAL: dict[Any, Json] = {
         "x-control": "source",
     },
     PlotlyFigure: {"type": "object", "description": "A whole Plotly figure: `data` (traces) and `layout`."},
-    CellValue: {"type": ["string", "number", "boolean", "null"], "description": "A table cell."},
+    CellValue: {"type": ["string", "number", "boolean", "null"], "maxLength": MAX_TEXT, "description": "A table cell."},
 }
 
 
@@ -75,7 +76,8 @@ class ModelSchema:
         if kind in _PLAIN:
             return dict(_PLAIN[kind])
         if kind == Column:
-            return {"anyOf": [{"type": "string", "description": "The key, also the header."}, self._class(Column)]}
+            key = {"type": "string", "maxLength": MAX_NAME, "description": "The key, also the header."}
+            return {"anyOf": [key, self._class(Column)]}
         origin, args = typing.get_origin(kind), typing.get_args(kind)
         if origin is Literal:
             return {"enum": list(args)}
@@ -125,16 +127,27 @@ class ModelSchema:
         return schema
 
     def field(self, attribute: attrs.Attribute[Any], kind: Any) -> Json:
-        schema = self.of(kind)
-        limits = {**schema_of(attribute.metadata.get("check")), **attribute.metadata.get("schema", {})}
-        if limits:
-            schema = {"allOf": [schema], **limits} if "$ref" in schema else {**schema, **limits}
+        schema = with_limits(self.of(kind), schema_of(attribute.metadata.get("check")))
+        extra = attribute.metadata.get("schema", {})
+        if extra:
+            schema = with_limits(schema, extra)
         default = attribute.default
         if isinstance(default, (str, int, float, bool)):
             schema["default"] = default
         elif attrs.has(type(default)) or isinstance(default, (Color, Length, Insets)):
             schema["default"] = converter.unstructure(default)  # as the JSON writes it
         return schema
+
+
+def with_limits(schema: Json, limits: Json) -> Json:
+    """``schema`` with the keywords of a check added; those of its items (``each``) go
+    into the items' schema, beside what the item type says."""
+    if not limits:
+        return schema
+    items = limits.get("items")
+    if items is not None and "items" in schema:
+        limits = {**limits, "items": with_limits(schema["items"], items)}
+    return {"allOf": [schema], **limits} if "$ref" in schema else {**schema, **limits}
 
 
 #: Fields a modification cannot change: they identify the layer.
@@ -194,7 +207,9 @@ def template_schema(schemas: ModelSchema) -> Json:
             "mapping": {kind: f"{schemas.prefix}{schemas.name_of(cls)}" for kind, cls in LAYER_KINDS.items()},
         },
     }
-    schema["properties"]["layers"] = {"type": "array", "items": layer, "maxItems": MAX_LAYERS}
+    schema["properties"]["layers"] = with_limits(
+        {"type": "array", "items": layer}, schema_of(attrs.fields(Template).layers.metadata["check"])
+    )
     return schema
 
 

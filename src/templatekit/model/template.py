@@ -8,28 +8,42 @@ from typing import Literal
 
 from attrs import frozen
 
-from templatekit.model.checks import FONT_FAMILY, WEIGHT_STEP, between, field, non_empty, non_negative
-from templatekit.model.layers import FILTERS, AnyLayer, Fit
+from templatekit.model.checks import (
+    MAX_NAME,
+    SOURCE,
+    WEIGHT_STEP,
+    at_most_items,
+    between,
+    field,
+    max_length,
+    non_negative,
+)
+from templatekit.model.layers import FILTERS, NAME, AnyLayer, Fit, family
 from templatekit.model.values import Color, Source
 
 MAX_SIDE = 10_000
 MAX_PIXELS = 50_000_000
 MAX_LAYERS = 500
+#: Font faces of a template: every weight and style of several families.
+MAX_FONTS = 32
+#: How many layers deep masks may nest (a mask's layer masked by another…): each level
+#: is one more surface painted for every pixel of the masked layer.
+MAX_MASK_DEPTH = 16
 
 
 @frozen(kw_only=True)
 class FontSource:
     """An extra font face; ``src`` is a path relative to the template, a URL or a data URI."""
 
-    family: str = field(check=non_empty, schema=FONT_FAMILY)
-    src: Source = field(check=non_empty)
+    family: str = family()
+    src: Source = field(check=SOURCE)
     weight: int = field(400, check=between(100, 900), schema=WEIGHT_STEP)
     style: Literal["normal", "italic"] = "normal"
 
 
 @frozen(kw_only=True)
 class BackgroundImage:
-    src: Source = field(check=non_empty)
+    src: Source = field(check=SOURCE)
     fit: Fit = "cover"
 
 
@@ -49,7 +63,7 @@ class AudioTrack:
     """Music under a video: ``volume`` multiplies it; it fades to silence over the last
     ``fade_out`` seconds of the video."""
 
-    src: Source = field(check=non_empty)
+    src: Source = field(check=SOURCE)
     volume: float = field(1.0, check=between(0, 4))
     fade_out: float = field(0.0, check=non_negative)
 
@@ -60,23 +74,21 @@ class Template:
     resolve) and ``load_warnings`` (unknown fields dropped when loading) are not part
     of the JSON."""
 
-    name: str = field(check=non_empty)
+    name: str = field(check=NAME)
     width: int = field(check=between(1, MAX_SIDE))
     height: int = field(check=between(1, MAX_SIDE))
-    id: str | None = None
+    id: str | None = field(None, check=max_length(MAX_NAME))
     background: Color | BackgroundImage | None = None
-    fonts: tuple[FontSource, ...] = ()
+    fonts: tuple[FontSource, ...] = field((), check=at_most_items(MAX_FONTS))
     video: VideoSettings | None = None
     audio: AudioTrack | None = None
-    layers: tuple[AnyLayer, ...] = ()
+    layers: tuple[AnyLayer, ...] = field((), check=at_most_items(MAX_LAYERS))
     base_dir: Path | None = field(None, eq=False, repr=False)
     load_warnings: tuple[str, ...] = field((), eq=False, repr=False)
 
     def problems(self) -> Iterator[tuple[str, str]]:
         if self.width * self.height > MAX_PIXELS:
             yield "width", f"canvas is {self.width}x{self.height}, more than {MAX_PIXELS // 1_000_000} MP"
-        if len(self.layers) > MAX_LAYERS:
-            yield "layers", f"at most {MAX_LAYERS} layers (got {len(self.layers)})"
         seen: set[str] = set()
         for index, layer in enumerate(self.layers):
             if layer.name in seen:
@@ -93,25 +105,39 @@ class Template:
             yield "audio", "a soundtrack needs a video template (add a 'video' field)"
 
     def _mask_problems(self) -> Iterator[tuple[str, str]]:
-        """A mask names another layer of the template, and masks do not go round in a
-        circle (a mask's own mask may be a layer, as long as the chain ends)."""
+        """A mask names another layer of the template, masks do not go round in a circle,
+        and they nest at most ``MAX_MASK_DEPTH`` deep (a mask's own mask may be a layer,
+        as long as the chain ends soon): each chain is followed that far, no further."""
         masks = {layer.name: layer.mask.layer for layer in self.layers if layer.mask and layer.mask.layer}
+        names = {layer.name for layer in self.layers}
+        too_deep: set[str] = set()  # the layers of a chain already reported
         for index, layer in enumerate(self.layers):
             target = masks.get(layer.name)
-            if target is None:
+            if target is None or layer.name in too_deep:
                 continue
             where = f"layers[{index}].mask.layer"
+            chain = mask_chain(layer.name, masks, MAX_MASK_DEPTH + 1)
             if target == layer.name:
                 yield where, f"a layer cannot be its own mask ({target!r})"
-            elif self.layer(target) is None:
+            elif target not in names:
                 yield where, f"no layer is named {target!r}"
-            else:
-                chain = [layer.name, target]
-                while chain[-1] in masks and masks[chain[-1]] not in chain:
-                    chain.append(masks[chain[-1]])
-                if chain[-1] in masks:
-                    circle = " -> ".join([*chain, masks[chain[-1]]])
-                    yield where, f"masks go round in a circle ({circle})"
+            elif chain[-1] in chain[:-1]:
+                yield where, f"masks go round in a circle ({' -> '.join(chain)})"
+            elif len(chain) > MAX_MASK_DEPTH + 1:
+                too_deep.update(mask_chain(layer.name, masks, len(masks)))
+                shown = " -> ".join([*chain[:3], "…"])
+                yield where, f"masks nest more than {MAX_MASK_DEPTH} layers deep from {layer.name!r} ({shown})"
 
     def layer(self, name: str) -> AnyLayer | None:
         return next((layer for layer in self.layers if layer.name == name), None)
+
+
+def mask_chain(name: str, masks: dict[str, str], depth: int) -> list[str]:
+    """``name``, the layer that masks it, the one that masks that…, at most ``depth``
+    steps; it ends where a name comes again (a circle)."""
+    chain = [name]
+    while chain[-1] in masks and len(chain) <= depth:
+        chain.append(masks[chain[-1]])
+        if chain[-1] in chain[:-1]:
+            break
+    return chain

@@ -12,11 +12,16 @@ from typing import ClassVar, Literal, NewType
 from attrs import frozen
 from PIL import ImageColor
 
+from templatekit.model.checks import too_long
+
 Source = NewType("Source", str)
 """Where a file comes from: a URL, a data URI, or a path relative to the template. Only
 text is a source (a number is not coerced to text, as it is in text fields)."""
 
 _HEX = re.compile(r"#([0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
+#: The most characters of a colour or a length written as text: room for any CSS
+#: spelling with spaces (``rgba(255, 255, 255, 0.5)``), refused unread beyond.
+MAX_VALUE_TEXT = 100
 
 
 @frozen
@@ -34,6 +39,7 @@ class Color:
     def parse(cls, text: str) -> Color:
         """Parse ``#rgb``, ``#rgba``, ``#rrggbb``, ``#rrggbbaa``, ``rgb()``, ``rgba()``,
         ``hsl()``, CSS named colours and ``transparent``. Raises ``ValueError``."""
+        _within_limit(text)
         value = text.strip()
         if value.lower() == "transparent":
             return cls.TRANSPARENT
@@ -78,6 +84,12 @@ class Color:
 
 
 Color.TRANSPARENT = Color(0, 0, 0, 0)
+
+
+def _within_limit(text: str) -> None:
+    if len(text) > MAX_VALUE_TEXT:
+        raise ValueError(too_long(len(text), MAX_VALUE_TEXT))
+
 
 _RGBA_FUNC = re.compile(r"rgba?\(\s*([^)]*)\)", re.IGNORECASE)
 
@@ -156,6 +168,7 @@ class Length:
     @classmethod
     def parse(cls, value: float | str) -> Length:
         if isinstance(value, str):
+            _within_limit(value)
             text = value.strip()
             if text.endswith("%"):
                 return cls(float(text[:-1]), percent=True)
