@@ -104,19 +104,42 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+#: Reports every breach of a page's Content-Security-Policy on the console, where the
+#: ``page`` fixture collects them (Chromium also writes its own line for most).
+_REPORT_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (event) =>
+  console.error(`CSP violation: ${event.effectiveDirective} blocked ${event.blockedURI || "inline code"}`));
+"""
+
+
+def _breaks_policy(text: str) -> bool:
+    return text.startswith("CSP violation") or "Content Security Policy" in text
+
+
 @pytest.fixture
-def page() -> Any:
+def csp_violations() -> list[str]:
+    """What the ``page`` fixture's pages did that their Content-Security-Policy refused;
+    a test that provokes one on purpose clears the list."""
+    return []
+
+
+@pytest.fixture
+def page(csp_violations: list[str]) -> Any:
     """A page of Debian's Chromium driven by Playwright (1300×900); the test fails if the
-    page raised an error."""
+    page (or one it opened) raised an error or was refused anything by its
+    Content-Security-Policy."""
     playwright = pytest.importorskip("playwright.sync_api")
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         pytest.skip("needs Chromium (apt-get install chromium)")
     with playwright.sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
-        opened = browser.new_page(viewport={"width": 1300, "height": 900})
+        context = browser.new_context(viewport={"width": 1300, "height": 900})
+        context.add_init_script(_REPORT_VIOLATIONS)
         errors: list[str] = []
-        opened.on("pageerror", lambda error: errors.append(str(error)))
-        yield opened
+        context.on("weberror", lambda error: errors.append(str(error.error)))
+        context.on("console", lambda message: _breaks_policy(message.text) and csp_violations.append(message.text))
+        yield context.new_page()
         browser.close()
         assert errors == []
+        assert csp_violations == []

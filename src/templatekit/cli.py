@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -108,6 +109,14 @@ def _parser(plugins: bool = True) -> argparse.ArgumentParser:
     edit.add_argument("template", type=Path, help="template JSON file (made when you first save, if new)")
     edit.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free one)")
     edit.add_argument("--no-browser", action="store_true", help="print the address without opening a browser")
+    edit.add_argument(
+        "--allow-files",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="read images and fonts from DIR too (repeatable); by default only from the template's folder",
+    )
     edit.set_defaults(run=_edit)
     if plugins:
         _add_plugin_commands(commands)
@@ -238,21 +247,26 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _edit(args: argparse.Namespace) -> int:
-    import webbrowser
+    import signal
 
-    from templatekit.editing.local import EditedFile, EditorServer
+    from templatekit.editing.local import EditedFile, EditorServer, opened_in_browser
 
-    server = EditorServer(EditedFile.open(args.template), port=args.port)
+    for folder in args.allow_files:
+        if not folder.is_dir():
+            return _usage(f"--allow-files {folder}: not a folder")
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stops as Ctrl-C does: cleaned up
+    server = EditorServer(EditedFile.open(args.template), port=args.port, allow_files=args.allow_files)
     print(f"editing {args.template} at {server.page}", flush=True)
+    folders = ", ".join(map(str, server.folders))
+    print(f"images and fonts are read from {folders} only (--allow-files DIR adds a folder)", flush=True)
     print("saving writes the file; press Ctrl-C to stop", flush=True)
-    if not args.no_browser:
-        webbrowser.open(server.page)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    with contextlib.nullcontext() if args.no_browser else opened_in_browser(server.page):
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.server_close()
     return 0
 
 

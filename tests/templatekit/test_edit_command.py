@@ -8,15 +8,20 @@ import http.client
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 import httpx
 import pytest
 
+from templatekit.assets.files import NOT_HERE
+from templatekit.web import page_headers
 from tests.conftest import decode, layer, template
 
 CARD = template(
@@ -26,9 +31,14 @@ CARD = template(
 
 
 class Editing:
-    def __init__(self, path: Path) -> None:
-        command = [sys.executable, "-m", "templatekit.cli", "edit", str(path), "--no-browser"]
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    """``templatekit edit path *options``; with ``browser``, the command that opens the
+    browser (else ``--no-browser``)."""
+
+    def __init__(self, path: Path, *options: str, browser: Path | None = None) -> None:
+        command = [sys.executable, "-m", "templatekit.cli", "edit", str(path), *options]
+        command += [] if browser else ["--no-browser"]
+        env = {**os.environ, "BROWSER": str(browser)} if browser else None
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         found = re.search(r"(http://127\.0\.0\.1:\d+/editor/#\S+)", line)
@@ -176,5 +186,83 @@ def test_edit_the_file_in_the_browser(edited, page):
     page.fill("#pane-layer [aria-label='text']", "Edited in the browser")
     page.wait_for_selector("#canvas[data-current=true]")
     page.click("#save")
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('saved: version 2')")
+    page.wait_for_function("() => document.getElementById('status').textContent.startsWith('saved: version 2')")
     assert json.loads(path.read_text())["layers"][1]["text"] == "Edited in the browser"
+
+
+def test_the_browser_is_opened_on_a_file_only_this_user_can_read_never_on_the_token(edited, tmp_path, page):
+    path, _ = edited
+    recorded = tmp_path / "browser-arguments"
+    browser = tmp_path / "browser"
+    browser.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {recorded}.part && mv {recorded}.part {recorded}\n')
+    browser.chmod(0o755)
+    editing = Editing(path, browser=browser)
+    try:
+        deadline = time.monotonic() + 30
+        while not recorded.exists():
+            assert time.monotonic() < deadline and editing.process.poll() is None
+            time.sleep(0.05)
+        arguments = recorded.read_text().split()
+        # what every user of the machine reads in /proc/PID/cmdline of the browser
+        assert len(arguments) == 1 and editing.token not in arguments[0]
+        opener = Path(url2pathname(urlsplit(arguments[0]).path))
+        assert arguments[0] == opener.as_uri() and opener.name == "open.html"
+        assert (stat.S_IMODE(opener.stat().st_mode), stat.S_IMODE(opener.parent.stat().st_mode)) == (0o600, 0o700)
+        assert opener.stat().st_uid == os.getuid() == opener.parent.stat().st_uid
+        page.goto(arguments[0])  # the file sends the browser on to the editor, signed in
+        page.wait_for_selector("#canvas[data-current=true]")
+        assert page.url.startswith(f"{editing.root}/editor/#key=") and page.is_hidden("#connect")
+    finally:
+        editing.stop()
+    assert not opener.parent.exists()  # gone with the editor
+
+
+def test_images_are_read_from_the_files_folder_and_the_folders_allowed_only(tmp_path):
+    from PIL import Image
+
+    for folder in ("work", "outside", "shared"):
+        (tmp_path / folder).mkdir()
+    secret = tmp_path / "outside" / "secret.png"
+    Image.new("RGB", (20, 20), "#ff0000").save(secret)
+    secret.chmod(0o600)
+    Image.new("RGB", (20, 20), "#00ff00").save(tmp_path / "shared" / "photo.png")
+    path = tmp_path / "work" / "card.json"
+    path.write_text(json.dumps(CARD))
+
+    def preview(editing: Editing, src: str) -> httpx.Response:
+        image = layer("image", "photo", x=0, y=0, width=40, height=40, src=src)
+        return editing.api("POST", "/templates/preview", json={"template": template(image)})
+
+    editing = Editing(path)
+    try:
+        for src in ("../outside/secret.png", str(secret), secret.as_uri(), "../outside/missing.png", "/dev/zero"):
+            refused = preview(editing, src)
+            assert refused.status_code == 400, src
+            assert refused.json()["error"]["message"] == f"layer 'photo': cannot fetch {src}: {NOT_HERE}"
+        assert preview(editing, "../shared/photo.png").status_code == 400
+        for src in ("a\x00b.png", "file:///tmp/a%00b.png"):
+            refused = preview(editing, src)
+            assert refused.status_code == 400 and "NUL" in refused.json()["error"]["message"]
+        connection = http.client.HTTPConnection(urlsplit(editing.root).netloc, timeout=10)
+        connection.request("GET", "/editor/a%00b.js")
+        assert connection.getresponse().status == 400
+        connection.close()
+    finally:
+        editing.stop()
+    allowed = Editing(path, "--allow-files", str(tmp_path / "shared"))
+    try:
+        drawn = preview(allowed, "../shared/photo.png")
+        assert drawn.status_code == 200 and decode(drawn.content).convert("RGB").getpixel((20, 20)) == (0, 255, 0)
+        assert preview(allowed, "../outside/secret.png").status_code == 400
+    finally:
+        allowed.stop()
+
+
+def test_every_answer_carries_the_pages_security_headers(edited):
+    _, editing = edited
+    for path, status in (("/editor/", 200), ("/editor/main.js", 200), ("/common/api.js", 200), ("/editor/x.js", 404)):
+        answer = httpx.get(f"{editing.root}{path}")
+        assert answer.status_code == status
+        assert {name: answer.headers.get(name) for name in page_headers()} == page_headers(), path
+    api = editing.api("GET", "/templates")
+    assert {name: api.headers.get(name) for name in page_headers()} == page_headers()

@@ -7,12 +7,16 @@ template format's schema.
 
 Only the page that the command opens can use it: every /v1 call needs the random token
 in that page's address (a web page elsewhere cannot read it), and a Host other than
-loopback is refused (against DNS rebinding).
+loopback is refused (against DNS rebinding). The browser is opened on a file that only
+this user can read and that sends it on to that address, never on the address itself: a
+command line is readable by every user of the machine. Images and fonts are read from the
+template's folder, and from the folders the user allows, only.
 """
 
 from __future__ import annotations
 
 import hmac
+import html
 import json
 import mimetypes
 import os
@@ -22,29 +26,44 @@ import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Callable
+import webbrowser
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from attrs import define, evolve, field
 
+from templatekit.assets import AssetLoader
 from templatekit.editing.draft import render_draft
 from templatekit.errors import TemplateError, TemplatekitError
 from templatekit.loading import load_template
 from templatekit.model.schema import format_schemas
 from templatekit.render import render_image, render_pdf
 from templatekit.text.fonts import FontBook
-from templatekit.web import WEB
+from templatekit.web import WEB, page_headers
 
 Json = Any
 #: The id the page uses for a file whose template has none.
 FILE_ID = "file"
 MAX_BODY = 50_000_000
 PAGES = ("editor", "common")
+EDITOR_PAGE = WEB / "editor" / "index.html"
+#: What the editor's page carries when this server serves it: it then connects with the
+#: token in its address at once (see main.js).
+SERVED_HERE = b"<html data-templatekit-edit "
+HEADERS = page_headers()
+_OPENER = """<!doctype html>
+<meta charset="utf-8">
+<meta name="referrer" content="no-referrer">
+<meta http-equiv="refresh" content="0; url={page}">
+<title>templatekit editor</title>
+<p><a href="{page}">Open the editor</a></p>
+"""
 
 
 class Refused(Exception):
@@ -191,10 +210,19 @@ def _umask() -> int:
 class EditorServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, edited: EditedFile, port: int = 0, token: str | None = None) -> None:
+    def __init__(
+        self, edited: EditedFile, port: int = 0, token: str | None = None, allow_files: Sequence[Path] = ()
+    ) -> None:
         self.edited = edited
         self.token = token or secrets.token_urlsafe(24)
+        #: reads images and fonts in the file's folder and in ``allow_files`` only
+        self.assets = AssetLoader(allow_files=allow_files)
         super().__init__(("127.0.0.1", port), _Handler)
+
+    @property
+    def folders(self) -> tuple[Path, ...]:
+        """Where images and fonts are read from: the file's folder and those allowed."""
+        return (self.edited.path.resolve().parent, *(self.assets.local_files.folders or ()))
 
     @property
     def root(self) -> str:
@@ -203,7 +231,7 @@ class EditorServer(ThreadingHTTPServer):
     @property
     def page(self) -> str:
         """The editor's address, with the token the page calls the server with."""
-        return f"{self.root}/editor/#key={self.token}&template={self.edited.template_id}&local=1"
+        return f"{self.root}/editor/#key={self.token}&template={quote(self.edited.template_id, safe='')}"
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -321,6 +349,7 @@ class _Handler(BaseHTTPRequestHandler):
             scale=_number(body, "scale") or 1.0,
             time=_number(body, "time"),
             base_dir=self.server.edited.path.parent,
+            assets=self.server.assets,
         )
         headers = {}
         if drawn.result.warnings:
@@ -336,11 +365,11 @@ class _Handler(BaseHTTPRequestHandler):
             raise Refused(HTTPStatus.BAD_REQUEST, "BAD_REQUEST", "request body: must be a JSON object")
         edited = self.server.edited
         saved = evolve(load_template(json.loads(edited.read().text)), base_dir=edited.path.parent)
-        modifications = body.get("modifications")
+        modifications, assets = body.get("modifications"), self.server.assets
         if output == "pdf":
-            result = render_pdf(saved, modifications)
+            result = render_pdf(saved, modifications, assets=assets)
         else:
-            result = render_image(saved, modifications, format=str(body.get("format") or "png"))
+            result = render_image(saved, modifications, format=str(body.get("format") or "png"), assets=assets)
         headers = {"X-Templatekit-Warnings": json.dumps(list(result.warnings))} if result.warnings else {}
         self._send(HTTPStatus.OK, result.data, result.media_type, headers)
 
@@ -363,7 +392,10 @@ class _Handler(BaseHTTPRequestHandler):
         media_type = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
         if media_type.startswith("text/") or file.suffix == ".js":
             media_type = ("text/javascript" if file.suffix == ".js" else media_type) + "; charset=utf-8"
-        self._send(HTTPStatus.OK, file.read_bytes(), media_type, {"Cache-Control": "no-cache"})
+        data = file.read_bytes()
+        if file == EDITOR_PAGE:
+            data = data.replace(b"<html ", SERVED_HERE, 1)
+        self._send(HTTPStatus.OK, data, media_type, {"Cache-Control": "no-cache"})
 
     def _json(self, value: Json) -> None:
         self._send(HTTPStatus.OK, json.dumps(value).encode(), "application/json")
@@ -378,8 +410,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", media_type)
         self.send_header("Content-Length", str(len(data)))
-        self.send_header("X-Content-Type-Options", "nosniff")
-        for name, value in (headers or {}).items():
+        for name, value in (HEADERS | (headers or {})).items():
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
@@ -389,6 +420,8 @@ def _page_file(path: str) -> Path | None:
     """The file of the editor's pages that ``path`` names, or None: only files under
     ``WEB/<page>`` (an encoded ``/``, ``\\`` or ``..`` in a part names nothing)."""
     parts = [unquote(part) for part in path.strip("/").split("/")]
+    if any("\x00" in part for part in parts):
+        raise Refused(HTTPStatus.BAD_REQUEST, "BAD_REQUEST", "the path holds a NUL, which no file name can have")
     if not parts or parts[0] not in PAGES or any(p in ("", ".", "..") or "/" in p or "\\" in p for p in parts[1:]):
         return None
     root = (WEB / parts[0]).resolve()
@@ -396,6 +429,21 @@ def _page_file(path: str) -> Path | None:
     if path.endswith("/"):
         file = file / "index.html"
     return file if file.is_relative_to(root) and file.is_file() else None
+
+
+@contextmanager
+def opened_in_browser(page: str) -> Iterator[Path]:
+    """The browser opened on a file that sends it to ``page``, kept while the editor
+    runs. The token in ``page`` stays out of the browser's command line (which every user
+    of the machine can read in /proc), in a file only this user can read: mode 0600 in a
+    folder of mode 0700."""
+    with tempfile.TemporaryDirectory(prefix="templatekit-edit-") as folder:
+        opener = Path(folder) / "open.html"
+        handle = os.open(opener, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(_OPENER.format(page=html.escape(page)))
+        webbrowser.open(opener.as_uri())
+        yield opener
 
 
 def _number(body: dict[str, Any], name: str) -> float | None:

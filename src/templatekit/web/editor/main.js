@@ -1,4 +1,4 @@
-// The template editor: connects with a key kept in this page's memory only (or, opened
+// The template editor: connects with a key kept in this page's memory only (or, served
 // by ``templatekit edit``, with the session token in its address), opens or starts a
 // template, and wires the canvas, panels and shortcuts to one document.
 
@@ -146,6 +146,7 @@ function showTab(name) {
 
 $("connect").addEventListener("submit", (event) => {
   event.preventDefault();
+  $("link-key").hidden = true;
   connect($("key").value.trim(), { templateId: hashParams().get("template") });
 });
 $("templates").addEventListener("change", async () => {
@@ -224,6 +225,21 @@ function hashParams() {
   return new URLSearchParams(location.hash.slice(1));
 }
 
-// ``templatekit edit`` opens this page with its token: connect at once.
+/** A key in the link fills the field, and waits for Connect: the link may carry someone
+ * else's key, and what is saved with it goes to their workspace. It leaves the address. */
+function offerLinkKey(given) {
+  $("key").value = given.get("key");
+  $("link-key-start").textContent = `${given.get("key").slice(0, 12)}…`;
+  $("link-key").hidden = false;
+  given.delete("key");
+  const rest = given.toString();
+  history.replaceState(null, "", `${location.pathname}${location.search}${rest ? `#${rest}` : ""}`);
+  $("connect").querySelector("button").focus();
+}
+
+// ``templatekit edit`` marks the page it serves, and opens it with its session token:
+// that connects at once (a link cannot hold a token of that server, which it never shows).
 const given = hashParams();
-if (given.get("key")) connect(given.get("key"), { templateId: given.get("template"), local: given.has("local") });
+const servedByEdit = document.documentElement.hasAttribute("data-templatekit-edit");
+if (given.get("key") && servedByEdit) connect(given.get("key"), { templateId: given.get("template"), local: true });
+else if (given.get("key")) offerLinkKey(given);
