@@ -21,13 +21,12 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount
-from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, Send
 
 from templatekit.errors import TemplatekitError
-from templatekit.web import WEB
 from templatekit_server import catalog, idempotency, logs, render_cache, webhooks
 from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, envelope, from_library
+from templatekit_server.pages import PageHeaders, page_mounts
 from templatekit_server.routes import editor, hooks, meta, renders, signed, templates, videos
 from templatekit_server.settings import Settings
 from templatekit_server.state import ServerState
@@ -180,14 +179,6 @@ async def _housekeeping(state: ServerState) -> None:
         await asyncio.sleep(HOUSEKEEPING_SECONDS)
 
 
-def _pages(settings: Settings) -> list[Mount]:
-    """The web pages: static files that call /v1 like any client (``templatekit.web``)."""
-    served = [name for name, wanted in (("playground", settings.playground), ("editor", settings.editor)) if wanted]
-    if served:
-        served.append("common")  # the modules the pages share
-    return [Mount(f"/{name}", app=StaticFiles(directory=WEB / name, html=True), name=name) for name in served]
-
-
 def create_app(settings: Settings | None = None) -> Starlette:
     """The /v1 app for ``settings`` (default: from the environment)."""
     state = ServerState(settings or Settings.from_env())
@@ -217,10 +208,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
         *meta.routes,
         *hooks.routes,
     ]
-    mounts = [Mount("/v1", routes=interface), *_pages(state.settings)]
+    mounts = [Mount("/v1", routes=interface), *page_mounts(state.settings)]
     app = Starlette(
         routes=mounts,
-        middleware=[Middleware(RequestIds)],
+        middleware=[Middleware(RequestIds), Middleware(PageHeaders, settings=state.settings)],
         exception_handlers={
             ApiError: _handler(ApiError, _api_error),
             TemplatekitError: _handler(TemplatekitError, _library_error),

@@ -5,15 +5,17 @@ snapping, undo and redo, saving versions, and the canvas's image being the bytes
 
 from __future__ import annotations
 
-import base64
 import json
 
 import httpx
 import pytest
 
+from templatekit.web import WEB, page_headers
 from tests.server.conftest import text_template
 
 pytest.importorskip("playwright.sync_api")
+
+PAGE_SUFFIXES = {".html", ".js", ".css"}
 
 
 def open_editor(page, live, account) -> None:
@@ -65,7 +67,9 @@ def save(page, version: int, *, keys: str = "") -> None:
         page.keyboard.press(keys)
     else:
         page.click("#save")
-    page.wait_for_function(f"document.getElementById('status').textContent.startsWith('saved: version {version}')")
+    page.wait_for_function(
+        f"() => document.getElementById('status').textContent.startsWith('saved: version {version}')"
+    )
 
 
 def select(page, name: str) -> None:
@@ -73,17 +77,15 @@ def select(page, name: str) -> None:
 
 
 def canvas_bytes(page) -> bytes:
-    encoded = page.evaluate(
-        """async () => {
-            const blob = await (await fetch(document.getElementById('canvas').src)).blob();
-            return await new Promise((done) => {
-                const reader = new FileReader();
-                reader.onload = () => done(reader.result.split(',')[1]);
-                reader.readAsDataURL(blob);
-            });
-        }"""
-    )
-    return base64.b64decode(encoded)
+    """The bytes the canvas shows, saved as a download: the page's policy lets it fetch
+    from its own origin only, not from the blob: URL of its image."""
+    with page.expect_download() as download:
+        page.evaluate(
+            """() => Object.assign(document.createElement('a'), {
+                href: document.getElementById('canvas').src, download: 'canvas.png',
+            }).click()"""
+        )
+    return download.value.path().read_bytes()
 
 
 def test_design_from_blank_save_and_render_the_same_bytes(page, live):
@@ -361,9 +363,14 @@ def test_try_it_export_import_and_revert(page, live, tmp_path):
     compile(page.text_content("#try-python"), "python snippet", "exec")
     page.click("#try-signed-box summary")
     page.click("#try-sign")
-    page.wait_for_function("document.getElementById('try-signed').textContent.includes('sign=')")
+    page.wait_for_function("() => document.getElementById('try-signed').textContent.includes('sign=')")
     signed = httpx.get(page.text_content("#try-signed"))
     assert signed.status_code == 200 and signed.headers["content-type"] == "image/png"
+    page.click("#try-pdf")
+    with page.expect_download() as download:
+        page.click("#try-result a")
+    assert download.value.suggested_filename == "Card.pdf"
+    assert download.value.path().read_bytes().startswith(b"%PDF-")
 
     with page.expect_download() as download:
         page.click("#export")
@@ -380,7 +387,7 @@ def test_try_it_export_import_and_revert(page, live, tmp_path):
     page.click("#tab-versions")
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("[aria-label='revert to version 1']")
-    page.wait_for_function("document.getElementById('status').textContent.includes('now version 3')")
+    page.wait_for_function("() => document.getElementById('status').textContent.includes('now version 3')")
     settled(page)
     page.click("#tab-template")
     assert page.input_value("#pane-template [aria-label='name']") == "Card"
@@ -480,3 +487,45 @@ def test_grids_keep_every_edit_and_add_rows(page, live):
         {"item": "Cake", "price": ""},
     ]
     assert chart["rows"] == [{"name": "2026", "data": [{"label": "Q1", "value": 12}]}]
+
+
+def test_a_key_in_a_link_fills_the_field_and_waits_for_the_user_to_connect(page, live):
+    account = live.account()
+    live.add_template(account, text_template())
+    calls: list[str] = []
+    page.on("request", lambda request: "/v1/" in request.url and calls.append(request.url))
+    # a link as an attacker would send it, with their own key, claiming to be the local editor
+    page.goto(f"{live.root}/editor/#key={account.key}&template=card&local=1")
+    page.wait_for_selector("#link-key:not([hidden])")
+    page.wait_for_load_state("networkidle")
+    assert "The link you opened holds an API key" in page.text_content("#link-key")
+    assert page.text_content("#link-key-start") == f"{account.key[:12]}…"
+    assert page.input_value("#key") == account.key
+    assert page.url == f"{live.root}/editor/#template=card&local=1"  # the key left the address
+    assert calls == [] and page.is_hidden("#workspace")  # nothing loaded, nothing to save into
+    page.click("#connect button")
+    page.wait_for_selector("#workspace:not([hidden])")
+    settled(page)
+    assert page.is_hidden("#link-key") and page.input_value("#templates") == "card"
+
+
+def test_every_answer_of_the_pages_carries_the_security_headers(live):
+    expected = page_headers()
+    files = [f"/{path.relative_to(WEB).as_posix()}" for path in WEB.rglob("*") if path.suffix in PAGE_SUFFIXES]
+    assert "/editor/main.js" in files and "/playground/style.css" in files
+    for path, status in [(p, 200) for p in files] + [("/editor", 307), ("/playground/", 200), ("/editor/x.js", 404)]:
+        answer = httpx.get(f"{live.root}{path}")
+        assert answer.status_code == status, path
+        assert {name: answer.headers.get(name) for name in expected} == expected, path
+
+
+def test_an_injected_inline_script_does_not_run(page, live, csp_violations):
+    open_editor(page, live, live.account())
+    page.evaluate(
+        """() => document.body.append(Object.assign(document.createElement('script'), {
+            textContent: 'window.hacked = true',
+        }))"""
+    )
+    assert page.evaluate("window.hacked") is None
+    assert any("script-src" in violation for violation in csp_violations)
+    csp_violations.clear()  # provoked on purpose

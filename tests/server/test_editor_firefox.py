@@ -1,6 +1,6 @@
 """The template editor in Firefox (Debian's firefox-esr, driven over Marionette, its own
 remote protocol): connect, open a template, drag a layer with the mouse, type into the
-inspector, save; the canvas is the server's render of the saved version."""
+inspector, save; the canvas shows the pixels of the server's render of the saved version."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.conftest import decode
 from tests.server.conftest import text_template
 
 marionette = pytest.importorskip("marionette_driver.marionette", reason="needs marionette-driver (the test extra)")
@@ -51,6 +52,9 @@ def until(client: Any, script: str) -> None:
         time.sleep(0.05)
 
 
+#: Keeps what the page's Content-Security-Policy refused, in the page.
+REFUSALS = """window.refusals = [];
+document.addEventListener('securitypolicyviolation', (event) => window.refusals.push(event.effectiveDirective));"""
 SETTLED = "document.querySelector('#canvas[data-current=true]')"
 
 
@@ -62,6 +66,7 @@ def test_the_editor_in_firefox(firefox, live):
     account = live.account()
     live.add_template(account, text_template("card"))
     firefox.navigate(f"{live.root}/editor/")
+    firefox.execute_script(REFUSALS, sandbox=None)
     firefox.find_element(By.ID, "key").send_keys(account.key)
     firefox.find_element(By.CSS_SELECTOR, "#connect button").click()
     until(firefox, "!document.getElementById('workspace').hidden")
@@ -91,15 +96,28 @@ def test_the_editor_in_firefox(firefox, live):
     firefox.find_element(By.ID, "save").click()
     until(firefox, "document.getElementById('status').textContent.startsWith('saved: version 2')")
     until(firefox, SETTLED)
-    drawn = firefox.execute_async_script(
-        """const [done] = arguments;
-        fetch(document.getElementById('canvas').src).then((r) => r.blob()).then((blob) => {
-            const reader = new FileReader();
-            reader.onload = () => done(reader.result.split(',')[1]);
-            reader.readAsDataURL(blob);
-        });"""
+    # the canvas's pixels, read back through a canvas element: the page's policy lets it
+    # fetch from its own origin only, not from the blob: URL of its image
+    drawn = firefox.execute_script(
+        """const image = document.getElementById('canvas');
+        const canvas = Object.assign(document.createElement('canvas'), {
+            width: image.naturalWidth, height: image.naturalHeight,
+        });
+        const context = canvas.getContext('2d');
+        context.drawImage(image, 0, 0);
+        const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+        return [canvas.width, canvas.height, btoa(Array.from(pixels, (byte) => String.fromCharCode(byte)).join(''))];"""
     )
     rendered = httpx.post(
         f"{live.api}/templates/createImage", json={"templateId": "card"}, headers=account.bearer, timeout=60
     )
-    assert base64.b64decode(drawn) == rendered.content
+    expected = decode(rendered.content).convert("RGBA")
+    assert (drawn[0], drawn[1]) == expected.size and base64.b64decode(drawn[2]) == expected.tobytes()
+    assert firefox.execute_script("return window.refusals", sandbox=None) == []
+    # and what the policy refuses is seen: an inline script, as an injected tag would be
+    firefox.execute_script(
+        "document.body.append(Object.assign(document.createElement('script'), {textContent: 'window.hacked = 1'}))",
+        sandbox=None,
+    )
+    refused = firefox.execute_script("return [window.refusals, window.hacked]", sandbox=None)
+    assert refused == [["script-src-elem"], None]

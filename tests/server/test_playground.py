@@ -47,7 +47,7 @@ def sent_with(response, text: str) -> bool:
 
 
 def preview_shown(page) -> None:
-    page.wait_for_function("document.getElementById('preview').naturalWidth > 0")
+    page.wait_for_function("() => document.getElementById('preview').naturalWidth > 0")
 
 
 def test_edit_fields_preview_and_sign(page, live):
@@ -73,11 +73,16 @@ def test_edit_fields_preview_and_sign(page, live):
     with page.expect_response(lambda response: sent_with(response, '"format"')) as full:
         page.click("#render")
     assert "thumbnail" not in json.loads(full.value.request.post_data)
-    page.wait_for_function("document.getElementById('preview-note').textContent.startsWith('full size')")
+    page.wait_for_function("() => document.getElementById('preview-note').textContent.startsWith('full size')")
+    with page.expect_download() as download:
+        page.click("#render-pdf")
+    assert download.value.suggested_filename == "card.pdf"
+    assert download.value.path().read_bytes().startswith(b"%PDF-")
 
     page.click("text=Signed URL")
     page.click("#sign")
-    page.wait_for_function("document.getElementById('signed-preview').naturalWidth === 240")  # the server checked it
+    # the server checked it
+    page.wait_for_function("() => document.getElementById('signed-preview').naturalWidth === 240")
     assert "sign=" in page.text_content("#signed")
     assert page.evaluate("localStorage.length + sessionStorage.length") == 0
     assert page.context.cookies() == []
@@ -142,9 +147,9 @@ def test_a_video_renders_with_its_progress_bar(page, live):
     assert "/templates/renderVideo" in page.text_content("#curl")
     compile(page.text_content("#python"), "python snippet", "exec")
     page.click("#render-video")
-    page.wait_for_function("document.getElementById('video-status').textContent === 'done'", timeout=60_000)
+    page.wait_for_function("() => document.getElementById('video-status').textContent === 'done'", timeout=60_000)
     assert page.evaluate("document.getElementById('video-progress').value") == 1
     source = page.evaluate("document.getElementById('video').src")
     assert "/v1/files/videos/" in source
-    page.wait_for_function("document.getElementById('video').readyState >= 1", timeout=20_000)  # the MP4 loads
+    page.wait_for_function("() => document.getElementById('video').readyState >= 1", timeout=20_000)  # the MP4 loads
     assert page.evaluate("document.getElementById('video').duration") == pytest.approx(2, abs=0.1)

@@ -110,7 +110,10 @@ export class TryIt {
     try {
       const response = await this.session.api.call("/templates/createPdf", { method: "POST", body: this.body() });
       const url = URL.createObjectURL(await response.blob());
-      this.parts.result.replaceChildren(el("a", { href: url, target: "_blank", textContent: "Open the PDF" }));
+      // downloaded, not opened: a PDF opened from this page would take its
+      // Content-Security-Policy, under which a browser's PDF viewer may not run
+      const name = `${this.doc.template.name || "template"}.pdf`;
+      this.parts.result.replaceChildren(el("a", { href: url, download: name, textContent: `Download ${name}` }));
       this.say("PDF ready");
     } catch (error) {
       this.say(error.message);

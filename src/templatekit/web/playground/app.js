@@ -289,7 +289,11 @@ $("render").addEventListener("click", () => preview({ format: $("format").value 
 $("render-pdf").addEventListener("click", async () => {
   try {
     const response = await call("/templates/createPdf", { method: "POST", body: renderBody() });
-    window.open(URL.createObjectURL(await response.blob()));
+    // downloaded, not opened: a PDF opened from this page would take its
+    // Content-Security-Policy, under which a browser's PDF viewer may not run
+    const link = Object.assign(document.createElement("a"), { download: `${state.template.id}.pdf` });
+    link.href = URL.createObjectURL(await response.blob());
+    link.click();
   } catch (error) {
     $("preview-note").textContent = error.message;
   }
