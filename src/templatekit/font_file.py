@@ -4,11 +4,18 @@ pick or register a font (that is ``templatekit.text``)."""
 
 from __future__ import annotations
 
+import io
+import math
 from functools import cached_property, lru_cache
 
 import uharfbuzz as hb
+from PIL import Image as PILImage
+from PIL import UnidentifiedImageError
 
 from templatekit.scene import FontFile
+
+#: (left, top, width, height): a glyph's bitmap in pixels from the glyph's origin, y down.
+Box = tuple[int, int, int, int]
 
 
 class HbFont:
@@ -36,6 +43,7 @@ class HbFont:
             self.font.get_metric_position_with_fallback(metric.STRIKEOUT_SIZE),
         )
         self.color = self.face.has_color_paint or self.face.has_color_layers or self.face.has_color_png
+        self._strikes: dict[int, tuple[int, int] | None] = {}
 
     @cached_property
     def characters(self) -> dict[int, str]:
@@ -46,6 +54,37 @@ class HbFont:
             if glyph:
                 found.setdefault(glyph, chr(code))
         return found
+
+    def is_bitmap(self, glyph: int) -> bool:
+        """Whether a colour glyph is a picture (a CBDT or sbix strike) rather than paint."""
+        return self.face.has_color_png and not self.face.glyph_has_color_paint(glyph)
+
+    def color_box(self, glyph: int, units: float) -> Box | None:
+        """Where a colour glyph's bitmap lies drawn at ``units`` pixels per font unit: its
+        extents (a strike's box, or a painted glyph's clip box) as the font states them,
+        which may be far larger than the text's size; None for a glyph without extents."""
+        extents = self.font.get_glyph_extents(glyph)
+        if extents is None:
+            return None
+        width = max(1, round(abs(extents.width) * units))
+        height = max(1, round(abs(extents.height) * units))
+        return math.floor(extents.x_bearing * units), math.floor(-extents.y_bearing * units), width, height
+
+    def strike_size(self, glyph: int) -> tuple[int, int] | None:
+        """The pixel size of a bitmap glyph's strike, from its PNG header, not decoded."""
+        if glyph not in self._strikes:
+            self._strikes[glyph] = self._strike_size(glyph)
+        return self._strikes[glyph]
+
+    def _strike_size(self, glyph: int) -> tuple[int, int] | None:
+        blob = self.font.get_glyph_color_png(glyph)
+        if blob is None or not blob.data:
+            return None
+        try:
+            with PILImage.open(io.BytesIO(blob.data)) as strike:
+                return strike.size
+        except (OSError, UnidentifiedImageError):
+            return None
 
     def covers(self, text: str) -> bool:
         """Whether every character of ``text`` that needs a glyph has one here."""

@@ -21,6 +21,7 @@ from templatekit.encode import encode, image_format
 from templatekit.errors import AssetError, RenderError, TemplateError
 from templatekit.layout.compose import layer_effects, layout_template
 from templatekit.layout.context import LayoutContext
+from templatekit.layout.glyph_memory import ScaleOf, at_scale, check_glyphs_fit
 from templatekit.loading import TemplateSource, load_template
 from templatekit.model.template import Template
 from templatekit.options import PdfInfo, RenderOptions
@@ -79,7 +80,8 @@ def prepare(
 
 
 def prepared(template: TemplateSource, modifications: Modifications, options: RenderOptions) -> Prepared:
-    """``prepare`` with its options as one value (inside the render's memory budget)."""
+    """``prepare`` with its options as one value (inside the render's memory budget); the
+    colour glyphs of every page are asked of the budget at the scale they will be drawn."""
     resolved, ctx, early_warnings = _resolve(template, modifications, options)
     if options.paginate:
         from templatekit.layout.pages import layout_pages  # PDF only (start-up time)
@@ -101,7 +103,19 @@ def prepared(template: TemplateSource, modifications: Modifications, options: Re
             )
             for page in pages
         ]
+    scale_of = _glyph_scale(options, (resolved.width, resolved.height))
+    for page in pages:
+        check_glyphs_fit(page.items, scale_of)
     return Prepared(resolved, tuple(pages), (*early_warnings, *ctx.warnings))
+
+
+def _glyph_scale(options: RenderOptions, size: tuple[int, int]) -> ScaleOf:
+    """The pixels per px at which the painter of ``options`` draws each run's colour glyphs."""
+    if options.format == "pdf":
+        from templatekit.paint.pdf.painter import bitmap_density  # the PDF writer loads only when a PDF is made
+
+        return bitmap_density
+    return at_scale(_scale(size, options))
 
 
 def _resolve(

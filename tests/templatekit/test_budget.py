@@ -218,6 +218,104 @@ def test_reading_a_list_stops_at_its_eleventh_bad_item():
     assert problems[10:] == ["layers[0].rows: reading stopped after 10 items that could not be read"]
 
 
+def cbdt_font(ppem: int, glyph_px: int) -> bytes:
+    """A colour bitmap (CBDT) font whose one glyph, 'A', is a one-pixel red PNG strike
+    in a box of ``glyph_px`` pixels at ``ppem`` pixels an em: (1, 255) is a glyph 255 em
+    wide, in 788 bytes."""
+    from fontTools.fontBuilder import FontBuilder
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+
+    strike = io.BytesIO()
+    Image.new("RGBA", (1, 1), (255, 0, 0, 255)).save(strike, "PNG")
+    builder = FontBuilder(1000, isTTF=True)
+    builder.setupGlyphOrder([".notdef", "A"])
+    builder.setupCharacterMap({ord("A"): "A"})
+    builder.setupGlyf({".notdef": TTGlyphPen(None).glyph(), "A": TTGlyphPen(None).glyph()})
+    builder.setupHorizontalMetrics({".notdef": (500, 0), "A": (1000, 0)})
+    builder.setupHorizontalHeader(ascent=800, descent=-200)
+    builder.setupNameTable({"familyName": "Bitmap", "styleName": "Regular"})
+    builder.setupOS2()
+    builder.setupPost()
+    metrics = "".join(f'<{name} value="{value}"/>' for name, value in [("ascender", 1), ("descender", 0)])
+    metrics += f'<widthMax value="{glyph_px}"/>' + "".join(
+        f'<{name} value="0"/>'
+        for name in ("caretSlopeNumerator", "caretSlopeDenominator", "caretOffset", "minOriginSB", "minAdvanceSB")
+    )
+    metrics += "".join(f'<{name} value="0"/>' for name in ("maxBeforeBL", "minAfterBL", "pad1", "pad2"))
+    builder.font.importXML(
+        io.StringIO(
+            f"""<?xml version="1.0" encoding="UTF-8"?><ttFont>
+<CBDT><header version="3.0"/><strikedata index="0"><cbdt_bitmap_format_17 name="A"><SmallGlyphMetrics>
+<height value="{glyph_px}"/><width value="{glyph_px}"/><BearingX value="0"/><BearingY value="{min(glyph_px, 127)}"/>
+<Advance value="{glyph_px}"/></SmallGlyphMetrics><rawimagedata>{strike.getvalue().hex()}</rawimagedata>
+</cbdt_bitmap_format_17></strikedata></CBDT>
+<CBLC><header version="3.0"/><strike index="0"><bitmapSizeTable>
+<sbitLineMetrics direction="hori">{metrics}</sbitLineMetrics>
+<sbitLineMetrics direction="vert">{metrics}</sbitLineMetrics>
+<colorRef value="0"/><startGlyphIndex value="1"/><endGlyphIndex value="1"/><ppemX value="{ppem}"/>
+<ppemY value="{ppem}"/><bitDepth value="32"/><flags value="1"/></bitmapSizeTable>
+<eblc_index_sub_table_1 imageFormat="17" firstGlyphIndex="1" lastGlyphIndex="1"><glyphLoc name="A"/>
+</eblc_index_sub_table_1></strike></CBLC></ttFont>"""
+        )
+    )
+    out = io.BytesIO()
+    builder.font.save(out)
+    return out.getvalue()
+
+
+def bitmap_text(font: bytes, size: float) -> dict:
+    text = {**TITLE, "name": "bomb", "text": "A", "font": "Bitmap", "size": size}
+    return {**template(text), "fonts": [{"family": "Bitmap", "src": data_uri(font, "font/ttf")}]}
+
+
+COLOR_GLYPHS = """
+import json, resource, sys
+import templatekit as tk
+template, output = json.loads(sys.argv[1]), sys.argv[2]
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    {"pdf": tk.render_pdf, "mp4": tk.render_video}.get(output, tk.render_image)(template)
+    error = None
+except tk.LimitError as exc:
+    error = str(exc)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"grown_mb": (peak - before) / 1024, "error": error}))
+"""
+
+
+@pytest.mark.parametrize(
+    ("size", "output", "drawn"),
+    [
+        (60, "png", "15,300x15,300 px"),
+        (100, "png", "25,500x25,500 px"),
+        (60, "pdf", "61,200x61,200 px"),
+        (60, "mp4", "15,300x15,300 px"),
+    ],
+)
+def test_colour_bitmap_glyphs_are_asked_of_the_budget_before_they_are_drawn(size, output, drawn):
+    font = cbdt_font(1, 255)
+    assert len(font) < 1000
+    if output == "mp4":
+        pytest.importorskip("av")
+    video = {"video": {"duration": 0.2, "fps": 10}} if output == "mp4" else {}
+    done = subprocess.run(
+        [sys.executable, "-c", COLOR_GLYPHS, json.dumps({**bitmap_text(font, size), **video}), output],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["error"].startswith(f"layer 'bomb': drawing the text's colour glyphs ({drawn}) needs"), report
+    assert report["grown_mb"] < 100  # drawn, the PNG's took 2.7 GB at size 60 and 5 GB at 100; the PDF's 23 GB
+
+
+def test_colour_bitmap_glyphs_of_a_sane_font_are_drawn():
+    image = Image.open(io.BytesIO(tk.render_image(bitmap_text(cbdt_font(100, 100), 40)).data)).convert("RGB")
+    assert image.getpixel((20, 20)) == (255, 0, 0)  # the glyph: 40 px of its red strike
+    assert image.getpixel((60, 20)) != (255, 0, 0)
+
+
 def test_glyphs_are_in_the_budget():
     huge = {**TITLE, "width": 60_000, "height": 12_000, "size": 10_000, "autoFit": "none", "text": "Budget"}
     with pytest.raises(tk.LimitError, match=r"layer 'title': the text's glyphs \(\d[\d,]*x\d[\d,]* px\) needs"):

@@ -80,7 +80,7 @@ def _color_image(run: GlyphRun, font: HbFont, scale: float, phase: tuple[float, 
 
 
 def _color_glyph(font: HbFont, glyph: int, transform: tuple[float, ...]) -> Placed | None:
-    if font.face.has_color_png and not font.face.glyph_has_color_paint(glyph):
+    if font.is_bitmap(glyph):
         return _bitmap_glyph(font, glyph, transform)
     paint = hb.RasterPaint()
     paint.transform = transform
@@ -93,14 +93,15 @@ def _color_glyph(font: HbFont, glyph: int, transform: tuple[float, ...]) -> Plac
 
 
 def _bitmap_glyph(font: HbFont, glyph: int, transform: tuple[float, ...]) -> Placed | None:
-    """A glyph of a colour bitmap font (CBDT): its strike, scaled to the glyph's box."""
+    """A glyph of a colour bitmap font (CBDT, sbix): its strike, scaled to the glyph's box
+    (whose memory layout asked of the budget, ``templatekit.layout.glyph_memory``)."""
     blob = font.font.get_glyph_color_png(glyph)
     extents = font.font.get_glyph_extents(glyph)
-    if blob is None or extents is None or not blob.data:
-        return None
     units, _, _, _, dx, dy = transform
-    width = max(1, round(extents.width * units))
-    height = max(1, round(-extents.height * units))
+    box = font.color_box(glyph, units)
+    if blob is None or extents is None or box is None or not blob.data:
+        return None
+    _, _, width, height = box
     with PILImage.open(io.BytesIO(blob.data)) as strike:
         image = strike.convert("RGBA").resize((width, height), PILImage.Resampling.LANCZOS)
     return image, math.floor(dx + extents.x_bearing * units), math.floor(-(dy + extents.y_bearing * units))

@@ -35,6 +35,7 @@ from templatekit.layout.compose import (
     mask_layer_names,
 )
 from templatekit.layout.context import LayoutContext
+from templatekit.layout.glyph_memory import at_scale, check_glyphs_fit
 from templatekit.layout.image import fitted_pixels
 from templatekit.model.layers import FILTERS, Layer, VideoLayer
 from templatekit.model.template import Template
@@ -198,6 +199,7 @@ class FrameMaker:
             # a blend mode mixes with what is under it: painted into a plate of its own,
             # it would mix with nothing; the bottom plate holds the background
             if self.timeline.is_still(layer) and (bottom or layer.blend == "normal"):
+                check_glyphs_fit([drawn[index]], at_scale(1.0))  # as a plate is painted
                 still.append(drawn[index])
                 continue
             self._add_plate(still, background_color(template) if bottom else None, bottom)
@@ -207,11 +209,11 @@ class FrameMaker:
                 clip = ClipReader(layer, ctx.assets.fetch_media(layer.src, ctx.base_dir))
                 self.clips.append(clip)
             group = drawn.get(index)
-            self._stack.append(
-                _Actor(
-                    layer, evolve(group, opacity=1.0, rotation=0.0) if group else None, self.timeline, clip, relayout
-                )
+            actor = _Actor(
+                layer, evolve(group, opacity=1.0, rotation=0.0) if group else None, self.timeline, clip, relayout
             )
+            check_glyphs_fit([group] if group else [], at_scale(actor.scale))  # as its sprite is painted
+            self._stack.append(actor)
         self._add_plate(still, background_color(template) if bottom else None, bottom)
 
     def _add_plate(self, items: list[Item], background: object, bottom: bool) -> None:

@@ -105,7 +105,7 @@ class ColorGlyphs:
         return self.forms[(key, glyph)]
 
     def _draw(self, font: HbFont, glyph: int) -> Ref | None:
-        if not font.face.glyph_has_color_paint(glyph) and not font.face.has_color_layers:
+        if not painted(font, glyph):
             return None
         painter = _Painter(font, self)
         font.font.paint_glyph(glyph, painter.funcs, None, 0, hb.Color(0, 0, 0, 255))
@@ -123,6 +123,12 @@ class ColorGlyphs:
             },
             content,
         )
+
+
+def painted(font: HbFont, glyph: int) -> bool:
+    """Whether a glyph of a colour font is drawn here as vectors, from its COLR paint or
+    layers (a bitmap glyph is drawn as an image)."""
+    return bool(font.face.glyph_has_color_paint(glyph) or font.face.has_color_layers)
 
 
 class _Painter:

@@ -37,7 +37,7 @@ from templatekit.font_file import hb_font
 from templatekit.model.values import Color, Gradient
 from templatekit.paint.glyphs import glyph_image
 from templatekit.paint.gradient import gradient_image, gradient_line
-from templatekit.paint.pdf.color_glyphs import ColorGlyphs, OutlinePen
+from templatekit.paint.pdf.color_glyphs import ColorGlyphs, OutlinePen, painted
 from templatekit.paint.pdf.fonts import EmbeddedFonts
 from templatekit.paint.pdf.glyph_text import actual_texts, glyph_texts
 from templatekit.paint.pdf.objects import Document, Name, Raw, Ref, number, serialise, text_string
@@ -496,9 +496,23 @@ def _paint_color_glyphs(canvas: _Canvas, run: GlyphRun) -> None:
     _write_text(canvas, run, visible=False)
 
 
+def bitmap_density(run: GlyphRun) -> float | None:
+    """The pixels per px at which a run's colour glyphs are drawn as an image (bitmap
+    glyphs, from the font's largest strike at four times their size); None when they are
+    all drawn as vectors, or the run is not in a colour font."""
+    font = hb_font(run.font)
+    if not font.color or all(painted(font, glyph) for glyph in run.glyphs):
+        return None
+    return _density(run)
+
+
+def _density(run: GlyphRun) -> float:
+    return min(EMOJI_DENSITY, EMOJI_MAX_PIXELS / run.size)
+
+
 def _paint_glyph_image(canvas: _Canvas, run: GlyphRun) -> None:
-    """Bitmap colour glyphs, from the font's largest strike at four times their size."""
-    density = min(EMOJI_DENSITY, EMOJI_MAX_PIXELS / run.size)
+    """Bitmap colour glyphs, at ``bitmap_density``."""
+    density = _density(run)
     placed, _ = glyph_image(run, density, (0.0, 0.0))
     if placed is None:
         return
