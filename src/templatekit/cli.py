@@ -260,13 +260,13 @@ def _edit(args: argparse.Namespace) -> int:
     folders = ", ".join(map(str, server.folders))
     print(f"images and fonts are read from {folders} only (--allow-files DIR adds a folder)", flush=True)
     print("saving writes the file; press Ctrl-C to stop", flush=True)
-    with contextlib.nullcontext() if args.no_browser else opened_in_browser(server.page):
-        try:
+    try:
+        with contextlib.nullcontext() if args.no_browser else opened_in_browser(server.page):
             server.serve_forever()
-        except KeyboardInterrupt:
-            pass
-        finally:
-            server.server_close()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
     return 0
 
 
