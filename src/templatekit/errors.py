@@ -28,11 +28,11 @@ class TemplatekitError(Exception):
 MAX_LISTED = 50
 
 
-def listed(lines: Sequence[str], what: str = "problems") -> list[str]:
-    """At most ``MAX_LISTED`` of ``lines``, and then one saying how many more there are."""
-    kept = list(lines[:MAX_LISTED])
-    if len(lines) > MAX_LISTED:
-        kept.append(f"… and {len(lines) - MAX_LISTED:,} more {what} like these")
+def listed(lines: Sequence[str], what: str = "problems", limit: int = MAX_LISTED) -> list[str]:
+    """At most ``limit`` of ``lines``, and then one saying how many more there are."""
+    kept = list(lines[:limit])
+    if len(lines) > limit:
+        kept.append(f"… and {len(lines) - limit:,} more {what} like these")
     return kept
 
 

@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, 
 
 from templatekit.errors import TemplatekitError
 from templatekit_server import catalog, idempotency, logs, render_cache, webhooks
-from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, envelope, from_library
+from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, bounded, envelope, from_library
 from templatekit_server.pages import PageHeaders, page_mounts
 from templatekit_server.routes import editor, hooks, meta, renders, signed, templates, videos
 from templatekit_server.settings import Settings
@@ -108,7 +108,8 @@ def error_response(
     request: Request, code: str, message: str, headers: dict[str, str] | None = None, problems: Sequence[str] = ()
 ) -> Response:
     """The envelope, with the code's status; every failure is logged with its request id.
-    Credentials in URLs the message quotes are redacted."""
+    The message and problems are cut to size, and credentials in URLs they quote redacted."""
+    message, problems = bounded(message, problems)
     message = logs.redacted(message)
     problems = [logs.redacted(problem) for problem in problems]
     error = ApiError(code, message, headers)

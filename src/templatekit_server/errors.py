@@ -3,6 +3,8 @@
 Every failure answers ``{"error": {"code", "docs", "message", "requestId"}}`` with the
 status of its code; an invalid template adds ``problems``, one ``"path: message"`` each,
 so that an editor can show each at its field. Library exceptions map to codes here, and nowhere else.
+An answer says what is wrong and where, in a few kilobytes at most: messages and problems
+are cut (``bounded``), never a request echoed back.
 """
 
 from __future__ import annotations
@@ -19,11 +21,17 @@ from templatekit.errors import (
     StorageError,
     TemplateError,
     TemplatekitError,
+    listed,
 )
 
 log = logging.getLogger("templatekit.server")
 
 DATABASE_UNAVAILABLE = "the server's database is unavailable; try again shortly"
+#: The longest message of an error answer, and of each of its problems, in characters;
+#: the most problems it lists (the library lists fifty and how many more).
+MAX_MESSAGE = 4_000
+MAX_PROBLEM = 500
+MAX_PROBLEMS = 100
 
 STATUS = {
     "BAD_REQUEST": 400,
@@ -77,6 +85,22 @@ def from_library(exc: TemplatekitError) -> ApiError:
     if isinstance(exc, RenderError):
         return ApiError("INTERNAL_SERVER_ERROR", f"render failed: {exc}")
     return ApiError("INTERNAL_SERVER_ERROR", str(exc))
+
+
+def bounded(message: str, problems: Sequence[str]) -> tuple[str, list[str]]:
+    """The message and the problems of an answer cut to size: at most ``MAX_MESSAGE``
+    and ``MAX_PROBLEM`` characters, at most ``MAX_PROBLEMS`` problems."""
+    kept = listed(problems, limit=MAX_PROBLEMS)
+    return shortened(message, MAX_MESSAGE), [shortened(problem, MAX_PROBLEM) for problem in kept]
+
+
+def shortened(text: str, limit: int) -> str:
+    """``text`` up to ``limit`` characters, cut after a whole word (so that no URL is
+    cut before its credentials can be redacted), saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    cut = max(text.rfind(" ", 0, limit), 0)
+    return f"{text[:cut]} … ({len(text) - cut:,} more characters)"
 
 
 def envelope(

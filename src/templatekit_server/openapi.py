@@ -1037,8 +1037,10 @@ INFO_TEXT = """\
 Renders design templates (named layers, changed by modifications) into PNG, JPEG, WebP, PDF and MP4.
 
 **Keys.** Send the API key as query `apiKey`, as body field `apiKey`, or as
-`Authorization: Bearer <key>`; when several are sent they must agree. A key sees the templates
-of its workspace, and the videos and files of its own project.
+`Authorization: Bearer <key>`; when several are sent they must agree. A body over 64 KB is read
+further only once its key is known: send that key in the header or the query, or as one of the
+body's first fields. A key sees the templates of its workspace, and the videos and files of its
+own project.
 
 **Errors.** Every failure answers `{"error": {"code", "docs", "message", "requestId"}}` (schema
 `Error`) with the status of its code; several codes share a status, so look at `code`. The

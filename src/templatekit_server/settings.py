@@ -43,6 +43,9 @@ class Settings:
     job_heartbeat_seconds: float = 5.0
     #: Largest request body, in bytes.
     max_body_bytes: int = 5_000_000
+    #: How much of a body is read before its API key is known, when the key is not in the
+    #: Authorization header or the query (a larger body must bring it in its first fields).
+    max_keyless_body_bytes: int = 65_536
     #: Longest text of any one field of a request (characters).
     max_text_chars: int = 20_000
     #: SSE comment lines are sent this often when nothing else is.
@@ -148,6 +151,7 @@ _ENV = {
     "TEMPLATEKIT_JOB_STALE_SECONDS": "job_stale_seconds",
     "TEMPLATEKIT_JOB_HEARTBEAT_SECONDS": "job_heartbeat_seconds",
     "TEMPLATEKIT_MAX_BODY_BYTES": "max_body_bytes",
+    "TEMPLATEKIT_MAX_KEYLESS_BODY_BYTES": "max_keyless_body_bytes",
     "TEMPLATEKIT_KEEP_ALIVE_SECONDS": "keep_alive_seconds",
     "TEMPLATEKIT_FETCH_ALLOW": "fetch_allow",
     "TEMPLATEKIT_FETCH_TIMEOUT": "fetch_timeout",

@@ -46,7 +46,11 @@ def test_null_in_an_optional_field_means_not_set(client, live, account):
             [{"name": "photo", "src": 5}],
             "src (layer 'photo'): must be a URL, a data URI or a file path, as text (got 5)",
         ),
-        ([{"name": "grid", "rows": "x"}], "rows (layer 'grid'): [0]: a row must be an object of column keys and cells"),
+        ([{"name": "grid", "rows": "x"}], "rows (layer 'grid'): must be a list (got 'x')"),
+        (
+            [{"name": "grid", "rows": ["x"]}],
+            "rows (layer 'grid'): [0]: a row must be an object of column keys and cells",
+        ),
         ([{"name": "grid", "columns": [{"key": "a"}]}], "columns (layer 'grid'): [0].header: is required"),
         ([{"name": "facts", "rows": [{"key": "Issued"}]}], "rows (layer 'facts'): [0].value: is required"),
     ],

@@ -13,7 +13,7 @@ from starlette.routing import Route
 from templatekit.text.fonts import FontBook
 from templatekit_server.answers import warnings_header
 from templatekit_server.errors import bad_request
-from templatekit_server.inputs import Fields, authenticate, read_json
+from templatekit_server.inputs import Fields, authenticate, read_request
 from templatekit_server.rendering import DraftJob, render_draft_job
 from templatekit_server.routes.renders import FORMAT_ALIASES, IMAGE_FORMATS
 from templatekit_server.state import server_of
@@ -27,10 +27,9 @@ async def preview(request: Request) -> Response:
     counts against the rate limit and against the plan's previews a minute, and runs
     after every billed render that waits (``fairness``)."""
     server = server_of(request)
-    body = await read_json(request, server.settings.max_body_bytes)
+    caller, body = await read_request(request, "previewTemplate")
     if not isinstance(body, dict):
         raise bad_request(f"request body: must be a JSON object (got {type(body).__name__})")
-    caller = await authenticate(request, "previewTemplate", body)
     allowance = server.plan(caller).previews_per_minute
     await server.limiter.hit(f"previews:{caller.key_id}", allowance, "previewTemplate", "previews")
     template = body.get("template")

@@ -24,7 +24,7 @@ from templatekit_server.bucket import Bucket
 from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.files import Files
 from templatekit_server.idempotency import Answer
-from templatekit_server.inputs import Fields, authenticate, read_json
+from templatekit_server.inputs import Fields, read_request
 from templatekit_server.rendering import StillJob, StillOutput, render_still
 from templatekit_server.state import ServerState, server_of
 
@@ -52,12 +52,11 @@ class Still:
 async def _posted(request: Request, operation: str) -> tuple[dict[str, Any], Still]:
     """The body of a render request and what it asks for."""
     server = server_of(request)
-    body = await read_json(request, server.settings.max_body_bytes)
+    caller, body = await read_request(request, operation)
     if body is None:
         body = {}
     if not isinstance(body, dict):
         raise bad_request(f"request body: must be a JSON object (got {type(body).__name__})")
-    caller = await authenticate(request, operation, body)
     still = still_of(server, operation, caller, Fields(body, server.settings.max_text_chars))
     if body.get("webhookUrl") not in (None, "") and operation != "createStoredImage":
         raise bad_request(

@@ -17,7 +17,7 @@ from templatekit_server import catalog
 from templatekit_server.answers import warnings_header
 from templatekit_server.db import Database
 from templatekit_server.errors import bad_request
-from templatekit_server.inputs import Fields, authenticate, read_json
+from templatekit_server.inputs import Fields, authenticate, read_request
 from templatekit_server.state import server_of
 
 MAX_VERSION = 2**31 - 1
@@ -92,8 +92,7 @@ async def listing(request: Request) -> Response:
 
 async def upload(request: Request) -> Response:
     server = server_of(request)
-    body = await read_json(request, server.settings.max_body_bytes)
-    caller = await authenticate(request, "createTemplate", body)
+    caller, body = await read_request(request, "createTemplate")
     if not isinstance(body, dict):
         raise bad_request(f"request body: must be a template object (got {type(body).__name__})")
     template = {key: value for key, value in body.items() if key != "apiKey"}
@@ -112,8 +111,7 @@ async def update(request: Request) -> Response:
     """A new version of the template; with ``If-Match: <version>``, only if that is its
     current version (CONFLICT otherwise), so that two editors cannot overwrite each other."""
     server = server_of(request)
-    body = await read_json(request, server.settings.max_body_bytes)
-    caller = await authenticate(request, "updateTemplate", body)
+    caller, body = await read_request(request, "updateTemplate")
     template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
     if not isinstance(body, dict):
         raise bad_request(f"request body: must be a template object (got {type(body).__name__})")
@@ -138,8 +136,7 @@ def _if_match(value: str | None) -> int | None:
 
 async def revert(request: Request) -> Response:
     server = server_of(request)
-    body = await read_json(request, server.settings.max_body_bytes)
-    caller = await authenticate(request, "revertTemplate", body)
+    caller, body = await read_request(request, "revertTemplate")
     template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
     version = body.get("version") if isinstance(body, dict) else None
     if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= MAX_VERSION:

@@ -23,7 +23,7 @@ from templatekit_server.answers import idempotent, json_answer
 from templatekit_server.db import iso_time
 from templatekit_server.errors import ApiError, bad_request, from_library
 from templatekit_server.idempotency import Answer
-from templatekit_server.inputs import Fields, authenticate, read_json
+from templatekit_server.inputs import Fields, authenticate, read_request
 from templatekit_server.state import ServerState, server_of
 
 POLL_SECONDS = 0.25
@@ -33,11 +33,10 @@ TERMINAL = ("done", "error")
 
 async def render_video(request: Request) -> Response:
     server = server_of(request)
-    body = await read_json(request, server.settings.max_body_bytes)
+    caller, body = await read_request(request, "renderVideo")
     body = {} if body is None else body
     if not isinstance(body, dict):
         raise bad_request(f"request body: must be a JSON object (got {type(body).__name__})")
-    caller = await authenticate(request, "renderVideo", body)
     if server.video_unavailable:  # refused before a job exists, never a job that fails later
         raise bad_request(f"renderVideo: {server.video_unavailable}")
     fields = Fields(body, server.settings.max_text_chars)
