@@ -138,6 +138,10 @@ def test_modifications_are_counted_before_they_are_read():
         tk.apply(base, [{"name": "items"}] * 100_000)
     with pytest.raises(tk.ModificationError, match=r"modifications\[0\]: at most 100 fields allowed \(got 5,000\)"):
         tk.apply(base, [{"name": "items", **{f"f{n}": 1 for n in range(5000)}}])
+    as_text = "[" + "[]," * 1_000_000 + "[]]"  # JSON text: counted before it is parsed
+    peak, error = peak_of(lambda: tk.apply(base, as_text))
+    assert str(error) == "modifications: more than 250,000 JSON values (2,000,002 commas, colons and brackets)"
+    assert peak < CHEAP, peak
     huge_name = "n" * 5_000_000
     applied = tk.apply(base, [{"name": huge_name}])
     assert len(applied.warnings[0]) < 100  # the name is shown shortened, not echoed
