@@ -30,6 +30,10 @@ _PUBLIC_URL = re.compile(r"https?://[\x21-\x7e]+")  # no spaces or control chara
 _FIELDS = ("bucket", "region", "endpoint", "accessKeyId", "secretAccessKey", "prefix", "publicUrl")
 
 
+#: The longest ``s3Config`` given as JSON text: every field at its longest, quoted.
+MAX_CONFIG_TEXT = 20_000
+
+
 @frozen
 class Bucket:
     bucket: str
@@ -47,6 +51,8 @@ class Bucket:
         """From the request's ``s3Config`` (an object, or its JSON text); BAD_REQUEST
         naming the field otherwise. The endpoint must pass the address policy."""
         if isinstance(value, str):
+            if len(value) > MAX_CONFIG_TEXT:  # its fields' limits, in JSON: refused before it is parsed
+                raise bad_request(f"s3Config: at most {MAX_CONFIG_TEXT:,} characters of JSON text (got {len(value):,})")
             try:
                 value = jsontext.parse(value)
             except jsontext.JSONTextError as exc:

@@ -112,6 +112,19 @@ def test_a_body_of_millions_of_values_is_refused_before_it_is_parsed(server, acc
     assert message.startswith("request body: more than 250,000 JSON values (2,400,00"), message
 
 
+def test_json_text_inside_a_body_is_measured_before_it_is_parsed(server, account, client):
+    """Marks inside strings count towards the body's values too; a long text of few marks
+    is measured by its own limit before it is parsed."""
+    lists = "[" + "[]," * 1_500_000 + "[]]"
+    within = {"templateId": "card", "modifications": lists}
+    message = refused(client.post(f"{server.api}/templates/createImage", json=within, headers=account.bearer))
+    assert message == "request body: more than 250,000 JSON values (3,000,006 commas, colons and brackets)"
+    config = json.dumps({"bucket": "b" * 4_000_000})
+    bucket = {"templateId": "card", "s3Config": config}
+    message = refused(client.post(f"{server.api}/templates/createImage", json=bucket, headers=account.bearer))
+    assert message == "s3Config: at most 20,000 characters of JSON text (got 4,000,014)"
+
+
 def test_path_data_is_refused_by_its_length_before_it_is_parsed(server, account, client):
     arcs = "M0 0" + "a1 1 0 0 1 1 1" * 340_000  # 4.8 MB: 9.8 s of the server's own time before
     template = with_layers("arcs", shape_layer("p", shape="path", path=arcs))
