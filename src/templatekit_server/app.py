@@ -43,7 +43,8 @@ _CLIENT_ID = re.compile(r"[A-Za-z0-9._\-]{1,64}")
 class RequestIds:
     """Gives every request an id (the client's ``X-Request-Id`` when it is a plain
     token), at ``request.state.request_id`` and in the answer's ``X-Request-Id``; adds
-    the key's rate-limit window to the answer (see ``inputs.count_request``); logs one
+    the key's rate-limit window to the answer (see ``inputs.count_request``) and
+    ``X-Content-Type-Options: nosniff`` to every answer; logs one
     access line per request: method, path, status, time and id, but never the query
     string, which may carry an API key or a signature; and answers an unexpected error
     with the envelope itself, so that the connection stays usable (Starlette's own
@@ -72,6 +73,7 @@ class RequestIds:
                 headers = MutableHeaders(scope=message)
                 if REQUEST_ID not in headers:
                     headers[REQUEST_ID] = request_id
+                headers.setdefault("X-Content-Type-Options", "nosniff")  # a file is what its type says
                 for name, value in scope["state"].get("rate_limit_headers", {}).items():
                     if name not in headers:
                         headers[name] = value

@@ -25,6 +25,7 @@ from sqlalchemy.exc import IntegrityError
 from templatekit import load_template
 from templatekit.describe import describe
 from templatekit.errors import TemplateError
+from templatekit.model.convert import converter
 from templatekit.model.template import Template
 from templatekit_server.db import Database, iso_time, now, template_versions, templates
 from templatekit_server.errors import ApiError
@@ -70,6 +71,28 @@ def parse_template(body: Any) -> tuple[Template, list[str]]:
     if problems or template is None:
         raise ApiError("BAD_REQUEST", "template is invalid: " + "; ".join(problems))
     return template, list(template.load_warnings)
+
+
+def as_read(given: Any, read: Any) -> Any:
+    """The template as given, but for each value that the reader took as another kind
+    (a layer's ``"text": 42`` as text, ``"visible": 0`` as false), written as it was
+    read: what is stored is given back as the template format describes it, and fields
+    this version does not know are kept as they came."""
+    if isinstance(given, dict) and isinstance(read, dict):
+        return {key: as_read(value, read[key]) if key in read else value for key, value in given.items()}
+    if isinstance(given, list) and isinstance(read, list | tuple) and len(given) == len(read):
+        return [as_read(value, seen) for value, seen in zip(given, read, strict=True)]
+    if _scalar_kind(given) and _scalar_kind(read) and _scalar_kind(given) != _scalar_kind(read):
+        return read
+    return given
+
+
+def _scalar_kind(value: Any) -> str | None:
+    """A plain JSON value's kind (bool before number: True is an int to Python)."""
+    for kind, types in (("boolean", bool), ("number", int | float), ("string", str)):
+        if isinstance(value, types):
+            return kind
+    return None
 
 
 def _local(value: Any, path: str = "") -> list[tuple[str, str]]:
@@ -128,7 +151,8 @@ def save(
     it does not exist, and CONFLICT when ``expected`` is not its current version."""
     template, warnings = parse_template(body)
     template_id = checked_template_id(str(body.get("id") or f"tpl_{secrets.token_hex(8)}"), "id")
-    stored = json.dumps({**body, "id": template_id}, ensure_ascii=False, separators=(",", ":"))
+    kept = as_read(body, converter.unstructure(template))
+    stored = json.dumps({**kept, "id": template_id}, ensure_ascii=False, separators=(",", ":"))
     kind = "video" if template.video is not None else "image"
     timestamp = now()
     try:

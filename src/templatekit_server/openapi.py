@@ -696,7 +696,16 @@ def _meta_paths(errors: _ErrorResponses) -> Json:
 def _schemas() -> Json:
     model = ModelSchema()
     fields = modification_fields(model)
-    return {**_interface_schemas(fields, model), **model.definitions}
+    return {**_interface_schemas(fields, model), **_lenient(model.definitions)}
+
+
+def _lenient(definitions: Json) -> Json:
+    """The model's objects as the server reads them: a field this version does not know
+    is kept (a stored template gives it back) or ignored, with a warning, not refused."""
+    return {
+        name: {**schema, "additionalProperties": True} if schema.get("additionalProperties") is False else schema
+        for name, schema in definitions.items()
+    }
 
 
 def _interface_schemas(fields: Json, model: ModelSchema) -> Json:

@@ -466,3 +466,15 @@ def test_workers_are_replaced_after_their_number_of_renders(tmp_path):
                 assert answer.status_code == 200
                 seen |= set(render_workers(server))
         assert len(seen) >= 4  # ten renders, a new worker after every three
+
+
+def test_every_answer_says_its_type_is_not_to_be_sniffed(live):
+    """A browser never takes a rendered file or an error for another type than it says."""
+    account = live.account()
+    live.add_template(account, text_template("sniff"))
+    answers = [
+        httpx.post(f"{live.api}/templates/createImage", json={"templateId": "sniff"}, headers=account.bearer),
+        httpx.post(f"{live.api}/templates/createImage", json={"templateId": "none"}, headers=account.bearer),
+        httpx.get(f"{live.api}/liveness"),
+    ]
+    assert [answer.headers.get("X-Content-Type-Options") for answer in answers] == ["nosniff"] * 3

@@ -104,3 +104,17 @@ def test_a_project_sees_its_info(client, live, account):
     info = client.get(f"{live.api}/info", headers=account.bearer).json()
     assert info["id"] == account.project and info["name"] == "test project"
     assert info["avatar"] is None and info["createdAt"].endswith("Z")
+
+
+def test_a_value_read_as_another_kind_is_kept_as_it_was_read(live, client):
+    """The source is given back as the template format describes it: a number that was
+    read as text is stored as that text, a 1 read as true as true; fields this version
+    does not know as they came."""
+    account = live.account()
+    body = text_template("numbers", later={"kept": True})
+    body["layers"][1] |= {"text": 2026, "font": 0, "visible": 1, "shine": 3}
+    assert client.post(f"{live.api}/templates", json=body, headers=account.bearer).status_code == 201
+    source = client.get(f"{live.api}/templates/numbers/source", headers=account.bearer).json()
+    title = source["layers"][1]
+    assert (title["text"], title["font"], title["visible"]) == ("2026", "0", True)
+    assert (title["shine"], source["later"]) == (3, {"kept": True})
