@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from attrs import frozen
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import Connection, Select, bindparam, func, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
@@ -56,6 +56,8 @@ PER_TARGET = 2
 PAUSE_AFTER = 20
 #: Due deliveries considered per workspace in one claim.
 _HEADS = 16
+#: Seconds between two claims at least, however often the sender is woken.
+CLAIM_INTERVAL = 0.05
 #: A claimed delivery is held for twice the timeout and this margin (the attempt and its
 #: record), then another sender may take it.
 HOLD_MARGIN_SECONDS = 10.0
@@ -81,21 +83,27 @@ def claim(
     """Up to ``limit`` due deliveries, taken for ``worker`` until ``hold`` seconds from
     now, fairly between workspaces (see the module); with ``keep_last`` the last of the
     ``limit`` only for a workspace with none in flight. ``weight_of`` gives a plan's
-    weight by its name."""
-    with db.write() as connection:
+    weight by its name. They are chosen in a read (a backlog of thousands to a full
+    target costs no lock), and taken in a short write that checks each is still due."""
+    with db.read() as connection:
         moment = now()
         targets, flying = _in_flight(connection, moment)
-        chosen: list[Any] = []
-        candidates = list(_due(connection, moment))
-        while len(chosen) < limit:
-            last = keep_last and len(chosen) == limit - 1
-            row = _fairest(candidates, targets, flying, weight_of, last)
-            if row is None:
-                break
-            candidates.remove(row)
-            targets[_target(row)] += 1
-            flying[row.workspace_id] += 1
-            chosen.append(row)
+        full = [target for target, count in targets.items() if count >= PER_TARGET]
+        candidates = list(_due(connection, moment, full))
+    chosen: list[Any] = []
+    while len(chosen) < limit:
+        last = keep_last and len(chosen) == limit - 1
+        row = _fairest(candidates, targets, flying, weight_of, last)
+        if row is None:
+            break
+        candidates.remove(row)
+        targets[_target(row)] += 1
+        flying[row.workspace_id] += 1
+        chosen.append(row)
+    if not chosen:
+        return []
+    with db.write() as connection:
+        moment = now()
         return [delivery for row in chosen if (delivery := _take(connection, row, worker, moment, hold)) is not None]
 
 
@@ -114,9 +122,10 @@ def _in_flight(connection: Connection, moment: float) -> tuple[Counter[str], Cou
     return Counter(_target(row) for row in rows), Counter(row.workspace_id for row in rows)
 
 
-def _due(connection: Connection, moment: float) -> Sequence[Any]:
+def _due_statement() -> Select[Any]:
     """The first due deliveries of each workspace (of each target first its first two),
-    to endpoints that are not paused, with the workspace and its plan."""
+    due at ``:moment``, to endpoints that are not paused and to targets not in ``:full``,
+    with the workspace and its plan. Made once: the statement is the same every time."""
     target = func.coalesce(webhook_deliveries.c.endpoint_id, webhook_deliveries.c.url)
     by_target = func.row_number().over(
         partition_by=target, order_by=(webhook_deliveries.c.next_at, webhook_deliveries.c.id)
@@ -128,8 +137,9 @@ def _due(connection: Connection, moment: float) -> Sequence[Any]:
         .join(webhook_endpoints, webhook_endpoints.c.id == webhook_deliveries.c.endpoint_id, isouter=True)
         .where(
             webhook_deliveries.c.status.in_(("pending", "sending")),
-            webhook_deliveries.c.next_at <= moment,
+            webhook_deliveries.c.next_at <= bindparam("moment"),
             webhook_endpoints.c.paused_at.is_(None),
+            target.not_in(bindparam("full", expanding=True)),
         )
         .subquery()
     )
@@ -137,9 +147,14 @@ def _due(connection: Connection, moment: float) -> Sequence[Any]:
         partition_by=due.c.workspace_id, order_by=(due.c.in_target, due.c.next_at, due.c.id)
     )
     heads = select(due, by_workspace.label("in_workspace")).where(due.c.in_target <= PER_TARGET).subquery()
-    return connection.execute(
-        select(heads).where(heads.c.in_workspace <= _HEADS).order_by(heads.c.in_workspace, heads.c.next_at)
-    ).all()
+    return select(heads).where(heads.c.in_workspace <= _HEADS).order_by(heads.c.in_workspace, heads.c.next_at)
+
+
+_DUE = _due_statement()
+
+
+def _due(connection: Connection, moment: float, full: Sequence[str]) -> Sequence[Any]:
+    return connection.execute(_DUE, {"moment": moment, "full": list(full)}).all()
 
 
 def _fairest(
@@ -167,6 +182,7 @@ def _take(connection: Connection, row: Any, worker: str, moment: float, hold: fl
             webhook_deliveries.c.id == row.id,
             webhook_deliveries.c.status == row.status,
             webhook_deliveries.c.attempts == row.attempts,
+            webhook_deliveries.c.next_at <= moment,
         )
         .values(status="sending", worker=worker, attempts=row.attempts + 1, next_at=moment + hold)
     ).rowcount
@@ -285,6 +301,7 @@ class WebhookSender:
         self.backoff = tuple(backoff)
         self.worker = new_id("sender")
         self._free = max(1, concurrency)
+        self._claimed_at = -CLAIM_INTERVAL
         self._wake = asyncio.Event()
         self._sending: set[asyncio.Task[None]] = set()
 
@@ -311,6 +328,9 @@ class WebhookSender:
     async def _send_due(self) -> None:
         self._wake.clear()
         if self._free:
+            # wakes come with each render announced: a burst of them is one claim
+            await asyncio.sleep(max(0.0, self._claimed_at + CLAIM_INTERVAL - time.monotonic()))
+            self._claimed_at = time.monotonic()
             hold = 2 * self.timeout + HOLD_MARGIN_SECONDS
             keep_last = self.concurrency > 1
             claimed = await run_in_threadpool(claim, self.db, self.worker, self._free, hold, keep_last, self.weight_of)
