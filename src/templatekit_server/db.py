@@ -10,7 +10,9 @@ server processes on several hosts.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -334,6 +336,11 @@ class Database:
         self.engine: Engine = create_engine(url, **options)
         self._count_upserts: dict[tuple[str, tuple[str, ...], bool], Any] = {}
         self._compiled: dict[ClauseElement, tuple[str, tuple[str, ...] | None]] = {}
+        # SQLite lets one transaction write at a time; the threads of one process that
+        # want to write wait their turn on a lock rather than in SQLite's busy handler,
+        # which sleeps and retries (a writer could wait seconds while others came and
+        # went: one workspace's stream of writes held up another's reservation)
+        self._writing: Any = _writer_lock(self.url.database) if self.sqlite else contextlib.nullcontext()
         if self.sqlite:
             _sqlite_locking(self.engine)
         self.migrate()
@@ -360,7 +367,7 @@ class Database:
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
-        with self.engine.connect() as connection:
+        with self._writing, self.engine.connect() as connection:
             connection = connection.execution_options(templatekit_write=True)
             with connection.begin():
                 yield connection
@@ -454,6 +461,15 @@ def _private_file(database: str | None) -> None:
         os.close(os.open(database, os.O_RDWR | os.O_CREAT, 0o600))
     except OSError:  # SQLite says what is wrong with the path when it opens it
         return
+
+
+_WRITER_LOCKS: dict[str, threading.RLock] = {}
+
+
+def _writer_lock(path: str | None) -> threading.RLock:
+    """The lock of this process's writers to the SQLite file at ``path``."""
+    key = os.path.realpath(path) if path else ""
+    return _WRITER_LOCKS.setdefault(key, threading.RLock())
 
 
 def _sqlite_locking(engine: Engine) -> None:
