@@ -51,6 +51,7 @@ from templatekit_server.fairness import FairQueue, Share
 from templatekit_server.settings import Settings
 
 log = logging.getLogger("templatekit.server")
+WORKER_NICENESS = 5
 
 
 @frozen
@@ -144,6 +145,7 @@ class _Worker:
 
 
 def _start_worker(settings: Settings) -> None:
+    os.nice(WORKER_NICENESS)
     _Worker.db = Database(settings.database)
     _Worker.store = Store(settings.storage, timeout=settings.storage_timeout)
     _Worker.assets = tk.AssetLoader(
