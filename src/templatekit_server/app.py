@@ -18,7 +18,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount
 from starlette.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, Send
@@ -81,6 +81,8 @@ class RequestIds:
 
         try:
             await self.app(scope, receive, send_with_id)
+        except ClientDisconnect:
+            status = 499  # the client went away before its request was whole: nobody to answer
         except Exception as exc:
             if answered:
                 raise  # half an answer is out: only closing the connection can say it failed

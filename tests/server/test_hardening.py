@@ -11,6 +11,7 @@ import itertools
 import json
 import os
 import re
+import socket
 import stat
 import subprocess
 import threading
@@ -478,3 +479,21 @@ def test_every_answer_says_its_type_is_not_to_be_sniffed(live):
         httpx.get(f"{live.api}/liveness"),
     ]
     assert [answer.headers.get("X-Content-Type-Options") for answer in answers] == ["nosniff"] * 3
+
+
+def test_a_client_gone_before_its_body_is_whole_is_no_error(live):
+    """A client that closes its connection halfway through its body is logged as gone
+    (499), not as an unexpected error with a stack trace."""
+    account = live.account()
+    before = live.log().count("Traceback")
+    request = (
+        f"POST /v1/templates/createImage HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {account.key}\r\n"
+        "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+    ).encode() + b'{"templateId": "card", "modifications": {"title": "'
+    with socket.create_connection(("127.0.0.1", live.port)) as connection:
+        connection.sendall(request)
+        time.sleep(0.3)
+    deadline = time.monotonic() + 5
+    while " 499 " not in live.log() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert " 499 " in live.log() and live.log().count("Traceback") == before
