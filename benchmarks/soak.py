@@ -269,7 +269,12 @@ def only_tenants(seconds: float, json_path: Path | None) -> int:
     with running_server() as server:
         data_dir, _ = workspace_of(server)
         figures = tenants.run(server, data_dir, seconds)
-        traces = server.log.read_text(errors="replace").count("Traceback")
+        log = server.log.read_text(errors="replace")
+        traces = log.count("Traceback")
+        if traces:
+            start = log.index("Traceback")
+            end = log.find("\n20", start)
+            print(log[start : end if end > 0 else None][-2500:])
     print(f"\nno stack trace in the server log: {'PASS' if traces == 0 else 'FAIL'}")
     verdict = "PASS" if figures["check"] else "FAIL"
     print(f"quiet p99 beside a hostile workspace <= {tenants.TARGET:g}x alone: {verdict}")
