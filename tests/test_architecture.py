@@ -82,6 +82,14 @@ def test_the_parts_import_each_other_without_cycles(graph):
     assert list(cycles(edges)) == []
 
 
+def test_no_module_imports_itself_back_even_for_its_types():
+    """No cycle even inside a part, counting the imports made for type hints alone: a
+    module that needs another's types while that one needs it is one job cut in two."""
+    graph = grimp.build_graph(LIBRARY, SERVER, exclude_type_checking_imports=False, cache_dir=None)
+    edges = {module: set(graph.find_modules_directly_imported_by(module)) for module in graph.modules}
+    assert list(cycles(edges)) == []
+
+
 @pytest.mark.parametrize("importer", sorted(FORBIDDEN))
 def test_each_part_keeps_to_its_layer(graph, importer):
     for imported in FORBIDDEN[importer]:

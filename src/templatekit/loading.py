@@ -8,7 +8,7 @@ from typing import Any
 
 import attrs
 
-from templatekit.model.convert import looks_like_json, parse_json, read_template_file, structure_template
+from templatekit.model.reading import looks_like_json, parse_json, read_template_file, structure_template
 from templatekit.model.template import Template
 
 TemplateSource = Template | dict[str, Any] | str | os.PathLike[str]

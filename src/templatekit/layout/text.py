@@ -5,8 +5,8 @@ from __future__ import annotations
 import attrs
 
 from templatekit.layout.context import LayoutContext
-from templatekit.model.layers import TextLayer
-from templatekit.model.markup import Span, from_spans, parse_markup
+from templatekit.model.layers import TextLayer, TextSpan
+from templatekit.model.markup import Span, SpanStyle, parse_markup
 from templatekit.scene import Item, Outline, Rect
 from templatekit.text.typeset import StyledText, TextStyle, fit, place, typeset
 
@@ -63,3 +63,24 @@ def styled(spans: tuple[Span, ...], base: TextStyle) -> StyledText:
         changes = {name: value for name, value in attrs.asdict(span.style, recurse=False).items() if value is not None}
         result.append((span.text, attrs.evolve(base, **changes)))
     return tuple(result)
+
+
+def from_spans(spans: tuple[TextSpan, ...]) -> tuple[Span, ...]:
+    """The structured spans of a text layer as the markup's spans."""
+    return tuple(
+        Span(
+            span.text,
+            SpanStyle(
+                weight=span.weight,
+                italic=span.italic,
+                color=span.color,
+                size=span.size,
+                family=span.font,
+                letter_spacing=span.letter_spacing,
+                underline=span.underline,
+                strike=span.strikethrough,
+                highlight=span.highlight,
+            ),
+        )
+        for span in spans
+    )

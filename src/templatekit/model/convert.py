@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import reprlib
 import typing
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice, repeat
-from pathlib import Path
 from typing import Any, Literal, Union
 
 import attrs
@@ -22,19 +20,15 @@ from cattrs import Converter
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError, IterableValidationNote
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
-from templatekit import jsontext
-from templatekit.errors import TemplateError, listed
 from templatekit.model.layers import (
     LAYER_KINDS,
     AnyLayer,
-    BarcodeLayer,
     CellValue,
     ChartPoint,
     ChartSeries,
     Column,
     Layer,
     PlotlyFigure,
-    QRCodeLayer,
     UnknownLayer,
 )
 from templatekit.model.template import BackgroundImage, Template
@@ -170,7 +164,7 @@ def _chart_rows(value: Any, _: Any) -> tuple[ChartPoint, ...] | tuple[ChartSerie
     return converter.structure(value, tuple[ChartPoint, ...])
 
 
-def _as_json(value: Any) -> Any:
+def as_json(value: Any) -> Any:
     """Objects that say how they are written as JSON (a Plotly figure in Python)."""
     if callable(getattr(value, "to_json", None)):
         return json.loads(value.to_json())
@@ -181,7 +175,7 @@ def _figure(value: Any, _: Any) -> PlotlyFigure:
     """A Plotly figure as JSON: given as JSON, or in Python as a figure object (whatever
     has ``to_json``, as ``plotly.graph_objects.Figure`` does)."""
     if not isinstance(value, dict) and callable(getattr(value, "to_json", None)):
-        value = _as_json(value)
+        value = as_json(value)
     if not isinstance(value, dict):
         raise ValueError(f"must be a Plotly figure: an object with 'data' and 'layout' (got {shown_value(value, 80)})")
     unknown = sorted(set(value) - {"data", "layout", "frames", "config"})
@@ -408,136 +402,3 @@ def model_problems(obj: Any, path: Path_ = ()) -> Iterator[str]:
     elif isinstance(obj, tuple):
         for index, item in enumerate(obj):
             yield from model_problems(item, (*path, index))
-
-
-# ---------------------------------------------------------------- loading
-
-
-@attrs.frozen
-class Loaded:
-    template: Template
-    warnings: tuple[str, ...]
-
-
-def _node(data: Any, path: Path_) -> Any:
-    for step in path:
-        data = data[step]
-    return data
-
-
-def _remove(data: Any, path: Path_, keys: Iterable[str]) -> bool:
-    """Delete keys of the object at ``path``; False if there is nothing to delete."""
-    try:
-        node = _node(data, path)
-    except (KeyError, IndexError, TypeError):
-        return False
-    if not isinstance(node, dict):
-        return False
-    present = [key for key in keys if key in node]
-    for key in present:
-        del node[key]
-    return bool(present)
-
-
-def _stand_in(data: Any, path: Path_) -> bool:
-    try:
-        node = _node(data, path[:-1])
-    except (KeyError, IndexError, TypeError):
-        return False
-    if not isinstance(node, dict) or path[-1] in node:
-        return False
-    node[path[-1]] = "1"  # reads as text, a source and a number alike
-    return True
-
-
-def structure_template(data: Any, *, strict: bool, source: str = "template") -> Loaded:
-    """Structure and check template data; raise ``TemplateError`` listing every problem.
-
-    ``strict`` makes unknown fields errors (``templatekit validate``); otherwise they
-    are dropped with a warning, so that older renderers can read newer files. ``strict``
-    also refuses codes whose colours a scanner may not read (renders warn of them). A field
-    that cannot be read is reported and removed, and the rest is read again, so that
-    one run lists the problems of the whole file.
-    """
-    if not isinstance(data, dict):
-        raise TemplateError([f"(template): must be a JSON object (got {type(data).__name__})"], source)
-    from templatekit.model.sizes import template_problems  # the schema is made of this module's classes
-
-    oversized = template_problems(data)
-    if oversized:  # refused by sizes alone, before anything is copied or read
-        raise TemplateError(oversized, source)
-    try:
-        data = json.loads(json.dumps(data, default=_as_json))  # a private copy: reading edits it
-    except (TypeError, ValueError) as exc:
-        raise TemplateError([f"(template): must be JSON data ({exc})"], source) from None
-    problems: dict[str, str] = {}
-    warnings: list[str] = []
-    template: Template | None = None
-    while template is None:
-        try:
-            template = converter.structure(data, Template)
-        except (ClassValidationError, IterableValidationError) as exc:
-            if not _set_aside(data, exc, strict, problems, warnings):
-                raise TemplateError(list(problems.values()), source, warnings) from None
-    for index, layer in enumerate(template.layers):
-        if isinstance(layer, UnknownLayer):
-            kinds = ", ".join(LAYER_KINDS)
-            if strict:
-                problems[f"layers[{index}].type"] = f"layers[{index}].type: must be one of {kinds} (got {layer.kind!r})"
-            else:
-                warnings.append(f"layers[{index}]: unknown layer type {layer.kind!r}; kept but not drawn")
-    for problem in model_problems(template):
-        problems.setdefault(problem.split(": ", 1)[0], problem)
-    if strict:
-        for index, layer in enumerate(template.layers):
-            unreadable = layer.scan_problem() if isinstance(layer, (BarcodeLayer, QRCodeLayer)) else None
-            if unreadable:
-                problems.setdefault(f"layers[{index}].color", f"layers[{index}].color: may not scan: {unreadable}")
-    if problems:
-        raise TemplateError(list(problems.values()), source, warnings)
-    return Loaded(template, tuple(listed(warnings, "warnings")))
-
-
-def _set_aside(data: Any, exc: BaseException, strict: bool, problems: dict[str, str], warnings: list[str]) -> bool:
-    """Record the errors of one reading and remove what caused them; False when
-    nothing could be removed (the same errors would come back)."""
-    progressed = False
-    for path, error in iter_errors(exc):
-        if isinstance(error, ForbiddenExtraKeysError):
-            extra = sorted(error.extra_fields)
-            if strict:
-                problems.setdefault(f"{format_path(path)}:extra", f"{format_path(path)}: {describe_error(error)}")
-            else:
-                warnings.extend(f"{format_path((*path, key))}: unknown field ignored" for key in extra)
-            progressed |= _remove(data, path, extra)
-            continue
-        where = format_path(path)
-        if where in problems:
-            # A required field whose bad value was removed comes back missing: a
-            # stand-in lets the rest of the file be read (its problem is listed).
-            if isinstance(error, KeyError) and path and isinstance(path[-1], str):
-                progressed |= _stand_in(data, path)
-            continue
-        problems[where] = f"{where}: {describe_error(error)}"
-        if path and isinstance(path[-1], str):
-            progressed |= _remove(data, path[:-1], [path[-1]])
-    return progressed
-
-
-def parse_json(text: str, source: str) -> Any:
-    try:
-        return jsontext.parse(text)
-    except jsontext.JSONTextError as exc:
-        raise TemplateError([f"(json): {exc}"], source) from None
-
-
-def read_template_file(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TemplateError([f"(file): cannot read {path}: {exc.strerror}"], str(path)) from None
-    return parse_json(text, str(path))
-
-
-def looks_like_json(text: str) -> bool:
-    return bool(re.match(r"\s*[{\[]", text))

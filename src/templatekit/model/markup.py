@@ -11,14 +11,10 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
-from typing import TYPE_CHECKING
 
 from attrs import evolve, frozen
 
 from templatekit.model.values import Color
-
-if TYPE_CHECKING:
-    from templatekit.model.layers import TextSpan
 
 #: Tags the subset has, and what each sets.
 _TAG_STYLES = {
@@ -229,24 +225,3 @@ def _property(name: str, value: str) -> dict[str, object]:
     if abs(number) > MAX_SIZE:
         raise ValueError(f"{value!r} must be within ±{MAX_SIZE:g}px")
     return {"letter_spacing": number}
-
-
-def from_spans(spans: tuple[TextSpan, ...]) -> tuple[Span, ...]:
-    """The structured spans of a text layer as the markup's spans."""
-    return tuple(
-        Span(
-            span.text,
-            SpanStyle(
-                weight=span.weight,
-                italic=span.italic,
-                color=span.color,
-                size=span.size,
-                family=span.font,
-                letter_spacing=span.letter_spacing,
-                underline=span.underline,
-                strike=span.strikethrough,
-                highlight=span.highlight,
-            ),
-        )
-        for span in spans
-    )
