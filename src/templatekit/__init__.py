@@ -23,6 +23,7 @@ from templatekit.errors import (
     TemplateError,
     TemplatekitError,
 )
+from templatekit.kinds import add_layer_kind
 from templatekit.loading import load_template
 from templatekit.model.modification import Modification
 from templatekit.model.template import Template
@@ -58,6 +59,7 @@ __all__ = [
     "Template",
     "TemplateError",
     "TemplatekitError",
+    "add_layer_kind",
     "apply",
     "cache_usage",
     "describe",

@@ -13,7 +13,6 @@ from PIL import Image
 
 import templatekit as tk
 from templatekit.apply import forget_fields
-from templatekit.kinds import add_layer_kind
 from templatekit.layout.compose import ADDED_LAYOUTS
 from templatekit.layout.context import LayoutContext
 from templatekit.model.checks import between, field
@@ -48,7 +47,7 @@ def added():
     """The kind, added for each test and taken away after it (the other tests see the
     built-in kinds only)."""
     kinds, layouts = dict(LAYER_KINDS), dict(ADDED_LAYOUTS)
-    add_layer_kind(ProgressBar, progress_layout)
+    tk.add_layer_kind(ProgressBar, progress_layout)
     yield
     LAYER_KINDS.clear()
     LAYER_KINDS.update(kinds)
@@ -82,10 +81,10 @@ def test_an_added_kind_is_in_the_pdf(tmp_path):
 
 def test_mistakes_in_adding_a_kind_are_named():
     with pytest.raises(ValueError, match="exists already"):
-        add_layer_kind(type("Text", (ProgressBar,), {"TYPE": "text"}), progress_layout)
+        tk.add_layer_kind(type("Text", (ProgressBar,), {"TYPE": "text"}), progress_layout)
     with pytest.raises(ValueError, match="MAIN_FIELD"):
-        add_layer_kind(
+        tk.add_layer_kind(
             frozen(kw_only=True)(type("Odd", (ProgressBar,), {"TYPE": "odd", "MAIN_FIELD": "nope"})), progress_layout
         )
     with pytest.raises(TypeError, match="attrs class"):
-        add_layer_kind(int, progress_layout)  # type: ignore[arg-type]
+        tk.add_layer_kind(int, progress_layout)  # type: ignore[arg-type]

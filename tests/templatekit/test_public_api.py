@@ -24,6 +24,7 @@ def test_exported_names():
         "Template",
         "TemplateError",
         "TemplatekitError",
+        "add_layer_kind",
         "apply",
         "cache_usage",
         "describe",
