@@ -24,8 +24,8 @@ FORBIDDEN = {
     LIBRARY: [SERVER],
 }  # fmt: skip
 #: Painters know the Scene's primitives, the values they carry, and font files' glyphs.
-PAINT_MAY_IMPORT = {"templatekit.scene", "templatekit.model.values", "templatekit.font_file", "templatekit.budget",
-                    "templatekit.cache"}  # fmt: skip
+PAINT_MAY_IMPORT = {"templatekit.scene", "templatekit.geometry", "templatekit.model.values", "templatekit.font_file",
+                    "templatekit.budget", "templatekit.cache"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")

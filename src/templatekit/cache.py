@@ -54,7 +54,7 @@ SHARES: dict[str, float] = {
     "qr.geometry": 0.01,
     "table.cells": 0.01,
     "image.vectors": 0.01,  # SVG images as paths, for vector output
-    "raster.item_bounds": 0.005,
+    "scene.bounds": 0.005,
     "barcode.patterns": 0.005,
     "pdf.bar_paths": 0.005,
     "assets.sizes": 0.002,

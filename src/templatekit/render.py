@@ -27,8 +27,7 @@ from templatekit.model.template import Template
 from templatekit.options import PdfInfo, RenderOptions
 from templatekit.paint.canvas import is_opaque, paint
 from templatekit.result import RenderResult
-from templatekit.scene import Group, Item, Scene
-from templatekit.scene_transform import Move, moved_group
+from templatekit.scene import Group, Item, Move, Scene
 from templatekit.text.fonts import Face, FontBook, load_face
 
 THUMBNAIL_SIDE = 320
@@ -229,7 +228,7 @@ def at_moment(template: Template, scene: Scene, time: float) -> Scene:
             group = evolve(group, effects=layer_effects(with_effects(layer, state.effects)))
         if state.dx or state.dy or state.scale != 1:
             centre = (layer.x + layer.width / 2, layer.y + layer.height / 2)
-            group = moved_group(group, Move(state.dx, state.dy, state.scale, centre))
+            group = group.moved(Move(state.dx, state.dy, state.scale, centre))
         items.append(group)
     return evolve(scene, items=tuple(items))
 

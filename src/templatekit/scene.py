@@ -13,6 +13,8 @@ from typing import Any, Literal, TypedDict, Union
 from attrs import evolve, field, frozen
 from PIL import Image as PILImage
 
+from templatekit.cache import memoized
+from templatekit.geometry import Box, grown, overlap, swept, union
 from templatekit.model.values import Color, Gradient
 
 Paint = Union[Color, Gradient]
@@ -49,6 +51,27 @@ def spread_radius(radius: float, by: float) -> float:
     return max(0.0, radius + by) if radius > 0 else 0.0
 
 
+@frozen
+class Move:
+    """Where a video moves or zooms a layer: a point p becomes
+    ``centre + (p - centre) * scale + (dx, dy)``; lengths (sizes, stroke widths, radii,
+    glyph sizes) are multiplied by ``scale``."""
+
+    dx: float = 0.0
+    dy: float = 0.0
+    scale: float = 1.0
+    centre: Point = (0.0, 0.0)
+
+    def point(self, p: Point) -> Point:
+        cx, cy = self.centre
+        return (cx + (p[0] - cx) * self.scale + self.dx, cy + (p[1] - cy) * self.scale + self.dy)
+
+    def box(self, x: float, y: float, width: float, height: float) -> BoxFields:
+        """The fields of a box so placed."""
+        left, top = self.point((x, y))
+        return {"x": left, "y": top, "width": width * self.scale, "height": height * self.scale}
+
+
 @frozen(cache_hash=True)
 class FontFile:
     """A font file by path, or by content for fonts supplied with a template."""
@@ -70,8 +93,20 @@ class Rect:
     radius: float = 0.0
 
     def spread(self, by: float) -> Rect:
-        grown = outset(self.x, self.y, self.width, self.height, by)
-        return evolve(self, **grown, stroke_width=_wider(self.stroke_width, by), radius=spread_radius(self.radius, by))
+        box = outset(self.x, self.y, self.width, self.height, by)
+        return evolve(self, **box, stroke_width=_wider(self.stroke_width, by), radius=spread_radius(self.radius, by))
+
+    def bounds(self) -> Box | None:
+        return (self.x, self.y, self.x + self.width, self.y + self.height)
+
+    def moved(self, move: Move) -> Rect:
+        k = move.scale
+        box = move.box(self.x, self.y, self.width, self.height)
+        return evolve(self, **box, stroke_width=self.stroke_width * k, radius=self.radius * k)
+
+    def weight(self) -> int:
+        """Roughly the bytes the item holds, for the caches that keep laid-out items."""
+        return 200
 
 
 @frozen(cache_hash=True)
@@ -86,8 +121,18 @@ class Ellipse:
 
     def spread(self, by: float) -> Ellipse:
         """Both axes grown by ``by``: CSS's 50% corners on the grown box."""
-        grown = outset(self.x, self.y, self.width, self.height, by)
-        return evolve(self, **grown, stroke_width=_wider(self.stroke_width, by))
+        box = outset(self.x, self.y, self.width, self.height, by)
+        return evolve(self, **box, stroke_width=_wider(self.stroke_width, by))
+
+    def bounds(self) -> Box | None:
+        return (self.x, self.y, self.x + self.width, self.y + self.height)
+
+    def moved(self, move: Move) -> Ellipse:
+        box = move.box(self.x, self.y, self.width, self.height)
+        return evolve(self, **box, stroke_width=self.stroke_width * move.scale)
+
+    def weight(self) -> int:
+        return 200
 
 
 @frozen(cache_hash=True)
@@ -99,6 +144,16 @@ class Line:
 
     def spread(self, by: float) -> None:
         return None
+
+    def bounds(self) -> Box | None:
+        xs, ys = (self.start[0], self.end[0]), (self.start[1], self.end[1])
+        return grown((min(xs), min(ys), max(xs), max(ys)), self.width)
+
+    def moved(self, move: Move) -> Line:
+        return evolve(self, start=move.point(self.start), end=move.point(self.end), width=self.width * move.scale)
+
+    def weight(self) -> int:
+        return 200
 
 
 @frozen(cache_hash=True)
@@ -113,6 +168,19 @@ class Polygon:
             command for c in self.contours for command in (("M", *c[0]), *(("L", *p) for p in c[1:]), ("Z",))
         )
         return Path(commands, fill=self.fill).spread(by)
+
+    def bounds(self) -> Box | None:
+        points = [p for contour in self.contours for p in contour]
+        if not points:
+            return None
+        xs, ys = [p[0] for p in points], [p[1] for p in points]
+        return (min(xs), min(ys), max(xs), max(ys))
+
+    def moved(self, move: Move) -> Polygon:
+        return evolve(self, contours=tuple(tuple(move.point(p) for p in contour) for contour in self.contours))
+
+    def weight(self) -> int:
+        return 200 + 24 * sum(len(contour) for contour in self.contours)
 
 
 @frozen(cache_hash=True)
@@ -163,13 +231,23 @@ class Path:
         width = self.stroke_width + 2 * by
         return evolve(self, stroke=stroke, stroke_width=width, line_join="round", line_cap="round")
 
-    def bounds(self) -> tuple[float, float, float, float]:
+    def hull(self) -> Box:
         """The box of the path's points (control points included: it holds the curves)."""
         xs = [v for c in self.commands for v in c[1::2]]
         ys = [v for c in self.commands for v in c[2::2]]
         if not xs:
             return (0.0, 0.0, 0.0, 0.0)
         return (min(xs), min(ys), max(xs), max(ys))
+
+    def bounds(self) -> Box | None:
+        return grown(self.hull(), self.stroke_width)
+
+    def moved(self, move: Move) -> Path:
+        commands = tuple(_moved_command(command, move) for command in self.commands)
+        return evolve(self, commands=commands, stroke_width=self.stroke_width * move.scale)
+
+    def weight(self) -> int:
+        return 200 + 48 * len(self.commands)
 
 
 @frozen(cache_hash=True)
@@ -184,6 +262,23 @@ class Bars:
 
     def spread(self, by: float) -> None:
         return None
+
+    def bounds(self) -> Box | None:
+        if not self.rects:
+            return None
+        return (
+            min(r[0] for r in self.rects),
+            min(r[1] for r in self.rects),
+            max(r[0] + r[2] for r in self.rects),
+            max(r[1] + r[3] for r in self.rects),
+        )
+
+    def moved(self, move: Move) -> Bars:
+        k = move.scale
+        return evolve(self, rects=tuple((*move.point((x, y)), w * k, h * k) for x, y, w, h in self.rects))
+
+    def weight(self) -> int:
+        return 200 + 40 * len(self.rects)
 
 
 @frozen(cache_hash=True)
@@ -220,6 +315,29 @@ class GlyphRun:
     def spread(self, by: float) -> None:
         return None
 
+    def bounds(self) -> Box | None:
+        """Generous: half an em either side, an em and a half above the baseline and
+        0.8 em below it hold the glyphs of any script, plus the outline."""
+        pad = self.outline.width if self.outline is not None else 0.0
+        return (
+            self.x - self.size * 0.5 - pad,
+            self.y - self.size * 1.5 - pad,
+            self.x + self.width + self.size * 0.5 + pad,
+            self.y + self.size * 0.8 + pad,
+        )
+
+    def moved(self, move: Move) -> GlyphRun:
+        k = move.scale
+        x, y = move.point((self.x, self.y))
+        positions = tuple((px * k, py * k) for px, py in self.positions)
+        return evolve(
+            self, x=x, y=y, size=self.size * k, positions=positions, width=self.width * k,
+            letter_spacing=self.letter_spacing * k,
+        )  # fmt: skip
+
+    def weight(self) -> int:
+        return 300 + 48 * len(self.glyphs) + 2 * len(self.text)
+
 
 @frozen(cache_hash=True)
 class EncodedSource:
@@ -254,6 +372,17 @@ class Image:
             return None
         return Rect(**outset(self.x, self.y, self.width, self.height, by), fill=Color(0, 0, 0))
 
+    def bounds(self) -> Box | None:
+        return (self.x, self.y, self.x + self.width, self.y + self.height)
+
+    def moved(self, move: Move) -> Image:
+        vector = None if self.vector is None else self.vector.moved(move)
+        return evolve(self, **move.box(self.x, self.y, self.width, self.height), vector=vector)
+
+    def weight(self) -> int:
+        pixels = self.image.width * self.image.height * len(self.image.getbands())
+        return 300 + pixels + (self.vector.weight() if self.vector is not None else 0)
+
 
 @frozen(cache_hash=True)
 class Clip:
@@ -267,8 +396,14 @@ class Clip:
     ellipse: bool = False
 
     def spread(self, by: float) -> Clip:
-        grown = outset(self.x, self.y, self.width, self.height, by)
-        return evolve(self, **grown, radius=spread_radius(self.radius, by))
+        box = outset(self.x, self.y, self.width, self.height, by)
+        return evolve(self, **box, radius=spread_radius(self.radius, by))
+
+    def box(self) -> Box:
+        return (self.x, self.y, self.x + self.width, self.y + self.height)
+
+    def moved(self, move: Move) -> Clip:
+        return evolve(self, **move.box(self.x, self.y, self.width, self.height), radius=self.radius * move.scale)
 
 
 @frozen(cache_hash=True)
@@ -300,6 +435,11 @@ class Effects:
         shadows = (abs(s.x) + abs(s.y) + s.spread + 3 * s.blur / 2 for s in self.shadows)
         return max((3 * self.blur, *shadows), default=0.0)
 
+    def scaled(self, k: float) -> Effects:
+        """The effects of a group drawn ``k`` times larger."""
+        shadows = tuple(evolve(s, x=s.x * k, y=s.y * k, blur=s.blur * k, spread=s.spread * k) for s in self.shadows)
+        return evolve(self, shadows=shadows, blur=self.blur * k)
+
 
 @frozen(cache_hash=True)
 class Mask:
@@ -309,6 +449,12 @@ class Mask:
     items: tuple[Item, ...]
     luminance: bool = False
     invert: bool = False
+
+    def moved(self, move: Move) -> Mask:
+        return evolve(self, items=tuple(item.moved(move) for item in self.items))
+
+    def weight(self) -> int:
+        return sum(item.weight() for item in self.items)
 
 
 @frozen(cache_hash=True)
@@ -334,6 +480,51 @@ class Group:
             return None
         clip = self.clip.spread(by) if self.clip is not None else None
         return evolve(self, items=tuple(item for item in items if item is not None), clip=clip, effects=None)
+
+    def content_bounds(self) -> Box | None:
+        """The box of what the items paint, cut by the clip: the group before its effects
+        and its turn."""
+        return _content_bounds(self)
+
+    def bounds(self) -> Box | None:
+        """A box that holds everything the group paints: with its effects' reach, and,
+        turned, the square it stays in however it turns."""
+        inner = self.content_bounds()
+        if inner is not None and self.effects is not None:
+            inner = grown(inner, self.effects.reach)
+        if inner is None or not self.rotation:
+            return inner
+        return swept(inner, self.origin)
+
+    def moved(self, move: Move) -> Group:
+        return evolve(
+            self,
+            items=tuple(item.moved(move) for item in self.items),
+            origin=move.point(self.origin),
+            clip=None if self.clip is None else self.clip.moved(move),
+            mask=None if self.mask is None else self.mask.moved(move),
+            effects=None if self.effects is None else self.effects.scaled(move.scale),
+        )
+
+    def weight(self) -> int:
+        masked = self.mask.weight() if self.mask is not None else 0
+        return 200 + masked + sum(item.weight() for item in self.items)
+
+
+# keyed by the group, which holds its glyphs: a group of new text is not kept unless its
+# bounds are asked for again (as when a render is compared with the one before)
+@memoized("scene.bounds", 2048, lambda _: 120, second_use=True)
+def _content_bounds(group: Group) -> Box | None:
+    box = union(item.bounds() for item in group.items)
+    if box is None or group.clip is None:
+        return box
+    return overlap(box, group.clip.box())
+
+
+def _moved_command(command: tuple[Any, ...], move: Move) -> tuple[Any, ...]:
+    values = command[1:]
+    points = [move.point((float(values[i]), float(values[i + 1]))) for i in range(0, len(values), 2)]
+    return (command[0], *(v for p in points for v in p))
 
 
 def _cubic(start: Point, first: tuple[Any, ...], second: tuple[Any, ...], end: tuple[Any, ...]) -> list[Point]:
@@ -369,23 +560,3 @@ class Scene:
     height: int
     background: Color | None
     items: tuple[Item, ...]
-
-
-def approx_bytes(item: Item) -> int:
-    """Roughly what ``item`` holds in memory, for the caches that keep laid-out items: a
-    few hundred bytes an item, more for each glyph, point and pixel."""
-    if isinstance(item, Group):
-        masked = sum(approx_bytes(child) for child in item.mask.items) if item.mask is not None else 0
-        return 200 + masked + sum(approx_bytes(child) for child in item.items)
-    if isinstance(item, GlyphRun):
-        return 300 + 48 * len(item.glyphs) + 2 * len(item.text)
-    if isinstance(item, Image):
-        pixels = item.image.width * item.image.height * len(item.image.getbands())
-        return 300 + pixels + (approx_bytes(item.vector) if item.vector is not None else 0)
-    if isinstance(item, Bars):
-        return 200 + 40 * len(item.rects)
-    if isinstance(item, Polygon):
-        return 200 + 24 * sum(len(contour) for contour in item.contours)
-    if isinstance(item, Path):
-        return 200 + 48 * len(item.commands)
-    return 200

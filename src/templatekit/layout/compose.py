@@ -27,7 +27,7 @@ from templatekit.model.layers import BUILT_IN_KINDS, ImageLayer, Layer, ShapeGeo
 from templatekit.model.layers import Mask as LayerMask
 from templatekit.model.template import MAX_MASK_DEPTH, BackgroundImage, Template
 from templatekit.model.values import Color
-from templatekit.scene import DropShadow, Effects, Group, Item, Mask, Scene, approx_bytes
+from templatekit.scene import DropShadow, Effects, Group, Item, Mask, Scene
 
 LayoutFn = Callable[[Any, LayoutContext], list[Item]]
 T = TypeVar("T")
@@ -157,7 +157,7 @@ _DONE = BoundedCache(4096, name="layout.groups", second_use=True)
 def _laid_out(layer: Layer, layout_fn: LayoutFn, ctx: LayoutContext) -> Group:
     if layer.TYPE not in REUSABLE:
         return layer_group(layer, layout_fn(layer, ctx))
-    return reused(layer, ctx, "group", lambda: layer_group(layer, layout_fn(layer, ctx)), approx_bytes)
+    return reused(layer, ctx, "group", lambda: layer_group(layer, layout_fn(layer, ctx)), Group.weight)
 
 
 def reused(layer: Layer, ctx: LayoutContext, what: str, compute: Callable[[], T], weigh: Callable[[T], int]) -> T:

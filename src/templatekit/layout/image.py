@@ -20,7 +20,7 @@ from templatekit.layout.context import LayoutContext
 from templatekit.layout.image_filters import filtered, grayscale
 from templatekit.model.layers import Border, Fit, Focus, ImageFilters, ImageLayer
 from templatekit.model.values import Length
-from templatekit.scene import Clip, Ellipse, EncodedSource, Group, Image, Item, Rect, approx_bytes
+from templatekit.scene import Clip, Ellipse, EncodedSource, Group, Image, Item, Rect
 
 Crop = tuple[int, int, int, int]  # left, top, right, bottom in source pixels
 
@@ -116,7 +116,7 @@ def _vector(loaded: LoadedImage, box: tuple[float, float, float, float], ctx: La
     found = _VECTORS.get(key)
     if found is None:
         found = svg_vector(loaded.data, box, ctx.fonts) or Group(())
-        _VECTORS.put(key, found, approx_bytes(found) if found is not None else 100)
+        _VECTORS.put(key, found, found.weight() if found is not None else 100)
     return found if found.items else None
 
 

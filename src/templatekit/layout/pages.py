@@ -16,7 +16,7 @@ from templatekit.layout.context import LayoutContext
 from templatekit.layout.table import page_ranges, table_items, table_rows_layout
 from templatekit.model.layers import Layer, TableLayer
 from templatekit.model.template import Template
-from templatekit.scene import Group, Item, Scene, approx_bytes
+from templatekit.scene import Group, Item, Scene
 
 
 def layout_pages(template: Template, ctx: LayoutContext) -> list[Scene]:
@@ -53,7 +53,7 @@ def _continued_tables(template: Template, ctx: LayoutContext) -> dict[int, list[
 
 
 def _pages_bytes(pages: list[Group]) -> int:
-    return sum(approx_bytes(page) for page in pages)
+    return sum(page.weight() for page in pages)
 
 
 def _table_pages(layer: TableLayer, ctx: LayoutContext) -> list[Group]:

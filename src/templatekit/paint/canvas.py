@@ -24,7 +24,8 @@ from attrs import frozen
 from PIL import Image as PILImage
 
 from templatekit.cache import BoundedCache
-from templatekit.paint.raster import PAINTERS, Box, Surface, holding, item_bounds, new_image
+from templatekit.geometry import Box, union
+from templatekit.paint.raster import PAINTERS, Surface, holding, new_image
 from templatekit.scene import Item, Scene
 
 #: At most this many changed items are repainted as damage; more paint the canvas.
@@ -96,7 +97,7 @@ def _repaired(scene: Scene, canvas: Any, keys: list[int], last: _Painted, scale:
         return last.image
     if len(changed) > MAX_CHANGED:
         return None
-    damage = _union([item_bounds(last.items[index]) for index in changed] + [item_bounds(items[i]) for i in changed])
+    damage = union([last.items[index].bounds() for index in changed] + [items[i].bounds() for i in changed])
     region = None if damage is None else _pixel_region(damage, scale, canvas[0])
     if region is None:  # the changed items paint nothing, before or now
         return last.image
@@ -114,7 +115,7 @@ def _repaired(scene: Scene, canvas: Any, keys: list[int], last: _Painted, scale:
         _SNAPSHOTS.put(keys[first], _Painted(canvas, items[:first], surface.image.copy()), _weight(canvas[0]))
     reach = tuple(edge / scale for edge in region)
     for item in items[first:]:
-        if _meets(item_bounds(item), reach):
+        if _meets(item.bounds(), reach):
             PAINTERS[type(item)](surface, item)
     image = last.image.copy()
     image.paste(surface.image.crop(region), region[:2])
@@ -159,13 +160,6 @@ def is_opaque(scene: Scene) -> bool:
     """Whether every pixel of the scene's image is opaque: everything is drawn over an
     opaque background."""
     return scene.background is not None and scene.background.a == 255
-
-
-def _union(boxes: list[Box | None]) -> Box | None:
-    found = [box for box in boxes if box is not None]
-    if not found:
-        return None
-    return (min(b[0] for b in found), min(b[1] for b in found), max(b[2] for b in found), max(b[3] for b in found))
 
 
 def _pixel_region(box: Box, scale: float, size: tuple[int, int]) -> tuple[int, int, int, int] | None:

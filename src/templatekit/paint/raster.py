@@ -20,7 +20,8 @@ from PIL import Image as PILImage
 from PIL import ImageChops, ImageDraw
 
 from templatekit import budget
-from templatekit.cache import BoundedCache, memoized
+from templatekit.cache import BoundedCache
+from templatekit.geometry import Box, grown, overlap, turned
 from templatekit.model.values import Color
 from templatekit.paint import effects
 from templatekit.paint.glyphs import glyph_image
@@ -44,7 +45,6 @@ from templatekit.scene import (
 )
 
 SUPERSAMPLE = 4
-Box = tuple[float, float, float, float]  # left, top, right, bottom
 
 
 class Surface:
@@ -83,7 +83,7 @@ def paint_sprite(items: Sequence[Item], scale: float = 1.0) -> tuple[PILImage.Im
     """Items painted on a transparent image just large enough to hold them, with the
     pixel position of its top-left corner on a canvas at ``scale``: the pieces a video
     moves and fades frame by frame. None when the items paint nothing."""
-    bounds = _group_bounds(Group(tuple(items)))
+    bounds = Group(tuple(items)).content_bounds()
     if bounds is None:
         return None
     left, top = math.floor(bounds[0] * scale), math.floor(bounds[1] * scale)
@@ -309,7 +309,7 @@ def _paint_polygon(surface: Surface, item: Polygon) -> None:
 
 def _paint_path(surface: Surface, item: Path) -> None:
     pad = item.stroke_width / 2 + 1
-    x0, y0, x1, y1 = item.bounds()
+    x0, y0, x1, y1 = item.hull()
     left, top, pw, ph, _, _ = _pixel_box(surface, x0 - pad, y0 - pad, x1 - x0 + 2 * pad, y1 - y0 + 2 * pad)
     visible = _visible(surface, left, top, pw, ph, (item.fill, item.stroke))
     if visible is None:
@@ -373,9 +373,9 @@ def _paint_glyph_run(surface: Surface, item: GlyphRun) -> None:
     translucent text blends), colour glyphs as they are painted."""
     x, y = surface.px(item.x, item.y)
     left, top = math.floor(x), math.floor(y)
-    box = item_bounds(item)
+    box = item.bounds()
     assert box is not None
-    if _overlap(box, surface.view()) is None:
+    if overlap(box, surface.view()) is None:
         return  # nothing of it shows (a huge line height can put lines a million px away)
     extent = (math.ceil((box[2] - box[0]) * surface.scale), math.ceil((box[3] - box[1]) * surface.scale))
     budget.current().check(budget.image_bytes("RGBA", extent), f"the text's glyphs ({budget.pixels(extent)})")
@@ -451,12 +451,12 @@ def _paint_on_own_surface(surface: Surface, group: Group) -> None:
     """A group painted on a surface of its own, then clipped, given its effects, faded,
     rotated and blended. The surface covers only the part of the group that can land on
     ``surface`` (with room for its blur and shadows)."""
-    bounds = _group_bounds(group)
+    bounds = group.content_bounds()
     reach = group.effects.reach if group.effects is not None else 0.0
-    view = _grown(surface.view(), reach)
+    view = grown(surface.view(), reach)
     if bounds is not None:
-        bounds = _grown(bounds, reach)
-    needed = _overlap(bounds, _turned_box(view, -group.rotation, group.origin) if group.rotation else view)
+        bounds = grown(bounds, reach)
+    needed = overlap(bounds, turned(view, -group.rotation, group.origin) if group.rotation else view)
     if needed is None:
         return
     scale, pad = surface.scale, 2 if group.rotation else 0  # rotation samples neighbouring pixels
@@ -484,10 +484,10 @@ def effects_alone(group: Group, scale: float) -> tuple[PILImage.Image, float, fl
     blurred; and where the picture's top-left corner lies in canvas px. None when the
     group paints nothing."""
     assert group.effects is not None
-    bounds = _group_bounds(group)
+    bounds = group.content_bounds()
     if bounds is None:
         return None
-    x0, y0, x1, y1 = _grown(bounds, group.effects.reach)
+    x0, y0, x1, y1 = grown(bounds, group.effects.reach)
     left, top = math.floor(x0 * scale), math.floor(y0 * scale)
     size = (max(1, math.ceil(x1 * scale) - left), max(1, math.ceil(y1 * scale) - top))
     with holding("the layer drawn for its effects", size):
@@ -557,10 +557,6 @@ def _composite_in_mode(target: PILImage.Image, patch: PILImage.Image, left: int,
         blend_onto(target, patch, left, top, mode)
 
 
-def _grown(box: Box, reach: float) -> Box:
-    return (box[0] - reach, box[1] - reach, box[2] + reach, box[3] + reach)
-
-
 def _blend_turned(surface: Surface, layer: Surface, group: Group, mode: str) -> None:
     """``layer`` turned clockwise by the group's rotation about its origin, blended onto
     ``surface``: only the pixels of ``surface`` it can cover are computed."""
@@ -571,7 +567,7 @@ def _blend_turned(surface: Surface, layer: Surface, group: Group, mode: str) -> 
         (layer.left + layer.image.width) / scale,
         (layer.top + layer.image.height) / scale,
     )
-    target = _overlap(_turned_box(drawn, group.rotation, group.origin), surface.view())
+    target = overlap(turned(drawn, group.rotation, group.origin), surface.view())
     if target is None:
         return
     x0, y0 = math.floor(target[0] * scale) - surface.left, math.floor(target[1] * scale) - surface.top
@@ -592,100 +588,14 @@ def _blend_turned(surface: Surface, layer: Surface, group: Group, mode: str) -> 
         e,
         d * (ox - cx) + e * (oy - cy) + cy - layer.top,
     )
-    turned = layer.image.transform(size, PILImage.Transform.AFFINE, matrix, PILImage.Resampling.BICUBIC)
-    _composite_in_mode(surface.image, turned, x0, y0, mode)
-
-
-def _turned_box(box: Box, degrees: float, origin: tuple[float, float]) -> Box:
-    """The bounding box of ``box`` turned clockwise by ``degrees`` about ``origin``."""
-    angle = math.radians(degrees)
-    cos, sin = math.cos(angle), math.sin(angle)
-    ox, oy = origin
-    points = [(ox + (x - ox) * cos - (y - oy) * sin, oy + (x - ox) * sin + (y - oy) * cos) for x, y in _corners(box)]
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
-    return min(xs), min(ys), max(xs), max(ys)
-
-
-def _overlap(first: Box | None, second: Box) -> Box | None:
-    if first is None:
-        return None
-    box = (max(first[0], second[0]), max(first[1], second[1]), min(first[2], second[2]), min(first[3], second[3]))
-    return box if box[0] < box[2] and box[1] < box[3] else None
+    image = layer.image.transform(size, PILImage.Transform.AFFINE, matrix, PILImage.Resampling.BICUBIC)
+    _composite_in_mode(surface.image, image, x0, y0, mode)
 
 
 def _clip_mask(layer: Surface, clip: Clip) -> PILImage.Image:
     left, top = layer.px(clip.x, clip.y)
     box = (left, top, left + clip.width * layer.scale, top + clip.height * layer.scale)
     return _box_mask(layer.image.size, box, clip.radius * layer.scale, clip.ellipse, 0.0)
-
-
-def _corners(box: Box) -> list[tuple[float, float]]:
-    return [(box[0], box[1]), (box[2], box[1]), (box[0], box[3]), (box[2], box[3])]
-
-
-def _group_bounds(group: Group) -> Box | None:
-    boxes = [b for b in (item_bounds(item) for item in group.items) if b is not None]
-    if not boxes:
-        return None
-    box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
-    if group.clip is not None:
-        c = group.clip
-        box = (max(box[0], c.x), max(box[1], c.y), min(box[2], c.x + c.width), min(box[3], c.y + c.height))
-        if box[0] >= box[2] or box[1] >= box[3]:
-            return None
-    return box
-
-
-# keyed by the item, which holds its glyphs: an item of new text is not kept unless its
-# bounds are asked for again (as when a render is compared with the one before)
-@memoized("raster.item_bounds", 2048, lambda _: 120, second_use=True)
-def item_bounds(item: Item) -> Box | None:
-    """A box that contains everything the item paints (generous for text)."""
-    if isinstance(item, (Rect, Ellipse, Image)):
-        return (item.x, item.y, item.x + item.width, item.y + item.height)
-    if isinstance(item, GlyphRun):
-        pad = item.outline.width if item.outline is not None else 0.0
-        return (
-            item.x - item.size * 0.5 - pad,
-            item.y - item.size * 1.5 - pad,
-            item.x + item.width + item.size * 0.5 + pad,
-            item.y + item.size * 0.8 + pad,
-        )
-    if isinstance(item, Line):
-        pad = item.width
-        xs, ys = (item.start[0], item.end[0]), (item.start[1], item.end[1])
-        return (min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad)
-    if isinstance(item, Path):
-        x0, y0, x1, y1 = item.bounds()
-        pad = item.stroke_width
-        return (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
-    if isinstance(item, Polygon):
-        points = [p for contour in item.contours for p in contour]
-        return (
-            min(p[0] for p in points),
-            min(p[1] for p in points),
-            max(p[0] for p in points),
-            max(p[1] for p in points),
-        )
-    if isinstance(item, Bars):
-        if not item.rects:
-            return None
-        return (
-            min(r[0] for r in item.rects),
-            min(r[1] for r in item.rects),
-            max(r[0] + r[2] for r in item.rects),
-            max(r[1] + r[3] for r in item.rects),
-        )
-    if isinstance(item, Group):
-        inner = _group_bounds(item)
-        if inner is not None and item.effects is not None:
-            inner = _grown(inner, item.effects.reach)
-        if inner is None or not item.rotation:
-            return inner
-        ox, oy = item.origin
-        reach = max(math.hypot(x - ox, y - oy) for x, y in _corners(inner))
-        return (ox - reach, oy - reach, ox + reach, oy + reach)
-    raise TypeError(f"unknown scene item {type(item).__name__}")
 
 
 PAINTERS: dict[type, Callable[[Surface, Any], None]] = {

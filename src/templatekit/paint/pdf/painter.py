@@ -34,6 +34,7 @@ from PIL import Image as PILImage
 
 from templatekit.cache import memoized
 from templatekit.font_file import hb_font
+from templatekit.geometry import Box, grown, union
 from templatekit.model.values import Color, Gradient
 from templatekit.paint.glyphs import glyph_image
 from templatekit.paint.gradient import gradient_image, gradient_line
@@ -353,7 +354,7 @@ def _paint_path(canvas: _Canvas, item: Path) -> None:
             _set_fill(canvas, item.fill)
             canvas.op(f"{path} f{even_odd}")
         else:
-            _fill_path(canvas, path, item.fill, item.bounds())
+            _fill_path(canvas, path, item.fill, item.hull())
     if item.stroke is not None and item.stroke_width > 0:
         canvas.op(f"{_LINE_CAPS[item.line_cap]} J {_LINE_JOINS[item.line_join]} j")
         if item.dash:
@@ -715,44 +716,10 @@ def _paint_transparency_group(canvas: _Canvas, items: Sequence[Item], opacity: f
     canvas.op(f"/{resources.state(state)} gs /{resources.xobject(form)} Do")
 
 
-def _bounds(items: Sequence[Item]) -> tuple[float, float, float, float]:
+def _bounds(items: Sequence[Item]) -> Box:
     """A box around the items, generous: a form shows nothing outside its box."""
-    xs: list[float] = []
-    ys: list[float] = []
-    for item in items:
-        for x, y in _extent(item):
-            xs.append(x)
-            ys.append(y)
-    if not xs:
-        return (0.0, 0.0, 0.0, 0.0)
-    pad = 4.0
-    return (min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad)
-
-
-def _extent(item: Item) -> list[tuple[float, float]]:
-    if isinstance(item, (Rect, Ellipse, Image)):
-        return [(item.x, item.y), (item.x + item.width, item.y + item.height)]
-    if isinstance(item, GlyphRun):
-        pad = item.size + (item.outline.width if item.outline is not None else 0.0)
-        return [(item.x - pad, item.y - item.size * 1.5 - pad), (item.x + item.width + pad, item.y + pad)]
-    if isinstance(item, Line):
-        return [item.start, item.end]
-    if isinstance(item, Polygon):
-        return [p for contour in item.contours for p in contour]
-    if isinstance(item, Path):
-        x0, y0, x1, y1 = item.bounds()
-        pad = item.stroke_width
-        return [(x0 - pad, y0 - pad), (x1 + pad, y1 + pad)]
-    if isinstance(item, Bars):
-        return [(x, y) for x, y, w, h in item.rects] + [(x + w, y + h) for x, y, w, h in item.rects]
-    if isinstance(item, Group):
-        x0, y0, x1, y1 = _bounds(item.items)
-        if not item.rotation:
-            return [(x0, y0), (x1, y1)]
-        ox, oy = item.origin
-        reach = max(math.hypot(x - ox, y - oy) for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1)))
-        return [(ox - reach, oy - reach), (ox + reach, oy + reach)]
-    return []
+    box = union(item.bounds() for item in items)
+    return (0.0, 0.0, 0.0, 0.0) if box is None else grown(box, 4.0)
 
 
 def _clip(canvas: _Canvas, clip: Clip) -> None:

@@ -1,5 +1,5 @@
-"""Moving and scaling Scene items (a video layer mid-move, in vector outputs) moves
-every kind of primitive alike."""
+"""Scene items answer for their own geometry: their box, and where a move puts them (a
+video layer mid-move, in vector outputs), every kind of primitive alike."""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ from PIL import ImageChops
 
 from templatekit.model.values import Color
 from templatekit.paint.canvas import forget, paint
-from templatekit.paint.raster import item_bounds
-from templatekit.scene import Bars, Clip, Ellipse, Group, Line, Path, Polygon, Rect, Scene
-from templatekit.scene_transform import Move, moved, moved_group
+from templatekit.scene import Bars, Clip, Ellipse, Group, Line, Move, Path, Polygon, Rect, Scene
 from templatekit.text.fonts import FontBook
 from templatekit.text.typeset import TextStyle, place, typeset
 
@@ -29,7 +27,7 @@ ITEMS = (
 def test_a_move_by_whole_pixels_draws_the_same_pixels_elsewhere():
     forget()
     before = paint(Scene(320, 240, Color(255, 255, 255), ITEMS))
-    shifted = Scene(320, 240, Color(255, 255, 255), tuple(moved(item, Move(dx=40, dy=30)) for item in ITEMS))
+    shifted = Scene(320, 240, Color(255, 255, 255), tuple(item.moved(Move(dx=40, dy=30)) for item in ITEMS))
     after = paint(shifted)
     assert ImageChops.difference(before.crop((0, 0, 280, 210)), after.crop((40, 30, 320, 240))).getbbox() is None
 
@@ -37,9 +35,23 @@ def test_a_move_by_whole_pixels_draws_the_same_pixels_elsewhere():
 def test_a_scale_about_the_centre_scales_every_box():
     move = Move(scale=2.0, centre=(100.0, 100.0))
     for item in ITEMS:
-        x0, y0, x1, y1 = item_bounds(item)
-        mx0, my0, mx1, my1 = item_bounds(moved(item, move))
+        x0, y0, x1, y1 = item.bounds()
+        mx0, my0, mx1, my1 = item.moved(move).bounds()
         assert (mx1 - mx0) / (x1 - x0) > 1.6 and (my1 - my0) / (y1 - y0) > 1.6, item
         assert (mx0 + mx1) / 2 - 100 == 2 * ((x0 + x1) / 2 - 100) or isinstance(item, Group), item
-    group = moved_group(Group(ITEMS, rotation=10, origin=(50, 50)), move)
+    group = Group(ITEMS, rotation=10, origin=(50, 50)).moved(move)
     assert group.origin == (0.0, 0.0) and group.rotation == 10
+
+
+def test_every_item_paints_inside_its_bounds():
+    forget()
+    for item in ITEMS:
+        drawn = paint(Scene(320, 240, None, (item,))).getchannel("A").getbbox()
+        x0, y0, x1, y1 = item.bounds()
+        assert drawn is not None and x0 <= drawn[0] and y0 <= drawn[1] and drawn[2] <= x1 + 1 and drawn[3] <= y1 + 1
+
+
+def test_a_group_weighs_its_items_and_its_mask():
+    group = Group(ITEMS)
+    assert group.weight() == 200 + sum(item.weight() for item in ITEMS)
+    assert group.weight() > 200 + 48 * len(TEXT[0].glyphs)
