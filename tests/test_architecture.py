@@ -25,7 +25,7 @@ FORBIDDEN = {
 }  # fmt: skip
 #: Painters know the Scene's primitives, the values they carry, and font files' glyphs.
 PAINT_MAY_IMPORT = {"templatekit.scene", "templatekit.geometry", "templatekit.model.values", "templatekit.font_file",
-                    "templatekit.budget", "templatekit.cache"}  # fmt: skip
+                    "templatekit.memory", "templatekit.cache"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -106,3 +106,11 @@ def test_painters_know_scene_primitives_only(graph):
         if not imported.startswith("templatekit.paint") and imported not in PAINT_MAY_IMPORT
     }
     assert outside == set()
+
+
+@pytest.mark.parametrize("refusal", ["templatekit.budget", "templatekit.errors"])
+def test_painters_import_no_budget_errors(graph, refusal):
+    """Painting cannot fail: no painter reaches the budget or the errors, even through
+    another module; what painting takes is asked of the budget before it starts."""
+    chains = graph.find_shortest_chains(importer="templatekit.paint", imported=refusal, as_packages=True)
+    assert not chains, "; ".join(" -> ".join(chain) for chain in chains)

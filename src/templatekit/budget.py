@@ -1,7 +1,8 @@
 """The memory budget of one render.
 
 Every large allocation of a render (decoded images, SVG rasters, the canvas, layer
-surfaces, masks, glyph bitmaps) asks the budget first, with its size in bytes, so that a
+surfaces, masks, glyph bitmaps) asks the budget first (painting's before it starts:
+``ask``), with its size in bytes, so that a
 template that would take more than the budget is refused in milliseconds, naming the
 layer and the figure, before anything large is allocated. Buffers that live as long as
 the render (the canvas, decoded images) are ``hold``-ed; short-lived ones (a mask, a
@@ -17,17 +18,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 
 from templatekit.errors import LimitError
+from templatekit.memory import Buffer, Held, Need, image_bytes, pixels
 
 ENV = "TEMPLATEKIT_RENDER_MEMORY"
 #: 1 GiB: a 4K canvas at scale 2 (133 MB) with two copies, four 50-megapixel photos
 #: (200 MB each) and their masks fit; thirty 7000x7000 photos (5.9 GB) do not.
 DEFAULT_BYTES = 1 << 30
-
-_BYTES_PER_PIXEL = {"1": 1, "L": 1, "LA": 2, "RGB": 4, "RGBA": 4, "I": 4, "F": 4}
 
 
 class MemoryBudget:
@@ -125,10 +125,15 @@ def hold_image(size: tuple[int, int], what: str) -> None:
     current().hold(image_bytes("RGBA", size), f"{what} ({pixels(size)})")
 
 
-def image_bytes(mode: str, size: tuple[int, int]) -> int:
-    return size[0] * size[1] * _BYTES_PER_PIXEL.get(mode, 4)
-
-
-def pixels(size: tuple[int, int]) -> str:
-    """``size`` as messages show it: 1,200x630 px."""
-    return f"{size[0]:,}x{size[1]:,} px"
+def ask(needs: Iterable[Need]) -> None:
+    """Refuse, with a ``LimitError``, painting that would make ``needs`` (in the order a
+    painter makes them) beyond what is left of the budget."""
+    for need in needs:
+        if isinstance(need, Buffer):
+            current().check(need.size, need.what)
+        elif isinstance(need, Held):
+            with current().holding(need.size, need.what):
+                ask(need.inner)
+        else:
+            with layer(need.name):
+                ask(need.inner)

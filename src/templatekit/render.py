@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
@@ -23,9 +23,11 @@ from templatekit.layout.compose import layer_effects, layout_template
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.glyph_memory import ScaleOf, at_scale, check_glyphs_fit
 from templatekit.loading import TemplateSource, load_template
+from templatekit.memory import Need
 from templatekit.model.template import Template
 from templatekit.options import PdfInfo, RenderOptions
 from templatekit.paint.canvas import is_opaque, paint
+from templatekit.paint.needs import canvas_needs
 from templatekit.result import RenderResult
 from templatekit.scene import Group, Item, Move, Scene
 from templatekit.text.fonts import Face, FontBook, load_face
@@ -80,7 +82,8 @@ def prepare(
 
 def prepared(template: TemplateSource, modifications: Modifications, options: RenderOptions) -> Prepared:
     """``prepare`` with its options as one value (inside the render's memory budget); the
-    colour glyphs of every page are asked of the budget at the scale they will be drawn."""
+    colour glyphs of every page, and what painting the pages takes, are asked of the
+    budget at the scale they will be drawn: painting cannot fail."""
     resolved, ctx, early_warnings = _resolve(template, modifications, options)
     if options.paginate:
         from templatekit.layout.pages import layout_pages  # PDF only (start-up time)
@@ -102,10 +105,22 @@ def prepared(template: TemplateSource, modifications: Modifications, options: Re
             )
             for page in pages
         ]
-    scale_of = _glyph_scale(options, (resolved.width, resolved.height))
+    size = (resolved.width, resolved.height)
+    scale_of = _glyph_scale(options, size)
     for page in pages:
         check_glyphs_fit(page.items, scale_of)
+    budget.ask(_paint_needs(options, pages, size))
     return Prepared(resolved, tuple(pages), (*early_warnings, *ctx.warnings))
+
+
+def _paint_needs(options: RenderOptions, pages: list[Scene], size: tuple[int, int]) -> Iterator[Need]:
+    """What the painter of ``options`` makes to paint ``pages``."""
+    if options.format == "pdf":
+        from templatekit.paint.pdf.painter import needs  # the PDF writer loads only when a PDF is made
+
+        return needs(pages)
+    scale = _scale(size, options)
+    return (need for page in pages for need in canvas_needs(page, scale))
 
 
 def _glyph_scale(options: RenderOptions, size: tuple[int, int]) -> ScaleOf:

@@ -25,7 +25,7 @@ from PIL import Image as PILImage
 
 from templatekit.cache import BoundedCache
 from templatekit.geometry import Box, union
-from templatekit.paint.raster import PAINTERS, Surface, holding, new_image
+from templatekit.paint.raster import PAINTERS, Surface
 from templatekit.scene import Item, Scene
 
 #: At most this many changed items are repainted as damage; more paint the canvas.
@@ -53,16 +53,19 @@ _LAST: BoundedCache[Any, _Painted] = BoundedCache(16, name="canvas.last")
 def paint(scene: Scene, scale: float = 1.0) -> PILImage.Image:
     """Paint a Scene at ``scale`` (1 = one image pixel per scene px). The image is kept
     for the next render of the canvas: treat it as read-only."""
-    size = (max(1, round(scene.width * scale)), max(1, round(scene.height * scale)))
-    with holding("the canvas", size):
-        canvas = (size, scene.background, scale)
-        keys = _prefix_keys(canvas, scene.items)
-        last = _LAST.get(canvas)
-        image = None if last is None else _repaired(scene, canvas, keys, last, scale)
-        if image is None:
-            image = _painted(scene, canvas, keys, scale, last)
-        _LAST.put(canvas, _Painted(canvas, scene.items, image), _weight(size))
-        return image
+    size = canvas_size(scene, scale)
+    canvas = (size, scene.background, scale)
+    keys = _prefix_keys(canvas, scene.items)
+    last = _LAST.get(canvas)
+    image = None if last is None else _repaired(scene, canvas, keys, last, scale)
+    if image is None:
+        image = _painted(scene, canvas, keys, scale, last)
+    _LAST.put(canvas, _Painted(canvas, scene.items, image), _weight(size))
+    return image
+
+
+def canvas_size(scene: Scene, scale: float) -> tuple[int, int]:
+    return (max(1, round(scene.width * scale)), max(1, round(scene.height * scale)))
 
 
 def forget() -> None:
@@ -153,7 +156,7 @@ def _shared_prefix(previous: tuple[Item, ...], items: tuple[Item, ...]) -> int:
 
 
 def _background(scene: Scene, size: tuple[int, int]) -> PILImage.Image:
-    return new_image("RGBA", size, "the canvas", scene.background.rgba if scene.background else (0, 0, 0, 0))
+    return PILImage.new("RGBA", size, scene.background.rgba if scene.background else (0, 0, 0, 0))
 
 
 def is_opaque(scene: Scene) -> bool:

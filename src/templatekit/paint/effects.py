@@ -16,12 +16,13 @@ from collections.abc import Callable
 from PIL import Image as PILImage
 from PIL import ImageChops, ImageFilter
 
-from templatekit import budget
 from templatekit.scene import DropShadow, Effects
 
 #: The coverage of the group grown by a spread in px, drawn from its geometry as CSS grows
 #: a shape, on an image of the group's; None where the group can only be grown in pixels.
 Spreader = Callable[[float], "PILImage.Image | None"]
+#: The images of a layer's size that its blur or shadows hold at once.
+EFFECT_IMAGES = 3
 #: A blur is computed on a copy this many times smaller per this many px of its
 #: standard deviation, up to _MAX_REDUCTION.
 _SIGMA_PER_REDUCTION = 3.0
@@ -30,10 +31,8 @@ _MAX_REDUCTION = 4
 
 def with_effects(image: PILImage.Image, effects: Effects, scale: float, spread: Spreader) -> PILImage.Image:
     """``image`` (RGBA, with room around it for the effects) blurred and with its
-    shadows under it. Each effect needs about three more images of this size at once,
-    which the render's memory budget must allow."""
-    needed = 3 * budget.image_bytes("RGBA", image.size)
-    budget.current().check(needed, f"the blur and shadows of the layer ({budget.pixels(image.size)} each)")
+    shadows under it. Each effect needs about three more images of this size at once
+    (``EFFECT_IMAGES``)."""
     shadows = shadows_of(image, effects.shadows, scale, spread) if effects.shadows else None
     if shadows is not None:
         shadows.alpha_composite(image)

@@ -14,7 +14,6 @@ import math
 from PIL import Image as PILImage
 from PIL import ImageChops, ImageDraw
 
-from templatekit import budget
 from templatekit.scene import Path, Point
 
 SUPERSAMPLE = 4
@@ -73,9 +72,7 @@ def path_mask(path: Path, scale: float, origin: Point, size: tuple[int, int], st
     """Coverage of the path's fill (or of its stroke) on an image of ``size`` pixels
     whose top-left corner is scene point ``origin``, at ``scale`` pixels per px."""
     k = scale * SUPERSAMPLE
-    big = (size[0] * SUPERSAMPLE, size[1] * SUPERSAMPLE)
-    # two supersampled 8-bit images at most (the winding count and one contour)
-    budget.current().check(2 * budget.image_bytes("L", big), f"an anti-aliased mask ({budget.pixels(big)})")
+    big = (size[0] * SUPERSAMPLE, size[1] * SUPERSAMPLE)  # two such 8-bit images at most: the count and a contour
 
     def device(points: list[Point]) -> list[Point]:
         return [((x - origin[0]) * k, (y - origin[1]) * k) for x, y in points]

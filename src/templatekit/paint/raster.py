@@ -5,21 +5,20 @@ through masks supersampled 4x (Pillow's own shapes are not anti-aliased); bars a
 axis-aligned rectangles on whole pixels are drawn directly, which keeps QR codes and
 barcodes crisp. A group is drawn on its own layer only when it needs opacity,
 rotation or a clip, and only on the part of it that can show: a layer far larger
-than the canvas costs what the canvas does. Every buffer asks the render's memory
-budget first (``templatekit.budget``).
+than the canvas costs what the canvas does. The buffers it makes are described before
+it paints (``templatekit.paint.needs``), from the same geometry, so that the render's
+budget is asked for them while refusing is still allowed.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from PIL import Image as PILImage
 from PIL import ImageChops, ImageDraw
 
-from templatekit import budget
 from templatekit.cache import BoundedCache
 from templatekit.geometry import Box, grown, overlap, turned
 from templatekit.model.values import Color
@@ -47,24 +46,22 @@ from templatekit.scene import (
 SUPERSAMPLE = 4
 
 
-class Surface:
-    """An RGBA image that covers part of the canvas: canvas point (x, y) in scene px
-    lands on pixel (x * scale - left, y * scale - top)."""
+class Area:
+    """Pixels that cover part of the canvas: canvas point (x, y) in scene px lands on
+    pixel (x * scale - left, y * scale - top) of an image of ``size``."""
 
-    def __init__(self, image: PILImage.Image, left: int, top: int, scale: float, opaque: bool = False) -> None:
-        self.image = image
+    def __init__(self, left: int, top: int, scale: float, size: tuple[int, int]) -> None:
         self.left = left
         self.top = top
         self.scale = scale
-        self.opaque = opaque  # every pixel is opaque, and stays so: painting over it never lowers alpha
-        self.draw = ImageDraw.Draw(image, "RGBA")
+        self.size = size
 
     def px(self, x: float, y: float) -> tuple[float, float]:
         return x * self.scale - self.left, y * self.scale - self.top
 
     def view(self) -> Box:
-        """The part of the scene this surface covers, in scene px."""
-        width, height = self.image.size
+        """The part of the scene this area covers, in scene px."""
+        width, height = self.size
         return (
             self.left / self.scale,
             self.top / self.scale,
@@ -73,25 +70,40 @@ class Surface:
         )
 
 
-def new_image(mode: str, size: tuple[int, int], what: str, color: Any = 0) -> PILImage.Image:
-    """A new image, once the render's memory budget allows it."""
-    budget.current().check(budget.image_bytes(mode, size), f"{what} ({budget.pixels(size)})")
-    return PILImage.new(mode, size, color)
+class Surface(Area):
+    """An RGBA image that covers an area of the canvas."""
+
+    def __init__(self, image: PILImage.Image, left: int, top: int, scale: float, opaque: bool = False) -> None:
+        super().__init__(left, top, scale, image.size)
+        self.image = image
+        self.opaque = opaque  # every pixel is opaque, and stays so: painting over it never lowers alpha
+        self.draw = ImageDraw.Draw(image, "RGBA")
+
+
+def covering(box: Box | None, scale: float) -> Area | None:
+    """The whole pixels at ``scale`` that hold ``box``; None without a box."""
+    if box is None:
+        return None
+    left, top = math.floor(box[0] * scale), math.floor(box[1] * scale)
+    size = (max(1, math.ceil(box[2] * scale) - left), max(1, math.ceil(box[3] * scale) - top))
+    return Area(left, top, scale, size)
+
+
+def sprite_area(items: Sequence[Item], scale: float) -> Area | None:
+    """Where ``paint_sprite`` paints ``items``."""
+    return covering(Group(tuple(items)).content_bounds(), scale)
 
 
 def paint_sprite(items: Sequence[Item], scale: float = 1.0) -> tuple[PILImage.Image, int, int] | None:
     """Items painted on a transparent image just large enough to hold them, with the
     pixel position of its top-left corner on a canvas at ``scale``: the pieces a video
     moves and fades frame by frame. None when the items paint nothing."""
-    bounds = Group(tuple(items)).content_bounds()
-    if bounds is None:
+    area = sprite_area(items, scale)
+    if area is None:
         return None
-    left, top = math.floor(bounds[0] * scale), math.floor(bounds[1] * scale)
-    right, bottom = math.ceil(bounds[2] * scale), math.ceil(bounds[3] * scale)
-    size = (max(1, right - left), max(1, bottom - top))
-    surface = Surface(new_image("RGBA", size, "a moving piece"), left, top, scale)
+    surface = Surface(PILImage.new("RGBA", area.size), area.left, area.top, scale)
     paint_items(surface, items)
-    return surface.image, left, top
+    return surface.image, area.left, area.top
 
 
 def paint_items(surface: Surface, items: Sequence[Item]) -> None:
@@ -108,8 +120,7 @@ def _opaque_paint(paint: Paint) -> bool:
 
 def _fill_patch(paint: Paint, size: tuple[int, int]) -> PILImage.Image:
     if isinstance(paint, Color):
-        return new_image("RGBA", size, "a fill", paint.rgba)
-    budget.current().check(budget.image_bytes("RGBA", size), f"a gradient ({budget.pixels(size)})")
+        return PILImage.new("RGBA", size, paint.rgba)
     return gradient_image(paint, size)
 
 
@@ -122,7 +133,7 @@ def _fill_through(
         surface.image.paste(paint.rgba, (left, top, left + size[0], top + size[1]), mask)
         return
     if isinstance(paint, Color) and paint.a == 255 and mask is not None:
-        patch = new_image("RGBA", size, "a fill", paint.rgba[:3])
+        patch = PILImage.new("RGBA", size, paint.rgba[:3])
         patch.putalpha(mask)  # an opaque colour's alpha is the mask itself
         _blend(surface.image, patch, left, top)
         return
@@ -151,12 +162,10 @@ def _blend(target: PILImage.Image, patch: PILImage.Image, left: int, top: int) -
     target.alpha_composite(patch, (x0, y0))
 
 
-def _pixel_box(
-    surface: Surface, x: float, y: float, width: float, height: float
-) -> tuple[int, int, int, int, float, float]:
+def pixel_box(area: Area, x: float, y: float, width: float, height: float) -> tuple[int, int, int, int, float, float]:
     """Whole-pixel bounds of a box and the fractional offset of its origin in them."""
-    left, top = surface.px(x, y)
-    right, bottom = surface.px(x + width, y + height)
+    left, top = area.px(x, y)
+    right, bottom = area.px(x + width, y + height)
     x0, y0 = math.floor(left), math.floor(top)
     x1, y1 = math.ceil(right), math.ceil(bottom)
     return x0, y0, max(x1 - x0, 1), max(y1 - y0, 1), left - x0, top - y0
@@ -167,7 +176,7 @@ Drawer = Callable[[ImageDraw.ImageDraw, float], None]
 
 def _mask(size: tuple[int, int], draw: Drawer) -> PILImage.Image:
     """An anti-aliased 8-bit mask: ``draw`` paints white at SUPERSAMPLE x scale."""
-    big = new_image("L", (size[0] * SUPERSAMPLE, size[1] * SUPERSAMPLE), "an anti-aliased mask")
+    big = PILImage.new("L", (size[0] * SUPERSAMPLE, size[1] * SUPERSAMPLE))
     draw(ImageDraw.Draw(big), SUPERSAMPLE)
     return big.reduce(SUPERSAMPLE)
 
@@ -215,33 +224,45 @@ def _is_pixel_aligned(values: Sequence[float]) -> bool:
 # ------------------------------------------------------------------ primitives
 
 
-def _visible(
-    surface: Surface, x0: int, y0: int, width: int, height: int, paints: Sequence[Paint | None]
+def visible_part(
+    area: Area, x0: int, y0: int, width: int, height: int, paints: Sequence[Paint | None]
 ) -> tuple[int, int, int, int] | None:
-    """The part of a pixel box on the surface (None when none is), or the whole box
+    """The part of a pixel box on the area (None when none is), or the whole box
     when a gradient paints it (a gradient spans the whole box, so it is not cut)."""
     if any(p is not None and not isinstance(p, Color) for p in paints):
         return x0, y0, width, height
     left, top = max(x0, 0), max(y0, 0)
-    right, bottom = min(x0 + width, surface.image.width), min(y0 + height, surface.image.height)
+    right, bottom = min(x0 + width, area.size[0]), min(y0 + height, area.size[1])
     if right <= left or bottom <= top:
         return None
     return left, top, right - left, bottom - top
 
 
+def box_pixels(area: Area, item: Rect | Ellipse, radius: float) -> tuple[int, int, int, int, Box, float] | None:
+    """The visible pixels of a box shape (left, top, width, height), the shape's box in
+    them and its radius in pixels; None when none of it is on the area."""
+    x0, y0, pw, ph, fx, fy = pixel_box(area, item.x, item.y, item.width, item.height)
+    visible = visible_part(area, x0, y0, pw, ph, (item.fill, item.stroke))
+    if visible is None:
+        return None
+    fx, fy = fx + x0 - visible[0], fy + y0 - visible[1]
+    box = (fx, fy, fx + item.width * area.scale, fy + item.height * area.scale)
+    return (*visible, box, radius * area.scale)
+
+
+def is_plain_box(box: Box, radius: float, ellipse: bool) -> bool:
+    """A sharp rectangle on whole pixels: filled without a mask."""
+    return not ellipse and radius == 0 and _is_pixel_aligned(box)
+
+
 def _paint_box(surface: Surface, item: Rect | Ellipse, radius: float, ellipse: bool) -> None:
     fill, stroke, stroke_width = item.fill, item.stroke, item.stroke_width
-    w, h = item.width, item.height
-    x0, y0, pw, ph, fx, fy = _pixel_box(surface, item.x, item.y, w, h)
-    visible = _visible(surface, x0, y0, pw, ph, (fill, stroke))
-    if visible is None:
+    placed = box_pixels(surface, item, radius)
+    if placed is None:
         return
-    fx, fy = fx + x0 - visible[0], fy + y0 - visible[1]
-    x0, y0, pw, ph = visible
-    box = (fx, fy, fx + w * surface.scale, fy + h * surface.scale)
-    r = radius * surface.scale
+    x0, y0, pw, ph, box, r = placed
     if fill is not None:
-        plain = not ellipse and r == 0 and _is_pixel_aligned(box)
+        plain = is_plain_box(box, r, ellipse)
         if plain and isinstance(fill, Color) and fill.a == 255:
             surface.draw.rectangle((x0, y0, x0 + pw - 1, y0 + ph - 1), fill=fill.rgba)
         elif plain and _opaque_paint(fill):
@@ -283,16 +304,24 @@ def _paint_ellipse(surface: Surface, item: Ellipse) -> None:
     _paint_box(surface, item, 0.0, ellipse=True)
 
 
-def _paint_polygon(surface: Surface, item: Polygon) -> None:
+def polygon_pixels(area: Area, item: Polygon) -> tuple[int, int, int, int, float, float] | None:
+    """The visible pixels of a polygon (left, top, width, height) and where the corner of
+    its box falls in them; None when none of it is on the area."""
     points = [p for contour in item.contours for p in contour]
     xs, ys = [p[0] for p in points], [p[1] for p in points]
-    x0, y0, pw, ph, fx, fy = _pixel_box(surface, min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
-    visible = _visible(surface, x0, y0, pw + 1, ph + 1, (item.fill,))
+    x0, y0, pw, ph, fx, fy = pixel_box(area, min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
+    visible = visible_part(area, x0, y0, pw + 1, ph + 1, (item.fill,))
     if visible is None:
+        return None
+    return (*visible, fx + x0 - visible[0], fy + y0 - visible[1])
+
+
+def _paint_polygon(surface: Surface, item: Polygon) -> None:
+    placed = polygon_pixels(surface, item)
+    if placed is None:
         return
-    fx, fy = fx + x0 - visible[0], fy + y0 - visible[1]
-    x0, y0, pw, ph = visible
-    origin = (min(xs), min(ys))
+    x0, y0, pw, ph, fx, fy = placed
+    origin = (min(p[0] for c in item.contours for p in c), min(p[1] for c in item.contours for p in c))
 
     def draw(d: ImageDraw.ImageDraw, k: float) -> None:
         for contour in item.contours:
@@ -307,11 +336,16 @@ def _paint_polygon(surface: Surface, item: Polygon) -> None:
     _fill_through(surface, item.fill, (pw, ph), _mask((pw, ph), draw), x0, y0)
 
 
-def _paint_path(surface: Surface, item: Path) -> None:
+def path_pixels(area: Area, item: Path) -> tuple[int, int, int, int] | None:
+    """The visible pixels a path can paint (left, top, width, height); None when none."""
     pad = item.stroke_width / 2 + 1
     x0, y0, x1, y1 = item.hull()
-    left, top, pw, ph, _, _ = _pixel_box(surface, x0 - pad, y0 - pad, x1 - x0 + 2 * pad, y1 - y0 + 2 * pad)
-    visible = _visible(surface, left, top, pw, ph, (item.fill, item.stroke))
+    left, top, pw, ph, _, _ = pixel_box(area, x0 - pad, y0 - pad, x1 - x0 + 2 * pad, y1 - y0 + 2 * pad)
+    return visible_part(area, left, top, pw, ph, (item.fill, item.stroke))
+
+
+def _paint_path(surface: Surface, item: Path) -> None:
+    visible = path_pixels(surface, item)
     if visible is None:
         return
     left, top, pw, ph = visible
@@ -327,14 +361,24 @@ def _paint_path(surface: Surface, item: Path) -> None:
 def _paint_line(surface: Surface, item: Line) -> None:
     """Level and upright lines of opaque colour are snapped to whole pixels (hairlines
     such as gridlines and rules stay crisp); others are anti-aliased polygons."""
-    (ax, ay), (bx, by) = item.start, item.end
-    if (ax == bx or ay == by) and item.color.a == 255:
+    if is_snapped(item):
         _paint_straight(surface, item)
-        return
+    else:
+        _paint_polygon(surface, line_polygon(item))
+
+
+def is_snapped(item: Line) -> bool:
+    """A level or upright line of opaque colour: drawn on whole pixels."""
+    (ax, ay), (bx, by) = item.start, item.end
+    return (ax == bx or ay == by) and item.color.a == 255
+
+
+def line_polygon(item: Line) -> Polygon:
+    """The quad a slanted or translucent line is drawn as."""
+    (ax, ay), (bx, by) = item.start, item.end
     length = math.hypot(bx - ax, by - ay) or 1.0
     nx, ny = -(by - ay) / length * item.width / 2, (bx - ax) / length * item.width / 2
-    quad = ((ax + nx, ay + ny), (bx + nx, by + ny), (bx - nx, by - ny), (ax - nx, ay - ny))
-    _paint_polygon(surface, Polygon((quad,), item.color))
+    return Polygon((((ax + nx, ay + ny), (bx + nx, by + ny), (bx - nx, by - ny), (ax - nx, ay - ny)),), item.color)
 
 
 def _paint_straight(surface: Surface, item: Line) -> None:
@@ -355,7 +399,7 @@ def _paint_bars(surface: Surface, item: Bars) -> None:
     if item.color.a == 255:
         target, draw = surface.image, surface.draw
     else:
-        target = new_image("L", surface.image.size, "a mask of bars")
+        target = PILImage.new("L", surface.image.size)
         draw = ImageDraw.Draw(target)
     fill = item.color.rgba if target is surface.image else 255
     for x, y, w, h in item.rects:
@@ -371,14 +415,10 @@ def _paint_bars(surface: Surface, item: Bars) -> None:
 def _paint_glyph_run(surface: Surface, item: GlyphRun) -> None:
     """Glyph outlines as a coverage mask filled with the run's colour (so that
     translucent text blends), colour glyphs as they are painted."""
+    if run_extent(surface, item) is None:
+        return
     x, y = surface.px(item.x, item.y)
     left, top = math.floor(x), math.floor(y)
-    box = item.bounds()
-    assert box is not None
-    if overlap(box, surface.view()) is None:
-        return  # nothing of it shows (a huge line height can put lines a million px away)
-    extent = (math.ceil((box[2] - box[0]) * surface.scale), math.ceil((box[3] - box[1]) * surface.scale))
-    budget.current().check(budget.image_bytes("RGBA", extent), f"the text's glyphs ({budget.pixels(extent)})")
     placed, colored = glyph_image(item, surface.scale, (x - left, y - top))
     if placed is None:
         return
@@ -394,10 +434,20 @@ def _paint_glyph_run(surface: Surface, item: GlyphRun) -> None:
         _fill_through(surface, item.color, image.size, image, left + dx, top + dy)
 
 
+def run_extent(area: Area, item: GlyphRun) -> tuple[int, int] | None:
+    """The pixels the run's glyphs are drawn in at most; None when nothing of it shows on
+    the area (a huge line height can put lines a million px away)."""
+    box = item.bounds()
+    assert box is not None
+    if overlap(box, area.view()) is None:
+        return None
+    return (math.ceil((box[2] - box[0]) * area.scale), math.ceil((box[3] - box[1]) * area.scale))
+
+
 def _paint_outline(surface: Surface, outline: Outline, mask: PILImage.Image, left: int, top: int) -> None:
     """The glyphs' coverage grown by the outline's width, in its colour, under them."""
     reach = max(1, round(outline.width * surface.scale))
-    padded = new_image("L", (mask.width + 2 * reach, mask.height + 2 * reach), "the text's outline")
+    padded = PILImage.new("L", (mask.width + 2 * reach, mask.height + 2 * reach))
     padded.paste(mask, (reach, reach))
     ring = effects.grown(padded, reach)
     _fill_through(surface, outline.color, ring.size, ring, left - reach, top - reach)
@@ -434,48 +484,61 @@ def _paint_image(surface: Surface, item: Image) -> None:
 
 
 def _paint_group(surface: Surface, group: Group) -> None:
-    with _named(group):
-        plain = group.clip is None and group.mask is None and group.effects is None
-        if group.opacity >= 1 and not group.rotation and plain:
-            paint_items(surface, group.items)
-        elif group.opacity > 0 and group.items:
-            _paint_on_own_surface(surface, group)
+    if is_plain_group(group):
+        paint_items(surface, group.items)
+    elif group.opacity > 0 and group.items:
+        _paint_on_own_surface(surface, group)
 
 
-def _named(group: Group) -> contextlib.AbstractContextManager[None]:
-    """Refusals of the budget inside a layer's group name the layer."""
-    return budget.layer(group.label) if group.label is not None else contextlib.nullcontext()
+def is_plain_group(group: Group) -> bool:
+    """A group whose items are painted straight on the surface under it."""
+    plain = group.clip is None and group.mask is None and group.effects is None
+    return group.opacity >= 1 and not group.rotation and plain
 
 
-def _paint_on_own_surface(surface: Surface, group: Group) -> None:
-    """A group painted on a surface of its own, then clipped, given its effects, faded,
-    rotated and blended. The surface covers only the part of the group that can land on
-    ``surface`` (with room for its blur and shadows)."""
+def layer_area(area: Area, group: Group) -> Area | None:
+    """The surface of its own a group is painted on: only the part of it that can land on
+    ``area`` (with room for its blur and shadows, and, turned, for sampling); None when
+    none can."""
     bounds = group.content_bounds()
     reach = group.effects.reach if group.effects is not None else 0.0
-    view = grown(surface.view(), reach)
+    view = grown(area.view(), reach)
     if bounds is not None:
         bounds = grown(bounds, reach)
     needed = overlap(bounds, turned(view, -group.rotation, group.origin) if group.rotation else view)
     if needed is None:
-        return
-    scale, pad = surface.scale, 2 if group.rotation else 0  # rotation samples neighbouring pixels
+        return None
+    scale, pad = area.scale, 2 if group.rotation else 0  # rotation samples neighbouring pixels
     left, top = math.floor(needed[0] * scale) - pad, math.floor(needed[1] * scale) - pad
     right, bottom = math.ceil(needed[2] * scale) + pad, math.ceil(needed[3] * scale) + pad
-    size = (max(1, right - left), max(1, bottom - top))
-    with holding("a surface for the layer's opacity, rotation or clip", size):
-        layer = Surface(new_image("RGBA", size, "a layer surface"), left, top, scale)
-        _paint_cut(layer, group)
-        image = layer.image
-        if group.effects is not None:
-            image = layer.image = effects.with_effects(image, group.effects, scale, _spreader(layer, group))
-        if group.opacity < 1:
-            image.putalpha(image.getchannel("A").point(lambda a: round(a * group.opacity)))
-        mode = group.effects.blend if group.effects is not None else "normal"
-        if group.rotation:
-            _blend_turned(surface, layer, group, mode)
-        else:
-            _composite_in_mode(surface.image, image, left - surface.left, top - surface.top, mode)
+    return Area(left, top, scale, (max(1, right - left), max(1, bottom - top)))
+
+
+def _paint_on_own_surface(surface: Surface, group: Group) -> None:
+    """A group painted on a surface of its own, then clipped, given its effects, faded,
+    rotated and blended."""
+    area = layer_area(surface, group)
+    if area is None:
+        return
+    layer = Surface(PILImage.new("RGBA", area.size), area.left, area.top, area.scale)
+    _paint_cut(layer, group)
+    image = layer.image
+    if group.effects is not None:
+        image = layer.image = effects.with_effects(image, group.effects, area.scale, _spreader(layer, group))
+    if group.opacity < 1:
+        image.putalpha(image.getchannel("A").point(lambda a: round(a * group.opacity)))
+    mode = group.effects.blend if group.effects is not None else "normal"
+    if group.rotation:
+        _blend_turned(surface, layer, group, mode)
+    else:
+        _composite_in_mode(surface.image, image, area.left - surface.left, area.top - surface.top, mode)
+
+
+def effects_area(group: Group, scale: float) -> Area | None:
+    """Where ``effects_alone`` paints a group's effects; None when it paints nothing."""
+    assert group.effects is not None
+    bounds = group.content_bounds()
+    return None if bounds is None else covering(grown(bounds, group.effects.reach), scale)
 
 
 def effects_alone(group: Group, scale: float) -> tuple[PILImage.Image, float, float] | None:
@@ -484,21 +547,17 @@ def effects_alone(group: Group, scale: float) -> tuple[PILImage.Image, float, fl
     blurred; and where the picture's top-left corner lies in canvas px. None when the
     group paints nothing."""
     assert group.effects is not None
-    bounds = group.content_bounds()
-    if bounds is None:
+    area = effects_area(group, scale)
+    if area is None:
         return None
-    x0, y0, x1, y1 = grown(bounds, group.effects.reach)
-    left, top = math.floor(x0 * scale), math.floor(y0 * scale)
-    size = (max(1, math.ceil(x1 * scale) - left), max(1, math.ceil(y1 * scale) - top))
-    with holding("the layer drawn for its effects", size):
-        layer = Surface(new_image("RGBA", size, "a layer surface"), left, top, scale)
-        _paint_cut(layer, group)
-        spread = _spreader(layer, group)
-        if group.effects.blur:
-            picture = effects.with_effects(layer.image, group.effects, scale, spread)
-        else:
-            picture = effects.shadows_of(layer.image, group.effects.shadows, scale, spread)
-    return picture, left / scale, top / scale
+    layer = Surface(PILImage.new("RGBA", area.size), area.left, area.top, scale)
+    _paint_cut(layer, group)
+    spread = _spreader(layer, group)
+    if group.effects.blur:
+        picture = effects.with_effects(layer.image, group.effects, scale, spread)
+    else:
+        picture = effects.shadows_of(layer.image, group.effects.shadows, scale, spread)
+    return picture, area.left / scale, area.top / scale
 
 
 def _spreader(layer: Surface, group: Group) -> effects.Spreader:
@@ -509,8 +568,7 @@ def _spreader(layer: Surface, group: Group) -> effects.Spreader:
         grown = group.spread(spread)
         if grown is None:
             return None
-        image = new_image("RGBA", layer.image.size, "the layer's shape grown")
-        surface = Surface(image, layer.left, layer.top, layer.scale)
+        surface = Surface(PILImage.new("RGBA", layer.image.size), layer.left, layer.top, layer.scale)
         _paint_cut(surface, grown)
         return surface.image.getchannel("A")
 
@@ -532,20 +590,13 @@ LUMINANCE = (0.2125, 0.7154, 0.0721, 0.0)
 
 def _mask_coverage(layer: Surface, mask: Mask) -> PILImage.Image:
     """How much of each pixel of ``layer`` the mask shows, 0 to 255."""
-    with holding("the layer's mask", layer.image.size):
-        drawn = Surface(new_image("RGBA", layer.image.size, "a mask"), layer.left, layer.top, layer.scale)
-        paint_items(drawn, mask.items)
-        coverage = drawn.image.getchannel("A")
-        if mask.luminance:
-            luma = drawn.image.convert("RGB").convert("L", LUMINANCE)
-            coverage = ImageChops.multiply(luma, coverage)
+    drawn = Surface(PILImage.new("RGBA", layer.image.size), layer.left, layer.top, layer.scale)
+    paint_items(drawn, mask.items)
+    coverage = drawn.image.getchannel("A")
+    if mask.luminance:
+        luma = drawn.image.convert("RGB").convert("L", LUMINANCE)
+        coverage = ImageChops.multiply(luma, coverage)
     return ImageChops.invert(coverage) if mask.invert else coverage
-
-
-@contextlib.contextmanager
-def holding(what: str, size: tuple[int, int]) -> Iterator[None]:
-    with budget.current().holding(budget.image_bytes("RGBA", size), f"{what} ({budget.pixels(size)})"):
-        yield
 
 
 def _composite_in_mode(target: PILImage.Image, patch: PILImage.Image, left: int, top: int, mode: str) -> None:
@@ -557,23 +608,26 @@ def _composite_in_mode(target: PILImage.Image, patch: PILImage.Image, left: int,
         blend_onto(target, patch, left, top, mode)
 
 
+def turned_pixels(area: Area, layer: Area, group: Group) -> tuple[int, int, tuple[int, int]] | None:
+    """The pixels of ``area`` (left, top, size) that ``layer``, turned by the group's
+    rotation, can cover; None when none."""
+    target = overlap(turned(layer.view(), group.rotation, group.origin), area.view())
+    if target is None:
+        return None
+    scale = area.scale
+    x0, y0 = math.floor(target[0] * scale) - area.left, math.floor(target[1] * scale) - area.top
+    x1, y1 = math.ceil(target[2] * scale) - area.left, math.ceil(target[3] * scale) - area.top
+    return x0, y0, (max(1, x1 - x0), max(1, y1 - y0))
+
+
 def _blend_turned(surface: Surface, layer: Surface, group: Group, mode: str) -> None:
     """``layer`` turned clockwise by the group's rotation about its origin, blended onto
     ``surface``: only the pixels of ``surface`` it can cover are computed."""
-    scale = surface.scale
-    drawn = (
-        layer.left / scale,
-        layer.top / scale,
-        (layer.left + layer.image.width) / scale,
-        (layer.top + layer.image.height) / scale,
-    )
-    target = overlap(turned(drawn, group.rotation, group.origin), surface.view())
-    if target is None:
+    placed = turned_pixels(surface, layer, group)
+    if placed is None:
         return
-    x0, y0 = math.floor(target[0] * scale) - surface.left, math.floor(target[1] * scale) - surface.top
-    x1, y1 = math.ceil(target[2] * scale) - surface.left, math.ceil(target[3] * scale) - surface.top
-    size = (max(1, x1 - x0), max(1, y1 - y0))
-    budget.current().check(budget.image_bytes("RGBA", size), f"the rotated layer ({budget.pixels(size)})")
+    x0, y0, size = placed
+    scale = surface.scale
     angle = math.radians(group.rotation)
     a, b, d, e = math.cos(angle), math.sin(angle), -math.sin(angle), math.cos(angle)
     cx, cy = group.origin[0] * scale, group.origin[1] * scale  # the origin in canvas pixels

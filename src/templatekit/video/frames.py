@@ -40,6 +40,7 @@ from templatekit.layout.image import fitted_pixels
 from templatekit.model.layers import FILTERS, Layer, VideoLayer
 from templatekit.model.template import Template
 from templatekit.paint.canvas import paint
+from templatekit.paint.needs import canvas_needs, sprite_needs
 from templatekit.paint.raster import paint_sprite
 from templatekit.scene import GlyphRun, Group, Item, Scene
 from templatekit.text.unicode import graphemes
@@ -165,7 +166,8 @@ class _Actor:
         if group.effects is not None and group.effects.blend != "normal":
             group = evolve(group, effects=evolve(group.effects, blend="normal"))
         with budget.layer(self.layer.name):
-            painted = paint_sprite([group], self.scale)
+            budget.ask(sprite_needs([group], self.scale))
+        painted = paint_sprite([group], self.scale)
         if painted is None:
             return None
         image, left, top = painted
@@ -219,7 +221,9 @@ class FrameMaker:
     def _add_plate(self, items: list[Item], background: object, bottom: bool) -> None:
         if not items and not bottom:
             return
-        image = paint(Scene(self.width, self.height, background, tuple(items)))  # type: ignore[arg-type]
+        plate = Scene(self.width, self.height, background, tuple(items))  # type: ignore[arg-type]
+        budget.ask(canvas_needs(plate, 1.0))
+        image = paint(plate)
         if bottom:  # over black: a video has no transparency
             black = PILImage.new("RGBA", image.size, (0, 0, 0, 255))
             black.alpha_composite(image)

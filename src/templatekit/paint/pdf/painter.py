@@ -25,7 +25,7 @@ from __future__ import annotations
 import io
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -35,9 +35,11 @@ from PIL import Image as PILImage
 from templatekit.cache import memoized
 from templatekit.font_file import hb_font
 from templatekit.geometry import Box, grown, union
+from templatekit.memory import Need
 from templatekit.model.values import Color, Gradient
 from templatekit.paint.glyphs import glyph_image
 from templatekit.paint.gradient import gradient_image, gradient_line
+from templatekit.paint.needs import effects_needs
 from templatekit.paint.pdf.color_glyphs import ColorGlyphs, OutlinePen, painted
 from templatekit.paint.pdf.fonts import EmbeddedFonts
 from templatekit.paint.pdf.glyph_text import actual_texts, glyph_texts
@@ -645,6 +647,28 @@ def _paint_group(canvas: _Canvas, group: Group) -> None:
         _paint_transparency_group(canvas, group.items, opacity)
     canvas.opacity = outer
     canvas.op("Q")
+
+
+def needs(pages: Sequence[Scene]) -> Iterator[Need]:
+    """What painting ``pages`` makes in pixels: the pictures of the effects PDF cannot
+    draw (``_effects_picture``), in the order they are drawn."""
+    for page in pages:
+        yield from _pictures_needs(page.items)
+
+
+def _pictures_needs(items: Sequence[Item]) -> Iterator[Need]:
+    for item in items:
+        if isinstance(item, Image) and item.vector is not None:
+            yield from _pictures_needs((item.vector,))
+        if not isinstance(item, Group) or item.opacity <= 0:
+            continue
+        effects = item.effects
+        if effects is not None and (effects.blur or effects.shadows):
+            yield from effects_needs(item, PRINT_SCALE)
+            if effects.blur:  # the whole group is in the picture
+                continue
+        yield from _pictures_needs(item.mask.items if item.mask is not None else ())
+        yield from _pictures_needs(item.items)
 
 
 def _effects_picture(canvas: _Canvas, group: Group) -> None:
