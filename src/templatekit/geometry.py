@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from attrs import frozen
+
 Box = tuple[float, float, float, float]  # left, top, right, bottom
 
 
@@ -44,8 +46,65 @@ def turned(box: Box, degrees: float, origin: tuple[float, float]) -> Box:
     return min(xs), min(ys), max(xs), max(ys)
 
 
-def swept(box: Box, origin: tuple[float, float]) -> Box:
-    """The square about ``origin`` that ``box`` stays in however it is turned about it."""
-    ox, oy = origin
-    reach = max(math.hypot(x - ox, y - oy) for x, y in corners(box))
-    return (ox - reach, oy - reach, ox + reach, oy + reach)
+@frozen(cache_hash=True)
+class Transform:
+    """An affine map of scene px, in PDF's ``cm`` order: (x, y) becomes
+    (a x + c y + e, b x + d y + f). y points down, so a positive turn is clockwise."""
+
+    a: float = 1.0
+    b: float = 0.0
+    c: float = 0.0
+    d: float = 1.0
+    e: float = 0.0
+    f: float = 0.0
+
+    @staticmethod
+    def turn(degrees: float, origin: tuple[float, float]) -> Transform:
+        """A turn clockwise by ``degrees`` about ``origin``."""
+        angle = math.radians(degrees)
+        cos, sin = math.cos(angle), math.sin(angle)
+        ox, oy = origin
+        return Transform(cos, sin, -sin, cos, ox - cos * ox + sin * oy, oy - sin * ox - cos * oy)
+
+    @staticmethod
+    def zoom(scale: float, centre: tuple[float, float], dx: float = 0.0, dy: float = 0.0) -> Transform:
+        """A scale about ``centre``, then a move by (dx, dy)."""
+        cx, cy = centre
+        return Transform(scale, 0.0, 0.0, scale, cx - scale * cx + dx, cy - scale * cy + dy)
+
+    @property
+    def is_identity(self) -> bool:
+        return self == IDENTITY
+
+    def then(self, outer: Transform) -> Transform:
+        """This map followed by ``outer``."""
+        return Transform(
+            outer.a * self.a + outer.c * self.b,
+            outer.b * self.a + outer.d * self.b,
+            outer.a * self.c + outer.c * self.d,
+            outer.b * self.c + outer.d * self.d,
+            outer.a * self.e + outer.c * self.f + outer.e,
+            outer.b * self.e + outer.d * self.f + outer.f,
+        )
+
+    def inverse(self) -> Transform:
+        det = self.a * self.d - self.b * self.c
+        a, b, c, d = self.d / det, -self.b / det, -self.c / det, self.a / det
+        return Transform(a, b, c, d, -(a * self.e + c * self.f), -(b * self.e + d * self.f))
+
+    def point(self, p: tuple[float, float]) -> tuple[float, float]:
+        return (self.a * p[0] + self.c * p[1] + self.e, self.b * p[0] + self.d * p[1] + self.f)
+
+    def box(self, box: Box) -> Box:
+        """The bounding box of ``box`` mapped."""
+        points = [self.point(p) for p in corners(box)]
+        xs, ys = [p[0] for p in points], [p[1] for p in points]
+        return min(xs), min(ys), max(xs), max(ys)
+
+    def expansion(self) -> float:
+        """How much the map enlarges lengths at most: 1 for a turn, k for a zoom by k."""
+        most = math.sqrt(max(self.a**2 + self.b**2, self.c**2 + self.d**2))
+        return 1.0 if abs(most - 1) < 1e-9 else most
+
+
+IDENTITY = Transform()

@@ -19,6 +19,7 @@ from templatekit.assets import AssetLoader
 from templatekit.cache import memoized
 from templatekit.encode import encode, image_format
 from templatekit.errors import AssetError, RenderError, TemplateError
+from templatekit.geometry import Transform
 from templatekit.layout.compose import layer_effects, layout_template
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.glyph_memory import ScaleOf, at_scale, check_glyphs_fit
@@ -29,7 +30,7 @@ from templatekit.options import PdfInfo, RenderOptions
 from templatekit.paint.canvas import is_opaque, paint
 from templatekit.paint.needs import canvas_needs
 from templatekit.result import RenderResult
-from templatekit.scene import Group, Item, Move, Scene
+from templatekit.scene import Group, Item, Scene
 from templatekit.text.fonts import Face, FontBook, load_face
 
 THUMBNAIL_SIDE = 320
@@ -237,13 +238,12 @@ def at_moment(template: Template, scene: Scene, time: float) -> Scene:
         state = timeline.state(layer, time)
         if not state.visible or state.opacity <= 0:
             continue
-        rotation = item.rotation if state.rotation is None else state.rotation
-        group = evolve(item, opacity=item.opacity * state.opacity, rotation=rotation)
+        centre = (layer.x + layer.width / 2, layer.y + layer.height / 2)
+        rotation = layer.rotation if state.rotation is None else state.rotation
+        placed = Transform.turn(rotation, centre).then(Transform.zoom(state.scale, centre, state.dx, state.dy))
+        group = evolve(item, opacity=item.opacity * state.opacity, transform=placed)
         if state.effects:
             group = evolve(group, effects=layer_effects(with_effects(layer, state.effects)))
-        if state.dx or state.dy or state.scale != 1:
-            centre = (layer.x + layer.width / 2, layer.y + layer.height / 2)
-            group = group.moved(Move(state.dx, state.dy, state.scale, centre))
         items.append(group)
     return evolve(scene, items=tuple(items))
 

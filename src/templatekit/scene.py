@@ -14,7 +14,7 @@ from attrs import evolve, field, frozen
 from PIL import Image as PILImage
 
 from templatekit.cache import memoized
-from templatekit.geometry import Box, grown, overlap, swept, union
+from templatekit.geometry import IDENTITY, Box, Transform, grown, overlap, union
 from templatekit.model.values import Color, Gradient
 
 Paint = Union[Color, Gradient]
@@ -459,14 +459,13 @@ class Mask:
 
 @frozen(cache_hash=True)
 class Group:
-    """Items drawn together, then rotated by ``rotation`` degrees (clockwise) about
-    ``origin``, clipped, masked, given its ``effects``, and composited with ``opacity``.
-    The mask is in the group's frame: it turns with it."""
+    """Items drawn together in the group's own frame, clipped, masked and given its
+    ``effects`` there, then placed by ``transform`` (a turn, a zoom, a move) and
+    composited with ``opacity``: the clip, the mask and the effects move with it."""
 
     items: tuple[Item, ...]
     opacity: float = 1.0
-    rotation: float = 0.0
-    origin: Point = (0.0, 0.0)
+    transform: Transform = IDENTITY
     clip: Clip | None = None
     label: str | None = None  # the layer name, for debug drawing
     effects: Effects | None = None
@@ -487,20 +486,22 @@ class Group:
         return _content_bounds(self)
 
     def bounds(self) -> Box | None:
-        """A box that holds everything the group paints: with its effects' reach, and,
-        turned, the square it stays in however it turns."""
+        """A box that holds everything the group paints: with its effects' reach, placed."""
         inner = self.content_bounds()
         if inner is not None and self.effects is not None:
             inner = grown(inner, self.effects.reach)
-        if inner is None or not self.rotation:
+        if inner is None or self.transform.is_identity:
             return inner
-        return swept(inner, self.origin)
+        return self.transform.box(inner)
 
     def moved(self, move: Move) -> Group:
+        """Moved in the frame it is placed in: its own frame moves too."""
+        placed = Transform.zoom(move.scale, move.centre, move.dx, move.dy)
+        inverse = placed.inverse()
         return evolve(
             self,
             items=tuple(item.moved(move) for item in self.items),
-            origin=move.point(self.origin),
+            transform=inverse.then(self.transform).then(placed),
             clip=None if self.clip is None else self.clip.moved(move),
             mask=None if self.mask is None else self.mask.moved(move),
             effects=None if self.effects is None else self.effects.scaled(move.scale),

@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from templatekit.geometry import Transform
 from templatekit.model.values import Color, Gradient
 from templatekit.paint import canvas
 from templatekit.scene import Clip, Ellipse, Group, Line, Path, Polygon, Rect, Scene
@@ -42,8 +43,7 @@ def random_layer(rng: random.Random, index: int) -> Group:
     return Group(
         items,
         opacity=rng.choice([1.0, 1.0, 0.5]),
-        rotation=rng.choice([0.0, 0.0, 15.0, -40.0]),
-        origin=(x + width / 2, y + height / 2),
+        transform=Transform.turn(rng.choice([0.0, 0.0, 15.0, -40.0]), (x + width / 2, y + height / 2)),
         clip=rng.choice([None, None, Clip(x, y, width / 2 + 5, height, radius=4)]),
         label=f"layer{index}",
     )

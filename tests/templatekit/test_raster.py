@@ -13,6 +13,7 @@ from PIL import ImageChops, ImageStat
 
 import templatekit as tk
 from templatekit import png
+from templatekit.geometry import Transform
 from templatekit.model.values import Color, Gradient
 from templatekit.paint import canvas
 from templatekit.png import write_png
@@ -80,7 +81,7 @@ def test_opacity_blends_and_rotation_turns_about_the_origin():
     half = draw(Group((Rect(0, 0, 100, 100, BLACK),), opacity=0.5))
     assert half.getpixel((50, 50))[0] == pytest.approx(128, abs=2)
     bar = Rect(10, 45, 80, 10, BLACK)
-    turned = draw(Group((bar,), rotation=90, origin=(50, 50)))
+    turned = draw(Group((bar,), transform=Transform.turn(90, (50, 50))))
     assert turned.getpixel((50, 15))[:3] == (0, 0, 0)  # now vertical
     assert turned.getpixel((15, 50))[:3] == (255, 255, 255)
 

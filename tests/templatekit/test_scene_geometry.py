@@ -3,8 +3,10 @@ video layer mid-move, in vector outputs), every kind of primitive alike."""
 
 from __future__ import annotations
 
+import pytest
 from PIL import ImageChops
 
+from templatekit.geometry import Transform
 from templatekit.model.values import Color
 from templatekit.paint.canvas import forget, paint
 from templatekit.scene import Bars, Clip, Ellipse, Group, Line, Move, Path, Polygon, Rect, Scene
@@ -39,8 +41,9 @@ def test_a_scale_about_the_centre_scales_every_box():
         mx0, my0, mx1, my1 = item.moved(move).bounds()
         assert (mx1 - mx0) / (x1 - x0) > 1.6 and (my1 - my0) / (y1 - y0) > 1.6, item
         assert (mx0 + mx1) / 2 - 100 == 2 * ((x0 + x1) / 2 - 100) or isinstance(item, Group), item
-    group = Group(ITEMS, rotation=10, origin=(50, 50)).moved(move)
-    assert group.origin == (0.0, 0.0) and group.rotation == 10
+    group = Group(ITEMS, transform=Transform.turn(10, (50, 50))).moved(move)
+    assert group.transform.point((0.0, 0.0)) == pytest.approx((0.0, 0.0))  # it turns about the moved origin
+    assert group.transform.a == pytest.approx(Transform.turn(10, (0, 0)).a)
 
 
 def test_every_item_paints_inside_its_bounds():

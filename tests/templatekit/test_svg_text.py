@@ -51,12 +51,9 @@ def vector_of(svg: str) -> Group | None:
 
 
 def _turned(outer: Affine, group: Group) -> Affine:
-    """``outer`` followed inwards by the group's turn about its origin."""
-    angle = math.radians(group.rotation)
-    cos, sin = math.cos(angle), math.sin(angle)
-    ox, oy = group.origin
-    inner = (cos, sin, -sin, cos, ox - cos * ox + sin * oy, oy - sin * ox - cos * oy)
-    return _compose(outer, inner)
+    """``outer`` followed inwards by the group's transform."""
+    t = group.transform
+    return _compose(outer, (t.a, t.b, t.c, t.d, t.e, t.f))
 
 
 def _compose(m: Affine, n: Affine) -> Affine:

@@ -21,6 +21,7 @@ from attrs import evolve
 
 from templatekit import budget
 from templatekit.cache import BoundedCache
+from templatekit.geometry import Transform
 from templatekit.layout import image
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import BUILT_IN_KINDS, ImageLayer, Layer, ShapeGeometry, ShapeLayer
@@ -94,7 +95,7 @@ def masked(layer: Layer, group: Group, drawn: Mapping[str, Group], layers: Mappi
     if last.mask is not None and last.mask.shape is not None:
         result = _with_mask(result, last.mask, tuple(_mask_shape(last, last.mask)))
     for masked_layer, masked_group in reversed(chain):
-        turned = Group((result,), rotation=-masked_layer.rotation, origin=masked_group.origin)
+        turned = Group((result,), transform=Transform.turn(-masked_layer.rotation, _centre(masked_layer)))
         assert masked_layer.mask is not None
         result = _with_mask(masked_group, masked_layer.mask, (turned,) if masked_layer.rotation else (result,))
     return result
@@ -193,15 +194,18 @@ def background_items(template: Template, ctx: LayoutContext) -> list[Item]:
 
 
 def layer_group(layer: Layer, items: list[Item]) -> Group:
-    centre = (layer.x + layer.width / 2, layer.y + layer.height / 2)
     return Group(
         tuple(items),
         opacity=layer.opacity,
-        rotation=layer.rotation,
-        origin=centre,
+        transform=Transform.turn(layer.rotation, _centre(layer)),
         label=layer.name,
         effects=layer_effects(layer),
     )
+
+
+def _centre(layer: Layer) -> tuple[float, float]:
+    """Where a layer turns about."""
+    return (layer.x + layer.width / 2, layer.y + layer.height / 2)
 
 
 def layer_effects(layer: Layer) -> Effects | None:

@@ -25,6 +25,7 @@ from reportlab.graphics import shapes
 from reportlab.lib.colors import Color as RLColor
 from reportlab.pdfbase import pdfmetrics
 
+from templatekit.geometry import Transform
 from templatekit.model.values import Color
 from templatekit.scene import Clip, Group, Item, LineCap, LineJoin, Path
 from templatekit.text.fonts import DEFAULT_FAMILY, Face, FontBook
@@ -266,7 +267,7 @@ def _text(pieces: tuple[shapes.String, ...], m: Matrix, fonts: FontBook) -> Iter
     items = tuple(place(block, left, y - block.first_baseline, block.width, block.height))
     rotation = math.degrees(math.atan2(b, a))
     if rotation:
-        yield Group(items, rotation=rotation, origin=(x, y))
+        yield Group(items, transform=Transform.turn(rotation, (x, y)))
     else:
         yield from items
 

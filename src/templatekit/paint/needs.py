@@ -26,10 +26,10 @@ from templatekit.paint.raster import (
     layer_area,
     line_polygon,
     path_pixels,
+    placed_pixels,
     polygon_pixels,
     run_extent,
     sprite_area,
-    turned_pixels,
 )
 from templatekit.scene import Bars, Ellipse, GlyphRun, Group, Image, Item, Line, Path, Polygon, Rect, Scene
 
@@ -154,9 +154,9 @@ def _group_own_needs(area: Area, group: Group) -> Needs:
     inner = [image("a layer surface", "RGBA", layer.size), *_cut_needs(layer, group)]
     if group.effects is not None:
         inner.extend(_effect_needs(layer, group, whole=True))
-    turned = turned_pixels(area, layer, group) if group.rotation else None
-    if turned is not None:
-        inner.append(image("the rotated layer", "RGBA", turned[2]))
+    placed = None if group.transform.is_identity else placed_pixels(area, layer, group)
+    if placed is not None:
+        inner.append(image("the rotated layer", "RGBA", placed[2]))
     yield held("a surface for the layer's opacity, rotation or clip", layer.size, tuple(inner))
 
 

@@ -20,7 +20,7 @@ from PIL import Image as PILImage
 from PIL import ImageChops, ImageDraw
 
 from templatekit.cache import BoundedCache
-from templatekit.geometry import Box, grown, overlap, turned
+from templatekit.geometry import Box, grown, overlap
 from templatekit.model.values import Color
 from templatekit.paint import effects
 from templatekit.paint.glyphs import glyph_image
@@ -493,22 +493,24 @@ def _paint_group(surface: Surface, group: Group) -> None:
 def is_plain_group(group: Group) -> bool:
     """A group whose items are painted straight on the surface under it."""
     plain = group.clip is None and group.mask is None and group.effects is None
-    return group.opacity >= 1 and not group.rotation and plain
+    return group.opacity >= 1 and group.transform.is_identity and plain
 
 
 def layer_area(area: Area, group: Group) -> Area | None:
-    """The surface of its own a group is painted on: only the part of it that can land on
-    ``area`` (with room for its blur and shadows, and, turned, for sampling); None when
-    none can."""
+    """The surface of its own a group is painted on, in the group's frame, as many pixels
+    per px as the group is enlarged to (so that a zoom stays sharp): only the part of it
+    that can land on ``area`` (with room for its blur and shadows, and, placed, for
+    sampling); None when none can."""
     bounds = group.content_bounds()
     reach = group.effects.reach if group.effects is not None else 0.0
     view = grown(area.view(), reach)
     if bounds is not None:
         bounds = grown(bounds, reach)
-    needed = overlap(bounds, turned(view, -group.rotation, group.origin) if group.rotation else view)
+    placed = not group.transform.is_identity
+    needed = overlap(bounds, group.transform.inverse().box(view) if placed else view)
     if needed is None:
         return None
-    scale, pad = area.scale, 2 if group.rotation else 0  # rotation samples neighbouring pixels
+    scale, pad = area.scale * group.transform.expansion(), 2 if placed else 0  # placing samples neighbours
     left, top = math.floor(needed[0] * scale) - pad, math.floor(needed[1] * scale) - pad
     right, bottom = math.ceil(needed[2] * scale) + pad, math.ceil(needed[3] * scale) + pad
     return Area(left, top, scale, (max(1, right - left), max(1, bottom - top)))
@@ -528,8 +530,8 @@ def _paint_on_own_surface(surface: Surface, group: Group) -> None:
     if group.opacity < 1:
         image.putalpha(image.getchannel("A").point(lambda a: round(a * group.opacity)))
     mode = group.effects.blend if group.effects is not None else "normal"
-    if group.rotation:
-        _blend_turned(surface, layer, group, mode)
+    if not group.transform.is_identity:
+        _blend_placed(surface, layer, group, mode)
     else:
         _composite_in_mode(surface.image, image, area.left - surface.left, area.top - surface.top, mode)
 
@@ -608,10 +610,10 @@ def _composite_in_mode(target: PILImage.Image, patch: PILImage.Image, left: int,
         blend_onto(target, patch, left, top, mode)
 
 
-def turned_pixels(area: Area, layer: Area, group: Group) -> tuple[int, int, tuple[int, int]] | None:
-    """The pixels of ``area`` (left, top, size) that ``layer``, turned by the group's
-    rotation, can cover; None when none."""
-    target = overlap(turned(layer.view(), group.rotation, group.origin), area.view())
+def placed_pixels(area: Area, layer: Area, group: Group) -> tuple[int, int, tuple[int, int]] | None:
+    """The pixels of ``area`` (left, top, size) that ``layer``, placed by the group's
+    transform, can cover; None when none."""
+    target = overlap(group.transform.box(layer.view()), area.view())
     if target is None:
         return None
     scale = area.scale
@@ -620,27 +622,26 @@ def turned_pixels(area: Area, layer: Area, group: Group) -> tuple[int, int, tupl
     return x0, y0, (max(1, x1 - x0), max(1, y1 - y0))
 
 
-def _blend_turned(surface: Surface, layer: Surface, group: Group, mode: str) -> None:
-    """``layer`` turned clockwise by the group's rotation about its origin, blended onto
-    ``surface``: only the pixels of ``surface`` it can cover are computed."""
-    placed = turned_pixels(surface, layer, group)
+def _blend_placed(surface: Surface, layer: Surface, group: Group, mode: str) -> None:
+    """``layer`` (the group in its own frame) placed by the group's transform and blended
+    onto ``surface``: only the pixels of ``surface`` it can cover are computed."""
+    placed = placed_pixels(surface, layer, group)
     if placed is None:
         return
     x0, y0, size = placed
-    scale = surface.scale
-    angle = math.radians(group.rotation)
-    a, b, d, e = math.cos(angle), math.sin(angle), -math.sin(angle), math.cos(angle)
-    cx, cy = group.origin[0] * scale, group.origin[1] * scale  # the origin in canvas pixels
-    # output pixel (u, v) is canvas pixel (u + ox, v + oy); it shows the layer pixel found
-    # by turning that point back about the origin
+    # output pixel (u, v) is surface pixel (u + x0, v + y0), canvas pixel (u + ox, v + oy),
+    # scene point (u + ox, v + oy) / scale; it shows the layer pixel of that point mapped
+    # back into the group's frame
     ox, oy = x0 + surface.left, y0 + surface.top
+    back, k = group.transform.inverse(), layer.scale / surface.scale
+    a, b, d, e = k * back.a, k * back.c, k * back.b, k * back.d
     matrix = (
         a,
         b,
-        a * (ox - cx) + b * (oy - cy) + cx - layer.left,
+        a * ox + b * oy + layer.scale * back.e - layer.left,
         d,
         e,
-        d * (ox - cx) + e * (oy - cy) + cy - layer.top,
+        d * ox + e * oy + layer.scale * back.f - layer.top,
     )
     image = layer.image.transform(size, PILImage.Transform.AFFINE, matrix, PILImage.Resampling.BICUBIC)
     _composite_in_mode(surface.image, image, x0, y0, mode)

@@ -26,6 +26,7 @@ from PIL import Image as PILImage
 from templatekit import budget
 from templatekit.assets.clips import ClipReader
 from templatekit.cache import BoundedCache
+from templatekit.geometry import IDENTITY
 from templatekit.layout.compose import (
     background_color,
     background_items,
@@ -138,7 +139,7 @@ class _Actor:
         layer = with_effects(self.layer, values)
         base = self.group or Group(())
         items = self.relayout(layer) if any(name in FILTERS for name, _ in values) else list(base.items)
-        return evolve(layer_group(layer, items), opacity=1.0, rotation=0.0, mask=base.mask)
+        return evolve(layer_group(layer, items), opacity=1.0, transform=IDENTITY, mask=base.mask)
 
     def draw(self, frame: np.ndarray, look: Look) -> None:
         if look.content is None:
@@ -212,7 +213,7 @@ class FrameMaker:
                 self.clips.append(clip)
             group = drawn.get(index)
             actor = _Actor(
-                layer, evolve(group, opacity=1.0, rotation=0.0) if group else None, self.timeline, clip, relayout
+                layer, evolve(group, opacity=1.0, transform=IDENTITY) if group else None, self.timeline, clip, relayout
             )
             check_glyphs_fit([group] if group else [], at_scale(actor.scale))  # as its sprite is painted
             self._stack.append(actor)

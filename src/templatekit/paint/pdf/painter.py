@@ -619,13 +619,9 @@ def _paint_group(canvas: _Canvas, group: Group) -> None:
     if opacity <= 0:
         return
     canvas.op("q")
-    if group.rotation:
-        ox, oy = group.origin
-        angle = math.radians(group.rotation)  # y points down: a positive angle turns clockwise
-        cos, sin = math.cos(angle), math.sin(angle)
-        dx = ox - cos * ox + sin * oy
-        dy = oy - sin * ox - cos * oy
-        canvas.op(f"{number(cos)} {number(sin)} {number(-sin)} {number(cos)} {number(dx)} {number(dy)} cm")
+    placed = group.transform
+    if not placed.is_identity:
+        canvas.op(" ".join(number(v) for v in (placed.a, placed.b, placed.c, placed.d, placed.e, placed.f)) + " cm")
     effects = group.effects
     if effects is not None and (effects.blur or effects.shadows):
         _effects_picture(canvas, group)  # PDF has no blur: these are pixels
