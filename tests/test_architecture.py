@@ -114,3 +114,10 @@ def test_painters_import_no_budget_errors(graph, refusal):
     another module; what painting takes is asked of the budget before it starts."""
     chains = graph.find_shortest_chains(importer="templatekit.paint", imported=refusal, as_packages=True)
     assert not chains, "; ".join(" -> ".join(chain) for chain in chains)
+
+
+def test_no_module_outside_video_builds_frames(graph):
+    """One compositor: a still, a poster and a PDF at a moment paint the Scene the video's
+    timeline gives for it; only the video encoder makes frames."""
+    importers = graph.find_modules_that_directly_import("templatekit.video.frames")
+    assert {module for module in importers if not module.startswith("templatekit.video.")} == set()

@@ -10,7 +10,7 @@ from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
-from attrs import evolve, frozen
+from attrs import frozen
 from PIL import Image as PILImage
 
 from templatekit import budget, extras
@@ -19,12 +19,12 @@ from templatekit.assets import AssetLoader
 from templatekit.cache import memoized
 from templatekit.encode import encode, image_format
 from templatekit.errors import AssetError, RenderError, TemplateError
-from templatekit.geometry import Transform
-from templatekit.layout.compose import layer_effects, layout_template
+from templatekit.layout.compose import layout_function, layout_template
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.glyph_memory import ScaleOf, at_scale, check_glyphs_fit
 from templatekit.loading import TemplateSource, load_template
 from templatekit.memory import Need
+from templatekit.model.layers import Layer
 from templatekit.model.template import Template
 from templatekit.options import PdfInfo, RenderOptions
 from templatekit.paint.canvas import is_opaque, paint
@@ -93,7 +93,7 @@ def prepared(template: TemplateSource, modifications: Modifications, options: Re
     else:
         pages = [layout_template(resolved, ctx)]
     if resolved.video is not None and ctx.time is not None:
-        pages = [at_moment(resolved, page, ctx.time) for page in pages]
+        pages = [_at_moment(resolved, page, ctx) for page in pages]
     if options.debug:
         from templatekit.layout import debug as debug_overlay  # on first use (start-up time)
 
@@ -145,7 +145,7 @@ def _resolve(
     fonts = template_fonts(resolved, loader)
     time = options.time
     if time is None and resolved.video is not None:
-        time = resolved.video.poster  # None: the finished design (see ``at_moment``)
+        time = resolved.video.poster  # None: the finished design (see ``_at_moment``)
     ctx = LayoutContext(
         fonts=fonts,
         assets=loader,
@@ -166,6 +166,7 @@ def render_image(
     thumbnail: bool = False,
     debug: bool = False,
     scale: float = 1.0,
+    moment: float | None = None,
     assets: AssetLoader | None = None,
     memory_limit: int | None = None,
 ) -> RenderResult:
@@ -173,13 +174,15 @@ def render_image(
 
     ``thumbnail`` renders a preview whose longest side is 320 px (lower quality);
     ``debug`` draws every layer's box and name; ``scale`` multiplies the pixel size
-    (2 for a retina image); ``memory_limit``: see ``prepare``.
+    (2 for a retina image); ``moment``: the second of a video template to show (default:
+    its ``poster``), as its frame then shows it; ``memory_limit``: see ``prepare``.
     """
     options = RenderOptions(
         format=image_format(format),
         thumbnail=thumbnail,
         debug=debug,
         scale=scale,
+        time=moment,
         assets=assets,
         memory_limit=memory_limit,
     )
@@ -188,18 +191,9 @@ def render_image(
 
 
 def _image(template: TemplateSource, modifications: Modifications, options: RenderOptions) -> RenderResult:
-    """The still, as ``options.format``: the frame at a video template's poster moment
-    when it has one (and the ``video`` extra is there), else the laid-out design."""
-    loaded = load_template(template)
-    if loaded.video is not None and loaded.video.poster is not None and not options.debug:
-        poster = _poster_frame(loaded, modifications, options)
-        if poster is not None:
-            frame, warnings = poster
-            scale = _scale(frame.size, options)
-            if scale != 1:
-                frame = frame.resize(_scaled(frame.size, scale), PILImage.Resampling.LANCZOS)
-            return _encoded(frame, warnings, options)
-    laid_out = prepared(loaded, modifications, options)
+    """The still, as ``options.format``: a video template's Scene at its moment (its
+    poster's by default), else the laid-out design."""
+    laid_out = prepared(template, modifications, options)
     scene = laid_out.scene
     image = paint(scene, _scale((scene.width, scene.height), options))
     return _encoded(image, laid_out.warnings, options, opaque=is_opaque(scene))
@@ -217,55 +211,18 @@ def _encoded(
     return RenderResult(encoded.data, encoded.media_type, image.width, image.height, warnings)
 
 
-def at_moment(template: Template, scene: Scene, time: float) -> Scene:
-    """A video template's laid-out scene at ``time`` seconds, as far as a Scene can show
-    it: the layers on screen then, with their opacity, place, size, rotation, blur and
-    shadows at that moment (a ken-burns zoom, the typewriter and an image's animated
-    filters are drawn at rest; the PNG of a poster frame has them too).
-    Without a moment, a still of a video template is its finished design: every layer
-    as laid out, at rest, which is what layout gives."""
-    assert template.video is not None
-    from templatekit.video.timeline import Timeline, with_effects  # video templates only (start-up time)
+def _at_moment(template: Template, scene: Scene, ctx: LayoutContext) -> Scene:
+    """A video template's laid-out scene at the context's moment, as the video's frame
+    then shows it. Without a moment, a still of a video template is its finished design:
+    every layer as laid out, at rest, which is what layout gives."""
+    assert ctx.time is not None
+    from templatekit.video.moment import scene_at  # video templates only (start-up time)
 
-    timeline = Timeline(template.video.duration, template.width, template.height)
-    layers = {layer.name: layer for layer in template.layers}
-    items: list[Item] = []
-    for item in scene.items:
-        layer = layers.get(item.label) if isinstance(item, Group) and item.label else None
-        if layer is None or not isinstance(item, Group):
-            items.append(item)
-            continue
-        state = timeline.state(layer, time)
-        if not state.visible or state.opacity <= 0:
-            continue
-        centre = (layer.x + layer.width / 2, layer.y + layer.height / 2)
-        rotation = layer.rotation if state.rotation is None else state.rotation
-        placed = Transform.turn(rotation, centre).then(Transform.zoom(state.scale, centre, state.dx, state.dy))
-        group = evolve(item, opacity=item.opacity * state.opacity, transform=placed)
-        if state.effects:
-            group = evolve(group, effects=layer_effects(with_effects(layer, state.effects)))
-        items.append(group)
-    return evolve(scene, items=tuple(items))
+    def relayout(layer: Layer) -> list[Item]:
+        lay_out = layout_function(layer.TYPE)
+        return lay_out(layer, ctx) if lay_out is not None else []
 
-
-def _poster_frame(
-    template: Template, modifications: Modifications, options: RenderOptions
-) -> tuple[PILImage.Image, tuple[str, ...]] | None:
-    """A video template's frame at ``video.poster`` seconds, as the video shows it:
-    layers not yet on screen left out, animations at that moment. None without the
-    ``video`` extra, which paints video frames."""
-    try:
-        from templatekit.video.frames import FrameMaker
-    except ImportError:
-        return None
-    resolved, ctx, warnings = _resolve(template, modifications, options)
-    assert resolved.video is not None
-    maker = FrameMaker(resolved, ctx)
-    try:
-        frame = maker.frame(ctx.time or 0.0)
-    finally:
-        maker.close()
-    return frame.crop((0, 0, resolved.width, resolved.height)), (*warnings, *ctx.warnings)
+    return scene_at(template, scene, ctx.time, relayout)
 
 
 def render_pdf(
@@ -277,6 +234,7 @@ def render_pdf(
     creator: str = "templatekit",
     subject: str = "",
     created: datetime | None = None,
+    moment: float | None = None,
     assets: AssetLoader | None = None,
     memory_limit: int | None = None,
 ) -> RenderResult:
@@ -285,11 +243,12 @@ def render_pdf(
 
     The title is the template's name. The same input gives the same bytes unless
     ``created`` (the creation date to record) is given. Charts and SVG images are
-    vector drawings (or, should one not convert, images at 3x). ``memory_limit``: see
-    ``prepare``.
+    vector drawings (or, should one not convert, images at 3x). ``moment``: the second of
+    a video template to show (default: its ``poster``), as its frame then shows it.
+    ``memory_limit``: see ``prepare``.
     """
     pdf = PdfInfo(author=author, creator=creator, subject=subject, created=created)
-    options = RenderOptions(debug=debug, assets=assets, memory_limit=memory_limit, pdf=pdf).for_pdf()
+    options = RenderOptions(debug=debug, time=moment, assets=assets, memory_limit=memory_limit, pdf=pdf).for_pdf()
     with budget.render(memory_limit):
         from templatekit.paint.pdf import DocumentInfo, paint_pdf  # the PDF writer loads only when a PDF is made
 
@@ -340,10 +299,6 @@ def render_video(
             data = None if target is not None else out.read_bytes()
         result_warnings = (*warnings, *ctx.warnings)
         return RenderResult(data, "video/mp4", width, height, result_warnings, path=target)
-
-
-def _scaled(size: tuple[int, int], scale: float) -> tuple[int, int]:
-    return max(1, round(size[0] * scale)), max(1, round(size[1] * scale))
 
 
 def _drawn(page: Scene) -> set[str]:

@@ -370,14 +370,14 @@ def test_typewriter_reveals_grapheme_clusters_in_reading_order_where_the_line_pu
     from templatekit.scene import GlyphRun
     from templatekit.text.fonts import FontBook
     from templatekit.text.typeset import TextStyle, place, typeset
-    from templatekit.video.frames import _reveal
+    from templatekit.video.reveal import reveal
 
     block = typeset("مرحبا 👍🏽 ok", TextStyle(size=30), FontBook.bundled(), 600)
     items = place(block, 0, 0, 600, 60)
     full = {(run.text, g, p) for run in items for g, p in zip(run.glyphs, run.positions, strict=True)}
 
     def shown(count: int) -> list[GlyphRun]:
-        return [item for item in _reveal(items, count) if isinstance(item, GlyphRun)]
+        return [item for item in reveal(items, count) if isinstance(item, GlyphRun)]
 
     assert shown(0) == []
     (first,) = shown(1)

@@ -16,7 +16,7 @@ and an add, and resampling one does not darken its edges.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable
 
 import cv2
 import numpy as np
@@ -43,8 +43,8 @@ from templatekit.model.template import Template
 from templatekit.paint.canvas import paint
 from templatekit.paint.needs import canvas_needs, sprite_needs
 from templatekit.paint.raster import paint_sprite
-from templatekit.scene import GlyphRun, Group, Item, Scene
-from templatekit.text.unicode import graphemes
+from templatekit.scene import Group, Item, Scene
+from templatekit.video.reveal import reveal, revealed_count
 from templatekit.video.timeline import LayerState, Timeline, with_effects
 
 SPRITES_KEPT = 8
@@ -130,7 +130,7 @@ class _Actor:
             moment, pixels = self.clip.frame_at(time - self.timeline.window(self.layer)[0])
             return Look(state, moment, pixels)
         if state.reveal < 1:
-            return Look(state, _revealed_count(self.group, state.reveal))
+            return Look(state, revealed_count(self.group, state.reveal))
         return Look(state, "laid out")
 
     def _laid_out_with(self, values: tuple[tuple[str, float], ...]) -> Group:
@@ -163,7 +163,7 @@ class _Actor:
             group = evolve(group, items=(fitted,))
         content = look.content[0] if isinstance(look.content, tuple) else look.content
         if isinstance(content, int):
-            group = evolve(group, items=tuple(_reveal(group.items, content)))
+            group = evolve(group, items=tuple(reveal(group.items, content)))
         if group.effects is not None and group.effects.blend != "normal":
             group = evolve(group, effects=evolve(group.effects, blend="normal"))
         with budget.layer(self.layer.name):
@@ -282,57 +282,6 @@ def _blend(frame: np.ndarray, pixels: np.ndarray, inverse: np.ndarray | None, x:
     pixels = pixels[top:bottom, left:right]
     inverse = _inverse_alpha(pixels) if inverse is None else inverse[top:bottom, left:right]
     cv2.add(cv2.multiply(region, inverse, scale=1 / 255), pixels, dst=region)
-
-
-def _revealed_count(group: Group | None, share: float) -> int:
-    """Grapheme clusters of the layer's text shown at ``share`` of the typewriter."""
-    total = sum(len(graphemes(run.text)) for run in _runs(group.items)) if group is not None else 0
-    return math.floor(total * share + 1e-9)
-
-
-def _runs(items: Sequence[Item]) -> list[GlyphRun]:
-    found: list[GlyphRun] = []
-    for item in items:
-        if isinstance(item, Group):
-            found.extend(_runs(item.items))
-        elif isinstance(item, GlyphRun):
-            found.append(item)
-    return found
-
-
-def _reveal(items: Sequence[Item], count: int) -> list[Item]:
-    """The items with only the first ``count`` grapheme clusters of their text, in
-    reading order: each glyph stays where (and as) the whole line shaped it, so joined
-    scripts do not jump and an emoji appears whole."""
-    shown: dict[int, int] = {}  # run id -> characters of its text shown
-    left = count
-    for run in sorted(_runs(items), key=lambda run: run.offset):
-        clusters = graphemes(run.text)
-        taken = min(len(clusters), max(left, 0))
-        shown[id(run)] = sum(len(cluster) for cluster in clusters[:taken])
-        left -= taken
-    return _shown(items, shown)
-
-
-def _shown(items: Sequence[Item], shown: dict[int, int]) -> list[Item]:
-    result: list[Item] = []
-    for item in items:
-        if isinstance(item, GlyphRun):
-            keep = [index for index, cluster in enumerate(item.clusters) if cluster < shown[id(item)]]
-            if keep:
-                result.append(
-                    evolve(
-                        item,
-                        glyphs=tuple(item.glyphs[i] for i in keep),
-                        positions=tuple(item.positions[i] for i in keep),
-                        clusters=tuple(item.clusters[i] for i in keep),
-                    )
-                )
-        elif isinstance(item, Group):
-            result.append(evolve(item, items=tuple(_shown(item.items, shown))))
-        else:
-            result.append(item)
-    return result
 
 
 def _composite(frame: np.ndarray, sprite: _Sprite, layer: Layer, state: LayerState) -> None:

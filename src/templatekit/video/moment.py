@@ -1,0 +1,73 @@
+"""A video template's Scene at any moment: each layer's laid-out group as the timeline
+says it looks then, so that a still, a PDF and a frame of the video at that time are the
+same Scene, drawn by the same painters.
+
+A layer not on screen is left out. One on screen is faded, moved, scaled and turned about
+the centre of its box by its group's transform; the ken-burns zoom enlarges its group
+about the focus point inside the box (cut to it); the typewriter keeps the glyphs of the
+text shown so far; animated effects and an image's animated filters are laid out again
+with their values at that moment (to a hundredth of their unit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from attrs import evolve
+
+from templatekit.geometry import Transform
+from templatekit.layout.compose import layer_effects
+from templatekit.model.layers import FILTERS, Layer
+from templatekit.model.template import Template
+from templatekit.scene import Clip, Group, Item, Scene
+from templatekit.video.reveal import reveal, revealed_count
+from templatekit.video.timeline import LayerState, Timeline, with_effects
+
+#: A layer laid out again (with the values of its effects and filters at a moment).
+Relayout = Callable[[Layer], list[Item]]
+
+
+def scene_at(template: Template, scene: Scene, time: float, relayout: Relayout) -> Scene:
+    """``scene`` (the template laid out) as the video shows it at ``time`` seconds."""
+    assert template.video is not None
+    timeline = Timeline(template.video.duration, template.width, template.height)
+    layers = {layer.name: layer for layer in template.layers}
+    items: list[Item] = []
+    for item in scene.items:
+        layer = layers.get(item.label) if isinstance(item, Group) and item.label else None
+        if layer is None or not isinstance(item, Group):
+            items.append(item)
+            continue
+        group = group_at(layer, item, timeline.state(layer, time), relayout)
+        if group is not None:
+            items.append(group)
+    return evolve(scene, items=tuple(items))
+
+
+def effect_values(state: LayerState) -> tuple[tuple[str, float], ...]:
+    """The state's effect and filter values, to a hundredth of their unit: equal values
+    draw equal pixels."""
+    return tuple((name, round(value, 2)) for name, value in state.effects)
+
+
+def group_at(layer: Layer, group: Group, state: LayerState, relayout: Relayout) -> Group | None:
+    """The layer's laid-out ``group`` as ``state`` shows it; None when it is not seen."""
+    opacity = group.opacity * state.opacity
+    if not state.visible or opacity <= 0:
+        return None
+    values = effect_values(state)
+    if values:
+        changed = with_effects(layer, values)
+        items = relayout(changed) if any(name in FILTERS for name, _ in values) else list(group.items)
+        group = evolve(group, items=tuple(items), effects=layer_effects(changed))
+    if state.reveal < 1:
+        group = evolve(group, items=tuple(reveal(group.items, revealed_count(group, state.reveal))))
+    centre = (layer.x + layer.width / 2, layer.y + layer.height / 2)
+    rotation = layer.rotation if state.rotation is None else state.rotation
+    placed = Transform.turn(rotation, centre).then(Transform.zoom(state.scale, centre, state.dx, state.dy))
+    if state.zoom == 1:
+        return evolve(group, opacity=opacity, transform=placed)
+    focus = (layer.x + state.focus[0] * layer.width, layer.y + state.focus[1] * layer.height)
+    zoomed = evolve(group, opacity=1.0, transform=Transform.zoom(state.zoom, focus), label=None)
+    box = Clip(layer.x, layer.y, layer.width, layer.height)
+    return Group((zoomed,), opacity=opacity, transform=placed, clip=box, label=group.label)

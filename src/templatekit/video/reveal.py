@@ -1,0 +1,63 @@
+"""The typewriter: a text shown up to a share of its characters, each glyph where the
+whole text put it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from attrs import evolve
+
+from templatekit.scene import GlyphRun, Group, Item
+from templatekit.text.unicode import graphemes
+
+
+def revealed_count(group: Group | None, share: float) -> int:
+    """Grapheme clusters of the layer's text shown at ``share`` of the typewriter."""
+    total = sum(len(graphemes(run.text)) for run in _runs(group.items)) if group is not None else 0
+    return math.floor(total * share + 1e-9)
+
+
+def _runs(items: Sequence[Item]) -> list[GlyphRun]:
+    found: list[GlyphRun] = []
+    for item in items:
+        if isinstance(item, Group):
+            found.extend(_runs(item.items))
+        elif isinstance(item, GlyphRun):
+            found.append(item)
+    return found
+
+
+def reveal(items: Sequence[Item], count: int) -> list[Item]:
+    """The items with only the first ``count`` grapheme clusters of their text, in
+    reading order: each glyph stays where (and as) the whole line shaped it, so joined
+    scripts do not jump and an emoji appears whole."""
+    shown: dict[int, int] = {}  # run id -> characters of its text shown
+    left = count
+    for run in sorted(_runs(items), key=lambda run: run.offset):
+        clusters = graphemes(run.text)
+        taken = min(len(clusters), max(left, 0))
+        shown[id(run)] = sum(len(cluster) for cluster in clusters[:taken])
+        left -= taken
+    return _shown(items, shown)
+
+
+def _shown(items: Sequence[Item], shown: dict[int, int]) -> list[Item]:
+    result: list[Item] = []
+    for item in items:
+        if isinstance(item, GlyphRun):
+            keep = [index for index, cluster in enumerate(item.clusters) if cluster < shown[id(item)]]
+            if keep:
+                result.append(
+                    evolve(
+                        item,
+                        glyphs=tuple(item.glyphs[i] for i in keep),
+                        positions=tuple(item.positions[i] for i in keep),
+                        clusters=tuple(item.clusters[i] for i in keep),
+                    )
+                )
+        elif isinstance(item, Group):
+            result.append(evolve(item, items=tuple(_shown(item.items, shown))))
+        else:
+            result.append(item)
+    return result
