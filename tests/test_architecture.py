@@ -21,6 +21,8 @@ FORBIDDEN = {
     "templatekit.layout": ["templatekit.paint", "templatekit.render", "templatekit.video", SERVER],
     "templatekit.text": ["templatekit.layout", "templatekit.paint", "templatekit.render", SERVER],
     "templatekit.scene": ["templatekit.layout", "templatekit.text", "templatekit.paint", "templatekit.render"],
+    "templatekit.browser": ["templatekit.layout", "templatekit.paint", "templatekit.render", "templatekit.video",
+                            SERVER],
     LIBRARY: [SERVER],
 }  # fmt: skip
 #: Painters know the Scene's primitives, the values they carry, and font files' glyphs.
@@ -121,3 +123,19 @@ def test_no_module_outside_video_builds_frames(graph):
     timeline gives for it; only the video encoder makes frames."""
     importers = graph.find_modules_that_directly_import("templatekit.video.frames")
     assert {module for module in importers if not module.startswith("templatekit.video.")} == set()
+
+
+def test_only_whole_plotly_figures_reach_the_browser(graph):
+    """Plotly draws charts given as whole figures only: the chart layout asks the browser
+    adapter for them, the server asks it whether a browser is there (its public name), and
+    nothing else in the library starts Chrome."""
+    importers = graph.find_modules_that_directly_import("templatekit.browser.figures")
+    assert importers == {"templatekit.layout.chart"}
+    outside = {
+        (module, imported)
+        for module in graph.modules
+        if module.startswith(SERVER)
+        for imported in graph.find_modules_directly_imported_by(module)
+        if imported.startswith("templatekit.browser") and imported != "templatekit.browser"
+    }
+    assert outside == set()

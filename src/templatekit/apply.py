@@ -19,9 +19,9 @@ from cattrs.errors import ClassValidationError, IterableValidationError
 
 from templatekit import jsontext
 from templatekit.errors import ModificationError, listed
-from templatekit.model import sizes
+from templatekit.model import plotly_settings, sizes
 from templatekit.model.convert import converter, error_lines, json_name, model_problems, shown_value
-from templatekit.model.layers import LAYER_KINDS, AnyLayer, UnknownLayer
+from templatekit.model.layers import LAYER_KINDS, AnyLayer, ChartLayer, UnknownLayer
 from templatekit.model.modification import Modification
 from templatekit.model.template import Template
 
@@ -114,7 +114,7 @@ def _apply_one(layer: AnyLayer, mod: Modification, where: str, warnings: list[st
         return layer
     fields = _modifiable_fields(layer.TYPE)
     changes: dict[str, Any] = {}
-    for key, value in mod.fields.items():
+    for key, value in _read_plotly(layer, mod, where, warnings).items():
         if value is None:  # null means "not set" (clients send unset fields as null): the layer keeps its value
             continue
         attribute = fields.get(key)
@@ -147,6 +147,16 @@ def _apply_one(layer: AnyLayer, mod: Modification, where: str, warnings: list[st
     if problems:
         raise ModificationError(f"{where} (layer {mod.name!r}): " + "; ".join(problems))
     return updated
+
+
+def _read_plotly(layer: AnyLayer, mod: Modification, where: str, warnings: list[str]) -> dict[str, Any]:
+    """The modification's fields, a chart's ``plotly`` settings read as chart fields."""
+    if not isinstance(layer, ChartLayer) or plotly_settings.FIELD not in mod.fields:
+        return mod.fields
+    fields = dict(mod.fields)
+    chart_type = fields.get("chartType") or layer.chart_type
+    warnings += plotly_settings.migrate(fields, str(chart_type), where)
+    return fields
 
 
 def _message(where: str, key: str, layer: str, detail: str) -> str:

@@ -65,7 +65,7 @@ def needs() -> list[tuple[str, str]]:
         layers = body.get("layers", [])
         kinds = {layer.get("type") for layer in layers}
         reason = extras.unavailable("video") if "video" in body or "video" in kinds else None
-        if reason is None and any(layer.get("figure") or layer.get("plotly") for layer in layers):
+        if reason is None and any(layer.get("figure") for layer in layers):
             reason = _plotly_unavailable()
         if reason:
             found.append((f"{body.get('name')} ({body.get('id')})", reason))
@@ -73,9 +73,9 @@ def needs() -> list[tuple[str, str]]:
 
 
 def _plotly_unavailable() -> str | None:
-    """Why charts drawn by Plotly (``figure``, ``plotly``) cannot be drawn here, if so."""
+    """Why charts given as Plotly figures cannot be drawn here, if so."""
     try:
-        from templatekit.layout.charts.render import find_browser
+        from templatekit.browser import find_browser
 
         find_browser()
     except RenderError as exc:

@@ -419,8 +419,8 @@ def test_png_and_pdf_draw_the_same_chart():
 
 
 def test_no_browser_is_started_and_plotly_is_not_needed(tmp_path):
-    """With Plotly, Kaleido and every browser out of reach, every kind still renders,
-    and no process is started."""
+    """With Plotly, Kaleido and every browser out of reach, every kind still renders (with
+    the ``plotly`` settings of earlier charts too), and no process is started."""
     env = without_modules(tmp_path, "plotly", "kaleido", "choreographer")
     script = textwrap.dedent(
         f"""
@@ -442,8 +442,9 @@ def test_no_browser_is_started_and_plotly_is_not_needed(tmp_path):
         """
     )
     environment = {**env, "PATH": str(tmp_path), "TEMPLATEKIT_CHROME": "/nonexistent"}
+    data = chart("bar", SERIES, title="No browser", plotly={"showlegend": False})
     done = subprocess.run(
-        [sys.executable, "-c", script, json.dumps(chart("bar", SERIES, title="No browser"))],
+        [sys.executable, "-c", script, json.dumps(data)],
         capture_output=True,
         text=True,
         env={**__import__("os").environ, **environment},

@@ -550,7 +550,6 @@ class ChartLayer(Layer):
     value_labels: bool = False
     max_slices: int | None = field(10, check=between(2, 1000))
     figure: PlotlyFigure | None = None
-    plotly: dict[str, Any] | None = None
 
     @property
     def is_pie(self) -> bool:

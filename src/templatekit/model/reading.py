@@ -14,6 +14,7 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, Iterabl
 
 from templatekit import jsontext
 from templatekit.errors import TemplateError, listed
+from templatekit.model import plotly_settings
 from templatekit.model.convert import (
     Path_,
     as_json,
@@ -84,7 +85,7 @@ def structure_template(data: Any, *, strict: bool, source: str = "template") -> 
     except (TypeError, ValueError) as exc:
         raise TemplateError([f"(template): must be JSON data ({exc})"], source) from None
     problems: dict[str, str] = {}
-    warnings: list[str] = []
+    warnings: list[str] = _migrate_charts(data)
     template: Template | None = None
     while template is None:
         try:
@@ -109,6 +110,17 @@ def structure_template(data: Any, *, strict: bool, source: str = "template") -> 
     if problems:
         raise TemplateError(list(problems.values()), source, warnings)
     return Loaded(template, tuple(listed(warnings, "warnings")))
+
+
+def _migrate_charts(data: dict[str, Any]) -> list[str]:
+    """Charts' ``plotly`` settings read as chart fields; the warnings of those left out."""
+    warnings: list[str] = []
+    layers = data.get("layers")
+    for index, layer in enumerate(layers if isinstance(layers, list) else []):
+        if isinstance(layer, dict) and layer.get("type") == "chart" and plotly_settings.FIELD in layer:
+            chart_type = layer.get("chartType", "bar")
+            warnings += plotly_settings.migrate(layer, str(chart_type), f"layers[{index}]")
+    return warnings
 
 
 def _set_aside(data: Any, exc: BaseException, strict: bool, problems: dict[str, str], warnings: list[str]) -> bool:
