@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from templatekit.browser import find_browser
 from templatekit.errors import RenderError
-from templatekit.layout.charts.render import find_browser
 
 
 def layer(kind: str, name: str, **fields: Any) -> dict[str, Any]:
