@@ -84,26 +84,6 @@ def without_modules(folder: Path, *names: str) -> dict[str, str]:
     return {"PYTHONPATH": path, "TEMPLATEKIT_TEST_HIDE": ",".join(names)}
 
 
-#: Modules that start a browser, a kernel, a cluster or command-line processes, or render
-#: at length: ``slow``, with every server test (each talks to real server processes).
-SLOW_MODULES = {
-    "test_edit_command.py",
-    "test_chart_plotly.py",
-    "test_notebook.py",
-    "test_batch.py",
-    "test_docs.py",
-    "test_canvas.py",
-    "test_cli.py",
-}
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        path = item.path
-        if "server" in path.parts or path.name in SLOW_MODULES:
-            item.add_marker(pytest.mark.slow)
-
-
 #: Reports every breach of a page's Content-Security-Policy on the console, where the
 #: ``page`` fixture collects them (Chromium also writes its own line for most).
 _REPORT_VIOLATIONS = """
@@ -123,23 +103,31 @@ def csp_violations() -> list[str]:
     return []
 
 
-@pytest.fixture
-def page(csp_violations: list[str]) -> Any:
-    """A page of Debian's Chromium driven by Playwright (1300×900); the test fails if the
-    page (or one it opened) raised an error or was refused anything by its
-    Content-Security-Policy."""
+@pytest.fixture(scope="session")
+def browser() -> Any:
+    """Debian's Chromium driven by Playwright, started once for the whole run (once per
+    worker under pytest-xdist) and shared by every test's ``page``."""
     playwright = pytest.importorskip("playwright.sync_api")
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         pytest.skip("needs Chromium (apt-get install chromium)")
     with playwright.sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
-        context = browser.new_context(viewport={"width": 1300, "height": 900})
-        context.add_init_script(_REPORT_VIOLATIONS)
-        errors: list[str] = []
-        context.on("weberror", lambda error: errors.append(str(error.error)))
-        context.on("console", lambda message: _breaks_policy(message.text) and csp_violations.append(message.text))
-        yield context.new_page()
+        yield browser
         browser.close()
-        assert errors == []
-        assert csp_violations == []
+
+
+@pytest.fixture
+def page(browser: Any, csp_violations: list[str]) -> Any:
+    """A page (1300×900) in a fresh context of the session's Chromium: nothing carries over
+    from another test; the test fails if the page (or one it opened) raised an error or was
+    refused anything by its Content-Security-Policy."""
+    context = browser.new_context(viewport={"width": 1300, "height": 900})
+    context.add_init_script(_REPORT_VIOLATIONS)
+    errors: list[str] = []
+    context.on("weberror", lambda error: errors.append(str(error.error)))
+    context.on("console", lambda message: _breaks_policy(message.text) and csp_violations.append(message.text))
+    yield context.new_page()
+    context.close()
+    assert errors == []
+    assert csp_violations == []

@@ -13,6 +13,8 @@ import pytest
 
 from tests.conftest import needs_chrome
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -8,6 +8,8 @@ from templatekit_server import accounts
 from tests.conftest import decode
 from tests.server.conftest import text_template, video_template
 
+pytestmark = pytest.mark.slow
+
 
 def create_image(client, live, *, params=None, body=None, headers=None):
     return client.post(f"{live.api}/templates/createImage", params=params, json=body, headers=headers)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("boto3")
 
 import boto3

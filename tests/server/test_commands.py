@@ -20,6 +20,8 @@ from templatekit_server.usage import reserve
 from tests.conftest import decode
 from tests.server.conftest import free_port
 
+pytestmark = pytest.mark.slow
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "templates"
 
 

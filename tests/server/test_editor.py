@@ -13,6 +13,8 @@ import pytest
 from templatekit.web import WEB, page_headers
 from tests.server.conftest import text_template
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("playwright.sync_api")
 
 PAGE_SUFFIXES = {".html", ".js", ".css"}

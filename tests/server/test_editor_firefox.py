@@ -22,7 +22,10 @@ marionette = pytest.importorskip("marionette_driver.marionette", reason="needs m
 from marionette_driver.by import By  # noqa: E402
 
 FIREFOX = shutil.which("firefox-esr") or shutil.which("firefox")
-pytestmark = pytest.mark.skipif(FIREFOX is None, reason="needs Firefox (apt-get install firefox-esr)")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(FIREFOX is None, reason="needs Firefox (apt-get install firefox-esr)"),
+]
 WAIT = 30
 
 

@@ -16,6 +16,8 @@ from templatekit_server.db import Database, now, videos, webhook_deliveries, web
 from templatekit_server.plans import DEFAULT_PLANS
 from templatekit_server.sealing import Sealer
 
+pytestmark = pytest.mark.slow
+
 WEIGHTS = {name: plan.weight for name, plan in DEFAULT_PLANS.items()}
 _ids = itertools.count()
 

@@ -21,6 +21,8 @@ import pytest
 from tests.server.conftest import Account, LiveServer, text_template
 from tests.server.test_webhooks import Receiver, admin
 
+pytestmark = pytest.mark.slow
+
 WEBHOOK_TIMEOUT = 3
 
 

@@ -17,6 +17,8 @@ import pytest
 from templatekit_server.errors import ApiError
 from templatekit_server.fairness import FairQueue, Share
 
+pytestmark = pytest.mark.slow
+
 HOSTILE = Share("ws_hostile", 1, 60)
 QUIET = Share("ws_quiet", 1, 60)
 

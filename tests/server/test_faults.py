@@ -17,6 +17,8 @@ import pytest
 from tests.conftest import decode
 from tests.server.conftest import LiveServer, text_template
 
+pytestmark = pytest.mark.slow
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "templates"
 
 

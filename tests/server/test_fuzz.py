@@ -11,9 +11,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from templatekit_server import accounts, catalog
 from templatekit_server.openapi import document
 from tests.server.conftest import LiveServer
+
+pytestmark = pytest.mark.slow
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "templates"
 # A fixed seed keeps CI repeatable; TEMPLATEKIT_FUZZ_SEED=random explores afresh.

@@ -20,6 +20,8 @@ from templatekit.model.schema import FIXED_FIELDS
 from tests.conftest import decode
 from tests.server.conftest import text_template
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def generated(live, tmp_path_factory):

@@ -23,6 +23,8 @@ from typing import Any
 import httpx
 import pytest
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("hypothesis")
 
 from hypothesis import HealthCheck, given, settings

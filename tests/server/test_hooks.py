@@ -28,6 +28,8 @@ from templatekit_server.errors import ApiError
 from tests.conftest import decode
 from tests.server.conftest import text_template, video_template
 
+pytestmark = pytest.mark.slow
+
 
 def admin(live, *args: str) -> dict:
     command = [sys.executable, "-m", "templatekit.cli", "admin", "--data-dir", str(live.data_dir), *args]

@@ -9,6 +9,8 @@ import pytest
 from tests.conftest import decode
 from tests.server.conftest import LiveServer, text_template
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def account(live):

@@ -21,6 +21,8 @@ from templatekit_server.ratelimits import RateLimiter
 from tests.server import services
 from tests.server.conftest import Account, LiveServer, burst, codes, text_template
 
+pytestmark = pytest.mark.slow
+
 CONCURRENT = 50
 
 

@@ -9,6 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("openapi_spec_validator")
 
 from openapi_spec_validator import validate

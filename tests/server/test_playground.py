@@ -10,6 +10,8 @@ import pytest
 
 from tests.server.conftest import text_template, video_template
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("playwright.sync_api")
 
 TABLE = {

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from templatekit_server import accounts
 from tests.conftest import decode
 from tests.server.conftest import Account, text_template, video_template
+
+pytestmark = pytest.mark.slow
 
 
 def preview(client, live, account: Account, template: dict, **fields) -> object:

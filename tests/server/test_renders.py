@@ -13,6 +13,8 @@ from templatekit_server.usage import reserve
 from tests.conftest import decode
 from tests.server.conftest import image_template, text_template
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def account(live):

@@ -14,6 +14,8 @@ import pytest
 from tests.conftest import decode
 from tests.server.conftest import text_template
 
+pytestmark = pytest.mark.slow
+
 
 def whatwg(text: str) -> str:
     """URLSearchParams' encoding: quote_plus keeps ``~`` (WHATWG encodes it) and encodes

@@ -10,6 +10,8 @@ from urllib.parse import parse_qsl, quote, quote_plus, urlencode
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("hypothesis")
 
 from hypothesis import given

@@ -19,6 +19,8 @@ import pytest
 from tests.server.conftest import Account, LiveServer, text_template
 from tests.templatekit.test_budget import bitmap_text, cbdt_font
 
+pytestmark = pytest.mark.slow
+
 #: What no process of the server may reach while refusing these attacks: an idle render
 #: worker holds about 150 MB; the attacks took 2.3 to 7 GB before their sizes came first.
 PEAK_LIMIT = 500 * 2**20

@@ -8,10 +8,13 @@ import subprocess
 import sys
 
 import httpx
+import pytest
 
 from templatekit_server import accounts
 from tests.conftest import decode
 from tests.server.conftest import Account, text_template
+
+pytestmark = pytest.mark.slow
 
 
 def writer_and_reader(live) -> tuple[Account, Account]:

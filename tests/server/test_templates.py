@@ -7,6 +7,8 @@ import pytest
 from tests.conftest import decode
 from tests.server.conftest import text_template, video_template
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def account(live):

@@ -18,6 +18,8 @@ from templatekit_server import jobs
 from tests.conftest import without_modules
 from tests.server.conftest import Account, LiveServer, text_template, video_template
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def account(live):

@@ -20,6 +20,8 @@ from typing import Any
 import av
 import pytest
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("jsonschema")
 pytest.importorskip("standardwebhooks")
 

@@ -14,6 +14,8 @@ import pytest
 from tests.conftest import decode
 from tests.server.conftest import LiveServer, image_template, text_template
 
+pytestmark = pytest.mark.slow
+
 TIMEOUT = 3
 
 

@@ -17,6 +17,8 @@ import templatekit as tk
 from templatekit.batch import csv_rows, render_many
 from tests.conftest import decode, layer, template
 
+pytestmark = pytest.mark.slow
+
 CARD = template(
     layer("shape", "box", x=0, y=0, width=40, height=40, fill="#ff0000"),
     layer("text", "title", x=40, y=0, width=160, height=40, text="Hello"),

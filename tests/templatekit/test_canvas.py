@@ -14,6 +14,8 @@ from templatekit.scene import Clip, Ellipse, Group, Line, Path, Polygon, Rect, S
 from templatekit.text.fonts import FontBook
 from templatekit.text.typeset import TextStyle, place, typeset
 
+pytestmark = pytest.mark.slow
+
 BOOK = FontBook.bundled()
 WORDS = ["Hello", "مرحبا بالعالم", "שלום", "日本語の文", "Ñoño Ǻ̃ ễ", "🎉 done", "ไทย", "नमस्ते", "", "x" * 30]
 

@@ -24,6 +24,8 @@ from templatekit.assets.files import NOT_HERE
 from templatekit.web import page_headers
 from tests.conftest import decode, layer, template
 
+pytestmark = pytest.mark.slow
+
 CARD = template(
     layer("shape", "band", x=0, y=0, width=400, height=40, fill="#1d4ed8"),
     layer("text", "title", x=10, y=60, width=380, height=50, text="Local file", size=32),

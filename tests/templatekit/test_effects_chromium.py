@@ -15,6 +15,8 @@ from PIL import Image, ImageChops, ImageStat
 import templatekit as tk
 from tests.conftest import decode, layer, template
 
+pytestmark = pytest.mark.slow
+
 SIZE = (320, 200)
 #: Mean difference per channel allowed, of 255: the formulas are the same, Skia's blur
 #: approximates the Gaussian with three box blurs and rounds in 8 bits between steps.

@@ -285,6 +285,7 @@ def ink(image: Image.Image, box: tuple[float, float, float, float]) -> tuple[flo
     return mass, left + (darkness.sum(axis=0) * np.arange(right - left)).sum() / max(mass, 1)
 
 
+@pytest.mark.slow
 def test_each_glyph_after_a_span_lands_where_chromium_puts_it(page):
     """Where each character starts (from Chromium's layout), and the amount and middle of
     each glyph's ink: a bold comma has more ink, an italic one leans, and a narrower
