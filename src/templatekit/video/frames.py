@@ -16,7 +16,7 @@ and an add, and resampling one does not darken its edges.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 
 import cv2
 import numpy as np
@@ -30,7 +30,6 @@ from templatekit.geometry import IDENTITY
 from templatekit.layout.compose import (
     background_color,
     background_items,
-    layer_group,
     layout_function,
     layout_layers,
     mask_layer_names,
@@ -38,18 +37,17 @@ from templatekit.layout.compose import (
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.glyph_memory import at_scale, check_glyphs_fit
 from templatekit.layout.image import fitted_pixels
-from templatekit.model.layers import FILTERS, Layer, VideoLayer
+from templatekit.model.layers import Layer, VideoLayer
 from templatekit.model.template import Template
 from templatekit.paint.canvas import paint
 from templatekit.paint.needs import canvas_needs, sprite_needs
 from templatekit.paint.raster import paint_sprite
 from templatekit.scene import Group, Item, Scene
+from templatekit.video.moment import Relayout, effect_values, with_effect_values
 from templatekit.video.reveal import reveal, revealed_count
-from templatekit.video.timeline import LayerState, Timeline, with_effects
+from templatekit.video.timeline import LayerState, Timeline
 
 SPRITES_KEPT = 8
-
-Relayout = Callable[[Layer], list[Item]]
 
 MAX_SPRITE_SCALE = 2.0
 
@@ -118,10 +116,10 @@ class _Actor:
         if not state.effects:
             return look
         # effects moved by keyframes: a look of their own, at a hundredth of their unit
-        values = tuple((name, round(value, 2)) for name, value in state.effects)
+        values = effect_values(state)
         group = self._animated.get(values)
         if group is None:
-            group = self._laid_out_with(values)
+            group = with_effect_values(self.layer, self.group or Group(()), values, self.relayout)
             self._animated.put(values, group, 1)
         return evolve(look, content=(look.content, values), group=group)
 
@@ -132,14 +130,6 @@ class _Actor:
         if state.reveal < 1:
             return Look(state, revealed_count(self.group, state.reveal))
         return Look(state, "laid out")
-
-    def _laid_out_with(self, values: tuple[tuple[str, float], ...]) -> Group:
-        """The layer's group with its effects (and, for an image, its filters) as the
-        keyframes set them; its mask stays."""
-        layer = with_effects(self.layer, values)
-        base = self.group or Group(())
-        items = self.relayout(layer) if any(name in FILTERS for name, _ in values) else list(base.items)
-        return evolve(layer_group(layer, items), opacity=1.0, transform=IDENTITY, mask=base.mask)
 
     def draw(self, frame: np.ndarray, look: Look) -> None:
         if look.content is None:

@@ -50,6 +50,14 @@ def effect_values(state: LayerState) -> tuple[tuple[str, float], ...]:
     return tuple((name, round(value, 2)) for name, value in state.effects)
 
 
+def with_effect_values(layer: Layer, group: Group, values: tuple[tuple[str, float], ...], relayout: Relayout) -> Group:
+    """The layer's ``group`` with its effects (and, for an image, its filters, laid out
+    again) as the keyframes set them at a moment."""
+    changed = with_effects(layer, values)
+    items = relayout(changed) if any(name in FILTERS for name, _ in values) else list(group.items)
+    return evolve(group, items=tuple(items), effects=layer_effects(changed))
+
+
 def group_at(layer: Layer, group: Group, state: LayerState, relayout: Relayout) -> Group | None:
     """The layer's laid-out ``group`` as ``state`` shows it; None when it is not seen."""
     opacity = group.opacity * state.opacity
@@ -57,9 +65,7 @@ def group_at(layer: Layer, group: Group, state: LayerState, relayout: Relayout) 
         return None
     values = effect_values(state)
     if values:
-        changed = with_effects(layer, values)
-        items = relayout(changed) if any(name in FILTERS for name, _ in values) else list(group.items)
-        group = evolve(group, items=tuple(items), effects=layer_effects(changed))
+        group = with_effect_values(layer, group, values, relayout)
     if state.reveal < 1:
         group = evolve(group, items=tuple(reveal(group.items, revealed_count(group, state.reveal))))
     centre = (layer.x + layer.width / 2, layer.y + layer.height / 2)
