@@ -41,7 +41,7 @@ EVERY_KIND = [
         "c",
         rows=[{"name": "2025", "data": [{"label": "Q1", "value": 3}]}],
         chartType="line",
-        plotly={"showlegend": False},
+        legend=False,
     ),
     layer("keyvalue", "kv", rows=[{"key": "Total", "value": "$10", "valueStyle": {"weight": 700}}]),
     layer("video", "v", src="clip.mp4", loop=True, trim={"start": 1, "end": 3}),
