@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 
 from templatekit.errors import LimitError
-from templatekit.memory import Buffer, Held, Need, image_bytes, pixels
+from templatekit.memory import Buffer, ForLayer, Held, Need, image_bytes, pixels
 
 ENV = "TEMPLATEKIT_RENDER_MEMORY"
 #: 1 GiB: a 4K canvas at scale 2 (133 MB) with two copies, four 50-megapixel photos
@@ -127,13 +127,21 @@ def hold_image(size: tuple[int, int], what: str) -> None:
 
 def ask(needs: Iterable[Need]) -> None:
     """Refuse, with a ``LimitError``, painting that would make ``needs`` (in the order a
-    painter makes them) beyond what is left of the budget."""
+    painter makes them) beyond what is left of the budget. Outside a render nothing is
+    counted, and nothing is worked out."""
+    memory = current()
+    if memory.limit is not None:
+        _ask(memory, needs)
+
+
+def _ask(memory: MemoryBudget, needs: Iterable[Need]) -> None:
     for need in needs:
-        if isinstance(need, Buffer):
-            current().check(need.size, need.what)
-        elif isinstance(need, Held):
-            with current().holding(need.size, need.what):
-                ask(need.inner)
+        if type(need) is Buffer:
+            memory.check(need.size, need.what)
+        elif type(need) is Held:
+            with memory.holding(need.size, need.what):
+                _ask(memory, need.inner)
         else:
+            assert isinstance(need, ForLayer)
             with layer(need.name):
-                ask(need.inner)
+                _ask(memory, need.inner)

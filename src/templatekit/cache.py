@@ -55,6 +55,7 @@ SHARES: dict[str, float] = {
     "table.cells": 0.01,
     "image.vectors": 0.01,  # SVG images as paths, for vector output
     "scene.bounds": 0.005,
+    "paint.needs": 0.002,
     "barcode.patterns": 0.005,
     "pdf.bar_paths": 0.005,
     "assets.sizes": 0.002,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from templatekit.cache import BoundedCache
 from templatekit.memory import ForLayer, Need, held, image
 from templatekit.model.values import Color
 from templatekit.paint.canvas import canvas_size
@@ -136,12 +137,18 @@ def _image_needs(area: Area, item: Image) -> Needs:
 
 
 def _group_needs(area: Area, group: Group) -> Needs:
-    """A group's needs, in its layer's name."""
-    inner = tuple(_group_own_needs(area, group))
-    if group.label is None:
-        yield from inner
-    elif inner:
-        yield ForLayer(group.label, inner)
+    """A group's needs, in its layer's name; a layer's are kept, as a render that changes
+    one layer repeats the others' (it compares them by value, as the canvas does)."""
+    key = (group, area.left, area.top, area.scale, area.size)
+    found = _KEPT.get(key)
+    if found is None:
+        inner = tuple(_group_own_needs(area, group))
+        found = inner if group.label is None or not inner else (ForLayer(group.label, inner),)
+        _KEPT.put(key, found, 200 + 100 * len(inner))
+    return iter(found)
+
+
+_KEPT: BoundedCache[tuple[Any, ...], tuple[Need, ...]] = BoundedCache(512, name="paint.needs", second_use=True)
 
 
 def _group_own_needs(area: Area, group: Group) -> Needs:
