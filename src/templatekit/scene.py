@@ -51,27 +51,6 @@ def spread_radius(radius: float, by: float) -> float:
     return max(0.0, radius + by) if radius > 0 else 0.0
 
 
-@frozen
-class Move:
-    """Where a video moves or zooms a layer: a point p becomes
-    ``centre + (p - centre) * scale + (dx, dy)``; lengths (sizes, stroke widths, radii,
-    glyph sizes) are multiplied by ``scale``."""
-
-    dx: float = 0.0
-    dy: float = 0.0
-    scale: float = 1.0
-    centre: Point = (0.0, 0.0)
-
-    def point(self, p: Point) -> Point:
-        cx, cy = self.centre
-        return (cx + (p[0] - cx) * self.scale + self.dx, cy + (p[1] - cy) * self.scale + self.dy)
-
-    def box(self, x: float, y: float, width: float, height: float) -> BoxFields:
-        """The fields of a box so placed."""
-        left, top = self.point((x, y))
-        return {"x": left, "y": top, "width": width * self.scale, "height": height * self.scale}
-
-
 @frozen(cache_hash=True)
 class FontFile:
     """A font file by path, or by content for fonts supplied with a template."""
@@ -99,11 +78,6 @@ class Rect:
     def bounds(self) -> Box | None:
         return (self.x, self.y, self.x + self.width, self.y + self.height)
 
-    def moved(self, move: Move) -> Rect:
-        k = move.scale
-        box = move.box(self.x, self.y, self.width, self.height)
-        return evolve(self, **box, stroke_width=self.stroke_width * k, radius=self.radius * k)
-
     def weight(self) -> int:
         """Roughly the bytes the item holds, for the caches that keep laid-out items."""
         return 200
@@ -127,10 +101,6 @@ class Ellipse:
     def bounds(self) -> Box | None:
         return (self.x, self.y, self.x + self.width, self.y + self.height)
 
-    def moved(self, move: Move) -> Ellipse:
-        box = move.box(self.x, self.y, self.width, self.height)
-        return evolve(self, **box, stroke_width=self.stroke_width * move.scale)
-
     def weight(self) -> int:
         return 200
 
@@ -148,9 +118,6 @@ class Line:
     def bounds(self) -> Box | None:
         xs, ys = (self.start[0], self.end[0]), (self.start[1], self.end[1])
         return grown((min(xs), min(ys), max(xs), max(ys)), self.width)
-
-    def moved(self, move: Move) -> Line:
-        return evolve(self, start=move.point(self.start), end=move.point(self.end), width=self.width * move.scale)
 
     def weight(self) -> int:
         return 200
@@ -175,9 +142,6 @@ class Polygon:
             return None
         xs, ys = [p[0] for p in points], [p[1] for p in points]
         return (min(xs), min(ys), max(xs), max(ys))
-
-    def moved(self, move: Move) -> Polygon:
-        return evolve(self, contours=tuple(tuple(move.point(p) for p in contour) for contour in self.contours))
 
     def weight(self) -> int:
         return 200 + 24 * sum(len(contour) for contour in self.contours)
@@ -242,10 +206,6 @@ class Path:
     def bounds(self) -> Box | None:
         return grown(self.hull(), self.stroke_width)
 
-    def moved(self, move: Move) -> Path:
-        commands = tuple(_moved_command(command, move) for command in self.commands)
-        return evolve(self, commands=commands, stroke_width=self.stroke_width * move.scale)
-
     def weight(self) -> int:
         return 200 + 48 * len(self.commands)
 
@@ -272,10 +232,6 @@ class Bars:
             max(r[0] + r[2] for r in self.rects),
             max(r[1] + r[3] for r in self.rects),
         )
-
-    def moved(self, move: Move) -> Bars:
-        k = move.scale
-        return evolve(self, rects=tuple((*move.point((x, y)), w * k, h * k) for x, y, w, h in self.rects))
 
     def weight(self) -> int:
         return 200 + 40 * len(self.rects)
@@ -326,15 +282,6 @@ class GlyphRun:
             self.y + self.size * 0.8 + pad,
         )
 
-    def moved(self, move: Move) -> GlyphRun:
-        k = move.scale
-        x, y = move.point((self.x, self.y))
-        positions = tuple((px * k, py * k) for px, py in self.positions)
-        return evolve(
-            self, x=x, y=y, size=self.size * k, positions=positions, width=self.width * k,
-            letter_spacing=self.letter_spacing * k,
-        )  # fmt: skip
-
     def weight(self) -> int:
         return 300 + 48 * len(self.glyphs) + 2 * len(self.text)
 
@@ -375,10 +322,6 @@ class Image:
     def bounds(self) -> Box | None:
         return (self.x, self.y, self.x + self.width, self.y + self.height)
 
-    def moved(self, move: Move) -> Image:
-        vector = None if self.vector is None else self.vector.moved(move)
-        return evolve(self, **move.box(self.x, self.y, self.width, self.height), vector=vector)
-
     def weight(self) -> int:
         pixels = self.image.width * self.image.height * len(self.image.getbands())
         return 300 + pixels + (self.vector.weight() if self.vector is not None else 0)
@@ -401,9 +344,6 @@ class Clip:
 
     def box(self) -> Box:
         return (self.x, self.y, self.x + self.width, self.y + self.height)
-
-    def moved(self, move: Move) -> Clip:
-        return evolve(self, **move.box(self.x, self.y, self.width, self.height), radius=self.radius * move.scale)
 
 
 @frozen(cache_hash=True)
@@ -435,11 +375,6 @@ class Effects:
         shadows = (abs(s.x) + abs(s.y) + s.spread + 3 * s.blur / 2 for s in self.shadows)
         return max((3 * self.blur, *shadows), default=0.0)
 
-    def scaled(self, k: float) -> Effects:
-        """The effects of a group drawn ``k`` times larger."""
-        shadows = tuple(evolve(s, x=s.x * k, y=s.y * k, blur=s.blur * k, spread=s.spread * k) for s in self.shadows)
-        return evolve(self, shadows=shadows, blur=self.blur * k)
-
 
 @frozen(cache_hash=True)
 class Mask:
@@ -449,9 +384,6 @@ class Mask:
     items: tuple[Item, ...]
     luminance: bool = False
     invert: bool = False
-
-    def moved(self, move: Move) -> Mask:
-        return evolve(self, items=tuple(item.moved(move) for item in self.items))
 
     def weight(self) -> int:
         return sum(item.weight() for item in self.items)
@@ -494,19 +426,6 @@ class Group:
             return inner
         return self.transform.box(inner)
 
-    def moved(self, move: Move) -> Group:
-        """Moved in the frame it is placed in: its own frame moves too."""
-        placed = Transform.zoom(move.scale, move.centre, move.dx, move.dy)
-        inverse = placed.inverse()
-        return evolve(
-            self,
-            items=tuple(item.moved(move) for item in self.items),
-            transform=inverse.then(self.transform).then(placed),
-            clip=None if self.clip is None else self.clip.moved(move),
-            mask=None if self.mask is None else self.mask.moved(move),
-            effects=None if self.effects is None else self.effects.scaled(move.scale),
-        )
-
     def weight(self) -> int:
         masked = self.mask.weight() if self.mask is not None else 0
         return 200 + masked + sum(item.weight() for item in self.items)
@@ -520,12 +439,6 @@ def _content_bounds(group: Group) -> Box | None:
     if box is None or group.clip is None:
         return box
     return overlap(box, group.clip.box())
-
-
-def _moved_command(command: tuple[Any, ...], move: Move) -> tuple[Any, ...]:
-    values = command[1:]
-    points = [move.point((float(values[i]), float(values[i + 1]))) for i in range(0, len(values), 2)]
-    return (command[0], *(v for p in points for v in p))
 
 
 def _cubic(start: Point, first: tuple[Any, ...], second: tuple[Any, ...], end: tuple[Any, ...]) -> list[Point]:

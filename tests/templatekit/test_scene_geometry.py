@@ -1,5 +1,5 @@
-"""Scene items answer for their own geometry: their box, and where a move puts them (a
-video layer mid-move, in vector outputs), every kind of primitive alike."""
+"""Scene items answer for their own geometry: their box, every kind of primitive alike,
+and a group its box once its transform places it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from PIL import ImageChops
 from templatekit.geometry import Transform
 from templatekit.model.values import Color
 from templatekit.paint.canvas import forget, paint
-from templatekit.scene import Bars, Clip, Ellipse, Group, Line, Move, Path, Polygon, Rect, Scene
+from templatekit.scene import Bars, Clip, Ellipse, Group, Line, Path, Polygon, Rect, Scene
 from templatekit.text.fonts import FontBook
 from templatekit.text.typeset import TextStyle, place, typeset
 
@@ -26,24 +26,22 @@ ITEMS = (
 )
 
 
-def test_a_move_by_whole_pixels_draws_the_same_pixels_elsewhere():
+def test_a_group_moved_by_whole_pixels_draws_the_same_pixels_elsewhere():
     forget()
-    before = paint(Scene(320, 240, Color(255, 255, 255), ITEMS))
-    shifted = Scene(320, 240, Color(255, 255, 255), tuple(item.moved(Move(dx=40, dy=30)) for item in ITEMS))
-    after = paint(shifted)
-    assert ImageChops.difference(before.crop((0, 0, 280, 210)), after.crop((40, 30, 320, 240))).getbbox() is None
+    before = paint(Scene(320, 240, Color(255, 255, 255), (Group(ITEMS, transform=Transform(e=-10, f=-10)),)))
+    after = paint(Scene(320, 240, Color(255, 255, 255), (Group(ITEMS, transform=Transform(e=30, f=20)),)))
+    difference = ImageChops.difference(before.crop((0, 0, 280, 210)), after.crop((40, 30, 320, 240)))
+    assert difference.getbbox(alpha_only=False) is None
 
 
-def test_a_scale_about_the_centre_scales_every_box():
-    move = Move(scale=2.0, centre=(100.0, 100.0))
-    for item in ITEMS:
-        x0, y0, x1, y1 = item.bounds()
-        mx0, my0, mx1, my1 = item.moved(move).bounds()
-        assert (mx1 - mx0) / (x1 - x0) > 1.6 and (my1 - my0) / (y1 - y0) > 1.6, item
-        assert (mx0 + mx1) / 2 - 100 == 2 * ((x0 + x1) / 2 - 100) or isinstance(item, Group), item
-    group = Group(ITEMS, transform=Transform.turn(10, (50, 50))).moved(move)
-    assert group.transform.point((0.0, 0.0)) == pytest.approx((0.0, 0.0))  # it turns about the moved origin
-    assert group.transform.a == pytest.approx(Transform.turn(10, (0, 0)).a)
+def test_a_group_zoomed_about_a_point_holds_its_items_zoomed():
+    zoom = Transform.zoom(2.0, (100.0, 100.0))
+    x0, y0, x1, y1 = Group(ITEMS).bounds()
+    zoomed = (2 * x0 - 100, 2 * y0 - 100, 2 * x1 - 100, 2 * y1 - 100)
+    assert Group(ITEMS, transform=zoom).bounds() == pytest.approx(zoomed)
+    turned = Transform.turn(10, (50, 50))
+    assert turned.then(turned.inverse()).point((7.0, 3.0)) == pytest.approx((7.0, 3.0))
+    assert Transform.turn(0, (50, 50)).is_identity and zoom.expansion() == 2.0
 
 
 def test_every_item_paints_inside_its_bounds():
