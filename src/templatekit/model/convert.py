@@ -38,9 +38,17 @@ Path_ = tuple[str | int, ...]
 
 
 def json_name(attribute: str) -> str:
-    """``line_height`` -> ``lineHeight``; ``from_`` -> ``from``."""
-    head, *rest = attribute.rstrip("_").split("_")
-    return head + "".join(part.title() for part in rest)
+    """``line_height`` -> ``lineHeight``; ``from_`` -> ``from``; ``_debug`` -> ``_debug``
+    (an interface field whose name begins with an underscore)."""
+    lead = "_" if attribute.startswith("_") else ""
+    head, *rest = attribute.strip("_").split("_")
+    return lead + head + "".join(part.title() for part in rest)
+
+
+def ignores_extra_fields(cls: type) -> bool:
+    """Whether JSON fields ``cls`` does not have are ignored rather than refused: request
+    bodies of the HTTP interface, whose clients may send more than a version reads."""
+    return bool(getattr(cls, "EXTRA_FIELDS_IGNORED", False))
 
 
 class FieldError(ValueError):
@@ -297,7 +305,9 @@ def _make_converter() -> Converter:
         renames: dict[str, Any] = {a.name: override(rename=json_name(a.name)) for a in attrs.fields(cls)}
         if cls is Template:
             renames.update(base_dir=override(omit=True), load_warnings=override(omit=True))
-        structure: Callable[[Any, Any], Any] = make_dict_structure_fn(cls, conv, **renames)
+        structure: Callable[[Any, Any], Any] = make_dict_structure_fn(
+            cls, conv, _cattrs_forbid_extra_keys=not ignores_extra_fields(cls), **renames
+        )
 
         def objects_only(value: Any, kind: type) -> Any:
             if not isinstance(value, dict):

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, Union
 
 import attrs
 
 from templatekit.model.checks import MAX_NAME, MAX_TEXT, schema_of
-from templatekit.model.convert import converter, json_name
+from templatekit.model.convert import converter, ignores_extra_fields, json_name
 from templatekit.model.layers import LAYER_KINDS, CellValue, Column, PlotlyFigure
 from templatekit.model.template import Template
 from templatekit.model.values import MAX_VALUE_TEXT, Color, Insets, Length, Source
@@ -64,15 +64,22 @@ class ModelSchema:
     """Schemas of model types; the classes met are kept in ``definitions``, named by
     ``name_of(cls)`` and referred to as ``{prefix}{name}``."""
 
-    def __init__(self, prefix: str = "#/components/schemas/", name_of: Callable[[type], str] | None = None) -> None:
+    def __init__(
+        self,
+        prefix: str = "#/components/schemas/",
+        name_of: Callable[[type], str] | None = None,
+        special: Mapping[Any, Json] | None = None,
+    ) -> None:
         self.prefix = prefix
         self.name_of = name_of or (lambda cls: cls.__name__)
         self.definitions: dict[str, Json] = {}
+        #: the schemas of types read by hooks of their own: the model's, and a user's
+        self.special = {**_SPECIAL, **(special or {})}
 
     def of(self, kind: Any) -> Json:
         """The schema of values of ``kind``."""
-        if kind in _SPECIAL:
-            return dict(_SPECIAL[kind])
+        if kind in self.special:
+            return dict(self.special[kind])
         if kind in _PLAIN:
             return dict(_PLAIN[kind])
         if kind == Column:
@@ -114,12 +121,12 @@ class ModelSchema:
         required: list[str] = []
         for attribute in attrs.fields(cls):
             name = json_name(attribute.name)
-            if name in skip or attribute.name.startswith("_") or not attribute.init:
+            if name in skip or not attribute.init:
                 continue
             properties[name] = self.field(attribute, hints[attribute.name])
             if attribute.default is attrs.NOTHING:
                 required.append(name)
-        schema: Json = {"type": "object", "properties": properties, "additionalProperties": False}
+        schema: Json = {"type": "object", "properties": properties, "additionalProperties": ignores_extra_fields(cls)}
         if required:
             schema["required"] = required
         if cls.__doc__ and not cls.__doc__.startswith(cls.__name__ + "("):
