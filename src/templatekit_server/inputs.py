@@ -12,18 +12,23 @@ cheap; it is parsed in a worker thread."""
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import AsyncIterator, Iterable, Mapping
-from typing import Any
+import typing
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, TypeVar
 
+import attrs
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
 from templatekit import jsontext
+from templatekit.model.convert import converter, describe_error, format_path, iter_errors, json_name
 from templatekit_server import accounts
 from templatekit_server.accounts import Caller
+from templatekit_server.bodies import Flag, Text
 from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.state import server_of
+
+T = TypeVar("T")
 
 _KEY_REQUIRED = "an API key is required (query apiKey, body apiKey, or Authorization: Bearer)"
 
@@ -153,13 +158,12 @@ def _without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 class Fields:
-    """Typed access to a request's fields (the JSON body, or the query string, where
-    every value is text)."""
+    """Typed access to a query string's fields, where every value is text; flags are read
+    as request bodies read them (``bodies.Flag``)."""
 
-    def __init__(self, source: Mapping[str, Any], max_text: int, where: str = "body") -> None:
+    def __init__(self, source: Mapping[str, Any], max_text: int) -> None:
         self.source = source
         self.max_text = max_text
-        self.where = where
 
     def raw(self, name: str) -> Any:
         return self.source.get(name)
@@ -178,29 +182,12 @@ class Fields:
 
     def flag(self, name: str) -> bool:
         value = self.source.get(name)
-        if value is None or isinstance(value, bool):
-            return bool(value)
-        if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", ""):
-            return value.lower() in ("true", "1")
-        raise bad_request(f"{name}: must be true or false (got {_shown(value)})")
-
-    def number(self, name: str) -> float | None:
-        value = self.source.get(name)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise bad_request(f"{name}: must be a number (got {_shown(value)})")
-        return float(value)
-
-    def choice(self, name: str, choices: Iterable[str], default: str, aliases: Mapping[str, str] | None = None) -> str:
-        value = self.text(name)
-        if value is None:
-            return default
-        value = (aliases or {}).get(value.lower(), value.lower())
-        options = tuple(choices)
-        if value not in options:
-            raise bad_request(f"{name}: must be one of {', '.join(options)} (got {_shown(self.source[name])})")
-        return value
+        if value is None or value == "":
+            return False
+        try:
+            return bool(converter.structure(value, Flag))
+        except ValueError as exc:
+            raise bad_request(f"{name}: {exc}") from None
 
 
 def _kind(value: Any) -> str:
@@ -267,3 +254,29 @@ async def count_request(request: Request, caller: Caller, operation: str) -> Non
     window = await server.limiter.hit(caller.key_id, per_minute, operation)
     if window is not None:
         request.state.rate_limit_headers = window.headers()
+
+
+def read_as(cls: type[T], body: Any, max_text: int) -> T:
+    """A JSON body as the request class ``cls``, read by the model's converter; a field
+    given as empty text counts as absent. BAD_REQUEST naming the first wrong field and
+    its value, or a text field over ``max_text`` characters."""
+    if body is None:
+        body = {}
+    if not isinstance(body, dict):
+        raise bad_request(f"request body: must be a JSON object (got {type(body).__name__})")
+    try:
+        found = converter.structure({name: value for name, value in body.items() if value != ""}, cls)
+    except Exception as exc:  # cattrs' groups of the fields' errors
+        path, error = next(iter_errors(exc))
+        message = "required" if isinstance(error, KeyError) else describe_error(error)
+        raise bad_request(f"{format_path(path)}: {message}") from None
+    for name in _text_fields(cls):
+        value = getattr(found, name)
+        if value is not None and len(value) > max_text:
+            raise bad_request(f"{json_name(name)}: at most {max_text:,} characters (got {len(value):,})")
+    return found
+
+
+def _text_fields(cls: type) -> tuple[str, ...]:
+    hints = typing.get_type_hints(cls)
+    return tuple(a.name for a in attrs.fields(cls) if hints[a.name] in (Text, Text | None))

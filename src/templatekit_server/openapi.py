@@ -1,8 +1,11 @@
 """The OpenAPI 3.1 document of the /v1 interface, served at ``GET /v1/openapi.json``.
 
-Written by hand from the contract (design/HTTP-API.md) rather than generated from the
-routes, so that it says what clients may rely on; tests/server/test_openapi.py keeps it
-valid and equal, operation for operation, to the routes of the app.
+The paths table (operations, parameters, answers and error codes) is written here from
+the contract (design/HTTP-API.md); every body's schema is made from the classes the
+routes read and answer with (``bodies``) and from the template model, by the model's
+schema generator, so that it cannot drift from what the server reads.
+tests/server/test_openapi.py keeps it valid and equal, operation for operation, to the
+routes of the app.
 """
 
 from __future__ import annotations
@@ -15,6 +18,15 @@ from templatekit.apply import MAX_MODIFICATIONS
 from templatekit.model.layers import LAYER_KINDS
 from templatekit.model.schema import ModelSchema, modification_fields, template_schema
 from templatekit_server import webhooks
+from templatekit_server.bodies import (
+    FLAG_NOTE,
+    ID_PATTERN,
+    IMAGE_FORMATS,
+    NAMED,
+    THUMBNAIL,
+    VALUE_SCHEMAS,
+    VIDEO_EVENTS,
+)
 from templatekit_server.errors import STATUS, envelope
 from templatekit_server.files import EXTENSIONS
 from templatekit_server.settings import Settings
@@ -23,9 +35,6 @@ Json = dict[str, Any]
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp")
 FILE_TYPES = (*IMAGE_TYPES, "application/pdf")
-ID_PATTERN = "^[A-Za-z0-9_-]{1,200}$"
-THUMBNAIL = "Render a small preview (longest side 320 px, lower quality), not billed"
-FLAG_NOTE = " (`true` or `false`; the text forms `1` and `0` are accepted too)."
 
 #: Every error code: when it is answered, and a message it may carry.
 CODES: dict[str, tuple[str, str]] = {
@@ -303,7 +312,7 @@ def _render_paths(errors: _ErrorResponses) -> Json:
         {
             "200": _response(
                 "The stored image's URL.",
-                _json(_object({"url": _text("The image's URL.", format="uri")}, ["url"])),
+                _json(_schema("StoredUrl")),
                 replay,
             ),
             **errors(
@@ -491,7 +500,7 @@ def _template_paths(errors: _ErrorResponses) -> Json:
         {
             "201": _response(
                 "The template is stored.",
-                _json(_object({"id": _text("The template's id.")}, ["id"])),
+                _json(_schema("Created")),
                 ("X-Templatekit-Warnings",),
             ),
             **errors(*KEYED, "FORBIDDEN", "CONFLICT"),
@@ -505,11 +514,7 @@ def _template_paths(errors: _ErrorResponses) -> Json:
     writing = (*KEYED, "FORBIDDEN", "NOT_FOUND", "CONFLICT")
     new_version = _response(
         "The new version is current; renders use it at once.",
-        _json(
-            _object(
-                {"id": _text("The template's id."), "version": {"type": "integer", "minimum": 1}}, ["id", "version"]
-            )
-        ),
+        _json(_schema("NewVersion")),
     )
     update_template = _operation(
         "updateTemplate",
@@ -545,7 +550,7 @@ def _template_paths(errors: _ErrorResponses) -> Json:
         body={
             "required": True,
             "description": "The version to bring back.",
-            "content": _json(_object({"version": {"type": "integer", "minimum": 1}}, ["version"])),
+            "content": _json(_schema("RevertRequest")),
         },
     )
     list_versions = _operation(
@@ -586,7 +591,7 @@ def _hook_paths(errors: _ErrorResponses) -> Json:
             "200": _response(
                 "The stored file's URL (`--respond url`, the default), or the file itself (`--respond file`).",
                 {
-                    "application/json": {"schema": _object({"url": _text("The file's URL.", format="uri")}, ["url"])},
+                    "application/json": {"schema": _schema("StoredUrl")},
                     **{
                         media: {"schema": {"type": "string", "contentMediaType": media}}
                         for media in (*IMAGE_TYPES, "application/pdf")
@@ -596,7 +601,7 @@ def _hook_paths(errors: _ErrorResponses) -> Json:
             ),
             "202": _response(
                 "A video hook: the video is queued.",
-                _json(_object({"id": _text("The video's id."), "status": {"const": "queued"}}, ["id", "status"])),
+                _json(_schema("VideoQueued")),
             ),
             **errors(*KEYED, "NOT_FOUND", "CONFLICT", "USAGE_EXCEEDED", "FETCH_IMAGE_ERROR"),
         },
@@ -647,7 +652,7 @@ def _meta_paths(errors: _ErrorResponses) -> Json:
         "Check that the server is up",
         "Answers as long as the server accepts requests; for load balancers and health checks.",
         {
-            "200": _response("The server is up.", _json(_object({"status": {"const": "ok"}}, ["status"]))),
+            "200": _response("The server is up.", _json(_schema("Liveness"))),
             **internal,
         },
         keyless=True,
@@ -694,9 +699,31 @@ def _meta_paths(errors: _ErrorResponses) -> Json:
 
 
 def _schemas() -> Json:
+    """The interface's bodies and the values they use, then the template format."""
+    bodies = ModelSchema(special=VALUE_SCHEMAS)
+    for cls in NAMED:
+        bodies.of(cls)
+    for name, examples in EXAMPLES.items():
+        bodies.definitions[name]["examples"] = examples
+    events = {
+        "description": "The `data` of one event of a video's event stream.",
+        "oneOf": [bodies.of(cls) for cls in VIDEO_EVENTS],
+    }
     model = ModelSchema()
-    fields = modification_fields(model)
-    return {**_interface_schemas(fields, model), **_lenient(model.definitions)}
+    values = _values(modification_fields(model))
+    template = _template(model)
+    return {**bodies.definitions, **values, "VideoEvent": events, "Template": template, **_lenient(model.definitions)}
+
+
+#: Sample requests, shown by documentation tools.
+EXAMPLES: dict[str, list[Json]] = {
+    "ImageRequest": [
+        {"templateId": "tpl_social_card", "modifications": {"title": "Hello from templatekit"}},
+        {"templateId": "tpl_social_card", "format": "webp", "thumbnail": True},
+    ],
+    "PdfRequest": [{"templateId": "tpl_invoice", "modifications": [{"name": "bill_to", "text": "Ada Lovelace"}]}],
+    "VideoRequest": [{"templateId": "tpl_promo_video", "modifications": {"title": "Autumn collection"}}],
+}
 
 
 def _lenient(definitions: Json) -> Json:
@@ -708,57 +735,13 @@ def _lenient(definitions: Json) -> Json:
     }
 
 
-def _interface_schemas(fields: Json, model: ModelSchema) -> Json:
-    key = _text("The API key (or send it as query `apiKey` or `Authorization: Bearer`; all that are sent must agree).")
-    template_id = _text("The template to render.", pattern=ID_PATTERN)
-    modifications = _schema("Modifications")
-    debug = _flag("Draw each layer's box and name on top")
-    webhook_url = _schema("WebhookUrl")
-    image_fields = {
-        "apiKey": key,
-        "templateId": template_id,
-        "format": _schema("ImageFormat"),
-        "modifications": modifications,
-        "thumbnail": _flag(THUMBNAIL),
-        "_debug": debug,
-        "s3Config": _schema("S3ConfigValue"),
-    }
-
-    def s3_field(description: str, **more: Any) -> Json:
-        return _text(description, maxLength=2048, **more)
-
-    layer = _object(
-        {
-            "name": _text("The layer's name, unique in the template."),
-            "id": _text("The layer's id (derived from its name when the template has none)."),
-            "type": _text("The layer's kind: text, image, shape, alert, signature, barcode, qrcode, star, table, …"),
-            "suggestInput": _text("A sample of the layer's main field, as text."),
-        },
-        ["name", "id", "type", "suggestInput"],
-    )
-    error_detail = _object(
-        {
-            "code": {"type": "string", "enum": list(STATUS), "description": "What went wrong (see the responses)."},
-            "docs": _text("Where the code is explained.", format="uri"),
-            "message": _text("What went wrong, naming the field or URL concerned."),
-            "requestId": _text("The request's id, also in the `X-Request-Id` header."),
-            "problems": {
-                "type": "array",
-                "items": {"type": "string"},
-                "description": "An invalid template's problems, one `path: message` each (`layers[2].size: …`).",
-            },
-        },
-        ["code", "docs", "message", "requestId"],
-        additionalProperties=False,
-    )
+def _values(fields: Json) -> Json:
+    """The values request bodies read whole (``bodies.VALUE_SCHEMAS``): the forms of the
+    modifications, an image format, a bucket, a webhook URL."""
     return {
-        "Error": _object(
-            {"error": _schema("ErrorDetail")}, ["error"], "Every failure's body.", additionalProperties=False
-        ),
-        "ErrorDetail": error_detail,
         "ImageFormat": {
             "type": "string",
-            "enum": ["png", "jpeg", "webp"],
+            "enum": list(IMAGE_FORMATS),
             "default": "png",
             "description": "The image format (`jpg` is accepted for `jpeg`; case does not matter).",
         },
@@ -812,61 +795,8 @@ def _interface_schemas(fields: Json, model: ModelSchema) -> Json:
                 {"type": "null"},
             ],
         },
-        "S3Config": _object(
-            {
-                "bucket": s3_field("The bucket."),
-                "region": s3_field("The bucket's region."),
-                "endpoint": s3_field("An S3-compatible service's URL (public addresses only).", format="uri"),
-                "accessKeyId": s3_field("The access key's id."),
-                "secretAccessKey": s3_field("The access key's secret."),
-                "prefix": s3_field("A relative key prefix for the file, e.g. `renders/`."),
-                "publicUrl": s3_field(
-                    "The bucket's public base URL: the answer is this plus the key, else a presigned URL.",
-                    format="uri",
-                ),
-            },
-            ["bucket", "accessKeyId", "secretAccessKey"],
-            "The caller's S3 bucket (any S3-compatible service); pro and scale plans only. An upload "
-            "failure is `INTERNAL_SERVER_ERROR`, and nothing is billed.",
-            additionalProperties=False,
-        ),
         "S3ConfigText": _json_text(_schema("S3Config"), "`S3Config` as JSON text."),
         "S3ConfigValue": {"oneOf": [_schema("S3Config"), _schema("S3ConfigText"), {"type": "null"}]},
-        "PreviewRequest": _object(
-            {
-                "apiKey": key,
-                "template": _schema("Template"),
-                "modifications": modifications,
-                "format": _schema("ImageFormat"),
-                "thumbnail": _flag(THUMBNAIL),
-                "scale": {
-                    "type": "number",
-                    "exclusiveMinimum": 0,
-                    "maximum": 1,
-                    "default": 1,
-                    "description": "Draws the image smaller: at the size a screen shows it, while dragging.",
-                },
-                "time": {"type": "number", "minimum": 0, "description": "A video template's moment to show, in s."},
-            },
-            ["template"],
-        ),
-        "FontFamily": _object(
-            {
-                "family": _text("The family's name, as a layer's `font`."),
-                "weights": {"type": "array", "items": {"type": "integer"}, "description": "Its weights."},
-                "italic": {"type": "boolean", "description": "Whether it has italic faces."},
-            },
-            ["family", "weights", "italic"],
-        ),
-        "ImageRequest": _object(
-            image_fields,
-            ["templateId"],
-            examples=[
-                {"templateId": "tpl_social_card", "modifications": {"title": "Hello from templatekit"}},
-                {"templateId": "tpl_social_card", "format": "webp", "thumbnail": True},
-            ],
-        ),
-        "StoredImageRequest": _object({**image_fields, "webhookUrl": webhook_url}, ["templateId"]),
         # no "format": "uri": a URL is checked by the server (scheme, host, addresses), and
         # the format makes fuzzers spend minutes generating URIs the check refuses anyway
         "WebhookUrl": _text(
@@ -875,101 +805,13 @@ def _interface_schemas(fields: Json, model: ModelSchema) -> Json:
             "resolves to public addresses only.",
             maxLength=webhooks.MAX_URL_CHARS,
         ),
-        "PdfRequest": _object(
-            {"apiKey": key, "templateId": template_id, "modifications": modifications, "_debug": debug},
-            ["templateId"],
-            examples=[{"templateId": "tpl_invoice", "modifications": [{"name": "bill_to", "text": "Ada Lovelace"}]}],
-        ),
-        "VideoRequest": _object(
-            {
-                "apiKey": key,
-                "templateId": _text("The video template to render.", pattern=ID_PATTERN),
-                "modifications": modifications,
-                "webhookUrl": webhook_url,
-            },
-            ["templateId"],
-            examples=[{"templateId": "tpl_promo_video", "modifications": {"title": "Autumn collection"}}],
-        ),
-        "VideoQueued": _object({"id": _text("The video's id."), "status": {"const": "queued"}}, ["id", "status"]),
-        "VideoDone": _object(
-            {"url": _text("The MP4's URL; it does not expire.", format="uri"), "id": _text("The video's id.")},
-            ["url", "id"],
-        ),
-        "Video": _object(
-            {
-                "id": _text("The video's id, `vid_…`."),
-                "status": {"type": "string", "enum": ["queued", "rendering", "done", "failed"]},
-                "progress": {"type": "number", "minimum": 0, "maximum": 1, "description": "The share rendered."},
-                "url": _text("When done: the MP4's URL.", format="uri"),
-                "error": {**_schema("ErrorDetail"), "description": "When failed: why."},
-                "createdAt": _text("When it was queued.", format="date-time"),
-            },
-            ["id", "status", "progress", "createdAt"],
-        ),
-        "VideoEvent": {
-            "description": "The `data` of one event of a video's event stream.",
-            "oneOf": [
-                _event("created", "The video is queued.", id=_text("The video's id.")),
-                _event("queued", "It waits.", ahead={"type": "integer", "minimum": 0}),
-                _event(
-                    "progress",
-                    "It renders.",
-                    frame={"type": "integer", "minimum": 0},
-                    totalFrames={"type": "integer", "minimum": 0},
-                    progress={"type": "number", "minimum": 0, "maximum": 1},
-                ),
-                _event("done", "It is done.", url=_text("The MP4's URL.", format="uri")),
-                _event("error", "It failed.", error=_schema("ErrorDetail")),
-            ],
-        },
-        "LayerInfo": layer,
-        "TemplateVersion": _object(
-            {
-                "version": {"type": "integer", "minimum": 1},
-                "createdAt": _text("When it was stored.", format="date-time"),
-                "note": {"type": ["string", "null"], "description": "What made it, e.g. `reverted to version 2`."},
-            },
-            ["version", "createdAt", "note"],
-        ),
-        "TemplateDetails": _object(
-            {"name": _text("The template's name."), "id": _text("The template's id."), "layers": _layers()},
-            ["name", "id", "layers"],
-        ),
-        "TemplateSummary": _object(
-            {
-                "id": _text("The template's id."),
-                "name": _text("The template's name."),
-                "width": {"type": "integer", "minimum": 1},
-                "height": {"type": "integer", "minimum": 1},
-                "kind": {"type": "string", "enum": ["image", "video"]},
-                "layers": {**_layers(), "description": "With `includeLayers=true`."},
-            },
-            ["id", "name", "width", "height", "kind"],
-        ),
-        "Template": _template(key, model),
-        "Project": _object(
-            {
-                "id": _text("The project's id."),
-                "name": _text("The project's name."),
-                "createdAt": _text("When it was created.", format="date-time"),
-                "avatar": {"type": ["string", "null"], "format": "uri", "description": "The avatar's URL, if any."},
-            },
-            ["id", "name", "createdAt", "avatar"],
-        ),
     }
 
 
-def _layers() -> Json:
-    return {"type": "array", "items": _schema("LayerInfo")}
-
-
-def _event(kind: str, description: str, **fields: Json) -> Json:
-    return _object({"type": {"const": kind}, **fields}, ["type", *fields], description)
-
-
-def _template(key: Json, model: ModelSchema) -> Json:
+def _template(model: ModelSchema) -> Json:
     """The template format, from the model, with the interface's own fields."""
     schema = template_schema(model)
+    key = _text("The API key (or send it as query `apiKey` or `Authorization: Bearer`; all that are sent must agree).")
     schema["properties"] = {"apiKey": key, **schema["properties"]}
     schema["properties"]["id"] = _text("The template's id; a new `tpl_…` id when absent.", pattern=ID_PATTERN)
     schema["description"] = (

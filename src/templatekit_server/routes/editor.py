@@ -12,10 +12,10 @@ from starlette.routing import Route
 
 from templatekit.text.fonts import FontBook
 from templatekit_server.answers import warnings_header
+from templatekit_server.bodies import PreviewRequest
 from templatekit_server.errors import bad_request
-from templatekit_server.inputs import Fields, authenticate, read_request
+from templatekit_server.inputs import authenticate, read_as, read_request
 from templatekit_server.rendering import DraftJob, render_draft_job
-from templatekit_server.routes.renders import FORMAT_ALIASES, IMAGE_FORMATS
 from templatekit_server.state import server_of
 
 SCANS_HEADER = "X-Templatekit-Scans"
@@ -32,19 +32,8 @@ async def preview(request: Request) -> Response:
         raise bad_request(f"request body: must be a JSON object (got {type(body).__name__})")
     allowance = server.plan(caller).previews_per_minute
     await server.limiter.hit(f"previews:{caller.key_id}", allowance, "previewTemplate", "previews")
-    template = body.get("template")
-    if not isinstance(template, dict):
-        raise bad_request(f"template: must be a template object (got {type(template).__name__})")
-    fields = Fields(body, server.settings.max_text_chars)
-    scale = fields.number("scale")
-    job = DraftJob(
-        template,
-        fields.raw("modifications"),
-        fields.choice("format", IMAGE_FORMATS, "png", FORMAT_ALIASES),
-        fields.flag("thumbnail"),
-        1.0 if scale is None else scale,
-        fields.number("time"),
-    )
+    asked = read_as(PreviewRequest, body, server.settings.max_text_chars)
+    job = DraftJob(asked.template, asked.modifications, asked.format, asked.thumbnail, asked.scale, asked.time)
     output = await server.stills.run(render_draft_job, job, server.share(caller, preview=True))
     headers = warnings_header(output.warnings)
     if output.scans:

@@ -20,16 +20,15 @@ from starlette.routing import Route
 from templatekit_server import catalog, usage, webhooks
 from templatekit_server.accounts import Caller
 from templatekit_server.answers import idempotent, json_answer, response, warnings_header
+from templatekit_server.bodies import ImageRequest, PdfRequest, StoredImageRequest
 from templatekit_server.bucket import Bucket
 from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.files import Files
 from templatekit_server.idempotency import Answer
-from templatekit_server.inputs import Fields, read_request
+from templatekit_server.inputs import read_as, read_request
 from templatekit_server.rendering import StillJob, StillOutput, render_still
 from templatekit_server.state import ServerState, server_of
 
-IMAGE_FORMATS = ("png", "jpeg", "webp")
-FORMAT_ALIASES = {"jpg": "jpeg"}
 Produce = Callable[[], Awaitable[Answer]]
 
 
@@ -49,15 +48,21 @@ class Still:
     webhook_url: str | None = None
 
 
+#: Each operation's request body.
+REQUESTS: dict[str, type[PdfRequest]] = {
+    "createImage": ImageRequest,
+    "createPdf": PdfRequest,
+    "createStoredImage": StoredImageRequest,
+}
+
+
 async def _posted(request: Request, operation: str) -> tuple[dict[str, Any], Still]:
     """The body of a render request and what it asks for."""
     server = server_of(request)
     caller, body = await read_request(request, operation)
-    if body is None:
-        body = {}
-    if not isinstance(body, dict):
-        raise bad_request(f"request body: must be a JSON object (got {type(body).__name__})")
-    still = still_of(server, operation, caller, Fields(body, server.settings.max_text_chars))
+    asked = read_as(REQUESTS[operation], body, server.settings.max_text_chars)
+    body = body or {}
+    still = still_of(server, operation, caller, asked)
     if body.get("webhookUrl") not in (None, "") and operation != "createStoredImage":
         raise bad_request(
             f"webhookUrl: {operation} answers with the file itself; createStoredImage and renderVideo announce theirs"
@@ -80,20 +85,19 @@ def _bucket(server: ServerState, caller: Caller, value: Any) -> Bucket | None:
     return Bucket.parse(value, server.allow, server.settings.s3_timeout)
 
 
-def still_of(server: ServerState, operation: str, caller: Caller, fields: Fields) -> Still:
-    template_id = catalog.checked_template_id(str(fields.text("templateId", required=True)))
-    modifications, debug = fields.raw("modifications"), fields.flag("_debug")
-    if operation == "createPdf":  # a PDF has no thumbnail, and is answered, not uploaded
-        return Still(operation, caller, template_id, modifications, "pdf", debug=debug)
+def still_of(server: ServerState, operation: str, caller: Caller, asked: PdfRequest) -> Still:
+    template_id = catalog.checked_template_id(asked.template_id)
+    if not isinstance(asked, ImageRequest):  # a PDF has no thumbnail, and is answered, not uploaded
+        return Still(operation, caller, template_id, asked.modifications, "pdf", debug=asked.debug)
     return Still(
         operation,
         caller,
         template_id,
-        modifications,
-        fields.choice("format", IMAGE_FORMATS, "png", FORMAT_ALIASES),
-        thumbnail=fields.flag("thumbnail"),
-        debug=debug,
-        bucket=_bucket(server, caller, fields.raw("s3Config")),
+        asked.modifications,
+        asked.format,
+        thumbnail=asked.thumbnail,
+        debug=asked.debug,
+        bucket=_bucket(server, caller, asked.s3_config),
     )
 
 

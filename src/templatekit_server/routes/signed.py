@@ -18,8 +18,9 @@ from starlette.routing import Route
 from templatekit_server import accounts, catalog, render_cache, signing, usage
 from templatekit_server.accounts import Caller
 from templatekit_server.answers import warnings_header
+from templatekit_server.bodies import SignedQuery
 from templatekit_server.errors import bad_request
-from templatekit_server.inputs import Fields, count_request
+from templatekit_server.inputs import count_request, read_as
 from templatekit_server.rendering import StillOutput
 from templatekit_server.routes.renders import Still, delivered, render, still_of
 from templatekit_server.state import ServerState, server_of
@@ -36,10 +37,10 @@ async def signed_url(request: Request) -> Response:
         raise bad_request(str(exc)) from None
     canonical = signing.canonical(params)
     caller = await _verified(request, server, query, canonical)
-    fields = Fields(query, server.settings.max_text_chars, "query")
-    still = still_of(server, "signedurl", caller, fields)
+    asked = read_as(SignedQuery, query, server.settings.max_text_chars)
+    still = still_of(server, "signedurl", caller, asked)
     info = await run_in_threadpool(catalog.info, server.db, caller.workspace_id, still.template_id)
-    fresh = fields.flag("nocache")
+    fresh = asked.nocache
     key = render_cache.cache_key(caller.workspace_id, still.template_id, info.version, canonical)
     cached = None if fresh else await run_in_threadpool(render_cache.lookup, server.db, server.files, key)
     if cached is not None:

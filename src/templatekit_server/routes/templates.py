@@ -15,12 +15,11 @@ from starlette.routing import Route
 
 from templatekit_server import catalog
 from templatekit_server.answers import warnings_header
+from templatekit_server.bodies import MAX_VERSION, RevertRequest
 from templatekit_server.db import Database
 from templatekit_server.errors import bad_request
-from templatekit_server.inputs import Fields, authenticate, read_request
+from templatekit_server.inputs import Fields, authenticate, read_as, read_request
 from templatekit_server.state import server_of
-
-MAX_VERSION = 2**31 - 1
 
 
 @cache
@@ -54,7 +53,7 @@ async def source(request: Request) -> Response:
     server = server_of(request)
     caller = await authenticate(request, "getTemplateSource")
     template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
-    asked = Fields(request.query_params, server.settings.max_text_chars, "query").text("version")
+    asked = Fields(request.query_params, server.settings.max_text_chars).text("version")
     version = _version(asked) if asked is not None else None
 
     def stored() -> tuple[str, int]:
@@ -75,7 +74,7 @@ def _version(text: str) -> int:
 async def listing(request: Request) -> Response:
     server = server_of(request)
     caller = await authenticate(request, "listTemplates")
-    fields = Fields(request.query_params, server.settings.max_text_chars, "query")
+    fields = Fields(request.query_params, server.settings.max_text_chars)
     with_layers = fields.flag("includeLayers")
 
     def listed() -> list[dict[str, Any]]:
@@ -96,7 +95,7 @@ async def upload(request: Request) -> Response:
     if not isinstance(body, dict):
         raise bad_request(f"request body: must be a template object (got {type(body).__name__})")
     template = {key: value for key, value in body.items() if key != "apiKey"}
-    overwrite = Fields(request.query_params, server.settings.max_text_chars, "query").flag("overwrite")
+    overwrite = Fields(request.query_params, server.settings.max_text_chars).flag("overwrite")
     template_id, _, warnings = await run_in_threadpool(
         lambda: catalog.save(server.db, caller.workspace_id, template, overwrite=overwrite)
     )
@@ -138,9 +137,7 @@ async def revert(request: Request) -> Response:
     server = server_of(request)
     caller, body = await read_request(request, "revertTemplate")
     template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
-    version = body.get("version") if isinstance(body, dict) else None
-    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= MAX_VERSION:
-        raise bad_request(f"version: must be a version number, 1 or more (got {str(version)[:40]})")
+    version = read_as(RevertRequest, body, server.settings.max_text_chars).version
     new_version = await run_in_threadpool(catalog.revert, server.db, caller.workspace_id, template_id, version)
     return JSONResponse({"id": template_id, "version": new_version})
 

@@ -20,10 +20,11 @@ from templatekit.errors import TemplatekitError
 from templatekit_server import catalog, events, jobs, webhooks
 from templatekit_server.accounts import Caller
 from templatekit_server.answers import idempotent, json_answer
+from templatekit_server.bodies import VideoRequest
 from templatekit_server.db import iso_time
 from templatekit_server.errors import ApiError, bad_request, from_library
 from templatekit_server.idempotency import Answer
-from templatekit_server.inputs import Fields, authenticate, read_request
+from templatekit_server.inputs import Fields, authenticate, read_as, read_request
 from templatekit_server.state import ServerState, server_of
 
 POLL_SECONDS = 0.25
@@ -34,16 +35,14 @@ TERMINAL = ("done", "error")
 async def render_video(request: Request) -> Response:
     server = server_of(request)
     caller, body = await read_request(request, "renderVideo")
-    body = {} if body is None else body
-    if not isinstance(body, dict):
-        raise bad_request(f"request body: must be a JSON object (got {type(body).__name__})")
+    asked = read_as(VideoRequest, body, server.settings.max_text_chars)
+    body = body or {}
     if server.video_unavailable:  # refused before a job exists, never a job that fails later
         raise bad_request(f"renderVideo: {server.video_unavailable}")
-    fields = Fields(body, server.settings.max_text_chars)
-    template_id = catalog.checked_template_id(str(fields.text("templateId", required=True)))
-    modifications = fields.raw("modifications")
+    template_id = catalog.checked_template_id(asked.template_id)
+    modifications = asked.modifications
     webhook_url = await webhooks.requested_url(body, server.allow)
-    query = Fields(request.query_params, server.settings.max_text_chars, "query")
+    query = Fields(request.query_params, server.settings.max_text_chars)
     stream = query.flag("stream")
     wait = query.raw("wait") is None or query.flag("wait")
 
@@ -126,7 +125,7 @@ async def video(request: Request) -> Response:
         raise ApiError("NOT_FOUND", f"video {video_id[:80]} does not exist")
     if row.project_id != caller.project_id:
         raise ApiError("FORBIDDEN", f"video {video_id} belongs to another project")
-    if Fields(request.query_params, server.settings.max_text_chars, "query").flag("stream"):
+    if Fields(request.query_params, server.settings.max_text_chars).flag("stream"):
         latest = await run_in_threadpool(events.latest, server.db, video_id)
         return _event_stream(request, video_id, after=latest[0] - 1 if latest else 0)
     answer: dict[str, Any] = {
