@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -103,8 +106,27 @@ def csp_violations() -> list[str]:
     return []
 
 
+class SharedBrowser:
+    """The session's Chromium, and the event loop Playwright drives it with. Playwright's
+    sync API marks its loop as the thread's running loop between its calls, which would
+    stop any other code of the run from starting a loop of its own (``asyncio.run``, a
+    second Playwright); the loop is marked running only while a test uses the browser."""
+
+    def __init__(self, browser: Any, loop: asyncio.AbstractEventLoop) -> None:
+        self.browser = browser
+        self.loop = loop
+
+    @contextmanager
+    def in_use(self) -> Iterator[Any]:
+        asyncio.events._set_running_loop(self.loop)
+        try:
+            yield self.browser
+        finally:
+            asyncio.events._set_running_loop(None)
+
+
 @pytest.fixture(scope="session")
-def browser() -> Any:
+def browser() -> Iterator[SharedBrowser]:
     """Debian's Chromium driven by Playwright, started once for the whole run (once per
     worker under pytest-xdist) and shared by every test's ``page``."""
     playwright = pytest.importorskip("playwright.sync_api")
@@ -112,22 +134,29 @@ def browser() -> Any:
     if chromium is None:
         pytest.skip("needs Chromium (apt-get install chromium)")
     with playwright.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
-        yield browser
-        browser.close()
+        shared = SharedBrowser(
+            driver.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"]),
+            asyncio.get_running_loop(),
+        )
+        asyncio.events._set_running_loop(None)
+        yield shared
+        with shared.in_use() as chromium_browser:
+            chromium_browser.close()
+        asyncio.events._set_running_loop(shared.loop)  # as Playwright leaves it between calls, for its exit
 
 
 @pytest.fixture
-def page(browser: Any, csp_violations: list[str]) -> Any:
+def page(browser: SharedBrowser, csp_violations: list[str]) -> Iterator[Any]:
     """A page (1300×900) in a fresh context of the session's Chromium: nothing carries over
     from another test; the test fails if the page (or one it opened) raised an error or was
     refused anything by its Content-Security-Policy."""
-    context = browser.new_context(viewport={"width": 1300, "height": 900})
-    context.add_init_script(_REPORT_VIOLATIONS)
-    errors: list[str] = []
-    context.on("weberror", lambda error: errors.append(str(error.error)))
-    context.on("console", lambda message: _breaks_policy(message.text) and csp_violations.append(message.text))
-    yield context.new_page()
-    context.close()
+    with browser.in_use() as chromium:
+        context = chromium.new_context(viewport={"width": 1300, "height": 900})
+        context.add_init_script(_REPORT_VIOLATIONS)
+        errors: list[str] = []
+        context.on("weberror", lambda error: errors.append(str(error.error)))
+        context.on("console", lambda message: _breaks_policy(message.text) and csp_violations.append(message.text))
+        yield context.new_page()
+        context.close()
     assert errors == []
     assert csp_violations == []

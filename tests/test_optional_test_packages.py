@@ -32,7 +32,7 @@ def test_modules_that_need_a_missing_package_are_skipped(tmp_path):
             f"raise ModuleNotFoundError('No module named {name}', name='{name}')"
         )
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-rs"]
+    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-rs", "-n", "0"]
     command += ["-p", "no:schemathesis", "-p", "no:hypothesispytest", "tests"]
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]

@@ -227,6 +227,7 @@ def chart_source() -> dict:
     return template(spec, width=360, height=240, background="#ffffff")
 
 
+@pytest.mark.slow  # Plotly draws the figure in Chromium
 @needs_chrome
 def test_a_plotly_figure_in_a_pdf_keeps_tilted_labels_and_bold_titles():
     (group,) = prepare(chart_source(), vector=True).scene.items
@@ -240,6 +241,7 @@ def test_a_plotly_figure_in_a_pdf_keeps_tilted_labels_and_bold_titles():
     assert found["January"][0] == "Inter-Regular"
 
 
+@pytest.mark.slow  # Plotly draws the figure in Chromium
 @needs_chrome
 @pytest.mark.parametrize("renderer", list(pdf_readers.RENDERERS))
 def test_a_plotly_figure_in_a_pdf_looks_like_its_png(renderer):

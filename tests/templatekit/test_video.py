@@ -312,6 +312,7 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
+@pytest.mark.slow  # renders 65 s of 720p video
 def test_memory_stays_flat_as_the_video_gets_longer(tmp_path):
     """Peak memory of a 60 s 720p render is within 1.5x that of a 5 s render: frames are
     encoded as they come and the file goes to disk."""
