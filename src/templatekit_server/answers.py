@@ -1,5 +1,6 @@
-"""Building answers: warnings in ``X-Templatekit-Warnings``, JSON, and requests made
-idempotent by ``Idempotency-Key``."""
+"""Building answers: warnings in ``X-Templatekit-Warnings``, JSON (the bodies of
+``bodies``, written by the model's converter as the document describes them), and
+requests made idempotent by ``Idempotency-Key``."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 
+from templatekit.model.convert import converter
 from templatekit_server import idempotency
 from templatekit_server.accounts import Caller
 from templatekit_server.idempotency import Answer
@@ -32,8 +34,14 @@ def warnings_header(warnings: Iterable[str]) -> dict[str, str]:
 
 
 def json_answer(value: Any, status: int = 200, headers: dict[str, str] | None = None) -> Answer:
-    body = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    """A JSON answer that may be kept for a repeat of the request."""
+    body = json.dumps(converter.unstructure(value), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return Answer(status, "application/json", headers or {}, body)
+
+
+def json_response(value: Any, status: int = 200, headers: dict[str, str] | None = None) -> JSONResponse:
+    """A JSON answer: a body class, or data already in JSON's terms."""
+    return JSONResponse(converter.unstructure(value), status, headers)
 
 
 def response(answer: Answer, replayed: bool = False) -> Response:

@@ -22,6 +22,7 @@ from starlette.routing import Route
 
 from templatekit_server import accounts, hooks
 from templatekit_server.answers import idempotent, json_answer, response, warnings_header
+from templatekit_server.bodies import StoredUrl, Url, VideoQueued
 from templatekit_server.errors import ApiError
 from templatekit_server.files import Files
 from templatekit_server.hooks import Hook
@@ -54,7 +55,7 @@ async def call_hook(request: Request) -> Response:
                 queued_video, server, caller, hook.template_id, modifications, request, hook.webhook_url
             )
             server.runner.wake()
-            return json_answer({"id": video_id, "status": "queued"}, 202)
+            return json_answer(VideoQueued(id=video_id, status="queued"), 202)
         still = Still("hook", caller, hook.template_id, modifications, hook.output, webhook_url=hook.webhook_url)
         output, reservation, _ = await render(request, still)
         headers = warnings_header(output.warnings)
@@ -64,7 +65,7 @@ async def call_hook(request: Request) -> Response:
         await delivered(server, reservation, server.files.store.put, key, output.data, output.media_type)
         url = server.files.url(server.api_base(request), key)
         await announced(server, reservation, still, url)
-        return json_answer({"url": url}, headers=headers)
+        return json_answer(StoredUrl(url=Url(url)), headers=headers)
 
     wait = server.settings.render_timeout + 5
     answer, replayed = await idempotent(request, caller, "hook", digest, produce, wait, key=delivery)

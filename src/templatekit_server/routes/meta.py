@@ -12,6 +12,8 @@ from starlette.routing import Route
 from templatekit.errors import StorageError
 from templatekit.storage import checked_key
 from templatekit_server import accounts
+from templatekit_server.answers import json_response
+from templatekit_server.bodies import Liveness, Moment, Project, Url
 from templatekit_server.db import iso_time
 from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.files import MEDIA_TYPES
@@ -27,11 +29,12 @@ async def info(request: Request) -> Response:
     if found is None:  # pragma: no cover - keys belong to projects
         raise ApiError("NOT_FOUND", "the key's project does not exist")
     created = iso_time(found["created_at"])
-    return JSONResponse({"id": found["id"], "name": found["name"], "createdAt": created, "avatar": found["avatar"]})
+    avatar = None if found["avatar"] is None else Url(found["avatar"])
+    return json_response(Project(id=found["id"], name=found["name"], created_at=Moment(created), avatar=avatar))
 
 
 async def liveness(_request: Request) -> Response:
-    return JSONResponse({"status": "ok"})
+    return json_response(Liveness(status="ok"))
 
 
 async def stored_file(request: Request) -> Response:

@@ -20,7 +20,7 @@ from starlette.routing import Route
 from templatekit_server import catalog, usage, webhooks
 from templatekit_server.accounts import Caller
 from templatekit_server.answers import idempotent, json_answer, response, warnings_header
-from templatekit_server.bodies import ImageRequest, PdfRequest, StoredImageRequest
+from templatekit_server.bodies import ImageRequest, PdfRequest, StoredImageRequest, StoredUrl, Url
 from templatekit_server.bucket import Bucket
 from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.files import Files
@@ -198,7 +198,7 @@ async def create_stored_image(request: Request) -> Response:
             await delivered(server, reservation, server.files.store.put, key, output.data, output.media_type)
             url = server.files.url(server.api_base(request), key)
         await announced(server, reservation, still, url)
-        return json_answer({"url": url}, headers=warnings_header(output.warnings))
+        return json_answer(StoredUrl(url=Url(url)), headers=warnings_header(output.warnings))
 
     return await _answered(request, body, still, produce)
 

@@ -14,8 +14,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from templatekit_server import catalog
-from templatekit_server.answers import warnings_header
-from templatekit_server.bodies import MAX_VERSION, RevertRequest
+from templatekit_server.answers import json_response, warnings_header
+from templatekit_server.bodies import MAX_VERSION, Created, NewVersion, RevertRequest
 from templatekit_server.db import Database
 from templatekit_server.errors import bad_request
 from templatekit_server.inputs import Fields, authenticate, read_as, read_request
@@ -99,7 +99,7 @@ async def upload(request: Request) -> Response:
     template_id, _, warnings = await run_in_threadpool(
         lambda: catalog.save(server.db, caller.workspace_id, template, overwrite=overwrite)
     )
-    return JSONResponse({"id": template_id}, status_code=201, headers=warnings_header(warnings))
+    return json_response(Created(id=template_id), 201, warnings_header(warnings))
 
 
 async def listing_or_upload(request: Request) -> Response:
@@ -121,7 +121,7 @@ async def update(request: Request) -> Response:
     _, version, warnings = await run_in_threadpool(
         lambda: catalog.save(server.db, caller.workspace_id, template, existing=True, expected=expected)
     )
-    return JSONResponse({"id": template_id, "version": version}, headers=warnings_header(warnings))
+    return json_response(NewVersion(id=template_id, version=version), headers=warnings_header(warnings))
 
 
 def _if_match(value: str | None) -> int | None:
@@ -139,7 +139,7 @@ async def revert(request: Request) -> Response:
     template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
     version = read_as(RevertRequest, body, server.settings.max_text_chars).version
     new_version = await run_in_threadpool(catalog.revert, server.db, caller.workspace_id, template_id, version)
-    return JSONResponse({"id": template_id, "version": new_version})
+    return json_response(NewVersion(id=template_id, version=new_version))
 
 
 async def delete(request: Request) -> Response:

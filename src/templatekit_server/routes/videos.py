@@ -19,8 +19,8 @@ from templatekit import apply, load_template
 from templatekit.errors import TemplatekitError
 from templatekit_server import catalog, events, jobs, webhooks
 from templatekit_server.accounts import Caller
-from templatekit_server.answers import idempotent, json_answer
-from templatekit_server.bodies import VideoRequest
+from templatekit_server.answers import idempotent, json_answer, json_response
+from templatekit_server.bodies import Url, VideoDone, VideoQueued, VideoRequest
 from templatekit_server.db import iso_time
 from templatekit_server.errors import ApiError, bad_request, from_library
 from templatekit_server.idempotency import Answer
@@ -51,7 +51,7 @@ async def render_video(request: Request) -> Response:
             queued_video, server, caller, template_id, modifications, request, webhook_url
         )
         server.runner.wake()
-        answer = json_answer({"id": video_id, "status": "queued"}, 202)
+        answer = json_answer(VideoQueued(id=video_id, status="queued"), 202)
         return Answer(answer.status, answer.media_type, answer.headers, answer.body, video_id)
 
     answer, _ = await idempotent(request, caller, "renderVideo", body, produce, server.settings.render_timeout)
@@ -59,7 +59,7 @@ async def render_video(request: Request) -> Response:
     if stream:
         return _event_stream(request, video_id, after=0)
     if not wait:
-        return JSONResponse({"id": video_id, "status": "queued"}, status_code=202)
+        return json_response(VideoQueued(id=video_id, status="queued"), 202)
     return await _finished(request, video_id)
 
 
@@ -104,7 +104,7 @@ async def _finished(request: Request, video_id: str) -> Response:
     while not await request.is_disconnected():
         row = await run_in_threadpool(jobs.find, server.db, video_id)
         if row.status == "done":
-            return JSONResponse({"url": _video_url(server, request, row.file_key), "id": video_id})
+            return json_response(VideoDone(url=Url(_video_url(server, request, row.file_key)), id=video_id))
         if row.status == "failed":
             error = row.error or {}
             raise ApiError(error.get("code", "INTERNAL_SERVER_ERROR"), error.get("message", "the render failed"))
