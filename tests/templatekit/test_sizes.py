@@ -103,6 +103,7 @@ def test_every_list_and_text_is_refused_over_its_limit_naming_its_place(field, f
     assert any(message in problem for problem in caught.value.problems), caught.value.problems
 
 
+@pytest.mark.slow  # a million items measured, under tracemalloc
 def test_a_million_bad_items_in_a_list_within_its_limit_are_read_until_the_tenth():
     polygons = [layer("shape", f"p{n}", shape="polygon", points=[0] * 10_000) for n in range(100)]
     peak, error = peak_of(lambda: tk.load_template(template(*polygons)))

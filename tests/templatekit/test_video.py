@@ -101,6 +101,7 @@ def decoded_sound(data: bytes) -> np.ndarray:
 # ------------------------------------------------------------------ the file
 
 
+@pytest.mark.slow  # renders the 5 s 720p promo
 def test_promo_is_h264_high_yuv420p_at_constant_rate_with_the_index_first():
     result = tk.render_video(PROMO)
     assert result.media_type == "video/mp4" and result.warnings == ()

@@ -16,6 +16,7 @@ import templatekit as tk
 
 av = pytest.importorskip("av")
 pdfium = pytest.importorskip("pypdfium2")
+pytestmark = pytest.mark.slow  # renders every example video whole
 
 ROOT = Path(__file__).parents[2]
 VIDEOS = sorted(
