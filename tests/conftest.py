@@ -160,3 +160,10 @@ def page(browser: SharedBrowser, csp_violations: list[str]) -> Iterator[Any]:
         context.close()
     assert errors == []
     assert csp_violations == []
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules with slow tests run first, each kept whole and in its order: under
+    pytest-xdist the long ones start early and the many short ones fill in at the end."""
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)
