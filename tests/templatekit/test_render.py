@@ -155,6 +155,14 @@ def test_a_video_templates_image_is_its_poster_frame():
     assert image.getpixel((250, 50)) == pytest.approx((128, 128, 128), abs=2)
 
 
+def test_a_moment_without_a_background_is_over_black_as_the_frame():
+    data = template(layer("shape", "box", x=0, y=0, width=100, height=100, fill="#ff0000"), video={"duration": 2})
+    data.pop("background", None)
+    image = decode(tk.render_image(data, moment=1).data)
+    assert image.mode == "RGB" and image.getpixel((150, 50)) == (0, 0, 0) and image.getpixel((50, 50)) == (255, 0, 0)
+    assert decode(tk.render_image(data).data).getpixel((150, 50))[3] == 0  # the design at rest keeps its transparency
+
+
 @pytest.mark.parametrize(
     "name",
     [

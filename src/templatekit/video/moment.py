@@ -6,7 +6,8 @@ A layer not on screen is left out. One on screen is faded, moved, scaled and tur
 the centre of its box by its group's transform; the ken-burns zoom enlarges its group
 about the focus point inside the box (cut to it); the typewriter keeps the glyphs of the
 text shown so far; animated effects and an image's animated filters are laid out again
-with their values at that moment (to a hundredth of their unit).
+with their values at that moment (to a hundredth of their unit). As in a video, the
+moment is over black.
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from templatekit.geometry import Transform
 from templatekit.layout.compose import layer_effects
 from templatekit.model.layers import FILTERS, Layer
 from templatekit.model.template import Template
-from templatekit.scene import Clip, Group, Item, Scene
+from templatekit.model.values import Color
+from templatekit.scene import Clip, Group, Item, Rect, Scene
 from templatekit.video.reveal import reveal, revealed_count
 from templatekit.video.timeline import LayerState, Timeline, with_effects
 
+BLACK = Color(0, 0, 0)
 #: A layer laid out again (with the values of its effects and filters at a moment).
 Relayout = Callable[[Layer], list[Item]]
 
@@ -41,7 +44,16 @@ def scene_at(template: Template, scene: Scene, time: float, relayout: Relayout) 
         group = group_at(layer, item, timeline.state(layer, time), relayout)
         if group is not None:
             items.append(group)
-    return evolve(scene, items=tuple(items))
+    return over_black(evolve(scene, items=tuple(items)))
+
+
+def over_black(scene: Scene) -> Scene:
+    """``scene`` over black, as a video shows it (a frame has no transparency)."""
+    background = scene.background
+    if background is not None and background.a == 255:
+        return scene
+    under = () if background is None else (Rect(0, 0, scene.width, scene.height, background),)
+    return evolve(scene, background=BLACK, items=(*under, *scene.items))
 
 
 def effect_values(state: LayerState) -> tuple[tuple[str, float], ...]:
