@@ -139,3 +139,17 @@ def test_only_whole_plotly_figures_reach_the_browser(graph):
         if imported.startswith("templatekit.browser") and imported != "templatekit.browser"
     }
     assert outside == set()
+
+
+def test_the_server_uses_the_public_or_the_service_api_only(graph):
+    """The server is a client of the library: it imports ``templatekit`` (the public API)
+    and ``templatekit.service`` (what a service uses beyond it), never a module inside."""
+    allowed = {LIBRARY, "templatekit.service"}
+    inside = {
+        (module, imported)
+        for module in graph.modules
+        if module.startswith(SERVER)
+        for imported in graph.find_modules_directly_imported_by(module)
+        if imported.startswith(f"{LIBRARY}.") and imported not in allowed
+    }
+    assert inside == set()

@@ -12,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from templatekit.model.convert import converter
+from templatekit.service import converter
 from templatekit_server import idempotency
 from templatekit_server.accounts import Caller
 from templatekit_server.idempotency import Answer

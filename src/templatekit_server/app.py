@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount
 from starlette.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, Send
 
-from templatekit.errors import TemplatekitError
+from templatekit import TemplatekitError
 from templatekit_server import catalog, idempotency, logs, render_cache, webhooks
 from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, bounded, envelope, from_library
 from templatekit_server.pages import PageHeaders, page_mounts

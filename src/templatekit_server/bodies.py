@@ -15,8 +15,7 @@ from typing import Any, ClassVar, Literal, NewType
 
 from attrs import frozen
 
-from templatekit.model.checks import field
-from templatekit.model.convert import converter, shown_value
+from templatekit.service import converter, field, shown_value
 from templatekit_server.errors import STATUS
 
 Json = dict[str, Any]

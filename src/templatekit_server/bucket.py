@@ -14,11 +14,8 @@ from urllib.parse import urlsplit
 from aiohttp.abc import AbstractResolver, ResolveResult
 from attrs import field, frozen
 
-from templatekit import jsontext
-from templatekit.assets.common import Problem, shown
-from templatekit.assets.policy import ALLOW_ENV, AllowList, address_refusal
-from templatekit.errors import StorageError
-from templatekit.storage import Store, checked_key
+from templatekit import StorageError, Store
+from templatekit.service import ALLOW_ENV, AllowList, Problem, address_refusal, checked_key, jsontext, shown
 from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.files import EXTENSIONS
 
@@ -79,7 +76,7 @@ class Bucket:
             raise bad_request(f"s3Config.region: {texts['region'][:80]!r} is not a region name (like eu-west-1)")
         endpoint = texts["endpoint"]
         if endpoint is not None:
-            from templatekit.assets.network import check_endpoint
+            from templatekit.service import check_endpoint
 
             if urlsplit(endpoint).username is not None:
                 raise bad_request(

@@ -22,11 +22,9 @@ from attrs import frozen
 from sqlalchemy import Connection, bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 
-from templatekit import load_template
-from templatekit.describe import describe
-from templatekit.errors import TemplateError
-from templatekit.model.convert import converter
-from templatekit.model.template import Template
+import templatekit as tk
+from templatekit import Template, TemplateError, load_template
+from templatekit.service import converter
 from templatekit_server.db import Database, iso_time, now, template_versions, templates
 from templatekit_server.errors import ApiError
 
@@ -303,7 +301,7 @@ def forget_deleted(db: Database) -> int:
 def details(db: Database, workspace_id: str, template_id: str) -> dict[str, Any]:
     """``{name, id, layers: [{name, id, type, suggestInput}]}`` of the newest version."""
     found = info(db, workspace_id, template_id)
-    return describe(load_template(body(db, workspace_id, template_id, found.version)))
+    return tk.describe(load_template(body(db, workspace_id, template_id, found.version)))
 
 
 _INFO_COLUMNS = (

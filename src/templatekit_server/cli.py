@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from templatekit import extras
+from templatekit.service import extras
 from templatekit_server.settings import DATA_DIR_ENV
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from attrs import frozen
 
-from templatekit.assets.policy import AllowList
+from templatekit.service import AllowList
 from templatekit_server import accounts, catalog, hooks, usage, webhooks
 from templatekit_server.db import Database
 from templatekit_server.errors import ApiError

@@ -32,8 +32,7 @@ from sqlalchemy import Connection, Select, bindparam, func, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
-from templatekit.assets.common import Problem
-from templatekit.assets.policy import AllowList
+from templatekit.service import AllowList, Problem
 from templatekit_server import webhooks
 from templatekit_server.accounts import new_id
 from templatekit_server.db import (
@@ -269,7 +268,7 @@ def send(
         "webhook-timestamp": str(timestamp),
         "webhook-signature": webhooks.signature(secret, delivery.id, timestamp, body),
     }
-    from templatekit.assets.network import post
+    from templatekit.service import post
 
     try:
         status = post(delivery.url, body, headers, allow=allow, timeout=timeout)

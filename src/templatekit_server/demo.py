@@ -8,8 +8,8 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from templatekit import extras
-from templatekit.errors import RenderError
+from templatekit import RenderError
+from templatekit.service import extras
 from templatekit_server import accounts, catalog
 from templatekit_server.db import Database, api_keys
 from templatekit_server.plans import DEFAULT_PLANS
@@ -75,7 +75,7 @@ def needs() -> list[tuple[str, str]]:
 def _plotly_unavailable() -> str | None:
     """Why charts given as Plotly figures cannot be drawn here, if so."""
     try:
-        from templatekit.browser import find_browser
+        from templatekit.service import find_browser
 
         find_browser()
     except RenderError as exc:

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from templatekit.errors import (
+from templatekit import (
     AssetError,
     LimitError,
     ModificationError,
@@ -21,8 +21,8 @@ from templatekit.errors import (
     StorageError,
     TemplateError,
     TemplatekitError,
-    listed,
 )
+from templatekit.service import listed
 
 log = logging.getLogger("templatekit.server")
 

@@ -7,7 +7,7 @@ import secrets
 import time
 from urllib.parse import urlencode
 
-from templatekit.storage import Store
+from templatekit import Store
 from templatekit_server.sealing import Sealer
 
 EXTENSIONS = {

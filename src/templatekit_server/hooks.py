@@ -33,8 +33,7 @@ from typing import Any
 from attrs import frozen
 from sqlalchemy import select
 
-from templatekit.assets.policy import AllowList
-from templatekit.model.checks import MAX_ROWS
+from templatekit.service import MAX_ROWS, AllowList
 from templatekit_server import webhooks
 from templatekit_server.accounts import AccountError, change_live, new_id, require_project, sha256_hex
 from templatekit_server.db import Database, hooks, iso_time, now

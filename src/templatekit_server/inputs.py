@@ -20,8 +20,7 @@ import attrs
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
-from templatekit import jsontext
-from templatekit.model.convert import converter, describe_error, format_path, iter_errors, json_name
+from templatekit.service import converter, describe_error, format_path, iter_errors, json_name, jsontext
 from templatekit_server import accounts
 from templatekit_server.accounts import Caller
 from templatekit_server.bodies import Flag, Text

@@ -23,7 +23,7 @@ from sqlalchemy import Connection, and_, func, or_, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
-from templatekit.model.template import Template
+from templatekit import Template
 from templatekit_server import events, usage
 from templatekit_server.accounts import Caller, new_id
 from templatekit_server.db import Database, now, videos, workspaces

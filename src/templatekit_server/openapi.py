@@ -14,9 +14,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
 
-from templatekit.apply import MAX_MODIFICATIONS
-from templatekit.model.layers import LAYER_KINDS
-from templatekit.model.schema import ModelSchema, modification_fields, template_schema
+from templatekit.service import LAYER_KINDS, MAX_MODIFICATIONS, ModelSchema, modification_fields, template_schema
 from templatekit_server import webhooks
 from templatekit_server.bodies import (
     FLAG_NOTE,

@@ -10,7 +10,7 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from templatekit.web import WEB, page_headers
+from templatekit.service import WEB, page_headers
 from templatekit_server.settings import Settings
 
 

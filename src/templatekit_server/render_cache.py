@@ -9,7 +9,7 @@ import hashlib
 from attrs import frozen
 from sqlalchemy import delete, select
 
-from templatekit.errors import StorageError
+from templatekit import StorageError
 from templatekit_server.db import Database, now, render_cache
 from templatekit_server.files import Files
 

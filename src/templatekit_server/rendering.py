@@ -38,12 +38,8 @@ from pebble import ProcessExpired, ProcessPool
 from sqlalchemy.exc import SQLAlchemyError
 
 import templatekit as tk
-from templatekit import png
-from templatekit.cache import memoized
-from templatekit.editing.draft import render_draft
-from templatekit.errors import TemplatekitError
-from templatekit.model.template import Template
-from templatekit.storage import Store
+from templatekit import Store, Template, TemplatekitError
+from templatekit.service import memoized, png, render_draft
 from templatekit_server import catalog, events
 from templatekit_server.db import Database
 from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, from_library

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
-from templatekit import extras
-from templatekit.assets.policy import AllowList
-from templatekit.storage import Store
+from templatekit import Store
+from templatekit.service import AllowList, extras
 from templatekit_server.accounts import Caller
 from templatekit_server.delivery import WebhookSender
 from templatekit_server.fairness import Share

@@ -23,8 +23,7 @@ from attrs import frozen
 from sqlalchemy import Connection, delete, select, update
 from starlette.concurrency import run_in_threadpool
 
-from templatekit.assets.common import Problem
-from templatekit.assets.policy import AllowList
+from templatekit.service import AllowList, Problem
 from templatekit_server.accounts import AccountError, change_live, new_id, require_project
 from templatekit_server.db import (
     Database,
@@ -65,7 +64,7 @@ def url_problem(url: Any, allow: AllowList) -> str | None:
         return f"must be a URL string (got {type(url).__name__})"
     if len(url) > MAX_URL_CHARS:
         return f"at most {MAX_URL_CHARS:,} characters (got {len(url):,})"
-    from templatekit.assets.network import check_endpoint
+    from templatekit.service import check_endpoint
 
     try:
         check_endpoint(url, allow)

@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from templatekit.text.fonts import FontBook
+from templatekit.service import FontBook
 from templatekit_server.answers import warnings_header
 from templatekit_server.bodies import PreviewRequest
 from templatekit_server.errors import bad_request

@@ -9,8 +9,8 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from templatekit.errors import StorageError
-from templatekit.storage import checked_key
+from templatekit import StorageError
+from templatekit.service import checked_key
 from templatekit_server import accounts
 from templatekit_server.answers import json_response
 from templatekit_server.bodies import Liveness, Moment, Project, Url

@@ -15,8 +15,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from templatekit import apply, load_template
-from templatekit.errors import TemplatekitError
+import templatekit as tk
+from templatekit import TemplatekitError, load_template
 from templatekit_server import catalog, events, jobs, webhooks
 from templatekit_server.accounts import Caller
 from templatekit_server.answers import idempotent, json_answer, json_response
@@ -78,7 +78,7 @@ def queued_video(
         raise bad_request(f"templateId: {template_id} is not a video template (it has no video field)")
     template = load_template(catalog.body(server.db, caller.workspace_id, template_id, info.version))
     try:
-        apply(template, modifications)  # bad modifications are answered now, not in a failed job
+        tk.apply(template, modifications)  # bad modifications are answered now, not in a failed job
     except TemplatekitError as exc:
         raise from_library(exc) from None
     plan = server.plan(caller)
