@@ -42,7 +42,7 @@ from common import OUT, PEERS, ROOT, Column, Skipped, Timings
 
 import templatekit as tk
 from templatekit.options import RenderOptions
-from templatekit.render import _resolve
+from templatekit.pipeline import resolve
 from templatekit.video.encode import CRF, PRESET, Mp4Writer, yuv420p
 from templatekit.video.frames import FrameMaker
 from templatekit.video.movie import frame_count
@@ -149,7 +149,7 @@ def painted_frames() -> list[np.ndarray]:
     """The 150 frames of the promo (first title) as templatekit paints them, converted to
     yuv420p planes as ``render_video`` hands them to the encoder; painted once, untimed."""
     if not _frames:
-        template, ctx, _ = _resolve(PROMO, {"title": TITLES[0]}, RenderOptions())
+        template, ctx, _ = resolve(PROMO, {"title": TITLES[0]}, RenderOptions())
         assert template.video is not None and frame_count(template) == FRAMES
         maker = FrameMaker(template, ctx)
         try:

@@ -356,10 +356,10 @@ def test_a_bad_easing_names_the_field_and_the_value():
 
 def test_still_layers_are_painted_once_into_plates():
     from templatekit.options import RenderOptions
-    from templatekit.render import _resolve
+    from templatekit.pipeline import resolve
     from templatekit.video.frames import FrameMaker
 
-    resolved, ctx, _ = _resolve(PROMO, None, RenderOptions())
+    resolved, ctx, _ = resolve(PROMO, None, RenderOptions())
     maker = FrameMaker(resolved, ctx)
     animated = [item for item in resolved.layers if not Timeline(5, 1280, 720).is_still(item)]
     assert maker.actors == len(animated) == 6  # the shade is the only still layer: painted once
