@@ -162,8 +162,16 @@ def page(browser: SharedBrowser, csp_violations: list[str]) -> Iterator[Any]:
     assert csp_violations == []
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "early: among the longest tests: run first, so that parallel workers do not wait for it at the end"
+    )
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Modules with slow tests run first, each kept whole and in its order: under
-    pytest-xdist the long ones start early and the many short ones fill in at the end."""
+    """Modules with ``early`` tests run first, then those with slow tests, each kept whole
+    and in its order: under pytest-xdist the long ones start early and the many short ones
+    fill in at the end."""
+    early = {item.path for item in items if item.get_closest_marker("early")}
     slow = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow)
+    items.sort(key=lambda item: (item.path not in early, item.path not in slow))

@@ -17,7 +17,7 @@ from templatekit_server import accounts, catalog
 from templatekit_server.openapi import document
 from tests.server.conftest import LiveServer
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.early]  # minutes of schemathesis
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "templates"
 # A fixed seed keeps CI repeatable; TEMPLATEKIT_FUZZ_SEED=random explores afresh.
