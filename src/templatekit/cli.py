@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -45,7 +44,7 @@ class ProgressBar:
         self.stream.flush()
 
 
-BUILT_IN = ("render", "validate", "batch", "edit")
+BUILT_IN = ("render", "validate", "batch")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -105,19 +104,6 @@ def _parser(plugins: bool = True) -> argparse.ArgumentParser:
     validate.add_argument("templates", type=Path, nargs="+")
     validate.set_defaults(run=_validate)
 
-    edit = commands.add_parser("edit", help="design a template file in the editor, in your browser")
-    edit.add_argument("template", type=Path, help="template JSON file (made when you first save, if new)")
-    edit.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free one)")
-    edit.add_argument("--no-browser", action="store_true", help="print the address without opening a browser")
-    edit.add_argument(
-        "--allow-files",
-        action="append",
-        type=Path,
-        default=[],
-        metavar="DIR",
-        help="read images and fonts from DIR too (repeatable); by default only from the template's folder",
-    )
-    edit.set_defaults(run=_edit)
     if plugins:
         _add_plugin_commands(commands)
     return parser
@@ -125,7 +111,7 @@ def _parser(plugins: bool = True) -> argparse.ArgumentParser:
 
 def _add_plugin_commands(commands: Any) -> None:
     """Commands other packages add through the ``templatekit.commands`` entry points (the
-    server's ``serve`` and ``admin``); one whose package is not installed says how to get it."""
+    server's ``serve``, ``admin`` and ``edit``); one whose package is not installed says how to get it."""
     from importlib.metadata import entry_points  # a fifth of a cold start: only when needed
 
     for entry in entry_points(group="templatekit.commands"):
@@ -244,30 +230,6 @@ def _validate(args: argparse.Namespace) -> int:
             continue
         print(f"{path}: ok ({template.width}x{template.height}, {len(template.layers)} layers)")
     return 1 if failed else 0
-
-
-def _edit(args: argparse.Namespace) -> int:
-    import signal
-
-    from templatekit.editing.local import EditedFile, EditorServer, opened_in_browser
-
-    for folder in args.allow_files:
-        if not folder.is_dir():
-            return _usage(f"--allow-files {folder}: not a folder")
-    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stops as Ctrl-C does: cleaned up
-    server = EditorServer(EditedFile.open(args.template), port=args.port, allow_files=args.allow_files)
-    print(f"editing {args.template} at {server.page}", flush=True)
-    folders = ", ".join(map(str, server.folders))
-    print(f"images and fonts are read from {folders} only (--allow-files DIR adds a folder)", flush=True)
-    print("saving writes the file; press Ctrl-C to stop", flush=True)
-    try:
-        with contextlib.nullcontext() if args.no_browser else opened_in_browser(server.page):
-            server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return 0
 
 
 if __name__ == "__main__":

@@ -35,6 +35,19 @@ EXTRAS = {
         Extra("charts", "drawing charts with Plotly", {"plotly": "plotly", "kaleido": "kaleido"}),
         Extra("s3", "S3 storage", {"s3fs": "s3fs", "aiohttp": "aiohttp"}),
         Extra(
+            "editor",
+            "the editor on a file",
+            {
+                "starlette": "starlette",
+                "uvicorn": "uvicorn",
+                "sqlalchemy": "sqlalchemy",
+                "cryptography": "cryptography",
+                "pebble": "pebble",
+                "limits": "limits",
+                "aiohttp": "aiohttp",
+            },
+        ),
+        Extra(
             "server",
             "the server",
             {

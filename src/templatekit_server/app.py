@@ -172,6 +172,15 @@ async def _database_error(request: Request, exc: SQLAlchemyError) -> Response:
     return error_response(request, "INTERNAL_SERVER_ERROR", message)
 
 
+def error_handlers() -> dict[Any, ExceptionHandler]:
+    """The handlers that answer the interface's errors in its envelope, with the request id."""
+    return {
+        ApiError: _handler(ApiError, _api_error),
+        TemplatekitError: _handler(TemplatekitError, _library_error),
+        HTTPException: _handler(HTTPException, _http_error),
+    }
+
+
 async def _housekeeping(state: ServerState) -> None:
     while True:
         try:
@@ -217,12 +226,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     app = Starlette(
         routes=mounts,
         middleware=[Middleware(RequestIds), Middleware(PageHeaders, settings=state.settings)],
-        exception_handlers={
-            ApiError: _handler(ApiError, _api_error),
-            TemplatekitError: _handler(TemplatekitError, _library_error),
-            HTTPException: _handler(HTTPException, _http_error),
-            SQLAlchemyError: _handler(SQLAlchemyError, _database_error),
-        },
+        exception_handlers={**error_handlers(), SQLAlchemyError: _handler(SQLAlchemyError, _database_error)},
         lifespan=lifespan,
     )
     app.state.server = state

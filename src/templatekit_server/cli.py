@@ -1,4 +1,4 @@
-"""``templatekit serve`` and ``templatekit admin``: the server's commands, added to the
+"""``templatekit serve``, ``templatekit admin`` and ``templatekit edit``: the server's commands, added to the
 ``templatekit`` command through the ``templatekit.commands`` entry points.
 
 Only the argument parsers live here, since every ``templatekit`` run builds them; what
@@ -30,6 +30,37 @@ def _command(name: str, command: str = "admin") -> Callable[[argparse.Namespace]
         return int(getattr(commands, name)(args))
 
     return run
+
+
+def add_edit(commands: Any) -> None:
+    edit = commands.add_parser("edit", help="design a template file in the editor, in your browser")
+    edit.add_argument("template", type=Path, help="template JSON file (made when you first save, if new)")
+    edit.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free one)")
+    edit.add_argument("--no-browser", action="store_true", help="print the address without opening a browser")
+    edit.add_argument(
+        "--allow-files",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="read images and fonts from DIR too (repeatable); by default only from the template's folder",
+    )
+    edit.set_defaults(run=_edit)
+
+
+def _edit(args: argparse.Namespace) -> int:
+    """The editor on one file; first say which of the editor's packages are missing, if any."""
+    missing = extras.unavailable("editor")
+    if missing:
+        print(f"error: templatekit edit: {missing}", file=sys.stderr)
+        return 2
+    for folder in args.allow_files:
+        if not folder.is_dir():
+            print(f"error: --allow-files {folder}: not a folder", file=sys.stderr)
+            return 2
+    from templatekit_server import local_edit
+
+    return local_edit.run(args.template, args.port, not args.no_browser, args.allow_files)
 
 
 def _common_options(parser: argparse.ArgumentParser) -> None:

@@ -28,10 +28,12 @@ def page_mounts(settings: Settings) -> list[Mount]:
 class PageHeaders:
     """Sends the pages' security headers with every answer under their mounts: files,
     redirects and errors alike. Videos may also come from the server's public URL, which
-    its file URLs name."""
+    its file URLs name. With ``everywhere`` (``templatekit edit``, whose every answer is
+    for its page), every answer carries them."""
 
-    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+    def __init__(self, app: ASGIApp, settings: Settings, everywhere: bool = False) -> None:
         self.app = app
+        self.everywhere = everywhere
         self.roots = tuple(f"/{name}" for name in served(settings))
         public = urlsplit(settings.public_url or "")
         self.headers = page_headers(*([f"{public.scheme}://{public.netloc}"] if public.netloc else []))
@@ -51,4 +53,4 @@ class PageHeaders:
         await self.app(scope, receive, send_with_headers)
 
     def _under_a_page(self, path: str) -> bool:
-        return any(path == root or path.startswith(f"{root}/") for root in self.roots)
+        return self.everywhere or any(path == root or path.startswith(f"{root}/") for root in self.roots)

@@ -1,6 +1,6 @@
 """``templatekit edit FILE.json``: the editor on one file, served on loopback with no
-database, tested as a user runs it (the command in a process of its own, over HTTP and
-in Chromium)."""
+database, answering as the server does, tested as a user runs it (the command in a
+process of its own, over HTTP and in Chromium)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,10 @@ import pytest
 
 from templatekit.assets.files import NOT_HERE
 from templatekit.web import page_headers
+from templatekit_server.bodies import PreviewRequest
+from templatekit_server.errors import ApiError
+from templatekit_server.inputs import read_as
+from templatekit_server.openapi import document
 from tests.conftest import decode, layer, template
 
 pytestmark = pytest.mark.slow
@@ -78,7 +82,11 @@ def test_saving_writes_the_file_and_keeps_the_session_versions(edited):
     assert saved.json() == {"id": "file", "version": 2}
     assert json.loads(path.read_text()) == changed
     stale = editing.api("PUT", "/templates/file", json=CARD, headers={"If-Match": '"1"'})
-    assert stale.status_code == 409 and "not the current version" in stale.json()["error"]["message"]
+    assert (
+        stale.status_code == 409
+        and stale.json()["error"]["message"] == "template file is at version 2, not 1 (If-Match)"
+    )
+    assert stale.json()["error"]["requestId"] == stale.headers["x-request-id"]
     invalid = editing.api("PUT", "/templates/file", json={**CARD, "width": 0})
     assert invalid.status_code == 400 and invalid.json()["error"]["problems"][0].startswith("width: ")
     assert json.loads(path.read_text()) == changed  # an invalid template is never written
@@ -91,9 +99,13 @@ def test_saving_writes_the_file_and_keeps_the_session_versions(edited):
 
 def test_try_it_renders_the_saved_file(edited):
     _, editing = edited
-    image = editing.api("POST", "/templates/createImage", json={"modifications": {"title": "Tried"}, "format": "jpeg"})
+    image = editing.api(
+        "POST",
+        "/templates/createImage",
+        json={"templateId": "file", "modifications": {"title": "Tried"}, "format": "jpeg"},
+    )
     assert image.headers["content-type"] == "image/jpeg" and decode(image.content).size == (400, 200)
-    pdf = editing.api("POST", "/templates/createPdf", json={})
+    pdf = editing.api("POST", "/templates/createPdf", json={"templateId": "file"})
     assert pdf.content.startswith(b"%PDF-")
 
 
@@ -105,14 +117,19 @@ def test_saving_keeps_the_files_permissions_and_links(tmp_path):
     link.symlink_to(real)
     editing = Editing(link)
     try:
-        changed = {**CARD, "name": "Through the link", "id": "tpl_renamed"}
+        changed = {**CARD, "name": "Through the link"}
         assert editing.api("PUT", "/templates/file", json=changed).status_code == 200
         assert link.is_symlink() and json.loads(real.read_text())["name"] == "Through the link"
         assert oct(os.stat(real).st_mode & 0o777) == "0o644"
-        # the page keeps calling the template by the id it opened it with
-        again = editing.api("PUT", "/templates/file", json={**changed, "name": "Again"}, headers={"If-Match": '"2"'})
+        # as on the server, the id is the path's: another is refused, the file's "file" is not written
+        renamed = editing.api("PUT", "/templates/file", json={**changed, "id": "tpl_renamed"})
+        assert renamed.status_code == 400 and "differs from the id in the path" in renamed.json()["error"]["message"]
+        again = editing.api(
+            "PUT", "/templates/file", json={**changed, "name": "Again", "id": "file"}, headers={"If-Match": '"2"'}
+        )
         assert again.json() == {"id": "file", "version": 3}
         assert [v["version"] for v in editing.api("GET", "/templates/file/versions").json()] == [3, 2, 1]
+        assert "id" not in json.loads(real.read_text())
     finally:
         editing.stop()
 
@@ -268,3 +285,21 @@ def test_every_answer_carries_the_pages_security_headers(edited):
         assert {name: answer.headers.get(name) for name in page_headers()} == page_headers(), path
     api = editing.api("GET", "/templates")
     assert {name: api.headers.get(name) for name in page_headers()} == page_headers()
+
+
+def test_its_openapi_document_is_the_servers(edited):
+    _, editing = edited
+    assert editing.api("GET", "/openapi.json").json() == json.loads(json.dumps(document()))
+
+
+@pytest.mark.parametrize("wrong", [{"format": "tiff"}, {"thumbnail": "yes"}, {"scale": "big"}])
+def test_previews_are_read_as_the_server_reads_them(edited, wrong):
+    _, editing = edited
+    body = {"template": CARD, **wrong}
+    with pytest.raises(ApiError) as refused_here:
+        read_as(PreviewRequest, body, 20_000)
+    refused = editing.api("POST", "/templates/preview", json=body)
+    error = refused.json()["error"]
+    assert refused.status_code == 400 and error["code"] == "BAD_REQUEST"
+    assert error["message"] == refused_here.value.message
+    assert error["requestId"].startswith("req_") and error["requestId"] == refused.headers["x-request-id"]

@@ -65,3 +65,12 @@ def test_a_missing_server_is_named(tmp_path):
         "error: templatekit serve: the server needs starlette, which is not installed:"
         ' pip install "templatekit[server]"'
     )
+
+
+def test_a_missing_editor_is_named(tmp_path):
+    done = run_hiding(tmp_path, ("starlette",), "edit", str(tmp_path / "card.json"), "--no-browser")
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "error: templatekit edit: the editor on a file needs starlette, which is not installed:"
+        ' pip install "templatekit[editor]"'
+    )

@@ -54,7 +54,7 @@ async def source(request: Request) -> Response:
     caller = await authenticate(request, "getTemplateSource")
     template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
     asked = Fields(request.query_params, server.settings.max_text_chars).text("version")
-    version = _version(asked) if asked is not None else None
+    version = version_query(asked) if asked is not None else None
 
     def stored() -> tuple[str, int]:
         found = catalog.info(server.db, caller.workspace_id, template_id)
@@ -65,7 +65,7 @@ async def source(request: Request) -> Response:
     return Response(text, media_type="application/json", headers={"ETag": f'"{served}"'})
 
 
-def _version(text: str) -> int:
+def version_query(text: str) -> int:
     if not re.fullmatch(r"[0-9]{1,10}", text) or not 1 <= int(text) <= MAX_VERSION:
         raise bad_request(f"query.version: must be a version number, 1 or more (got {text[:40]!r})")
     return int(text)
@@ -116,7 +116,7 @@ async def update(request: Request) -> Response:
         raise bad_request(f"request body: must be a template object (got {type(body).__name__})")
     if body.get("id") not in (None, template_id):
         raise bad_request(f"id: {str(body['id'])[:80]!r} differs from the id in the path ({template_id})")
-    expected = _if_match(request.headers.get("if-match"))
+    expected = if_match(request.headers.get("if-match"))
     template = {key: value for key, value in body.items() if key != "apiKey"} | {"id": template_id}
     _, version, warnings = await run_in_threadpool(
         lambda: catalog.save(server.db, caller.workspace_id, template, existing=True, expected=expected)
@@ -124,7 +124,7 @@ async def update(request: Request) -> Response:
     return json_response(NewVersion(id=template_id, version=version), headers=warnings_header(warnings))
 
 
-def _if_match(value: str | None) -> int | None:
+def if_match(value: str | None) -> int | None:
     if value is None:
         return None
     text = value.strip().strip('"')
