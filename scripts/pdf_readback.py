@@ -6,8 +6,8 @@ the same line, in five text extractors; record it for the tests and the docs.
 Each line of ``tests/script_lines.py`` is rendered by ``render_pdf`` and, in Debian's
 Chromium with the same bundled fonts, by ``page.pdf()``; poppler's pdftotext, PyMuPDF,
 pdfminer.six, pypdf and PDFium read both. The results go to
-``tests/templatekit/pdf_readback.json`` (what each reader gives, with the readers'
-versions: the expectations of tests/templatekit/test_pdf_scripts.py) and to the table in
+``tests/templatekit/paint/pdf/pdf_readback.json`` (what each reader gives, with the readers'
+versions: the expectations of tests/templatekit/paint/pdf/test_scripts.py) and to the table in
 docs/pdf.md. Run it again when a reader or the PDF writer changes, and read the diff.
 Needs the test extra and Chromium.
 """
@@ -30,7 +30,7 @@ from tests.script_lines import SCRIPT_LINES, one_line  # noqa: E402
 import templatekit as tk  # noqa: E402
 from templatekit.text.fonts import FONT_DIR  # noqa: E402
 
-RECORD = ROOT / "tests" / "templatekit" / "pdf_readback.json"
+RECORD = ROOT / "tests" / "templatekit" / "paint" / "pdf" / "pdf_readback.json"
 DOCS = ROOT / "docs" / "pdf.md"
 TABLE_START = "<!-- readback table: scripts/pdf_readback.py writes it -->"
 TABLE_END = "<!-- end of the readback table -->"

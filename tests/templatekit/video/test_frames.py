@@ -13,8 +13,8 @@ from PIL import Image
 import templatekit as tk
 from templatekit.errors import TemplateError
 from tests.conftest import data_uri, layer
-from tests.templatekit.test_effects import EDGE, deviation
-from tests.templatekit.test_video import probe, video
+from tests.templatekit.paint.test_effects import EDGE, deviation
+from tests.templatekit.video.test_movie import probe, video
 
 pytest.importorskip("av")
 

@@ -34,7 +34,7 @@ from templatekit.render import prepare
 from templatekit.scene import GlyphRun, Group, Item
 from tests.conftest import layer, needs_chrome, template
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "templates"
+EXAMPLES = Path(__file__).resolve().parents[4] / "examples" / "templates"
 PRODUCT_JPEG = EXAMPLES / "assets" / "product.jpg"
 LOGO_SVG = EXAMPLES / "assets" / "logo.svg"
 INVOICE = EXAMPLES / "invoice.json"

@@ -19,7 +19,7 @@ from tests.conftest import decode, layer, needs_chrome, template
 
 Affine = tuple[float, float, float, float, float, float]
 IDENTITY: Affine = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
-# The PDF rasterised against the PNG, as tests/templatekit/test_pdf.py measures pages.
+# The PDF rasterised against the PNG, as tests/templatekit/paint/pdf/test_painter.py measures pages.
 MEAN_LIMIT = 5.0
 LOCAL_LIMIT = 40
 

@@ -23,7 +23,7 @@ pymupdf = pytest.importorskip("pymupdf")
 pdfminer_high_level = pytest.importorskip("pdfminer.high_level")
 needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils (pdftotext)")
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "templates"
+EXAMPLES = Path(__file__).resolve().parents[4] / "examples" / "templates"
 BIDI_MARKS = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069\x0c]")
 
 

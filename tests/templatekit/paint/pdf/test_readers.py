@@ -27,7 +27,7 @@ RENDERERS = list(pdf_readers.RENDERERS)
 # the script sheet's many small glyphs gives the highest MEAN, 4.5).
 MEAN_LIMIT = 5.0
 LOCAL_LIMIT = 40
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]
 EXAMPLES = sorted((ROOT / "examples" / "templates").glob("*.json"))
 SHEETS = sorted((ROOT / "docs" / "gallery").glob("*.json"))
 QUICK = {"example:invoice", "gallery:effects", "gallery:masks", "emoji"}

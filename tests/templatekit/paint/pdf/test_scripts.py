@@ -22,7 +22,7 @@ from tests import pdf_readers
 from tests.script_lines import SCRIPT_LINES, all_lines, one_line
 
 RECORD = json.loads((Path(__file__).parent / "pdf_readback.json").read_text())
-DOCS = Path(__file__).parents[2] / "docs" / "pdf.md"
+DOCS = Path(__file__).parents[4] / "docs" / "pdf.md"
 
 # Cells where Chromium's PDF reads back exactly and ours does not, each with its reason.
 WORSE_THAN_CHROMIUM = {

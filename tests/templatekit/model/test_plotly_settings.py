@@ -10,7 +10,7 @@ import pytest
 import templatekit as tk
 from templatekit.layout.charts.style import PALETTE
 from tests.conftest import decode
-from tests.templatekit.test_chart import POINTS, RED, SERIES, chart, drawn, pixels_near, texts
+from tests.templatekit.layout.charts.test_native import POINTS, RED, SERIES, chart, drawn, pixels_near, texts
 
 # plotly settings, chart type, and the native fields they become
 MIGRATED = [

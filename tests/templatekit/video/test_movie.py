@@ -20,7 +20,7 @@ from templatekit.video.easing import easing_function
 from templatekit.video.timeline import Timeline
 from tests.conftest import layer, template
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "templates"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "templates"
 PROMO = EXAMPLES / "promo-video.json"
 
 

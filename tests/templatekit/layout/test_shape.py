@@ -14,7 +14,7 @@ from templatekit.layout.shape import shape_items
 from templatekit.model.layers import ShapeLayer
 from templatekit.model.values import Color
 from tests.conftest import decode, layer, template
-from tests.templatekit.test_pdf import pdf_and_png
+from tests.templatekit.paint.pdf.test_painter import pdf_and_png
 
 HEART = (
     "M12 21.35l-1.45-1.32C5.4 15.36 2 12.28 2 8.5 2 5.42 4.42 3 7.5 3c1.74 0 3.41.81 4.5 2.09"

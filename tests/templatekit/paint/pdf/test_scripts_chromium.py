@@ -11,7 +11,7 @@ import templatekit as tk
 from tests import pdf_readers
 from tests.conftest import needs_chrome
 from tests.script_lines import SCRIPT_LINES, one_line
-from tests.templatekit.test_pdf_scripts import WORSE_THAN_CHROMIUM
+from tests.templatekit.paint.pdf.test_scripts import WORSE_THAN_CHROMIUM
 
 pytestmark = [pytest.mark.slow, needs_chrome]
 

@@ -12,9 +12,9 @@ import pytest
 import templatekit as tk
 from templatekit.errors import TemplateError
 from tests.conftest import decode, layer, template
-from tests.templatekit.test_pdf import assert_looks_alike, pdf_and_png, rasterise
+from tests.templatekit.paint.pdf.test_painter import assert_looks_alike, pdf_and_png, rasterise
 
-GALLERY = Path(__file__).parents[2] / "docs" / "gallery" / "masks.json"
+GALLERY = Path(__file__).parents[3] / "docs" / "gallery" / "masks.json"
 WHITE, RED = (255, 255, 255), (255, 0, 0)
 
 

@@ -18,7 +18,7 @@ av = pytest.importorskip("av")
 pdfium = pytest.importorskip("pypdfium2")
 pytestmark = pytest.mark.slow  # renders every example video whole
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[3]
 VIDEOS = sorted(
     path
     for folder in (ROOT / "examples" / "templates", ROOT / "docs" / "gallery")

@@ -14,7 +14,7 @@ from templatekit.errors import LimitError, TemplateError
 from templatekit.model.values import Color
 from templatekit.scene import Clip, Ellipse, Rect
 from tests.conftest import decode, layer, template
-from tests.templatekit.test_pdf import pdf_and_png
+from tests.templatekit.paint.pdf.test_painter import pdf_and_png
 
 
 def square(**fields: object) -> dict[str, object]:
