@@ -8,6 +8,7 @@ are files, images are decoded, colours are RGBA; a painter cannot fail on a Scen
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, Literal, TypedDict, Union
 
 from attrs import evolve, field, frozen
@@ -474,3 +475,14 @@ class Scene:
     height: int
     background: Color | None
     items: tuple[Item, ...]
+
+
+def glyph_runs(items: Sequence[Item]) -> list[GlyphRun]:
+    """The glyph runs among ``items`` and inside their groups, in paint order."""
+    found: list[GlyphRun] = []
+    for item in items:
+        if isinstance(item, Group):
+            found.extend(glyph_runs(item.items))
+        elif isinstance(item, GlyphRun):
+            found.append(item)
+    return found

@@ -8,24 +8,14 @@ from collections.abc import Sequence
 
 from attrs import evolve
 
-from templatekit.scene import GlyphRun, Group, Item
+from templatekit.scene import GlyphRun, Group, Item, glyph_runs
 from templatekit.text.unicode import graphemes
 
 
 def revealed_count(group: Group | None, share: float) -> int:
     """Grapheme clusters of the layer's text shown at ``share`` of the typewriter."""
-    total = sum(len(graphemes(run.text)) for run in _runs(group.items)) if group is not None else 0
+    total = sum(len(graphemes(run.text)) for run in glyph_runs(group.items)) if group is not None else 0
     return math.floor(total * share + 1e-9)
-
-
-def _runs(items: Sequence[Item]) -> list[GlyphRun]:
-    found: list[GlyphRun] = []
-    for item in items:
-        if isinstance(item, Group):
-            found.extend(_runs(item.items))
-        elif isinstance(item, GlyphRun):
-            found.append(item)
-    return found
 
 
 def reveal(items: Sequence[Item], count: int) -> list[Item]:
@@ -34,7 +24,7 @@ def reveal(items: Sequence[Item], count: int) -> list[Item]:
     scripts do not jump and an emoji appears whole."""
     shown: dict[int, int] = {}  # run id -> characters of its text shown
     left = count
-    for run in sorted(_runs(items), key=lambda run: run.offset):
+    for run in sorted(glyph_runs(items), key=lambda run: run.offset):
         clusters = graphemes(run.text)
         taken = min(len(clusters), max(left, 0))
         shown[id(run)] = sum(len(cluster) for cluster in clusters[:taken])

@@ -31,7 +31,7 @@ from PIL import Image, ImageChops, ImageDraw, ImageStat
 
 import templatekit as tk
 from templatekit.render import prepare
-from templatekit.scene import GlyphRun, Group, Item
+from templatekit.scene import glyph_runs
 from tests.conftest import layer, needs_chrome, template
 
 EXAMPLES = Path(__file__).resolve().parents[4] / "examples" / "templates"
@@ -363,16 +363,6 @@ def test_substituted_glyphs_keep_their_text():
         assert squash(string) in squash(text), f"{name}: {string!r} not found"
 
 
-def _runs(items: tuple[Item, ...]) -> list[GlyphRun]:
-    found: list[GlyphRun] = []
-    for item in items:
-        if isinstance(item, Group):
-            found.extend(_runs(item.items))
-        elif isinstance(item, GlyphRun):
-            found.append(item)
-    return found
-
-
 @functools.cache
 def _postscript_name(path: str, index: int) -> str:
     with TTFont(path, fontNumber=index, lazy=True) as font:
@@ -456,7 +446,7 @@ def test_every_glyph_is_where_the_layout_put_it_in_its_own_font(name):
     scene = prepare(EXAMPLES / f"{name}.json", paginate=True).scene
     expected = [
         ((run.x + dx) * 0.75, (scene.height - run.y - dy) * 0.75, run, glyph)
-        for run in _runs(scene.items)
+        for run in glyph_runs(scene.items)
         for glyph, (dx, dy) in zip(run.glyphs, run.positions, strict=True)
     ]
     found = glyph_origins(reader(example_pdf(name).data).pages[0])
