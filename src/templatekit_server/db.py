@@ -321,7 +321,10 @@ class Database:
     on SQLite a write transaction takes the write lock when it starts, so that
     check-then-update sequences (quotas, job claims) are atomic across processes."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, migrate: bool = True) -> None:
+        """``migrate=False`` for a process whose server has migrated already (a render
+        worker): it then connects only when it first needs to, so that a worker started
+        while the database is away starts, and its renders fail one by one instead."""
         self.url = make_url(url)
         self.sqlite = self.url.get_backend_name() == "sqlite"
         self.postgres = self.url.get_backend_name() == "postgresql"
@@ -343,7 +346,8 @@ class Database:
         self._writing: Any = _writer_lock(self.url.database) if self.sqlite else contextlib.nullcontext()
         if self.sqlite:
             _sqlite_locking(self.engine)
-        self.migrate()
+        if migrate:
+            self.migrate()
 
     def migrate(self) -> None:
         """Create the schema, or bring it to the newest version."""

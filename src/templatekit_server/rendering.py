@@ -142,7 +142,7 @@ class _Worker:
 
 def _start_worker(settings: Settings) -> None:
     os.nice(WORKER_NICENESS)
-    _Worker.db = Database(settings.database)
+    _Worker.db = Database(settings.database, migrate=False)
     _Worker.store = Store(settings.storage, timeout=settings.storage_timeout)
     _Worker.assets = tk.AssetLoader(
         allow=settings.fetch_allow.split(","),

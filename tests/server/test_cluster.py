@@ -21,7 +21,6 @@ pytest.importorskip("boto3")
 import boto3
 import httpx
 
-from templatekit.assets.policy import AllowList
 from templatekit_server import accounts, jobs, usage, webhooks
 from templatekit_server.plans import DEFAULT_PLANS
 from tests.conftest import decode
@@ -184,14 +183,15 @@ def test_a_host_killed_mid_video_leaves_the_job_to_another_and_it_is_billed_once
 def test_webhook_deliveries_are_shared_by_the_hosts_and_sent_once(cluster):
     account = account_in(cluster)
     admin = cluster.admin
-    with Receiver(answers=[-0.3] * 60) as endpoint:  # each answer takes 0.3 s: one host alone would be slow
-        webhooks.add_endpoint(
-            admin.db, admin.sealer, AllowList.parse(["127.0.0.1"]), account.project, endpoint.url, None
-        )
+    # Each answer takes 0.3 s and each delivery has a URL of its own (as a render's
+    # webhookUrl), so targets have room for more than one host's senders: with one slow
+    # endpoint its two slots in flight, not the hosts, would set the pace.
+    with Receiver(answers=[-0.3] * 60) as endpoint:
         with admin.db.write() as connection:
             for n in range(60):
                 data = {"url": f"https://example.com/{n}.png", "templateId": "card", "format": "png"}
-                webhooks.queue(connection, admin.sealer, account.project, "render.done", data)
+                own_url = f"{endpoint.url}&render={n}"
+                webhooks.queue(connection, admin.sealer, account.project, "render.done", data, own_url)
         received = endpoint.wait_for(60)
         logged = settled(admin, account.project, 60)
     ids = [headers["webhook-id"] for headers, _ in received]
