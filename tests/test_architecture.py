@@ -125,6 +125,20 @@ def test_no_module_outside_video_builds_frames(graph):
     assert {module for module in importers if not module.startswith("templatekit.video.")} == set()
 
 
+def test_video_frames_are_placed_and_blended_by_the_painters():
+    """One compositor: a frame is the moment's Scene painted by the raster painter's fast
+    path; the video package resamples and blends nothing itself (OpenCV is there only to
+    convert a frame's colours for the encoder and to keep its threads to the painters')."""
+    external = grimp.build_graph(LIBRARY, include_external_packages=True, cache_dir=None)
+    assert external.find_modules_that_directly_import("cv2") == {
+        "templatekit.paint.frame",
+        "templatekit.paint.resample",
+        "templatekit.video.encode",
+        "templatekit.video.movie",
+    }
+    assert "templatekit.paint.frame" in external.find_modules_directly_imported_by("templatekit.video.frames")
+
+
 def test_only_whole_plotly_figures_reach_the_browser(graph):
     """Plotly draws charts given as whole figures only: the chart layout asks the browser
     adapter for them, the server asks it whether a browser is there (its public name), and

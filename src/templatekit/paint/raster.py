@@ -26,6 +26,7 @@ from templatekit.paint import effects
 from templatekit.paint.glyphs import glyph_image
 from templatekit.paint.gradient import gradient_image
 from templatekit.paint.paths import path_mask
+from templatekit.paint.placing import Placement, pixels_to_scene, placement
 from templatekit.scene import (
     Bars,
     Clip,
@@ -474,7 +475,7 @@ def _paint_image(surface: Surface, item: Image) -> None:
     x0, y0 = round(left), round(top)
     size = (max(1, round(right) - x0), max(1, round(bottom) - y0))
     resized = _resized(item.key, item.image, size, item.smooth)
-    if resized.mode == "RGBA":
+    if resized.mode in ("RGBA", "RGBa"):  # RGBa: premultiplied (a video's pictures)
         _blend(surface.image, resized, x0, y0)
     else:
         surface.image.paste(resized, (x0, y0))
@@ -610,41 +611,30 @@ def _composite_in_mode(target: PILImage.Image, patch: PILImage.Image, left: int,
         blend_onto(target, patch, left, top, mode)
 
 
+def _placed(area: Area, layer: Area, group: Group) -> Placement | None:
+    """Where ``layer`` (the group in its own frame), placed by the group's transform,
+    lands on the pixels of ``area``; None when nowhere."""
+    to_scene = pixels_to_scene(layer.left, layer.top, layer.scale).then(group.transform)
+    to_area = to_scene.then(pixels_to_scene(area.left, area.top, area.scale).inverse())
+    return placement(to_area, layer.size, (0.0, 0.0, float(area.size[0]), float(area.size[1])))
+
+
 def placed_pixels(area: Area, layer: Area, group: Group) -> tuple[int, int, tuple[int, int]] | None:
     """The pixels of ``area`` (left, top, size) that ``layer``, placed by the group's
     transform, can cover; None when none."""
-    target = overlap(group.transform.box(layer.view()), area.view())
-    if target is None:
-        return None
-    scale = area.scale
-    x0, y0 = math.floor(target[0] * scale) - area.left, math.floor(target[1] * scale) - area.top
-    x1, y1 = math.ceil(target[2] * scale) - area.left, math.ceil(target[3] * scale) - area.top
-    return x0, y0, (max(1, x1 - x0), max(1, y1 - y0))
+    placed = _placed(area, layer, group)
+    return None if placed is None else (placed.box[0], placed.box[1], placed.size)
 
 
 def _blend_placed(surface: Surface, layer: Surface, group: Group, mode: str) -> None:
     """``layer`` (the group in its own frame) placed by the group's transform and blended
     onto ``surface``: only the pixels of ``surface`` it can cover are computed."""
-    placed = placed_pixels(surface, layer, group)
+    placed = _placed(surface, layer, group)
     if placed is None:
         return
-    x0, y0, size = placed
-    # output pixel (u, v) is surface pixel (u + x0, v + y0), canvas pixel (u + ox, v + oy),
-    # scene point (u + ox, v + oy) / scale; it shows the layer pixel of that point mapped
-    # back into the group's frame
-    ox, oy = x0 + surface.left, y0 + surface.top
-    back, k = group.transform.inverse(), layer.scale / surface.scale
-    a, b, d, e = k * back.a, k * back.c, k * back.b, k * back.d
-    matrix = (
-        a,
-        b,
-        a * ox + b * oy + layer.scale * back.e - layer.left,
-        d,
-        e,
-        d * ox + e * oy + layer.scale * back.f - layer.top,
-    )
-    image = layer.image.transform(size, PILImage.Transform.AFFINE, matrix, PILImage.Resampling.BICUBIC)
-    _composite_in_mode(surface.image, image, x0, y0, mode)
+    from templatekit.paint.resample import sample_image  # numpy loads only for placed groups
+
+    _composite_in_mode(surface.image, sample_image(placed, layer.image), placed.box[0], placed.box[1], mode)
 
 
 def _clip_mask(layer: Surface, clip: Clip) -> PILImage.Image:

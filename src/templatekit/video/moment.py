@@ -21,7 +21,7 @@ from templatekit.layout.compose import layer_effects
 from templatekit.model.layers import FILTERS, Layer
 from templatekit.model.template import Template
 from templatekit.model.values import Color
-from templatekit.scene import Clip, Group, Item, Rect, Scene
+from templatekit.scene import Clip, Effects, Group, Item, Rect, Scene
 from templatekit.video.reveal import reveal, revealed_count
 from templatekit.video.timeline import LayerState, Timeline, with_effects
 
@@ -72,20 +72,47 @@ def with_effect_values(layer: Layer, group: Group, values: tuple[tuple[str, floa
 
 def group_at(layer: Layer, group: Group, state: LayerState, relayout: Relayout) -> Group | None:
     """The layer's laid-out ``group`` as ``state`` shows it; None when it is not seen."""
-    opacity = group.opacity * state.opacity
-    if not state.visible or opacity <= 0:
+    if not seen(group, state):
         return None
+    return placed_at(layer, content_at(layer, group, state, relayout), state)
+
+
+def seen(group: Group, state: LayerState) -> bool:
+    return state.visible and group.opacity * state.opacity > 0
+
+
+def content_at(layer: Layer, group: Group, state: LayerState, relayout: Relayout) -> Group:
+    """The layer's laid-out ``group`` with its content at the moment of ``state``, where
+    the layout put it: effects and filters at their values, the text typed so far."""
     values = effect_values(state)
     if values:
         group = with_effect_values(layer, group, values, relayout)
     if state.reveal < 1:
         group = evolve(group, items=tuple(reveal(group.items, revealed_count(group, state.reveal))))
+    return group
+
+
+def placed_at(layer: Layer, group: Group, state: LayerState) -> Group:
+    """``group`` (the layer's content in its box) as ``state`` places it: faded, moved,
+    scaled and turned about the centre of the box, its content zoomed inside the box
+    about the focus point (ken-burns), blending with what is under it as the layer does."""
+    opacity = group.opacity * state.opacity
     centre = (layer.x + layer.width / 2, layer.y + layer.height / 2)
     rotation = layer.rotation if state.rotation is None else state.rotation
     placed = Transform.turn(rotation, centre).then(Transform.zoom(state.scale, centre, state.dx, state.dy))
     if state.zoom == 1:
         return evolve(group, opacity=opacity, transform=placed)
     focus = (layer.x + state.focus[0] * layer.width, layer.y + state.focus[1] * layer.height)
-    zoomed = evolve(group, opacity=1.0, transform=Transform.zoom(state.zoom, focus), label=None)
+    blend, inner = split_blend(group.effects)
+    zoomed = evolve(group, opacity=1.0, transform=Transform.zoom(state.zoom, focus), label=None, effects=inner)
     box = Clip(layer.x, layer.y, layer.width, layer.height)
-    return Group((zoomed,), opacity=opacity, transform=placed, clip=box, label=group.label)
+    return Group((zoomed,), opacity=opacity, transform=placed, clip=box, label=group.label, effects=blend)
+
+
+def split_blend(effects: Effects | None) -> tuple[Effects | None, Effects | None]:
+    """``effects`` as how a group blends (None: normal) and the rest (None: nothing)."""
+    if effects is None:
+        return None, None
+    blend = Effects(blend=effects.blend) if effects.blend != "normal" else None
+    rest = evolve(effects, blend="normal") if effects.shadows or effects.blur else None
+    return blend, rest

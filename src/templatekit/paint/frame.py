@@ -1,0 +1,166 @@
+"""The raster painter's fast path for video frames: a Scene of pictures painted once
+(``Image`` items: the still layers, the looks of the moving ones) and of groups that
+place them, painted on an opaque frame of premultiplied pixels with OpenCV (the video
+extra). Each placed picture costs one resample, by ``templatekit.paint.placing``'s
+placement, as the raster painter places a turned group. An item it does not know is
+painted by the raster painter and composited.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import cv2
+import numpy as np
+from PIL import Image as PILImage
+
+from templatekit.geometry import IDENTITY, Transform
+from templatekit.paint.blending import blend_over_opaque
+from templatekit.paint.placing import placement
+from templatekit.paint.raster import paint_sprite
+from templatekit.paint.resample import sample
+from templatekit.scene import Effects, Group, Image, Item, Scene
+
+#: Where a picture keeps its premultiplied pixels and whether they are all opaque (in the
+#: image's ``info``): a picture is placed at many frames and converted once.
+PIXELS_INFO = "templatekit.premultiplied"
+
+
+def picture(image: PILImage.Image, left: int, top: int, scale: float, key: str) -> Image:
+    """Pixels painted once (at ``scale``, their top-left pixel at (left, top)) as an
+    ``Image`` that frames place; converted for them now, and held once."""
+    opaque = image.mode == "RGB" or image.getchannel("A").getextrema()[0] == 255
+    pixels = np.asarray(image.convert("RGBA").convert("RGBa"))
+    held = PILImage.frombuffer("RGBa", image.size, pixels, "raw", "RGBa", 0, 1)
+    held.info[PIXELS_INFO] = (pixels, opaque)
+    width, height = image.size
+    return Image(left / scale, top / scale, width / scale, height / scale, held, key)
+
+
+def paint_frame(scene: Scene) -> np.ndarray:
+    """The Scene (with an opaque background) as RGBA pixels; safe in several threads."""
+    assert scene.background is not None and scene.background.a == 255
+    items = scene.items
+    if items and _covers(items[0], scene):  # a bottom plate: the frame starts as its copy
+        frame = _pixels(items[0].image)[0].copy()  # type: ignore[union-attr]
+        items = items[1:]
+    else:
+        frame = np.empty((scene.height, scene.width, 4), np.uint8)
+        frame.view(np.uint32).fill(int.from_bytes(bytes(scene.background.rgba), sys.byteorder))  # 30x a broadcast
+    for item in items:
+        _draw(frame, item)
+    return frame
+
+
+def _covers(item: Item, scene: Scene) -> bool:
+    """An opaque picture of the frame's size, on the frame's pixels."""
+    if not isinstance(item, Image) or (item.x, item.y, item.width, item.height) != (0, 0, scene.width, scene.height):
+        return False
+    return item.image.size == (scene.width, scene.height) and _pixels(item.image)[1]
+
+
+def _draw(frame: np.ndarray, item: Item) -> None:
+    if isinstance(item, Image):
+        _place(frame, item, IDENTITY, 1.0, "normal")
+        return
+    if isinstance(item, Group) and item.opacity <= 0:
+        return
+    if isinstance(item, Group) and item.mask is None and _blend_only(item.effects) and len(item.items) == 1:
+        mode = item.effects.blend if item.effects is not None else "normal"
+        inner = item.items[0]
+        if item.clip is None and isinstance(inner, Image):
+            _place(frame, inner, item.transform, item.opacity, mode)
+            return
+        if _zoomed_picture(inner) and _upright(item.transform) and _box_clip(item):
+            assert isinstance(inner, Group) and isinstance(inner.items[0], Image) and item.clip is not None
+            clip = item.clip
+            within = item.transform.box((clip.x, clip.y, clip.x + clip.width, clip.y + clip.height))
+            _place(frame, inner.items[0], inner.transform.then(item.transform), item.opacity, mode, within)
+            return
+    painted = paint_sprite([item])
+    if painted is not None:
+        image, left, top = painted
+        _over(frame, _pixels(image)[0], left, top)
+
+
+def _place(
+    frame: np.ndarray,
+    picture: Image,
+    transform: Transform,
+    opacity: float,
+    mode: str,
+    within: tuple[float, float, float, float] | None = None,
+) -> None:
+    """``picture`` placed by ``transform`` (cut to the whole pixels of ``within``),
+    faded by ``opacity`` and composited in ``mode``."""
+    pixels, opaque = _pixels(picture.image)
+    height, width = pixels.shape[:2]
+    to_scene = Transform(picture.width / width, 0.0, 0.0, picture.height / height, picture.x, picture.y)
+    frame_box = (0.0, 0.0, float(frame.shape[1]), float(frame.shape[0]))
+    placed = placement(to_scene.then(transform), (width, height), frame_box, within)
+    if placed is None:
+        return
+    x0, y0, x1, y1 = placed.box
+    region = frame[y0:y1, x0:x1]
+    if opaque and opacity >= 1 and mode == "normal" and _upright(transform):  # covers its box: no blending
+        if placed.shift is None:
+            sample(placed, pixels, into=region)
+        else:
+            region[:] = sample(placed, pixels)
+        return
+    patch = sample(placed, pixels)
+    if opacity < 1:
+        patch = cv2.convertScaleAbs(patch, alpha=opacity)
+    if mode == "normal":
+        _over(frame, patch, x0, y0)
+    else:
+        region[..., :3] = blend_over_opaque(region[..., :3], patch, mode)
+
+
+def _pixels(image: PILImage.Image) -> tuple[np.ndarray, bool]:
+    """A picture's premultiplied RGBA pixels and whether all of them are opaque."""
+    known = image.info.get(PIXELS_INFO)
+    if known is None:
+        known = picture(image, 0, 0, 1.0, "").image.info[PIXELS_INFO]
+    return known
+
+
+def _over(frame: np.ndarray, pixels: np.ndarray, x: int, y: int) -> None:
+    """Premultiplied ``pixels`` over the frame at (x, y), cut to it, in place:
+    frame = pixels + frame * (255 - alpha) / 255."""
+    height, width = pixels.shape[:2]
+    left, top = max(0, -x), max(0, -y)
+    right, bottom = min(width, frame.shape[1] - x), min(height, frame.shape[0] - y)
+    if right <= left or bottom <= top:
+        return
+    region = frame[y + top : y + bottom, x + left : x + right]
+    pixels = np.ascontiguousarray(pixels[top:bottom, left:right])
+    inverse = cv2.cvtColor(255 - pixels[:, :, 3], cv2.COLOR_GRAY2RGBA)
+    cv2.add(cv2.multiply(region, inverse, scale=1 / 255), pixels, dst=region)
+
+
+def _blend_only(effects: Effects | None) -> bool:
+    return effects is None or (not effects.shadows and not effects.blur)
+
+
+def _upright(transform: Transform) -> bool:
+    """No turn and no flip: boxes stay boxes."""
+    return transform.b == transform.c == 0 and transform.a > 0 and transform.d > 0
+
+
+def _box_clip(group: Group) -> bool:
+    clip = group.clip
+    return clip is not None and not clip.radius and not clip.ellipse
+
+
+def _zoomed_picture(item: Item) -> bool:
+    """A group that only places one picture (a ken-burns zoom inside its box)."""
+    return (
+        isinstance(item, Group)
+        and item.opacity >= 1
+        and item.clip is None
+        and item.mask is None
+        and item.effects is None
+        and len(item.items) == 1
+        and isinstance(item.items[0], Image)
+    )
