@@ -24,6 +24,7 @@ from templatekit.scene import Effects, Group, Image, Item, Scene
 #: Where a picture keeps its premultiplied pixels and whether they are all opaque (in the
 #: image's ``info``): a picture is placed at many frames and converted once.
 PIXELS_INFO = "templatekit.premultiplied"
+INVERSE_INFO = "templatekit.inverse-alpha"
 
 
 def picture(image: PILImage.Image, left: int, top: int, scale: float, key: str) -> Image:
@@ -112,7 +113,8 @@ def _place(
     if opacity < 1:
         patch = cv2.convertScaleAbs(patch, alpha=opacity)
     if mode == "normal":
-        _over(frame, patch, x0, y0)
+        whole = placed.shift == (0, 0) and patch.shape == pixels.shape and opacity >= 1
+        _over(frame, patch, x0, y0, _inverse_alpha(picture.image, pixels) if whole else None)
     else:
         region[..., :3] = blend_over_opaque(region[..., :3], patch, mode)
 
@@ -125,9 +127,18 @@ def _pixels(image: PILImage.Image) -> tuple[np.ndarray, bool]:
     return known
 
 
-def _over(frame: np.ndarray, pixels: np.ndarray, x: int, y: int) -> None:
+def _inverse_alpha(image: PILImage.Image, pixels: np.ndarray) -> np.ndarray:
+    """255 minus the alpha of a picture's pixels, in all four channels: made once for a
+    picture that is drawn whole at many frames (a plate)."""
+    inverse = image.info.get(INVERSE_INFO)
+    if inverse is None:
+        inverse = image.info[INVERSE_INFO] = cv2.cvtColor(255 - pixels[:, :, 3], cv2.COLOR_GRAY2RGBA)
+    return inverse
+
+
+def _over(frame: np.ndarray, pixels: np.ndarray, x: int, y: int, inverse: np.ndarray | None = None) -> None:
     """Premultiplied ``pixels`` over the frame at (x, y), cut to it, in place:
-    frame = pixels + frame * (255 - alpha) / 255."""
+    frame = pixels + frame * (255 - alpha) / 255 (``inverse``: 255 - alpha, if known)."""
     height, width = pixels.shape[:2]
     left, top = max(0, -x), max(0, -y)
     right, bottom = min(width, frame.shape[1] - x), min(height, frame.shape[0] - y)
@@ -135,7 +146,10 @@ def _over(frame: np.ndarray, pixels: np.ndarray, x: int, y: int) -> None:
         return
     region = frame[y + top : y + bottom, x + left : x + right]
     pixels = np.ascontiguousarray(pixels[top:bottom, left:right])
-    inverse = cv2.cvtColor(255 - pixels[:, :, 3], cv2.COLOR_GRAY2RGBA)
+    if inverse is None:
+        inverse = cv2.cvtColor(255 - pixels[:, :, 3], cv2.COLOR_GRAY2RGBA)
+    else:
+        inverse = inverse[top:bottom, left:right]
     cv2.add(cv2.multiply(region, inverse, scale=1 / 255), pixels, dst=region)
 
 
