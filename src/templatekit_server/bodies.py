@@ -405,6 +405,67 @@ class Liveness:
     status: Literal["ok"]
 
 
+# ------------------------------------------------------------------ webhook messages
+
+
+@frozen(kw_only=True)
+class VideoDoneData:
+    id: str = field(schema={"description": "The video's id."})
+    url: Url = field(schema={"description": "The MP4's URL; it does not expire."})
+    template_id: str = field(schema={"description": "The template's id."})
+    duration: float = field(schema={"description": "Seconds."})
+
+
+@frozen(kw_only=True)
+class VideoFailedData:
+    id: str = field(schema={"description": "The video's id."})
+    error: ErrorDetail
+
+
+@frozen(kw_only=True)
+class RenderDoneData:
+    url: Url = field(schema={"description": "The file's URL."})
+    template_id: str = field(schema={"description": "The template's id."})
+    format: Literal["png", "jpeg", "webp", "pdf"]
+
+
+@frozen(kw_only=True)
+class VideoDoneMessage:
+    """The body of the `video.done` webhook."""
+
+    type: Literal["video.done"]
+    timestamp: Moment = field(schema={"description": "When the event happened."})
+    data: VideoDoneData
+
+
+@frozen(kw_only=True)
+class VideoFailedMessage:
+    """The body of the `video.failed` webhook."""
+
+    type: Literal["video.failed"]
+    timestamp: Moment = field(schema={"description": "When the event happened."})
+    data: VideoFailedData
+
+
+@frozen(kw_only=True)
+class RenderDoneMessage:
+    """The body of the `render.done` webhook."""
+
+    type: Literal["render.done"]
+    timestamp: Moment = field(schema={"description": "When the event happened."})
+    data: RenderDoneData
+
+
+WebhookData = VideoDoneData | VideoFailedData | RenderDoneData
+WebhookMessage = VideoDoneMessage | VideoFailedMessage | RenderDoneMessage
+#: Each event the server posts: its data and its message, by the event's name.
+WEBHOOK_EVENTS: dict[str, tuple[type[WebhookData], type[WebhookMessage]]] = {
+    "video.done": (VideoDoneData, VideoDoneMessage),
+    "video.failed": (VideoFailedData, VideoFailedMessage),
+    "render.done": (RenderDoneData, RenderDoneMessage),
+}
+
+
 #: The bodies published by name in the document's components.
 NAMED = (
     Error,

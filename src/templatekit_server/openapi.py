@@ -24,6 +24,7 @@ from templatekit_server.bodies import (
     THUMBNAIL,
     VALUE_SCHEMAS,
     VIDEO_EVENTS,
+    WEBHOOK_EVENTS,
 )
 from templatekit_server.errors import STATUS, envelope
 from templatekit_server.files import EXTENSIONS
@@ -699,7 +700,7 @@ def _meta_paths(errors: _ErrorResponses) -> Json:
 def _schemas() -> Json:
     """The interface's bodies and the values they use, then the template format."""
     bodies = ModelSchema(special=VALUE_SCHEMAS)
-    for cls in NAMED:
+    for cls in (*NAMED, *(message for _, message in WEBHOOK_EVENTS.values())):
         bodies.of(cls)
     for name, examples in EXAMPLES.items():
         bodies.definitions[name]["examples"] = examples
@@ -909,46 +910,6 @@ want the event, and to the `webhookUrl` of the request, per Standard Webhooks: h
 15 min, 1 h and 6 h."""
 
 
-#: Each event's schema name in ``components``.
-WEBHOOK_MESSAGES = {
-    "video.done": "VideoDoneMessage",
-    "video.failed": "VideoFailedMessage",
-    "render.done": "RenderDoneMessage",
-}
-
-
-def _webhook_messages() -> Json:
-    """The bodies of the webhooks the server posts."""
-    url = _text("The file's URL.", format="uri")
-    template_id = _text("The template's id.")
-    data = {
-        "video.done": {
-            "id": _text("The video's id."),
-            "url": url,
-            "templateId": template_id,
-            "duration": {"type": "number", "description": "Seconds."},
-        },
-        "video.failed": {"id": _text("The video's id."), "error": _schema("ErrorDetail")},
-        "render.done": {
-            "url": url,
-            "templateId": template_id,
-            "format": {"type": "string", "enum": ["png", "jpeg", "webp", "pdf"]},
-        },
-    }
-    return {
-        WEBHOOK_MESSAGES[event]: _object(
-            {
-                "type": {"const": event},
-                "timestamp": _text("When the event happened.", format="date-time"),
-                "data": _object(data[event], list(data[event])),
-            },
-            ["type", "timestamp", "data"],
-            f"The body of the `{event}` webhook.",
-        )
-        for event in webhooks.EVENTS
-    }
-
-
 def _webhooks() -> Json:
     """The events the server posts (OpenAPI 3.1 ``webhooks``)."""
     signed = [
@@ -970,12 +931,12 @@ def _webhooks() -> Json:
                 "parameters": signed,
                 "requestBody": {
                     "required": True,
-                    "content": {"application/json": {"schema": _schema(WEBHOOK_MESSAGES[event])}},
+                    "content": {"application/json": {"schema": _schema(message.__name__)}},
                 },
                 "responses": {"200": {"description": "Received (any 2xx)."}},
             }
         }
-        for event in webhooks.EVENTS
+        for event, (_, message) in WEBHOOK_EVENTS.items()
     }
 
 
@@ -1006,7 +967,7 @@ def document() -> dict[str, Any]:
         "paths": paths,
         "webhooks": _webhooks(),
         "components": {
-            "schemas": {**_schemas(), **_webhook_messages()},
+            "schemas": _schemas(),
             "parameters": _parameters(),
             "headers": _headers(),
             "responses": errors.defined,

@@ -23,8 +23,17 @@ from attrs import frozen
 from sqlalchemy import Connection, delete, select, update
 from starlette.concurrency import run_in_threadpool
 
-from templatekit.service import AllowList, Problem
+from templatekit.service import AllowList, Problem, converter
 from templatekit_server.accounts import AccountError, change_live, new_id, require_project
+from templatekit_server.bodies import (
+    WEBHOOK_EVENTS,
+    ErrorDetail,
+    RenderDoneData,
+    Url,
+    VideoDoneData,
+    VideoFailedData,
+    WebhookData,
+)
 from templatekit_server.db import (
     Database,
     iso_time,
@@ -38,7 +47,7 @@ from templatekit_server.errors import bad_request
 from templatekit_server.files import Files
 from templatekit_server.sealing import Sealer
 
-EVENTS = ("video.done", "video.failed", "render.done")
+EVENTS = tuple(WEBHOOK_EVENTS)
 #: Delivered and failed deliveries are kept this long for the log, then forgotten.
 KEPT_SECONDS = 30 * 86_400
 SECRET_PREFIX = "whsec_"
@@ -195,12 +204,14 @@ def queue(
     connection: Connection,
     sealer: Sealer,
     project_id: str,
-    event: str,
-    data: dict[str, Any],
+    data: WebhookData,
     request_url: str | None = None,
 ) -> list[str]:
-    """Queue ``event`` for every endpoint of the project that wants it and for
-    ``request_url``; the deliveries' ids. Part of the caller's transaction."""
+    """Queue the event of ``data`` for every endpoint of the project that wants it and
+    for ``request_url``; the deliveries' ids. Part of the caller's transaction."""
+    event, message_class = next(
+        (name, kinds[1]) for name, kinds in WEBHOOK_EVENTS.items() if isinstance(data, kinds[0])
+    )
     targets = _endpoints_for(connection, project_id, event)
     if request_url is not None:
         targets.append((None, request_url))
@@ -208,7 +219,8 @@ def queue(
     if not targets:
         return []
     created = now()
-    body = json.dumps({"type": event, "timestamp": iso_time(created), "data": data}, separators=(",", ":"))
+    message = message_class(type=event, timestamp=iso_time(created), data=data)  # type: ignore[arg-type]
+    body = json.dumps(converter.unstructure(message), separators=(",", ":"))
     ids = [new_id("msg") for _ in targets]
     connection.execute(
         webhook_deliveries.insert(),
@@ -250,17 +262,13 @@ class Announcer:
     files: Files
 
     def video_done(self, connection: Connection, video: Any, key: str) -> None:
-        data = {
-            "id": video.id,
-            "url": self.files.url(video.api_base or "", key, expiring=False),
-            "templateId": video.template_id,
-            "duration": video.duration,
-        }
-        queue(connection, self.sealer, video.project_id, "video.done", data, video.webhook_url)
+        url = Url(self.files.url(video.api_base or "", key, expiring=False))
+        data = VideoDoneData(id=video.id, url=url, template_id=video.template_id, duration=video.duration)
+        queue(connection, self.sealer, video.project_id, data, video.webhook_url)
 
     def video_failed(self, connection: Connection, video: Any, error: dict[str, Any]) -> None:
-        data = {"id": video.id, "error": error}
-        queue(connection, self.sealer, video.project_id, "video.failed", data, video.webhook_url)
+        data = VideoFailedData(id=video.id, error=converter.structure(error, ErrorDetail))
+        queue(connection, self.sealer, video.project_id, data, video.webhook_url)
 
     def render_done(
         self, db: Database, project_id: str, url: str, template_id: str, output: str, request_url: str | None
@@ -269,9 +277,9 @@ class Announcer:
             with db.read() as connection:
                 if not _endpoints_for(connection, project_id, "render.done"):
                     return
-        data = {"url": url, "templateId": template_id, "format": output}
+        data = RenderDoneData(url=Url(url), template_id=template_id, format=output)  # type: ignore[arg-type]
         with db.write() as connection:
-            queue(connection, self.sealer, project_id, "render.done", data, request_url)
+            queue(connection, self.sealer, project_id, data, request_url)
 
 
 def _ensure_request_secret(connection: Connection, sealer: Sealer, project_id: str) -> None:

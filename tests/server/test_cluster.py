@@ -22,6 +22,7 @@ import boto3
 import httpx
 
 from templatekit_server import accounts, jobs, usage, webhooks
+from templatekit_server.bodies import RenderDoneData
 from templatekit_server.plans import DEFAULT_PLANS
 from tests.conftest import decode
 from tests.server import services
@@ -189,9 +190,9 @@ def test_webhook_deliveries_are_shared_by_the_hosts_and_sent_once(cluster):
     with Receiver(answers=[-0.3] * 60) as endpoint:
         with admin.db.write() as connection:
             for n in range(60):
-                data = {"url": f"https://example.com/{n}.png", "templateId": "card", "format": "png"}
+                data = RenderDoneData(url=f"https://example.com/{n}.png", template_id="card", format="png")
                 own_url = f"{endpoint.url}&render={n}"
-                webhooks.queue(connection, admin.sealer, account.project, "render.done", data, own_url)
+                webhooks.queue(connection, admin.sealer, account.project, data, own_url)
         received = endpoint.wait_for(60)
         logged = settled(admin, account.project, 60)
     ids = [headers["webhook-id"] for headers, _ in received]

@@ -31,6 +31,7 @@ from standardwebhooks import Webhook
 
 from templatekit.assets.policy import AllowList
 from templatekit_server import accounts, webhooks
+from templatekit_server.bodies import RenderDoneData
 from templatekit_server.db import MIGRATIONS, Database, webhook_attempts, webhook_deliveries
 from templatekit_server.plans import DEFAULT_PLANS
 from templatekit_server.sealing import Sealer
@@ -320,8 +321,8 @@ def test_deliveries_wait_out_a_restart_and_are_sent_once_by_servers_sharing_the_
         try:
             with first.db.write() as connection:  # more events, while two servers share the queue
                 for n in range(20):
-                    data_ = {"url": f"https://example.com/{n}.png", "templateId": "card", "format": "png"}
-                    webhooks.queue(connection, first.sealer, account.project, "render.done", data_)
+                    data_ = RenderDoneData(url=f"https://example.com/{n}.png", template_id="card", format="png")
+                    webhooks.queue(connection, first.sealer, account.project, data_)
             received = endpoint.wait_for(23)
             logged = settled(second, account.project, 23)
         finally:
@@ -381,8 +382,9 @@ def test_ended_deliveries_are_forgotten_after_thirty_days(tmp_path):
     try:
         project = accounts.create_project(db, accounts.create_workspace(db, "w", "pro", DEFAULT_PLANS), "p")
         with db.write() as connection:
-            ids = webhooks.queue(connection, Sealer("s" * 32), project, "render.done", {}, "https://example.com/a")
-            ids += webhooks.queue(connection, Sealer("s" * 32), project, "render.done", {}, "https://example.com/b")
+            done = RenderDoneData(url="https://example.com/a.png", template_id="card", format="png")
+            ids = webhooks.queue(connection, Sealer("s" * 32), project, done, "https://example.com/a")
+            ids += webhooks.queue(connection, Sealer("s" * 32), project, done, "https://example.com/b")
         old, recent = ids
         with db.write() as connection:
             for delivery_id, age in [(old, 31), (recent, 29)]:
