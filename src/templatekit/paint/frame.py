@@ -30,8 +30,11 @@ INVERSE_INFO = "templatekit.inverse-alpha"
 def picture(image: PILImage.Image, left: int, top: int, scale: float, key: str) -> Image:
     """Pixels painted once (at ``scale``, their top-left pixel at (left, top)) as an
     ``Image`` that frames place; converted for them now, and held once."""
-    opaque = image.mode == "RGB" or image.getchannel("A").getextrema()[0] == 255
-    pixels = np.asarray(image.convert("RGBA").convert("RGBa"))
+    if image.mode not in ("RGBA", "RGBa"):
+        image = image.convert("RGBA")
+    opaque = image.getchannel("A").getextrema()[0] == 255
+    # opaque pixels are their own premultiplied form
+    pixels = np.asarray(image if opaque or image.mode == "RGBa" else image.convert("RGBa"))
     held = PILImage.frombuffer("RGBa", image.size, pixels, "raw", "RGBa", 0, 1)
     held.info[PIXELS_INFO] = (pixels, opaque)
     width, height = image.size
