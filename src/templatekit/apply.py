@@ -21,14 +21,14 @@ from templatekit import jsontext
 from templatekit.errors import ModificationError, listed
 from templatekit.model import plotly_settings, sizes
 from templatekit.model.convert import converter, error_lines, json_name, model_problems, shown_value
-from templatekit.model.layers import LAYER_KINDS, AnyLayer, ChartLayer, UnknownLayer
+from templatekit.model.layers import LAYER_KINDS, AnyLayer, ChartLayer, FrameLayer, UnknownLayer, walk_layers
 from templatekit.model.modification import Modification
 from templatekit.model.template import Template
 
 MAX_MODIFICATIONS = 500
 #: Fields one modification may set: more than any layer kind has.
 MAX_MODIFIED_FIELDS = 100
-_FIXED_FIELDS = frozenset({"type", "name", "id"})
+_FIXED_FIELDS = frozenset({"type", "name", "id", "layers", "widthSizing", "heightSizing"})
 
 Modifications = list[Any] | dict[str, Any] | str | None
 
@@ -96,16 +96,31 @@ def _from_object_entry(name: str, value: Any, template: Template) -> Modificatio
 def apply(template: Template, modifications: Modifications) -> Applied:
     """Return the template with the modifications applied, and the warnings."""
     warnings: list[str] = []
-    layers = list(template.layers)
-    index_of = {layer.name: i for i, layer in enumerate(layers)}
+    changed: dict[str, AnyLayer] = {}
+    known = {layer.name: layer for layer in walk_layers(template.layers)}
     for number, mod in enumerate(normalize(modifications, template)):
         where = f"modifications[{number}]"
-        position = index_of.get(mod.name)
-        if position is None:
+        layer = changed.get(mod.name) or known.get(mod.name)
+        if layer is None:
             warnings.append(f"{where}: no layer named {shown_value(mod.name)}; ignored")
             continue
-        layers[position] = _apply_one(layers[position], mod, where, warnings)
-    return Applied(attrs.evolve(template, layers=tuple(layers)), tuple(listed(warnings, "warnings")))
+        changed[mod.name] = _apply_one(layer, mod, where, warnings)
+    layers = _replaced(template.layers, changed) if changed else template.layers
+    return Applied(attrs.evolve(template, layers=layers), tuple(listed(warnings, "warnings")))
+
+
+def _replaced(layers: tuple[AnyLayer, ...], changed: dict[str, AnyLayer]) -> tuple[AnyLayer, ...]:
+    """``layers`` with the ``changed`` ones (by name, at any depth) in their place; a
+    frame whose layers changed is a new frame, the others stay the same objects."""
+    result = []
+    for layer in layers:
+        layer = changed.get(layer.name, layer)
+        if isinstance(layer, FrameLayer) and layer.layers:
+            inner = _replaced(layer.layers, changed)
+            if any(a is not b for a, b in zip(inner, layer.layers, strict=True)):
+                layer = attrs.evolve(layer, layers=inner)
+        result.append(layer)
+    return tuple(result)
 
 
 def _apply_one(layer: AnyLayer, mod: Modification, where: str, warnings: list[str]) -> AnyLayer:

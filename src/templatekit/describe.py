@@ -9,11 +9,12 @@ from typing import Any
 
 from templatekit.loading import TemplateSource, load_template
 from templatekit.model.convert import converter
-from templatekit.model.layers import Layer, UnknownLayer
+from templatekit.model.layers import Layer, UnknownLayer, layer_paths
 
 
 def describe(template: TemplateSource) -> dict[str, Any]:
-    """``{name, id, layers: [{name, id, type, suggestInput}]}`` of a template.
+    """``{name, id, layers: [{name, id, type, suggestInput, path}]}`` of a template: every
+    layer, those in frames after their frame, each with its path (``layers[0].layers[1]``).
 
     Ids are the template's own when it has them; otherwise they are derived from
     names, so that they stay the same from one load to the next.
@@ -23,8 +24,14 @@ def describe(template: TemplateSource) -> dict[str, Any]:
         "name": loaded.name,
         "id": loaded.id or f"tpl_{_slug(loaded.name)}",
         "layers": [
-            {"name": layer.name, "id": layer_id(layer), "type": layer.kind, "suggestInput": suggest_input(layer)}
-            for layer in loaded.layers
+            {
+                "name": layer.name,
+                "id": layer_id(layer),
+                "type": layer.kind,
+                "suggestInput": suggest_input(layer),
+                "path": path,
+            }
+            for path, layer, _ in layer_paths(loaded.layers)
         ],
     }
 

@@ -13,6 +13,7 @@ from templatekit import budget
 from templatekit.apply import Modifications, apply
 from templatekit.assets import AssetLoader
 from templatekit.encode import encode
+from templatekit.layout.arrange import arrange
 from templatekit.layout.compose import layout_function, layout_template
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.glyph_memory import ScaleOf, at_scale, check_glyphs_fit
@@ -118,7 +119,7 @@ def resolve(
         density=options.density,
         vector=options.vector,
     )
-    return resolved, ctx, (*loaded.load_warnings, *applied.warnings)
+    return arrange(resolved, ctx), ctx, (*loaded.load_warnings, *applied.warnings)
 
 
 def still(template: TemplateSource, modifications: Modifications, options: RenderOptions) -> RenderResult:

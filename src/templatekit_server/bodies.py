@@ -359,6 +359,9 @@ class LayerInfo:
         }
     )
     suggest_input: str = field(schema={"description": "A sample of the layer's main field, as text."})
+    path: str = field(
+        "", schema={"description": "Where the layer is: `layers[2]`, or in a frame `layers[2].layers[0]`."}
+    )
 
 
 @frozen(kw_only=True)

@@ -118,17 +118,23 @@ def _mask_shape(layer: Layer, mask: LayerMask) -> list[Item]:
 
 
 def _laid_out_layers(template: Template, ctx: LayoutContext) -> list[tuple[int, Group]]:
-    groups = []
-    for index, layer in enumerate(template.layers):
-        if not layer.visible:
-            continue
-        layout_fn = layout_function(layer.TYPE)
-        if layout_fn is None:
-            ctx.warn(layer.name, f"{layer.kind} layers are not drawn by this renderer yet")
-            continue
-        with budget.layer(layer.name):
-            groups.append((index, _laid_out(layer, layout_fn, ctx)))
-    return groups
+    return [
+        (index, group)
+        for index, layer in enumerate(template.layers)
+        if (group := laid_out_layer(layer, ctx)) is not None
+    ]
+
+
+def laid_out_layer(layer: Layer, ctx: LayoutContext) -> Group | None:
+    """A visible layer's group; None for a hidden one, or one of a kind not drawn."""
+    if not layer.visible:
+        return None
+    layout_fn = layout_function(layer.TYPE)
+    if layout_fn is None:
+        ctx.warn(layer.name, f"{layer.kind} layers are not drawn by this renderer yet")
+        return None
+    with budget.layer(layer.name):
+        return _laid_out(layer, layout_fn, ctx)
 
 
 def check_images_fit(template: Template, ctx: LayoutContext) -> None:
@@ -149,7 +155,8 @@ def check_images_fit(template: Template, ctx: LayoutContext) -> None:
 
 # Kinds whose layout depends on nothing but the layer and the context (an image or a
 # video layer also depends on the file or URL it names, which may change between renders).
-REUSABLE = BUILT_IN_KINDS - {"image", "video"}
+# (A frame's layers are reused each by its kind.)
+REUSABLE = BUILT_IN_KINDS - {"image", "video", "frame"}
 
 _DONE: BoundedCache[tuple[Any, ...], tuple[weakref.ref[Layer], weakref.ref[Any], Any, tuple[str, ...]]]
 _DONE = BoundedCache(4096, name="layout.groups", second_use=True)

@@ -20,20 +20,9 @@ def layout(layer: TextLayer, ctx: LayoutContext) -> list[Item]:
     x, y = layer.x + pad.left, layer.y + pad.top
     width = max(1.0, layer.width - pad.left - pad.right)
     height = max(1.0, layer.height - pad.top - pad.bottom)
-    style = TextStyle(
-        family=layer.font,
-        weight=layer.weight,
-        italic=layer.italic,
-        size=layer.size,
-        color=layer.color,
-        line_height=layer.line_height,
-        letter_spacing=layer.letter_spacing,
-        transform=layer.transform,
-        outline=Outline(layer.outline.width, layer.outline.color) if layer.outline is not None else None,
-    )
-    text: str | StyledText = layer.text
-    if layer.spans or layer.markup:
-        text = styled(from_spans(layer.spans) if layer.spans else parse_markup(layer.text), style)
+    style = text_style(layer)
+    text = text_content(layer, style)
+    if not isinstance(text, str):
         for family in {span_style.family for _, span_style in text} - {layer.font}:
             ctx.face_warning(layer.name, family)
     if layer.auto_fit == "shrink":
@@ -54,6 +43,44 @@ def layout(layer: TextLayer, ctx: LayoutContext) -> list[Item]:
     ctx.report_text(layer.name, block)
     items.extend(place(block, x, y, width, height, layer.align, layer.vertical_align))
     return items
+
+
+#: The width a text that hugs is set in when nothing limits it: its longest line.
+UNLIMITED = 1_000_000.0
+
+
+def measure(layer: TextLayer, ctx: LayoutContext, max_width: float | None) -> tuple[float, float]:
+    """The size of the text's box as CSS ``fit-content`` gives it: its longest line, up to
+    ``max_width`` (None: any), and the height of its lines, padding included."""
+    pad = layer.padding
+    across = pad.left + pad.right
+    width = UNLIMITED if max_width is None else max(1.0, max_width - across)
+    style = text_style(layer)
+    block = typeset(
+        text_content(layer, style), style, ctx.fonts, width, max_lines=layer.max_lines, ellipsis=layer.ellipsis
+    )
+    return block.width + across, block.height + pad.top + pad.bottom
+
+
+def text_style(layer: TextLayer) -> TextStyle:
+    return TextStyle(
+        family=layer.font,
+        weight=layer.weight,
+        italic=layer.italic,
+        size=layer.size,
+        color=layer.color,
+        line_height=layer.line_height,
+        letter_spacing=layer.letter_spacing,
+        transform=layer.transform,
+        outline=Outline(layer.outline.width, layer.outline.color) if layer.outline is not None else None,
+    )
+
+
+def text_content(layer: TextLayer, style: TextStyle) -> str | StyledText:
+    """The layer's text, or its spans (or markup) each in its style."""
+    if layer.spans or layer.markup:
+        return styled(from_spans(layer.spans) if layer.spans else parse_markup(layer.text), style)
+    return layer.text
 
 
 def styled(spans: tuple[Span, ...], base: TextStyle) -> StyledText:

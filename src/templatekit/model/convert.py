@@ -254,7 +254,29 @@ def _layer(value: Any, _: Any) -> AnyLayer:
         return _unknown_layer(kind, value)
     if not isinstance(kind, str) or not kind:
         raise FieldError("type", f"must be one of {', '.join(LAYER_KINDS)} (got {shown_value(kind)})")
-    return converter.structure({k: v for k, v in value.items() if k != "type"}, LAYER_KINDS[kind])
+    return converter.structure(_with_size_modes(kind, value), LAYER_KINDS[kind])
+
+
+#: What ``width`` and ``height`` may say instead of a number.
+SIZE_WORDS = ("hug", "fill")
+
+
+def _with_size_modes(kind: str, value: dict[str, Any]) -> dict[str, Any]:
+    """A layer's fields as its class takes them: a ``"hug"`` or ``"fill"`` width or height
+    is a mode (the number comes from the frame the layer is in); children of a row or
+    column frame need no ``x`` and ``y``."""
+    fields = {k: v for k, v in value.items() if k != "type"}
+    for side in ("width", "height"):
+        mode_key = f"{side}Sizing"
+        if mode_key in fields:
+            raise FieldError(mode_key, f'is not a field: write "{side}": "hug" or "fill"')
+        if fields.get(side) in SIZE_WORDS:
+            fields[mode_key] = fields[side]
+            fields[side] = 1.0
+    children = fields.get("layers")
+    if kind == "frame" and fields.get("layout") in ("row", "column") and isinstance(children, list):
+        fields["layers"] = [{"x": 0, "y": 0, **child} if isinstance(child, dict) else child for child in children]
+    return fields
 
 
 def _unknown_layer(kind: str, value: dict[str, Any]) -> UnknownLayer:
@@ -327,11 +349,20 @@ def _make_converter() -> Converter:
         )
         if not issubclass(cls, Layer):
             return unstructure
-        return lambda layer: {"type": layer.TYPE, **unstructure(layer)}
+        return lambda layer: _size_words({"type": layer.TYPE, **unstructure(layer)})
 
     conv.register_structure_hook_factory(attrs.has, structure_factory)
     conv.register_unstructure_hook_factory(attrs.has, unstructure_factory)
     return conv
+
+
+def _size_words(layer: dict[str, Any]) -> dict[str, Any]:
+    """A layer's JSON with its size modes written as its ``width`` and ``height``."""
+    for side in ("width", "height"):
+        mode = layer.pop(f"{side}Sizing", None)
+        if mode is not None:
+            layer[side] = mode
+    return layer
 
 
 def _insets_input(value: Any) -> float | list[float]:

@@ -63,6 +63,12 @@ FONT_SIZE = all_of(positive, between(0.1, MAX_FONT_SIZE))
 NAME = all_of(non_empty, max_length(MAX_NAME))
 
 Easing = str
+#: How a layer's width or height is set: a number, its content's size, the space left.
+SizeMode = Literal["fixed", "hug", "fill"]
+#: A number, or what a frame works out (the schema of ``width`` and ``height``).
+SIZE_MODES = {"x-size-modes": ["hug", "fill"]}
+#: A field the JSON does not have (it is written in another field).
+INTERNAL = {"x-internal": True}
 Direction = Literal["left", "right", "top", "bottom"]
 Fit = Literal["cover", "contain", "fill", "none"]
 CellValue = Union[str, int, float, bool, None]
@@ -231,8 +237,12 @@ class Layer:
     name: str = field(check=NAME)
     x: float = field(check=within(MAX_EXTENT))
     y: float = field(check=within(MAX_EXTENT))
-    width: float = field(check=all_of(positive, at_most(MAX_EXTENT)))
-    height: float = field(check=all_of(positive, at_most(MAX_EXTENT)))
+    width: float = field(check=all_of(positive, at_most(MAX_EXTENT)), schema=SIZE_MODES)
+    height: float = field(check=all_of(positive, at_most(MAX_EXTENT)), schema=SIZE_MODES)
+    #: ``width`` and ``height`` as the JSON gives them when they are not numbers ("hug",
+    #: "fill"; the numbers are then worked out by the frame the layer is in)
+    width_sizing: SizeMode = field("fixed", schema=INTERNAL)
+    height_sizing: SizeMode = field("fixed", schema=INTERNAL)
     id: str | None = _short()
     rotation: float = 0.0
     opacity: float = field(1.0, check=between(0, 1))
@@ -252,6 +262,9 @@ class Layer:
     blend: BlendMode = "normal"  # how the layer mixes with what is under it
     mask: Mask | None = None  # what of the layer shows
 
+    #: whether ``"hug"`` means something for the kind: its content has a size of its own
+    HUGS: ClassVar[bool] = False
+
     @property
     def kind(self) -> str:
         """The layer's ``type`` in the JSON."""
@@ -259,6 +272,14 @@ class Layer:
 
     def problems(self) -> Iterator[tuple[str, str]]:
         return iter(())
+
+    def sizing_problems(self) -> Iterator[tuple[str, str]]:
+        """``"hug"`` on a kind without a size of its own."""
+        if self.HUGS:
+            return
+        for side, mode in (("width", self.width_sizing), ("height", self.height_sizing)):
+            if mode == "hug":
+                yield side, f'"hug" means the size of the content, and a {self.kind} layer has none: give a number'
 
 
 @frozen(kw_only=True)
@@ -305,6 +326,7 @@ class TextSpan:
 class TextLayer(Layer):
     TYPE = "text"
     MAIN_FIELD = "text"
+    HUGS = True
 
     text: str = _text()
     color: Color = Color(0, 0, 0)
@@ -630,6 +652,40 @@ class VideoLayer(Layer):
     muted: bool = False
 
 
+#: Layers in frames, frames in frames: at most this deep.
+MAX_FRAME_DEPTH = 16
+#: Layers one frame holds (the template's own limit holds for all of them together).
+MAX_FRAME_LAYERS = 500
+
+
+@frozen(kw_only=True)
+class FrameLayer(Layer):
+    """A layer that holds layers: placed one after another as CSS flexbox does
+    (``row``, ``column``), or where their own ``x`` and ``y`` say, from the frame's corner
+    (``none``); with a box of its own (``fill``, ``stroke``, ``radius``) and, with
+    ``clip``, cutting them at its edge."""
+
+    TYPE = "frame"
+    HUGS = True
+
+    layers: tuple[AnyLayer, ...] = field((), check=at_most_items(MAX_FRAME_LAYERS))
+    layout: Literal["none", "row", "column"] = "none"
+    gap: float = field(0.0, check=all_of(non_negative, at_most(MAX_EXTENT)))
+    padding: Insets = Insets()
+    align: Literal["start", "center", "end", "stretch"] = "start"
+    justify: Literal["start", "center", "end", "space-between"] = "start"
+    wrap: bool = False
+    clip: bool = False
+    fill: Color | Gradient | None = None
+    stroke: Color | None = None
+    stroke_width: float = field(1.0, check=non_negative)
+    radius: float = field(0.0, check=non_negative)
+
+    def problems(self) -> Iterator[tuple[str, str]]:
+        if self.wrap and self.layout != "row":
+            yield "wrap", f'only a "row" frame wraps (this one is "{self.layout}")'
+
+
 AnyLayer = Union[
     TextLayer,
     ImageLayer,
@@ -643,8 +699,30 @@ AnyLayer = Union[
     ChartLayer,
     KeyValueLayer,
     VideoLayer,
+    FrameLayer,
     UnknownLayer,
 ]
+
+
+def walk_layers(layers: tuple[AnyLayer, ...]) -> Iterator[AnyLayer]:
+    """Every layer of ``layers``, each frame followed by the layers it holds, at any depth."""
+    for layer in layers:
+        yield layer
+        if isinstance(layer, FrameLayer):
+            yield from walk_layers(layer.layers)
+
+
+def layer_paths(
+    layers: tuple[AnyLayer, ...], parent: FrameLayer | None = None, at: str = "layers"
+) -> Iterator[tuple[str, AnyLayer, FrameLayer | None]]:
+    """(path, layer, the frame holding it) of every layer, frames first: the path as
+    problems name it (``layers[2].layers[0]``)."""
+    for index, layer in enumerate(layers):
+        path = f"{at}[{index}]"
+        yield path, layer, parent
+        if isinstance(layer, FrameLayer):
+            yield from layer_paths(layer.layers, layer, f"{path}.layers")
+
 
 # The layer kinds of the format by their ``type``, in the order of the format.
 #: The layer kinds by ``type``: the built-in ones, then any ``templatekit.kinds`` adds.

@@ -19,7 +19,7 @@ import attrs
 
 from templatekit.model.checks import MAX_NAME, MAX_TEXT, schema_of
 from templatekit.model.convert import converter, ignores_extra_fields, json_name
-from templatekit.model.layers import LAYER_KINDS, CellValue, Column, PlotlyFigure
+from templatekit.model.layers import LAYER_KINDS, AnyLayer, CellValue, Column, PlotlyFigure
 from templatekit.model.template import Template
 from templatekit.model.values import MAX_VALUE_TEXT, Color, Insets, Length, Source
 
@@ -82,6 +82,8 @@ class ModelSchema:
             return dict(self.special[kind])
         if kind in _PLAIN:
             return dict(_PLAIN[kind])
+        if kind == AnyLayer:  # a frame's layers, as the template's
+            return self.any_layer()
         if kind == Column:
             key = {"type": "string", "maxLength": MAX_NAME, "description": "The key, also the header."}
             return {"anyOf": [key, self._class(Column)]}
@@ -99,6 +101,19 @@ class ModelSchema:
         if attrs.has(kind):
             return self._class(kind)
         raise TypeError(f"no JSON Schema for {kind!r}: describe it in templatekit.model.schema")
+
+    def any_layer(self) -> Json:
+        """A layer of any kind, told apart by ``type`` (named ``Layer``)."""
+        if "Layer" not in self.definitions:
+            self.definitions["Layer"] = {}  # a placeholder while the kinds are made (frames hold layers)
+            for kind, cls in LAYER_KINDS.items():
+                self.definitions.setdefault(self.name_of(cls), layer_schema(self, kind))
+            kinds = {kind: f"{self.prefix}{self.name_of(cls)}" for kind, cls in LAYER_KINDS.items()}
+            self.definitions["Layer"] = {
+                "oneOf": [{"$ref": ref} for ref in kinds.values()],
+                "discriminator": {"propertyName": "type", "mapping": kinds},
+            }
+        return {"$ref": f"{self.prefix}Layer"}
 
     def _union(self, args: tuple[Any, ...]) -> Json:
         options = [self.of(arg) for arg in args if arg is not type(None)]
@@ -121,7 +136,8 @@ class ModelSchema:
         required: list[str] = []
         for attribute in attrs.fields(cls):
             name = json_name(attribute.name)
-            if name in skip or not attribute.init:
+            extra = attribute.metadata.get("schema", {})
+            if name in skip or not attribute.init or extra.get("x-internal"):
                 continue
             properties[name] = self.field(attribute, hints[attribute.name])
             if attribute.default is attrs.NOTHING:
@@ -135,9 +151,12 @@ class ModelSchema:
 
     def field(self, attribute: attrs.Attribute[Any], kind: Any) -> Json:
         schema = with_limits(self.of(kind), schema_of(attribute.metadata.get("check")))
-        extra = attribute.metadata.get("schema", {})
+        extra = dict(attribute.metadata.get("schema", {}))
+        modes = extra.pop("x-size-modes", None)
         if extra:
             schema = with_limits(schema, extra)
+        if modes:  # a number, or a word a frame works the number out from
+            schema = {"anyOf": [schema, {"enum": modes}], "description": 'px; "hug" or "fill" in frames'}
         default = attribute.default
         if isinstance(default, (str, int, float, bool)):
             schema["default"] = default
@@ -158,7 +177,7 @@ def with_limits(schema: Json, limits: Json) -> Json:
 
 
 #: Fields a modification cannot change: they identify the layer.
-FIXED_FIELDS = frozenset({"type", "name", "id"})
+FIXED_FIELDS = frozenset({"type", "name", "id", "layers"})
 
 
 def modification_fields(schemas: ModelSchema) -> Json:
@@ -170,7 +189,7 @@ def modification_fields(schemas: ModelSchema) -> Json:
         hints = typing.get_type_hints(cls)
         for attribute in attrs.fields(cls):
             name = json_name(attribute.name)
-            if name in FIXED_FIELDS:
+            if name in FIXED_FIELDS or attribute.metadata.get("schema", {}).get("x-internal"):
                 continue
             schema = schemas.field(attribute, hints[attribute.name])
             schema.pop("default", None)  # defaults differ between kinds
@@ -204,16 +223,7 @@ def template_schema(schemas: ModelSchema) -> Json:
     """The template: canvas, background, fonts, video, audio and the layers (one schema
     per kind, told apart by ``type``)."""
     schema = schemas.object_of(Template, skip=frozenset({"baseDir", "loadWarnings", "layers"}))
-    for kind, cls in LAYER_KINDS.items():
-        name = schemas.name_of(cls)
-        schemas.definitions.setdefault(name, layer_schema(schemas, kind))
-    layer = {
-        "oneOf": [{"$ref": f"{schemas.prefix}{schemas.name_of(cls)}"} for cls in LAYER_KINDS.values()],
-        "discriminator": {
-            "propertyName": "type",
-            "mapping": {kind: f"{schemas.prefix}{schemas.name_of(cls)}" for kind, cls in LAYER_KINDS.items()},
-        },
-    }
+    layer = schemas.any_layer()
     schema["properties"]["layers"] = with_limits(
         {"type": "array", "items": layer}, schema_of(attrs.fields(Template).layers.metadata["check"])
     )

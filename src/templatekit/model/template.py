@@ -18,7 +18,17 @@ from templatekit.model.checks import (
     max_length,
     non_negative,
 )
-from templatekit.model.layers import FILTERS, NAME, AnyLayer, Fit, family
+from templatekit.model.layers import (
+    FILTERS,
+    MAX_FRAME_DEPTH,
+    NAME,
+    AnyLayer,
+    Fit,
+    FrameLayer,
+    family,
+    layer_paths,
+    walk_layers,
+)
 from templatekit.model.values import Color, Source
 
 MAX_SIDE = 10_000
@@ -90,16 +100,26 @@ class Template:
         if self.width * self.height > MAX_PIXELS:
             yield "width", f"canvas is {self.width}x{self.height}, more than {MAX_PIXELS // 1_000_000} MP"
         seen: set[str] = set()
-        for index, layer in enumerate(self.layers):
+        for path, layer, frame in layer_paths(self.layers):
             if layer.name in seen:
-                yield f"layers[{index}].name", f"{layer.name!r} is used by an earlier layer; names must be unique"
+                yield f"{path}.name", f"{layer.name!r} is used by an earlier layer; names must be unique"
             seen.add(layer.name)
             if layer.TYPE == "video" and self.video is None:
-                yield f"layers[{index}].type", "video layers need a video template (add a 'video' field)"
+                yield f"{path}.type", "video layers need a video template (add a 'video' field)"
             for number, animation in enumerate(layer.animations):
                 if animation.property in FILTERS and layer.TYPE != "image":
-                    where = f"layers[{index}].animations[{number}].property"
+                    where = f"{path}.animations[{number}].property"
                     yield where, f"{animation.property!r} animates an image's filters; this is a {layer.kind} layer"
+            for side, message in layer.sizing_problems():
+                yield f"{path}.{side}", message
+            yield from _fill_problems(path, layer, frame)
+            if path.count(".layers[") >= MAX_FRAME_DEPTH:
+                yield path, f"frames nest more than {MAX_FRAME_DEPTH} deep"
+        if len(seen) > MAX_LAYERS:
+            yield (
+                "layers",
+                f"must have at most {MAX_LAYERS:,} layers in all, frames' layers included (got {len(seen):,})",
+            )
         yield from self._mask_problems()
         if self.audio is not None and self.video is None:
             yield "audio", "a soundtrack needs a video template (add a 'video' field)"
@@ -129,7 +149,16 @@ class Template:
                 yield where, f"masks nest more than {MAX_MASK_DEPTH} layers deep from {layer.name!r} ({shown})"
 
     def layer(self, name: str) -> AnyLayer | None:
-        return next((layer for layer in self.layers if layer.name == name), None)
+        """The layer named ``name``, at any depth of frames."""
+        return next((layer for layer in walk_layers(self.layers) if layer.name == name), None)
+
+
+def _fill_problems(path: str, layer: AnyLayer, frame: FrameLayer | None) -> Iterator[tuple[str, str]]:
+    """``"fill"`` is the space a row or column frame leaves; elsewhere there is none."""
+    for side, mode in (("width", layer.width_sizing), ("height", layer.height_sizing)):
+        if mode == "fill" and (frame is None or frame.layout == "none"):
+            where = "outside a frame" if frame is None else f'in frame {frame.name!r}, whose layout is "none"'
+            yield f"{path}.{side}", f'"fill" takes the space a row or column frame leaves; this layer is {where}'
 
 
 def mask_chain(name: str, masks: dict[str, str], depth: int) -> list[str]:

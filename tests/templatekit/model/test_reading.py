@@ -45,6 +45,16 @@ EVERY_KIND = [
     ),
     layer("keyvalue", "kv", rows=[{"key": "Total", "value": "$10", "valueStyle": {"weight": 700}}]),
     layer("video", "v", src="clip.mp4", loop=True, trim={"start": 1, "end": 3}),
+    layer(
+        "frame",
+        "f",
+        height="hug",
+        layout="column",
+        gap=8,
+        padding=[4, 8],
+        fill="#fff",
+        layers=[{"type": "text", "name": "inner", "width": "fill", "height": "hug", "text": "Hi"}],
+    ),
 ]
 
 

@@ -1,0 +1,172 @@
+"""Frames and auto layout: every frame's size and the boxes of the layers it holds,
+worked out once before layout, so that every other step sees numbers.
+
+A frame with ``layout: row`` or ``column`` places its layers as CSS flexbox does, by
+Yoga (the flexbox engine of React Native and of Satori) with the web's defaults: ``gap``,
+``padding``, ``align`` (align-items), ``justify`` (justify-content), ``wrap``; sizes
+``"hug"`` (the content's own: a text's lines, measured by the text engine as Yoga asks;
+a frame's children, gaps and padding) and ``"fill"`` (flex-grow along the layout,
+stretch across it). A ``none`` frame keeps its layers where their ``x`` and ``y`` say,
+from its corner; hugging, it holds their boxes and its padding. A hidden layer takes
+no space. The result is the template with each frame's layers at canvas coordinates,
+their sizes as numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attrs import evolve
+
+from templatekit.layout.context import LayoutContext
+from templatekit.model.layers import AnyLayer, FrameLayer, Layer, TextLayer
+from templatekit.model.template import Template
+
+ALIGN = {"start": "FlexStart", "center": "Center", "end": "FlexEnd", "stretch": "Stretch"}
+JUSTIFY = {"start": "FlexStart", "center": "Center", "end": "FlexEnd", "space-between": "SpaceBetween"}
+
+
+def arrange(template: Template, ctx: LayoutContext) -> Template:
+    """``template`` with its frames arranged (the same object when it has none)."""
+    if not any(isinstance(layer, FrameLayer) for layer in template.layers):
+        return template
+    return evolve(template, layers=tuple(_arranged(layer, ctx) for layer in template.layers))
+
+
+def _arranged(layer: AnyLayer, ctx: LayoutContext) -> AnyLayer:
+    if not isinstance(layer, FrameLayer):
+        return layer
+    import pyyoga as yoga  # frames only (start-up time)
+
+    config = yoga.Config(use_web_defaults=True)
+    config.point_scale_factor = 0  # fractional px, as text is measured; painters place them
+    measured: list[Any] = []
+    root = _node(layer, None, ctx, config, measured)
+    try:
+        root.calculate_layout()
+        return _placed(layer, root, layer.x, layer.y)
+    finally:
+        for node in measured:  # a node freed with its Python function set calls into a finished interpreter
+            node.set_measure_func(None)
+        root.free_recursive()
+
+
+def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: Any, measured: list[Any]) -> Any:
+    """The Yoga node of ``layer`` (in ``frame``; None at the top), its children with it;
+    nodes given a measure function are added to ``measured``."""
+    import pyyoga as yoga
+
+    node = yoga.Node(config)
+    if not layer.visible:
+        node.display = getattr(yoga.Display, "None")
+        return node
+    direction = frame.layout if frame is not None else "none"
+    if direction == "none" and frame is not None:
+        node.position_type = yoga.PositionType.Absolute
+        node.set_position(yoga.Edge.Left, layer.x)
+        node.set_position(yoga.Edge.Top, layer.y)
+    for side, mode, size in (("width", layer.width_sizing, layer.width), ("height", layer.height_sizing, layer.height)):
+        if mode == "fixed":
+            setattr(node, side, size)
+            if _along(direction, side):
+                node.flex_shrink = 0  # a number is the size, as a designer's fixed size is (CSS: flex: none)
+        elif mode == "fill" and _along(direction, side):
+            node.flex_grow = 1
+            node.flex_basis = 0
+        elif mode == "fill":
+            node.align_self = yoga.Align.Stretch
+    if isinstance(layer, FrameLayer):
+        _frame_style(node, layer, yoga)
+        for child in layer.layers:
+            node.add_child(_node(child, layer, ctx, config, measured))
+        if layer.layout == "none" and "hug" in (layer.width_sizing, layer.height_sizing):
+            _hug_absolute(node, layer, ctx)
+    elif isinstance(layer, TextLayer) and "hug" in (layer.width_sizing, layer.height_sizing):
+        node.set_measure_func(_text_measure(layer, ctx, yoga))
+        measured.append(node)
+    return node
+
+
+def _along(direction: str, side: str) -> bool:
+    """Whether ``side`` (width, height) runs along a frame's layout."""
+    return (direction == "row" and side == "width") or (direction == "column" and side == "height")
+
+
+def _frame_style(node: Any, frame: FrameLayer, yoga: Any) -> None:
+    node.flex_direction = yoga.FlexDirection.Row if frame.layout == "row" else yoga.FlexDirection.Column
+    pad = frame.padding
+    for edge, value in ((yoga.Edge.Top, pad.top), (yoga.Edge.Right, pad.right), (yoga.Edge.Bottom, pad.bottom)):
+        node.set_padding(edge, value)
+    node.set_padding(yoga.Edge.Left, pad.left)
+    node.set_gap(yoga.Gutter.All, frame.gap)
+    node.align_items = getattr(yoga.Align, ALIGN[frame.align])
+    node.justify_content = getattr(yoga.Justify, JUSTIFY[frame.justify])
+    node.align_content = yoga.Align.FlexStart  # wrapped lines sit together, as the gap says
+    node.flex_wrap = yoga.Wrap.Wrap if frame.wrap else yoga.Wrap.NoWrap
+
+
+def _text_measure(layer: TextLayer, ctx: LayoutContext, yoga: Any) -> Any:
+    """The text's box as Yoga asks for it: as wide as its longest line up to the width
+    offered (exactly the width given, when given), as high as its lines."""
+    from templatekit.layout import text
+
+    def measure(width: float, width_mode: Any, height: float, height_mode: Any) -> tuple[float, float]:
+        if width_mode == yoga.MeasureMode.Exactly:
+            return width, text.measure(layer, ctx, width)[1]
+        return text.measure(layer, ctx, width if width_mode == yoga.MeasureMode.AtMost else None)
+
+    return measure
+
+
+def _hug_absolute(node: Any, frame: FrameLayer, ctx: LayoutContext) -> None:
+    """A ``none`` frame that hugs: its layers' boxes from its corner, and its padding."""
+    right = bottom = 0.0
+    for child in frame.layers:
+        if not child.visible:
+            continue
+        width, height = child.width, child.height
+        if isinstance(child, TextLayer) and "hug" in (child.width_sizing, child.height_sizing):
+            hugged = _text_size(child, ctx)
+            width = hugged[0] if child.width_sizing == "hug" else width
+            height = hugged[1] if child.height_sizing == "hug" else height
+        right, bottom = max(right, child.x + width), max(bottom, child.y + height)
+    pad = frame.padding
+    if frame.width_sizing == "hug":
+        node.width = right + pad.right
+    if frame.height_sizing == "hug":
+        node.height = bottom + pad.bottom
+
+
+def _text_size(layer: TextLayer, ctx: LayoutContext) -> tuple[float, float]:
+    from templatekit.layout import text
+
+    limit = None if layer.width_sizing == "hug" else layer.width
+    width, height = text.measure(layer, ctx, limit)
+    return (width if layer.width_sizing == "hug" else layer.width), height
+
+
+def _placed(layer: AnyLayer, node: Any, x: float, y: float) -> AnyLayer:
+    """``layer`` at canvas (x, y) with the size Yoga gave it, its layers placed from
+    there; a hidden layer keeps its box."""
+    if not layer.visible:
+        return _fixed(layer, x, y, layer.width, layer.height)
+    placed = _fixed(layer, x, y, node.layout_width, node.layout_height)
+    if not isinstance(layer, FrameLayer):
+        return placed
+    children = []
+    for index, child in enumerate(layer.layers):
+        child_node = node.get_child(index)
+        children.append(_placed(child, child_node, x + child_node.layout_left, y + child_node.layout_top))
+    return evolve(placed, layers=tuple(children))  # type: ignore[arg-type]
+
+
+def _fixed(layer: AnyLayer, x: float, y: float, width: float, height: float) -> AnyLayer:
+    return evolve(
+        layer,
+        x=x,
+        y=y,
+        width=max(width, 1e-3),
+        height=max(height, 1e-3),
+        width_sizing="fixed",
+        height_sizing="fixed",
+    )

@@ -1,0 +1,202 @@
+"""Frames and auto layout: the boxes a frame gives its layers (flexbox arithmetic, text
+that hugs measured by the text engine), checked on the arranged template and on the
+pixels of the PNG and the PDF."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import numpy as np
+import pytest
+
+import templatekit as tk
+from templatekit.layout.text import measure
+from templatekit.model.layers import walk_layers
+from templatekit.options import RenderOptions
+from templatekit.pipeline import resolve
+from tests.conftest import decode, template
+
+TITLE_SIZE, LINE_HEIGHT = 40, 1.2
+
+
+def text(name: str, value: str, **fields: Any) -> dict[str, Any]:
+    return {"type": "text", "name": name, "width": "fill", "height": "hug", "text": value, **fields}
+
+
+def frame(name: str, *layers: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    return {
+        "type": "frame",
+        "name": name,
+        "x": 20,
+        "y": 20,
+        "width": 500,
+        "height": "hug",
+        "layers": list(layers),
+        **fields,
+    }
+
+
+def card(title: str) -> dict[str, Any]:
+    return template(
+        frame(
+            "card",
+            text("title", title, size=TITLE_SIZE, weight=700),
+            text("subtitle", "Follows the title", size=20, color="#dc2626"),
+            layout="column",
+            gap=12,
+            padding=24,
+            fill="#ffffff",
+        ),
+        width=560,
+        height=400,
+        background="#0f172a",
+    )
+
+
+def boxes(spec: dict[str, Any], modifications: Any = None) -> dict[str, tuple[float, float, float, float]]:
+    """Each layer's arranged box, by name: x, y, width, height on the canvas."""
+    arranged, _, _ = resolve(spec, modifications, RenderOptions())
+    return {layer.name: (layer.x, layer.y, layer.width, layer.height) for layer in walk_layers(arranged.layers)}
+
+
+def ink_top(image: Any, colour: tuple[int, int, int]) -> int:
+    """The first row with a pixel near ``colour``."""
+    pixels = np.asarray(image.convert("RGB")).astype(int)
+    rows = np.nonzero((np.abs(pixels - colour).sum(axis=2) < 60).any(axis=1))[0]
+    return int(rows[0])
+
+
+def test_the_subtitle_follows_a_title_of_one_to_three_lines():
+    one, three = "Short", "A much longer title that takes three lines here"
+    line = TITLE_SIZE * LINE_HEIGHT
+    short, long = boxes(card(one)), boxes(card(three))
+    assert short["title"][3] == pytest.approx(line) and long["title"][3] == pytest.approx(3 * line)
+    assert long["subtitle"][1] - short["subtitle"][1] == pytest.approx(2 * line)
+    assert long["card"][3] - short["card"][3] == pytest.approx(2 * line)  # the card grows with it
+    assert short["subtitle"][1] == pytest.approx(20 + 24 + line + 12)  # frame top, padding, title, gap
+    red = (220, 38, 38)
+    moved = ink_top(decode(tk.render_image(card(three)).data), red) - ink_top(
+        decode(tk.render_image(card(one)).data), red
+    )
+    assert abs(moved - 2 * line) <= 1
+
+
+def test_a_badge_hugs_its_text_and_padding():
+    badge = {"type": "text", "name": "badge", "width": "hug", "height": "hug", "text": "SALE -20%", "size": 18}
+    badge.update(padding=[6, 10], background="#2563eb", color="#ffffff")
+    spec = template({**frame("row", badge, layout="row", width="hug"), "x": 40, "y": 30}, background="#ffffff")
+    arranged, ctx, _ = resolve(spec, None, RenderOptions())
+    inner = arranged.layers[0].layers[0]
+    advance, lines = measure(inner, ctx, None)
+    assert boxes(spec)["badge"] == pytest.approx((40, 30, advance, lines))
+    assert advance > 20 and lines == pytest.approx(18 * 1.2 + 12)
+    pixels = np.asarray(decode(tk.render_image(spec).data).convert("RGB")).astype(int)
+    blue = np.nonzero((np.abs(pixels[int(30 + lines / 2)] - (37, 99, 235)).sum(axis=1) < 30))[0]
+    assert abs((blue[-1] - blue[0] + 1) - advance) <= 1.5  # the drawn background is that wide
+
+
+def fixed(name: str, width: float | str = 50, height: float | str = 30, **fields: Any) -> dict[str, Any]:
+    return {"type": "shape", "name": name, "width": width, "height": height, "fill": "#888", **fields}
+
+
+def test_space_between_fill_and_gap_match_flexbox_arithmetic():
+    between = frame("between", fixed("a"), fixed("b"), fixed("c"), layout="row", justify="space-between", padding=10)
+    found = boxes(template(between))
+    assert [found[n][0] for n in "abc"] == pytest.approx([30, 245, 460])  # 20 + 10; the rest shared by two gaps
+    shared = frame(
+        "shared",
+        fixed("fixed", 100),
+        fixed("first", "fill"),
+        fixed("second", "fill"),
+        layout="row",
+        gap=10,
+        width=400,
+    )
+    found = boxes(template(shared))
+    assert found["first"][2] == found["second"][2] == pytest.approx((400 - 100 - 20) / 2)
+    assert found["second"][0] == pytest.approx(20 + 100 + 10 + 140 + 10)
+
+
+def test_align_across_the_layout_and_fill_across_it_stretch():
+    column = frame(
+        "column",
+        fixed("start"),
+        fixed("centre", 80),
+        layout="column",
+        align="center",
+        width=300,
+    )
+    found = boxes(template(column))
+    assert found["start"][0] == pytest.approx(20 + (300 - 50) / 2)
+    assert found["centre"][0] == pytest.approx(20 + (300 - 80) / 2)
+    stretched = frame("stretched", fixed("wide", "fill"), layout="column", width=300, padding=[0, 15])
+    assert boxes(template(stretched))["wide"] == pytest.approx((35, 20, 270, 30))
+
+
+def test_a_hidden_layer_takes_no_space_and_a_modification_hiding_one_closes_the_gap():
+    spec = template(frame("list", fixed("a"), fixed("b"), fixed("c"), layout="column", gap=5))
+    assert boxes(spec)["c"][1] == pytest.approx(20 + 30 + 5 + 30 + 5)
+    assert boxes(spec, [{"name": "b", "visible": False}])["c"][1] == pytest.approx(20 + 30 + 5)
+
+
+def test_rows_wrap_and_frames_nest():
+    tags = frame("tags", *(fixed(f"t{n}", 120) for n in range(5)), layout="row", wrap=True, gap=10, width=400)
+    found = boxes(template(tags, height=300))
+    corners = [value for n in range(5) for value in found[f"t{n}"][:2]]
+    assert corners == pytest.approx([20, 20, 150, 20, 280, 20, 20, 60, 150, 60])
+    assert found["tags"][3] == pytest.approx(70)
+    inner = {**frame("inner", fixed("dot", 10, 10, x=5, y=7), width="hug", padding=3), "x": 0, "y": 0}
+    outer = frame("outer", fixed("head", 60), inner, layout="row", gap=4, padding=2)
+    found = boxes(template(outer))
+    assert found["inner"][:2] == pytest.approx((20 + 2 + 60 + 4, 22))
+    assert found["inner"][2:] == pytest.approx((5 + 10 + 3, 7 + 10 + 3))  # a none frame hugs its layers' boxes
+    assert found["dot"][:2] == pytest.approx((86 + 5, 22 + 7))  # from the inner frame's corner
+
+
+def test_a_clipping_frame_cuts_its_layers_at_its_rounded_box():
+    big = {"type": "shape", "name": "big", "x": -40, "y": -40, "width": 300, "height": 300, "fill": "#16a34a"}
+    spec = template(
+        frame("window", big, width=100, height=80, clip=True, radius=20), width=200, height=150, background="#ffffff"
+    )
+    image = np.asarray(decode(tk.render_image(spec).data).convert("RGB"))
+    assert tuple(image[60, 70]) == (22, 163, 74)  # inside
+    assert tuple(image[60, 130]) == (255, 255, 255) and tuple(image[110, 60]) == (255, 255, 255)  # outside the box
+    assert tuple(image[21, 21]) == (255, 255, 255)  # cut by the rounded corner
+
+
+def test_modifications_reach_layers_in_frames_by_name():
+    changed = boxes(card("Short"), {"title": "A much longer title that takes three lines here"})
+    assert changed["subtitle"][1] == pytest.approx(
+        boxes(card("A much longer title that takes three lines here"))["subtitle"][1]
+    )
+
+
+@pytest.mark.parametrize(
+    ("spec", "path", "words"),
+    [
+        (frame("f", {"type": "qrcode", "name": "q", "width": "hug", "height": 50, "qrcode": "x"}, layout="row"),
+         "layers[0].layers[0].width", "a qrcode layer has none"),
+        ({"type": "text", "name": "t", "x": 0, "y": 0, "width": "fill", "height": 20, "text": "x"},
+         "layers[0].width", "outside a frame"),
+        (frame("f", fixed("s", "fill", x=0, y=0)), "layers[0].layers[0].width", 'layout is "none"'),
+        (frame("f", fixed("same"), frame("g", fixed("same"), layout="row"), layout="column"),
+         "layers[0].layers[1].layers[0].name", "used by an earlier layer"),
+    ],
+)  # fmt: skip
+def test_a_size_word_where_it_means_nothing_is_refused_with_its_path(spec, path, words):
+    with pytest.raises(tk.TemplateError) as error:
+        tk.load_template(template(spec), strict=True)
+    assert any(problem.startswith(path) and words in problem for problem in error.value.problems), error.value
+
+
+def test_the_pdf_places_the_layers_of_frames_as_the_png_does():
+    pdfium = pytest.importorskip("pypdfium2")
+    spec = card("A title over two lines for the pdf check")
+    png = np.asarray(decode(tk.render_image(spec).data).convert("RGB")).astype(int)
+    document = pdfium.PdfDocument(io.BytesIO(tk.render_pdf(spec).data))
+    page = document[0].render(scale=1.0).to_pil().convert("RGB").resize((png.shape[1], png.shape[0]))
+    difference = np.abs(np.asarray(page).astype(int) - png)
+    assert difference.mean() < 3.0, difference.mean()  # text anti-aliased by another rasteriser
+    red = (220, 38, 38)
+    assert abs(ink_top(page, red) - ink_top(decode(tk.render_image(spec).data), red)) <= 1
