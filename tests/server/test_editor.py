@@ -400,7 +400,7 @@ def test_every_kind_can_be_added_and_renders(page, live):
     open_editor(page, live, account)
     kinds = page.locator("#kind option").evaluate_all("options => options.map(o => o.value)")
     assert "video" not in kinds  # clips only in video templates
-    assert len(kinds) == 11
+    assert len(kinds) == 12 and "frame" in kinds
     for kind in kinds:
         add(page, kind)
         assert page.is_hidden("#problems"), page.text_content("#problems")

@@ -150,7 +150,9 @@ def test_the_template_and_video_schemas_come_from_the_model() -> None:
     }
     template = schemas["Template"]["properties"]
     assert {"background", "fonts", "video", "audio", "layers"} <= set(template)
-    mapping = template["layers"]["items"]["discriminator"]["mapping"]
+    assert template["layers"]["items"] == {"$ref": "#/components/schemas/Layer"}  # frames hold the same
+    assert schemas["FrameLayer"]["properties"]["layers"]["items"] == {"$ref": "#/components/schemas/Layer"}
+    mapping = schemas["Layer"]["discriminator"]["mapping"]
     assert set(mapping) == set(LAYER_KINDS)
     for kind, cls in LAYER_KINDS.items():
         if cls.MAIN_FIELD:

@@ -92,7 +92,7 @@ def test_a_badge_hugs_its_text_and_padding():
     assert boxes(spec)["badge"] == pytest.approx((40, 30, advance, lines))
     assert advance > 20 and lines == pytest.approx(18 * 1.2 + 12)
     pixels = np.asarray(decode(tk.render_image(spec).data).convert("RGB")).astype(int)
-    blue = np.nonzero((np.abs(pixels[int(30 + lines / 2)] - (37, 99, 235)).sum(axis=1) < 30))[0]
+    blue = np.nonzero(np.abs(pixels[int(30 + lines / 2)] - (37, 99, 235)).sum(axis=1) < 30)[0]
     assert abs((blue[-1] - blue[0] + 1) - advance) <= 1.5  # the drawn background is that wide
 
 

@@ -34,7 +34,7 @@ export class FormatSchema {
   /** The layer kinds: ``type`` -> schema of that kind's layer (resolved once). */
   get kinds() {
     if (!this.resolvedKinds) {
-      const mapping = this.template.properties.layers.items.discriminator.mapping;
+      const mapping = this.resolve(this.template.properties.layers.items).discriminator.mapping;
       this.resolvedKinds = Object.fromEntries(
         Object.entries(mapping).map(([kind, ref]) => [kind, this.resolve({ $ref: ref })]),
       );
