@@ -187,11 +187,11 @@ EXAMPLE_TEXT = {
     ],
     "product-card": [
         "NEW",
-        "Teal Ceramic Mug",
-        "$24.00",
+        "Teal Ceramic Mug",  # the details frame: name, rating, description
         "4.5 · 1,284 reviews",
         "Hand-glazed stoneware that keeps coffee hot and looks good doing it. "
         "350 ml, dishwasher safe, made in Portugal.",
+        "$24.00",
         "5901234123457",  # the barcode's digits
     ],
     "event-ticket": [
