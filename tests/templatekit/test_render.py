@@ -217,6 +217,25 @@ def test_background_image_fills_the_canvas(tmp_path):
     assert image.getpixel((5, 5)) == image.getpixel((295, 295)) == (200, 30, 30)
 
 
+def test_a_gradient_background_fills_the_canvas_in_png_and_pdf():
+    import io
+
+    pdfium = pytest.importorskip("pypdfium2")
+    data = template(background={"from": "#ff0000", "to": "#0000ff", "angle": 90}, width=300, height=200)
+    png = decode(tk.render_image(data).data).convert("RGB")
+    page = pdfium.PdfDocument(io.BytesIO(tk.render_pdf(data).data))[0].render(scale=4 / 3).to_pil().convert("RGB")
+    for image in (png, page.resize(png.size)):
+        left, middle, right = (image.getpixel((x, 100)) for x in (2, 150, 297))
+        assert left[0] > 240 and left[2] < 15 and right[2] > 240 and right[0] < 15, (left, right)
+        assert abs(middle[0] - 128) < 12 and abs(middle[2] - 128) < 12, middle  # halfway, in sRGB as CSS mixes
+
+
+def test_a_background_that_is_neither_colour_gradient_nor_image_names_what_it_may_be():
+    with pytest.raises(tk.TemplateError) as error:
+        tk.load_template(template(background={"colour": "red"}), strict=True)
+    assert 'background: must be a colour, a gradient {"from": …, "to": …} or an image {"src": …}' in str(error.value)
+
+
 def test_unchanged_layers_are_laid_out_once_and_keep_their_warnings(monkeypatch, tmp_path):
     from PIL import Image
 

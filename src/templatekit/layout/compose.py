@@ -27,8 +27,8 @@ from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import BUILT_IN_KINDS, ImageLayer, Layer, ShapeGeometry, ShapeLayer
 from templatekit.model.layers import Mask as LayerMask
 from templatekit.model.template import MAX_MASK_DEPTH, BackgroundImage, Template
-from templatekit.model.values import Color
-from templatekit.scene import DropShadow, Effects, Group, Item, Mask, Scene
+from templatekit.model.values import Color, Gradient
+from templatekit.scene import DropShadow, Effects, Group, Item, Mask, Rect, Scene
 
 LayoutFn = Callable[[Any, LayoutContext], list[Item]]
 T = TypeVar("T")
@@ -189,7 +189,9 @@ def background_color(template: Template) -> Color | None:
 
 
 def background_items(template: Template, ctx: LayoutContext) -> list[Item]:
-    """The template's background image, if it has one, filling the canvas."""
+    """The template's background gradient or image, if it has one, filling the canvas."""
+    if isinstance(template.background, Gradient):
+        return [Rect(0, 0, template.width, template.height, fill=template.background)]
     if not isinstance(template.background, BackgroundImage):
         return []
     background = template.background

@@ -152,6 +152,24 @@ def _paint(value: Any, _: Any) -> Color | Gradient:
     return _color(value, Color)
 
 
+def _number_or_colour(value: Any, _: Any) -> float | Color:
+    """A keyframe's value: a number, or a colour as text."""
+    return _color(value, Color) if isinstance(value, str) else _number(value, float)
+
+
+def _background(value: Any, _: Any) -> Color | Gradient | BackgroundImage | None:
+    """A colour, a gradient (``from`` and ``to``) or an image (``src``)."""
+    if value is None:
+        return None
+    if isinstance(value, dict) and "src" in value:
+        return converter.structure(value, BackgroundImage)
+    if isinstance(value, dict) and not {"from", "to"} & set(value):
+        raise ValueError(
+            f'must be a colour, a gradient {{"from": …, "to": …}} or an image {{"src": …}} (got {shown_value(value)})'
+        )
+    return _paint(value, None)
+
+
 def _cell(value: Any, _: Any) -> CellValue:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
@@ -316,12 +334,8 @@ def _make_converter() -> Converter:
     conv.register_structure_hook(Column, _column)
     conv.register_structure_hook(PlotlyFigure, _figure)
     conv.register_structure_hook(AnyLayer, _layer)
-    conv.register_structure_hook(
-        Union[Color, BackgroundImage, None],
-        lambda v, _: (
-            None if v is None else conv.structure(v, BackgroundImage) if isinstance(v, dict) else _color(v, Color)
-        ),
-    )
+    conv.register_structure_hook(Union[Color, Gradient, BackgroundImage, None], _background)
+    conv.register_structure_hook(Union[float, Color], _number_or_colour)
 
     def structure_factory(cls: type) -> Any:
         renames: dict[str, Any] = {a.name: override(rename=json_name(a.name)) for a in attrs.fields(cls)}

@@ -79,7 +79,9 @@ PRESETS = ("fade-in", "fade-out", "slide-in", "slide-out", "zoom-in", "ken-burns
 PLACEMENT = ("opacity", "x", "y", "scale", "rotation")
 EFFECTS = ("blur", "shadowX", "shadowY", "shadowBlur", "shadowSpread")
 FILTERS = ("brightness", "contrast", "saturation", "hueRotate", "sepia", "invert")
-PROPERTIES = (*PLACEMENT, *EFFECTS, *FILTERS)
+#: Colours keyframes move: a layer's colour, a shape's or frame's solid fill, a text box's fill.
+COLOURS = ("color", "fill", "background")
+PROPERTIES = (*PLACEMENT, *EFFECTS, *FILTERS, *COLOURS)
 
 
 def _text(default: Any = "") -> Any:
@@ -110,7 +112,7 @@ def _easing(value: str | None) -> str | None:
 @frozen(kw_only=True)
 class Keyframe:
     time: float = field(check=non_negative)
-    value: float
+    value: float | Color  # a colour for ``color``, ``fill`` and ``background``
 
 
 @frozen(kw_only=True)
@@ -132,6 +134,11 @@ class Animation:
             yield "preset", "give either a preset or a property with keyframes"
         if self.property is not None and not self.keyframes:
             yield "keyframes", "a property animation needs at least one keyframe"
+        colour = self.property in COLOURS
+        for index, keyframe in enumerate(self.keyframes):
+            if self.property is not None and isinstance(keyframe.value, Color) != colour:
+                wanted = "a colour" if colour else "a number"
+                yield f"keyframes[{index}].value", f"{self.property!r} keyframes take {wanted} (got {keyframe.value!r})"
 
 
 BlendMode = Literal[

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
+import attrs
 from attrs import frozen
 
 from templatekit.model.checks import (
@@ -19,6 +20,7 @@ from templatekit.model.checks import (
     non_negative,
 )
 from templatekit.model.layers import (
+    COLOURS,
     FILTERS,
     MAX_FRAME_DEPTH,
     NAME,
@@ -29,7 +31,7 @@ from templatekit.model.layers import (
     layer_paths,
     walk_layers,
 )
-from templatekit.model.values import Color, Source
+from templatekit.model.values import Color, Gradient, Source
 
 MAX_SIDE = 10_000
 MAX_PIXELS = 50_000_000
@@ -88,7 +90,7 @@ class Template:
     width: int = field(check=between(1, MAX_SIDE))
     height: int = field(check=between(1, MAX_SIDE))
     id: str | None = field(None, check=max_length(MAX_NAME))
-    background: Color | BackgroundImage | None = None
+    background: Color | Gradient | BackgroundImage | None = None
     fonts: tuple[FontSource, ...] = field((), check=at_most_items(MAX_FONTS))
     video: VideoSettings | None = None
     audio: AudioTrack | None = None
@@ -107,9 +109,11 @@ class Template:
             if layer.TYPE == "video" and self.video is None:
                 yield f"{path}.type", "video layers need a video template (add a 'video' field)"
             for number, animation in enumerate(layer.animations):
+                where = f"{path}.animations[{number}].property"
                 if animation.property in FILTERS and layer.TYPE != "image":
-                    where = f"{path}.animations[{number}].property"
                     yield where, f"{animation.property!r} animates an image's filters; this is a {layer.kind} layer"
+                if animation.property is not None and animation.property in COLOURS:
+                    yield from _colour_problems(where, layer, animation.property)
             for side, message in layer.sizing_problems():
                 yield f"{path}.{side}", message
             yield from _fill_problems(path, layer, frame)
@@ -151,6 +155,14 @@ class Template:
     def layer(self, name: str) -> AnyLayer | None:
         """The layer named ``name``, at any depth of frames."""
         return next((layer for layer in walk_layers(self.layers) if layer.name == name), None)
+
+
+def _colour_problems(where: str, layer: AnyLayer, name: str) -> Iterator[tuple[str, str]]:
+    """A colour animation needs the colour it moves: a field of the layer, and a solid one."""
+    if name not in attrs.fields_dict(type(layer)):  # the JSON names are the fields' own
+        yield where, f"a {layer.kind} layer has no {name!r} to animate"
+    elif isinstance(getattr(layer, name), Gradient):
+        yield where, f"the layer's {name} is a gradient, which is not animatable; give it a colour"
 
 
 def _fill_problems(path: str, layer: AnyLayer, frame: FrameLayer | None) -> Iterator[tuple[str, str]]:

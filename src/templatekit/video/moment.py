@@ -18,7 +18,7 @@ from attrs import evolve
 
 from templatekit.geometry import Transform
 from templatekit.layout.compose import layer_effects
-from templatekit.model.layers import FILTERS, Layer
+from templatekit.model.layers import COLOURS, FILTERS, Layer
 from templatekit.model.template import Template
 from templatekit.model.values import Color
 from templatekit.scene import Clip, Effects, Group, Item, Rect, Scene
@@ -56,17 +56,20 @@ def over_black(scene: Scene) -> Scene:
     return evolve(scene, background=BLACK, items=(*under, *scene.items))
 
 
-def effect_values(state: LayerState) -> tuple[tuple[str, float], ...]:
-    """The state's effect and filter values, to a hundredth of their unit: equal values
-    draw equal pixels."""
-    return tuple((name, round(value, 2)) for name, value in state.effects)
+def effect_values(state: LayerState) -> tuple[tuple[str, float | Color], ...]:
+    """The state's effect, filter and colour values, numbers to a hundredth of their
+    unit: equal values draw equal pixels."""
+    return tuple((name, value if isinstance(value, Color) else round(value, 2)) for name, value in state.effects)
 
 
-def with_effect_values(layer: Layer, group: Group, values: tuple[tuple[str, float], ...], relayout: Relayout) -> Group:
-    """The layer's ``group`` with its effects (and, for an image, its filters, laid out
-    again) as the keyframes set them at a moment."""
+def with_effect_values(
+    layer: Layer, group: Group, values: tuple[tuple[str, float | Color], ...], relayout: Relayout
+) -> Group:
+    """The layer's ``group`` with its effects (and, for an image, its filters, and its
+    colours: laid out again) as the keyframes set them at a moment."""
     changed = with_effects(layer, values)
-    items = relayout(changed) if any(name in FILTERS for name, _ in values) else list(group.items)
+    content = any(name in FILTERS or name in COLOURS for name, _ in values)
+    items = relayout(changed) if content else list(group.items)
     return evolve(group, items=tuple(items), effects=layer_effects(changed))
 
 

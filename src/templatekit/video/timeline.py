@@ -12,6 +12,7 @@ keyframe sets the value.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -29,6 +30,7 @@ from templatekit.model.layers import (
     Shadow,
     TextLayer,
 )
+from templatekit.model.values import Color
 from templatekit.video.easing import easing_function
 
 # Seconds a preset takes when its animation gives no duration.
@@ -54,7 +56,7 @@ class LayerState:
     focus: tuple[float, float] = (0.5, 0.5)  # as fractions of the box
     reveal: float = 1.0  # typewriter: the share of the text shown
     #: effect and filter values at this moment (``Animation.property`` names), in order
-    effects: tuple[tuple[str, float], ...] = ()
+    effects: tuple[tuple[str, float | Color], ...] = ()
 
 
 HIDDEN = LayerState(visible=False)
@@ -142,11 +144,13 @@ class Timeline:
             if animation.preset == "ken-burns":
                 largest *= KEN_BURNS_ZOOM
             elif animation.property == "scale":
-                largest *= max(1.0, *(abs(frame.value) for frame in animation.keyframes))
+                largest *= max(
+                    1.0, *(abs(frame.value) for frame in animation.keyframes if isinstance(frame.value, float))
+                )
         return largest
 
 
-def _keyframe_value(keyframes: tuple[Keyframe, ...], time: float, ease: object) -> float:
+def _keyframe_value(keyframes: tuple[Keyframe, ...], time: float, ease: Callable[[float], float]) -> float | Color:
     """The value at ``time`` (seconds after the animation starts): held before the first
     keyframe and after the last, eased between two."""
     frames = sorted(keyframes, key=lambda frame: frame.time)
@@ -154,14 +158,32 @@ def _keyframe_value(keyframes: tuple[Keyframe, ...], time: float, ease: object) 
         return frames[0].value
     for before, after in zip(frames, frames[1:], strict=False):
         if time < after.time:
-            progress = (time - before.time) / (after.time - before.time)
-            return before.value + (after.value - before.value) * ease(progress)  # type: ignore[operator]
+            progress = ease((time - before.time) / (after.time - before.time))
+            if isinstance(before.value, Color) and isinstance(after.value, Color):
+                return mixed(before.value, after.value, progress)
+            assert isinstance(before.value, float) and isinstance(after.value, float)
+            return before.value + (after.value - before.value) * progress
     return frames[-1].value
 
 
-def _with_property(state: LayerState, layer: Layer, name: str, value: float) -> LayerState:
+def mixed(first: Color, second: Color, share: float) -> Color:
+    """``share`` of the way from one colour to the other, as CSS transitions mix them: in
+    sRGB with premultiplied alpha (a fade from transparent does not pass through grey)."""
+    alpha = first.a + (second.a - first.a) * share
+    if alpha <= 0:
+        return Color(0, 0, 0, 0)
+
+    def channel(a: int, b: int) -> int:
+        premultiplied = a * first.a + (b * second.a - a * first.a) * share
+        return max(0, min(255, round(premultiplied / alpha)))
+
+    return Color(channel(first.r, second.r), channel(first.g, second.g), channel(first.b, second.b), round(alpha))
+
+
+def _with_property(state: LayerState, layer: Layer, name: str, value: float | Color) -> LayerState:
     if name not in PLACEMENT:
         return evolve(state, effects=(*state.effects, (name, value)))
+    assert isinstance(value, float)
     if name == "opacity":
         return evolve(state, opacity=state.opacity * min(1.0, max(0.0, value)))
     if name == "x":
@@ -193,7 +215,7 @@ def _clamped(owner: type, field: str, value: float) -> float:
     return min(allowed.get("maximum", math.inf), max(allowed.get("minimum", -math.inf), value))
 
 
-def with_effects(layer: Layer, effects: tuple[tuple[str, float], ...]) -> Layer:
+def with_effects(layer: Layer, effects: tuple[tuple[str, float | Color], ...]) -> Layer:
     """The layer as its animated effects make it at one moment: its blur, its first
     shadow (a default one when it has none) and, for an image, its filters; each value
     kept within its field's range."""
@@ -201,6 +223,9 @@ def with_effects(layer: Layer, effects: tuple[tuple[str, float], ...]) -> Layer:
     shadows = list(layer.shadows)
     filters = layer.filters if isinstance(layer, ImageLayer) else None
     for name, raw in effects:
+        if isinstance(raw, Color):  # a colour field of the layer (checked when it was loaded)
+            changes[name] = raw
+            continue
         owner, field = _TARGETS[name]
         value: dict[str, Any] = {field: _clamped(owner, field, raw)}
         if owner is Layer:

@@ -156,6 +156,39 @@ def test_a_fade_in_title_is_invisible_at_the_start_and_drawn_at_its_end():
         assert max(np.asarray(frame.convert("L").crop(box)).ravel()) > 235
 
 
+def test_a_colour_keyframed_from_blue_to_red_is_blue_first_red_last_and_between_halfway():
+    square = layer(
+        "shape", "square", x=100, y=50, width=200, height=100, fill="#0000ff",
+        animations=[{"property": "fill", "keyframes": [{"time": 0, "value": "#0000ff"}, {"time": 1, "value": "#ff0000"}]}],
+    )  # fmt: skip
+    frames = probe(tk.render_video(video(square, duration=1.5)).data)["frames"]
+
+    def colour(frame: Image.Image) -> np.ndarray:
+        return np.asarray(frame.convert("RGB").crop((150, 75, 250, 125))).reshape(-1, 3).mean(axis=0)
+
+    first, halfway, last = colour(frames[0]), colour(frames[15]), colour(frames[-1])
+    assert first[2] > 235 and first[0] < 20, first
+    assert last[0] > 235 and last[2] < 20, last
+    assert 110 < halfway[0] < 145 and 110 < halfway[2] < 145 and halfway[1] < 20, halfway  # mixed in sRGB, not grey
+
+
+def test_a_colour_keyframe_needs_the_colour_it_moves():
+    def refused(spec: dict[str, Any]) -> str:
+        with pytest.raises(tk.TemplateError) as error:
+            tk.load_template(video(spec), strict=True)
+        return str(error.value)
+
+    star = layer("star", "s", star=3, animations=[{"property": "fill", "keyframes": [{"time": 0, "value": "#fff"}]}])
+    assert "layers[0].animations[0].property: a star layer has no 'fill' to animate" in refused(star)
+    graded = layer(
+        "shape", "g", fill={"from": "#fff", "to": "#000"},
+        animations=[{"property": "fill", "keyframes": [{"time": 0, "value": "#fff"}]}],
+    )  # fmt: skip
+    assert "the layer's fill is a gradient, which is not animatable" in refused(graded)
+    numbers = layer("text", "t", text="x", animations=[{"property": "color", "keyframes": [{"time": 0, "value": 1}]}])
+    assert "keyframes[0].value: 'color' keyframes take a colour" in refused(numbers)
+
+
 def test_a_slide_in_layer_moves_right_until_it_reaches_its_place():
     square = layer(
         "shape", "square", x=200, y=60, width=80, height=80, fill="#ff0000",
