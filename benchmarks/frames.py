@@ -34,7 +34,9 @@ def fixed(card: tk.Template) -> tk.Template:
     arranged, _, _ = resolve(card, None, RenderOptions())
     flat = [layer for layer in walk_layers(arranged.layers) if not isinstance(layer, FrameLayer)]
     data = converter.unstructure(arranged)
-    return tk.load_template({**data, "layers": [converter.unstructure(layer) for layer in flat]}, base_dir=TEMPLATE.parent)
+    return tk.load_template(
+        {**data, "layers": [converter.unstructure(layer) for layer in flat]}, base_dir=TEMPLATE.parent
+    )
 
 
 def bench(template: tk.Template, name: str, label: str, iterations: int) -> Timings:

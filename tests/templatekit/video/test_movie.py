@@ -159,7 +159,9 @@ def test_a_fade_in_title_is_invisible_at_the_start_and_drawn_at_its_end():
 def test_a_colour_keyframed_from_blue_to_red_is_blue_first_red_last_and_between_halfway():
     square = layer(
         "shape", "square", x=100, y=50, width=200, height=100, fill="#0000ff",
-        animations=[{"property": "fill", "keyframes": [{"time": 0, "value": "#0000ff"}, {"time": 1, "value": "#ff0000"}]}],
+        animations=[
+            {"property": "fill", "keyframes": [{"time": 0, "value": "#0000ff"}, {"time": 1, "value": "#ff0000"}]}
+        ],
     )  # fmt: skip
     frames = probe(tk.render_video(video(square, duration=1.5)).data)["frames"]
 
