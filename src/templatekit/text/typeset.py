@@ -454,6 +454,10 @@ def typeset(
     """
     key = (book.key, text, style, max_width, max_lines, max_height, ellipsis, language)
     block: TextBlock | None = _LAYOUTS.get(key)
+    if block is None and max_height is not None:  # a block that fits its height is the same without the limit
+        unlimited: TextBlock | None = _LAYOUTS.get((*key[:5], None, *key[6:]))
+        if unlimited is not None and not unlimited.truncated and unlimited.height <= max_height + _EPSILON:
+            return unlimited
     if block is None:
         block = _typeset(text, style, book, max_width, max_lines, max_height, ellipsis, language)
         _LAYOUTS.put(key, block, block.approx_bytes())
