@@ -21,7 +21,7 @@ from templatekit import jsontext
 from templatekit.errors import ModificationError, listed
 from templatekit.model import plotly_settings, sizes
 from templatekit.model.convert import converter, error_lines, json_name, model_problems, shown_value
-from templatekit.model.layers import LAYER_KINDS, AnyLayer, ChartLayer, FrameLayer, UnknownLayer, walk_layers
+from templatekit.model.layers import LAYER_KINDS, AnyLayer, ChartLayer, UnknownLayer, replaced_layers, walk_layers
 from templatekit.model.modification import Modification
 from templatekit.model.template import Template
 
@@ -105,22 +105,8 @@ def apply(template: Template, modifications: Modifications) -> Applied:
             warnings.append(f"{where}: no layer named {shown_value(mod.name)}; ignored")
             continue
         changed[mod.name] = _apply_one(layer, mod, where, warnings)
-    layers = _replaced(template.layers, changed) if changed else template.layers
+    layers = replaced_layers(template.layers, changed) if changed else template.layers
     return Applied(attrs.evolve(template, layers=layers), tuple(listed(warnings, "warnings")))
-
-
-def _replaced(layers: tuple[AnyLayer, ...], changed: dict[str, AnyLayer]) -> tuple[AnyLayer, ...]:
-    """``layers`` with the ``changed`` ones (by name, at any depth) in their place; a
-    frame whose layers changed is a new frame, the others stay the same objects."""
-    result = []
-    for layer in layers:
-        layer = changed.get(layer.name, layer)
-        if isinstance(layer, FrameLayer) and layer.layers:
-            inner = _replaced(layer.layers, changed)
-            if any(a is not b for a, b in zip(inner, layer.layers, strict=True)):
-                layer = attrs.evolve(layer, layers=inner)
-        result.append(layer)
-    return tuple(result)
 
 
 def _apply_one(layer: AnyLayer, mod: Modification, where: str, warnings: list[str]) -> AnyLayer:

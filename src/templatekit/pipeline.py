@@ -18,6 +18,7 @@ from templatekit.layout.compose import layout_function, layout_template
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.glyph_memory import ScaleOf, at_scale, check_glyphs_fit
 from templatekit.loading import TemplateSource, load_template
+from templatekit.locales import format_values
 from templatekit.memory import Need
 from templatekit.model.layers import Layer
 from templatekit.model.template import Template
@@ -105,7 +106,7 @@ def resolve(
     loaded = load_template(template)
     applied = apply(loaded, modifications)
     loader = options.assets or default_loader()
-    resolved = applied.template
+    resolved, formatting = format_values(applied.template)
     fonts = template_fonts(resolved, loader)
     time = options.time
     if time is None and resolved.video is not None:
@@ -119,7 +120,7 @@ def resolve(
         density=options.density,
         vector=options.vector,
     )
-    return arrange(resolved, ctx), ctx, (*loaded.load_warnings, *applied.warnings)
+    return arrange(resolved, ctx), ctx, (*loaded.load_warnings, *applied.warnings, *formatting)
 
 
 def still(template: TemplateSource, modifications: Modifications, options: RenderOptions) -> RenderResult:

@@ -31,6 +31,7 @@ from templatekit.model.checks import (
     at_most_items,
     at_most_keys,
     between,
+    described,
     each,
     field,
     max_length,
@@ -329,6 +330,39 @@ class TextSpan:
     highlight: Color | None = None  # a background behind the span's text
 
 
+def _locale(value: str | None) -> str | None:
+    from templatekit.model.locale_tags import locale_problem  # ICU, imported when a locale is given
+
+    return None if value is None else locale_problem(value)
+
+
+#: A BCP 47 language tag that ICU reads (``de-DE``, ``ja-JP``, ``pt-BR``).
+LOCALE = all_of(max_length(MAX_NAME), described(_locale, {"examples": ["en-US", "de-DE"]}))
+
+
+def _currency(value: str | None) -> str | None:
+    if value is not None and not (len(value) == 3 and value.isascii() and value.isalpha()):
+        return f"must be an ISO 4217 code of three letters, e.g. EUR or USD (got {value!r})"
+    return None
+
+
+@frozen(kw_only=True)
+class ValueFormat:
+    """How a value is written: a number in a locale's way (``decimal``, ``currency``,
+    ``percent``: 0.25 is 25 %), or an ISO 8601 date (``date``, ``datetime``) in the
+    locale's ``short`` to ``full`` form. ``locale`` defaults to the template's."""
+
+    style: Literal["decimal", "currency", "percent", "date", "datetime"] = "decimal"
+    locale: str | None = field(None, check=LOCALE)
+    currency: str | None = field(None, check=described(_currency, {"pattern": "^[A-Za-z]{3}$", "maxLength": 3}))
+    decimals: int | None = field(None, check=between(0, 20))
+    date: Literal["short", "medium", "long", "full"] = "medium"
+
+    def problems(self) -> Iterator[tuple[str, str]]:
+        if self.style == "currency" and self.currency is None:
+            yield "currency", "a currency format needs its ISO 4217 code, e.g. EUR"
+
+
 @frozen(kw_only=True)
 class TextLayer(Layer):
     TYPE = "text"
@@ -356,6 +390,7 @@ class TextLayer(Layer):
     markup: bool = False  # ``text`` is rich text in the HTML subset of templatekit.model.markup
     outline: TextOutline | None = None
     spans: tuple[TextSpan, ...] = field((), check=at_most_items(MAX_SPANS))  # rich text instead of ``text``
+    format: ValueFormat | None = None  # ``text`` is a value, written as this says
 
     def problems(self) -> Iterator[tuple[str, str]]:
         if self.auto_fit == "shrink" and self.min_size > self.size:
@@ -717,6 +752,20 @@ def walk_layers(layers: tuple[AnyLayer, ...]) -> Iterator[AnyLayer]:
         yield layer
         if isinstance(layer, FrameLayer):
             yield from walk_layers(layer.layers)
+
+
+def replaced_layers(layers: tuple[AnyLayer, ...], changed: dict[str, AnyLayer]) -> tuple[AnyLayer, ...]:
+    """``layers`` with the ``changed`` ones (by name, at any depth) in their place; a
+    frame whose layers changed is a new frame, the others stay the same objects."""
+    result = []
+    for layer in layers:
+        layer = changed.get(layer.name, layer)
+        if isinstance(layer, FrameLayer) and layer.layers:
+            inner = replaced_layers(layer.layers, changed)
+            if any(a is not b for a, b in zip(inner, layer.layers, strict=True)):
+                layer = attrs.evolve(layer, layers=inner)
+        result.append(layer)
+    return tuple(result)
 
 
 def layer_paths(

@@ -1,0 +1,107 @@
+"""Values written as a locale writes them, by ICU: numbers (decimal, currency, percent)
+and ISO 8601 dates, for a text layer's ``format``."""
+
+from __future__ import annotations
+
+import datetime
+import math
+import threading
+from functools import cache
+from typing import Any
+
+import attrs
+import icu
+
+from templatekit.model.layers import TextLayer, ValueFormat, replaced_layers, walk_layers
+from templatekit.model.template import Template
+
+#: ICU's formats are shared (made once each) and are not for two threads at once.
+_FORMATTING = threading.Lock()
+
+#: ICU's date styles by the format's names.
+DATE_STYLES = {"short": icu.DateFormat.kShort, "medium": icu.DateFormat.kMedium, "long": icu.DateFormat.kLong}
+DATE_STYLES["full"] = icu.DateFormat.kFull
+
+
+def format_values(template: Template) -> tuple[Template, list[str]]:
+    """``template`` with the text of each layer that has a ``format`` written as it says,
+    and a warning for each whose text is not what the format takes (it is drawn as given)."""
+    changed: dict[str, Any] = {}
+    warnings: list[str] = []
+    for layer in walk_layers(template.layers):
+        if not isinstance(layer, TextLayer) or layer.format is None or layer.spans:
+            continue
+        written = formatted(layer.text, layer.format, template.locale)
+        if written is None:
+            wanted = "an ISO 8601 date" if layer.format.style in ("date", "datetime") else "a number"
+            warnings.append(f"layer {layer.name!r}: text {layer.text[:40]!r} is not {wanted}; drawn as given")
+        else:
+            changed[layer.name] = attrs.evolve(layer, text=written, format=None)
+    if not changed:
+        return template, warnings
+    return attrs.evolve(template, layers=replaced_layers(template.layers, changed)), warnings
+
+
+def formatted(value: str, how: ValueFormat, default_locale: str) -> str | None:
+    """``value`` written as ``how`` says; None when it is not what the style takes (a
+    number, or an ISO 8601 date)."""
+    locale = how.locale or default_locale
+    if how.style in ("date", "datetime"):
+        moment = _moment(value)
+        if moment is None:
+            return None
+        with _FORMATTING:
+            return str(_date_format(how.style, how.date, locale).format(moment))
+    number = _number(value)
+    if number is None:
+        return None
+    with _FORMATTING:
+        return str(_number_format(how.style, locale, how.currency, how.decimals).format(number))
+
+
+def _number(value: str) -> float | None:
+    try:
+        number = float(value.strip().replace("\u2212", "-"))
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _moment(value: str) -> float | None:
+    """An ISO 8601 date or date and time as seconds since 1970 (PyICU's dates), its wall
+    time as written: it is written in UTC, so that a date and an hour stay those given,
+    whatever zone they name."""
+    try:
+        moment = datetime.datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    return moment.replace(tzinfo=datetime.UTC).timestamp()
+
+
+@cache
+def _number_format(style: str, locale: str, currency: str | None, decimals: int | None) -> Any:
+    where = icu.Locale.forLanguageTag(locale)
+    if style == "currency":
+        number_format = icu.NumberFormat.createCurrencyInstance(where)
+        number_format.setCurrency(currency.upper() if currency else "USD")
+    elif style == "percent":
+        number_format = icu.NumberFormat.createPercentInstance(where)
+    else:
+        number_format = icu.NumberFormat.createInstance(where)
+    if decimals is not None:
+        number_format.setMinimumFractionDigits(decimals)
+        number_format.setMaximumFractionDigits(decimals)
+    # halves away from zero, as JavaScript's Intl.NumberFormat (ICU's own default is to even)
+    number_format.setRoundingMode(icu.DecimalFormat.kRoundHalfUp)
+    return number_format
+
+
+@cache
+def _date_format(style: str, length: str, locale: str) -> Any:
+    where = icu.Locale.forLanguageTag(locale)
+    if style == "date":
+        date_format = icu.DateFormat.createDateInstance(DATE_STYLES[length], where)
+    else:
+        date_format = icu.DateFormat.createDateTimeInstance(DATE_STYLES[length], DATE_STYLES[length], where)
+    date_format.setTimeZone(icu.TimeZone.createTimeZone("UTC"))
+    return date_format

@@ -1,0 +1,72 @@
+"""Values formatted by locale: a text layer's ``format`` writes its value as ICU writes it
+for the locale, in every output; what is not a value is drawn as given, with a warning."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import templatekit as tk
+from templatekit.batch import csv_rows
+from templatekit.locales import formatted
+from templatekit.model.layers import ValueFormat
+from tests.conftest import layer, template
+
+NBSP = "\u00a0"
+
+
+def priced(text: str, **format_fields: Any) -> dict[str, Any]:
+    how = {"style": "currency", "currency": "EUR", **format_fields}
+    return template(layer("text", "price", width=380, height=60, text=text, size=32, format=how), locale="de-DE")
+
+
+def pdf_text(data: bytes) -> str:
+    pdfium = pytest.importorskip("pypdfium2")
+    page = pdfium.PdfDocument(io.BytesIO(data))[0]
+    return page.get_textpage().get_text_range().replace(NBSP, " ")
+
+
+def test_an_amount_in_german_euros_reads_back_from_the_pdf():
+    assert "1.234,50 €" in pdf_text(tk.render_pdf(priced("1234.5")).data)
+    assert "1.234,50 €" in pdf_text(tk.render_pdf(priced("0"), {"price": "1234.5"}).data)  # a modification's text
+
+
+def test_a_csv_cell_is_formatted_as_the_template_says(tmp_path: Path):
+    (tmp_path / "rows.csv").write_text("price\n1234.5\n", encoding="utf-8")
+    loaded = tk.load_template(priced("0"))
+    rows, _ = csv_rows(loaded, tmp_path / "rows.csv")
+    (item,) = tk.render_many(loaded, [row.modifications for row in rows], format="pdf", workers=1)
+    assert item.ok and "1.234,50 €" in pdf_text(item.result.data)
+
+
+@pytest.mark.parametrize(
+    ("value", "how", "locale", "written"),
+    [
+        ("2026-11-26", {"style": "date", "date": "long"}, "ja-JP", "2026年11月26日"),
+        ("2026-11-26", {"style": "date", "date": "full"}, "en-US", "Thursday, November 26, 2026"),
+        ("2026-11-26T14:30:00+01:00", {"style": "datetime", "date": "short"}, "en-GB", "26/11/2026, 14:30"),
+        ("0.256", {"style": "percent", "decimals": 1}, "fr-FR", f"25,6{NBSP}%"),
+        ("-1234567.891", {"decimals": 2}, "hi-IN", "-12,34,567.89"),
+        ("1234.5", {"style": "currency", "currency": "JPY"}, "en-US", "¥1,235"),
+    ],
+)
+def test_values_are_written_as_the_locale_writes_them(value, how, locale, written):
+    assert formatted(value, ValueFormat(**how), locale) == written
+
+
+def test_text_that_is_not_a_value_is_drawn_as_given_with_a_warning_naming_the_layer():
+    result = tk.render_pdf(priced("on request"))
+    assert "on request" in pdf_text(result.data)
+    assert result.warnings == ("layer 'price': text 'on request' is not a number; drawn as given",)
+
+
+def test_a_wrong_locale_or_a_currency_without_its_code_is_refused_with_the_field():
+    with pytest.raises(tk.TemplateError) as error:
+        tk.load_template({**priced("1"), "locale": "no such!"}, strict=True)
+    assert "locale: must be a BCP 47 language tag" in str(error.value)
+    with pytest.raises(tk.TemplateError) as error:
+        tk.load_template(template(layer("text", "t", text="1", format={"style": "currency"})), strict=True)
+    assert "layers[0].format.currency: a currency format needs its ISO 4217 code" in str(error.value)
