@@ -12,7 +12,8 @@ from typing import Any
 import attrs
 import icu
 
-from templatekit.model.layers import TextLayer, ValueFormat, replaced_layers, walk_layers
+from templatekit.layout.table import cell_text
+from templatekit.model.layers import TableLayer, TextLayer, ValueFormat, replaced_layers, walk_layers
 from templatekit.model.template import Template
 
 #: ICU's formats are shared (made once each) and are not for two threads at once.
@@ -29,17 +30,55 @@ def format_values(template: Template) -> tuple[Template, list[str]]:
     changed: dict[str, Any] = {}
     warnings: list[str] = []
     for layer in walk_layers(template.layers):
+        if isinstance(layer, TableLayer) and any(column.format for column in layer.columns):
+            changed[layer.name] = _formatted_table(layer, template.locale, warnings)
         if not isinstance(layer, TextLayer) or layer.format is None or layer.spans:
             continue
         written = formatted(layer.text, layer.format, template.locale)
         if written is None:
-            wanted = "an ISO 8601 date" if layer.format.style in ("date", "datetime") else "a number"
-            warnings.append(f"layer {layer.name!r}: text {layer.text[:40]!r} is not {wanted}; drawn as given")
+            warnings.append(
+                f"layer {layer.name!r}: text {layer.text[:40]!r} is not {_wanted(layer.format)}; drawn as given"
+            )
         else:
             changed[layer.name] = attrs.evolve(layer, text=written, format=None)
     if not changed:
         return template, warnings
     return attrs.evolve(template, layers=replaced_layers(template.layers, changed)), warnings
+
+
+def _formatted_table(layer: TableLayer, locale: str, warnings: list[str]) -> TableLayer:
+    """The table with the values of its formatted columns written out; a column of
+    numbers keeps its numbers' alignment (right)."""
+    rows = [dict(row) for row in layer.rows]
+    columns = []
+    for column in layer.columns:
+        if column.format is None:
+            columns.append(column)
+            continue
+        kept = 0
+        numeric = False
+        for row in rows:
+            value = row.get(column.key)
+            if value is None or value == "":
+                continue
+            numeric = numeric or (isinstance(value, (int, float)) and not isinstance(value, bool))
+            written = formatted(cell_text(value), column.format, locale)
+            if written is None:
+                kept += 1
+            else:
+                row[column.key] = written
+        if kept:
+            wanted = _wanted(column.format)
+            warnings.append(
+                f"layer {layer.name!r}: column {column.key!r}: {kept} value(s) not {wanted}; drawn as given"
+            )
+        align = column.align or ("right" if numeric else None)
+        columns.append(attrs.evolve(column, format=None, align=align))
+    return attrs.evolve(layer, rows=tuple(rows), columns=tuple(columns))
+
+
+def _wanted(how: ValueFormat) -> str:
+    return "an ISO 8601 date" if how.style in ("date", "datetime") else "a number"
 
 
 def formatted(value: str, how: ValueFormat, default_locale: str) -> str | None:

@@ -13,6 +13,8 @@ import templatekit as tk
 from templatekit.batch import csv_rows
 from templatekit.locales import formatted
 from templatekit.model.layers import ValueFormat
+from templatekit.options import RenderOptions
+from templatekit.pipeline import resolve
 from tests.conftest import layer, template
 
 NBSP = "\u00a0"
@@ -70,3 +72,15 @@ def test_a_wrong_locale_or_a_currency_without_its_code_is_refused_with_the_field
     with pytest.raises(tk.TemplateError) as error:
         tk.load_template(template(layer("text", "t", text="1", format={"style": "currency"})), strict=True)
     assert "layers[0].format.currency: a currency format needs its ISO 4217 code" in str(error.value)
+
+
+def test_a_table_column_is_formatted_and_keeps_its_numbers_to_the_right():
+    rows = [{"item": "Mug", "price": 24}, {"item": "Pot", "price": 1234.5}, {"item": "Gift", "price": "free"}]
+    columns = ["item", {"key": "price", "header": "Preis", "format": {"style": "currency", "currency": "EUR"}}]
+    spec = template(layer("table", "t", width=380, height=150, rows=rows, columns=columns), locale="de-DE")
+    result = tk.render_pdf(spec)
+    text = pdf_text(result.data)
+    assert "24,00 €" in text and "1.234,50 €" in text and "free" in text
+    assert result.warnings == ("layer 't': column 'price': 1 value(s) not a number; drawn as given",)
+    resolved, _, _ = resolve(spec, None, RenderOptions())
+    assert resolved.layers[0].columns[1].align == "right"

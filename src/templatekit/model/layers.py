@@ -548,6 +548,7 @@ class Column:
     header: str = _text(attrs.NOTHING)
     align: Literal["left", "center", "right"] | None = None
     width: Length | None = None
+    format: ValueFormat | None = None  # the column's values written as this says
 
 
 @frozen(kw_only=True)
