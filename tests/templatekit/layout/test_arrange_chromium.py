@@ -1,0 +1,162 @@
+"""Frames against CSS flexbox in Chromium: each layout written as its CSS equivalent with
+the bundled Inter, and every layer's box compared with the element's (within 2 px).
+
+The equivalence (as docs/template-format.md gives it): a frame is ``display: flex`` (a
+``none`` frame: its layers positioned absolutely from its corner) with its gap, padding,
+align-items and justify-content; a number is ``flex: none`` at that size, ``"hug"`` is
+the auto size, ``"fill"`` is ``flex: 1 1 0`` along the layout (``min-width: 0``: no
+minimum, as Yoga) and ``align-self: stretch`` across it."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import pytest
+
+from templatekit.model.layers import walk_layers
+from templatekit.options import RenderOptions
+from templatekit.pipeline import resolve
+from tests.conftest import template
+from tests.templatekit.paint.test_effects_chromium import font_faces
+
+pytestmark = pytest.mark.slow
+SIZE = (900, 600)
+ALIGN = {"start": "flex-start", "center": "center", "end": "flex-end", "stretch": "stretch"}
+JUSTIFY = {"start": "flex-start", "center": "center", "end": "flex-end", "space-between": "space-between"}
+
+
+def css_of(layer: dict[str, Any], parent: str | None) -> str:
+    """The element of ``layer`` in a frame of layout ``parent`` (None: the canvas)."""
+    style: list[str] = ["box-sizing:border-box", "margin:0"]
+    if parent in (None, "none"):
+        style += ["position:absolute", f"left:{layer.get('x', 0)}px", f"top:{layer.get('y', 0)}px"]
+    if not layer.get("visible", True):
+        style.append("display:none")
+    along = {"row": "width", "column": "height"}.get(parent or "")
+    flex_set = False
+    for side in ("width", "height"):
+        size = layer.get(side, "hug")
+        if isinstance(size, (int, float)):
+            style.append(f"{side}:{size}px")
+            if side == along:
+                style.append("flex:none")
+                flex_set = True
+        elif size == "fill" and side == along:
+            style += ["flex:1 1 0", f"min-{side}:0"]
+            flex_set = True
+        elif size == "fill":
+            style.append("align-self:stretch")
+        elif size == "hug" and parent in (None, "none") and side == "width":
+            style.append("width:max-content")
+    if parent in ("row", "column") and not flex_set:
+        style.append("flex:0 1 auto")
+    pad = layer.get("padding", 0)
+    pads = pad if isinstance(pad, list) else [pad]
+    style.append("padding:" + " ".join(f"{p}px" for p in pads))
+    inner = ""
+    if layer["type"] == "frame":
+        layout = layer.get("layout", "none")
+        if layout == "none":
+            style.append("position:absolute" if parent in (None, "none") else "position:relative")
+        else:
+            style += [
+                "display:flex" if layer.get("visible", True) else "",
+                f"flex-direction:{layout}",
+                f"gap:{layer.get('gap', 0)}px",
+                f"align-items:{ALIGN[layer.get('align', 'start')]}",
+                f"justify-content:{JUSTIFY[layer.get('justify', 'start')]}",
+                f"flex-wrap:{'wrap' if layer.get('wrap') else 'nowrap'}",
+                "align-content:flex-start",
+            ]
+        inner = "".join(css_of(child, layout) for child in layer.get("layers", []))
+    elif layer["type"] == "text":
+        style += [
+            "font-family:Inter",
+            f"font-size:{layer.get('size', 32)}px",
+            f"font-weight:{layer.get('weight', 400)}",
+            f"line-height:{layer.get('lineHeight', 1.2)}",
+            "white-space:pre-wrap",
+            "overflow-wrap:break-word",
+        ]
+        inner = html.escape(layer["text"])
+    if "fill" in layer and isinstance(layer["fill"], str):
+        style.append(f"background:{layer['fill']}")
+    return f'<div data-name="{layer["name"]}" style="{";".join(s for s in style if s)}">{inner}</div>'
+
+
+def chromium_boxes(page: Any, layers: list[dict[str, Any]]) -> dict[str, tuple[float, float, float, float]]:
+    page.set_viewport_size({"width": SIZE[0], "height": SIZE[1]})
+    body = "".join(css_of(layer, None) for layer in layers)
+    head = f"<style>{font_faces()} html,body{{margin:0}}</style>"
+    page.set_content(f"<!doctype html><html><head>{head}</head><body>{body}</body></html>")
+    page.evaluate("document.fonts.ready")
+    found = page.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll('[data-name]')]
+             .filter(e => e.getClientRects().length)
+             .map(e => { const r = e.getBoundingClientRect();
+                         return [e.dataset.name, [r.x, r.y, r.width, r.height]]; }))"""
+    )
+    return {name: tuple(box) for name, box in found.items()}
+
+
+def our_boxes(layers: list[dict[str, Any]]) -> dict[str, tuple[float, float, float, float]]:
+    arranged, _, _ = resolve(template(*layers, width=SIZE[0], height=SIZE[1]), None, RenderOptions())
+    return {
+        layer.name: (layer.x, layer.y, layer.width, layer.height)
+        for layer in walk_layers(arranged.layers)
+        if layer.visible
+    }
+
+
+def text(name: str, value: str, width: Any = "fill", **fields: Any) -> dict[str, Any]:
+    return {"type": "text", "name": name, "width": width, "height": "hug", "text": value, **fields}
+
+
+def box(name: str, width: Any = 60, height: Any = 40, **fields: Any) -> dict[str, Any]:
+    return {"type": "shape", "name": name, "width": width, "height": height, "fill": "#94a3b8", **fields}
+
+
+LAYOUTS = {
+    "card": [
+        {"type": "frame", "name": "card", "x": 30, "y": 20, "width": 520, "height": "hug", "layout": "column",
+         "gap": 14, "padding": 24, "fill": "#ffffff", "layers": [
+            text("title", "A title long enough to take two lines in this card", size=36, weight=700),
+            text("subtitle", "A subtitle that follows it", size=20),
+            {"type": "frame", "name": "tags", "width": "hug", "height": "hug", "layout": "row", "gap": 8, "layers": [
+                text("tag1", "NEW", "hug", size=14, padding=[6, 10]),
+                text("tag2", "Limited edition", "hug", size=14, padding=[6, 10]),
+            ]},
+        ]},
+    ],
+    "space-between": [
+        {"type": "frame", "name": "bar", "x": 10, "y": 10, "width": 700, "height": "hug", "layout": "row",
+         "justify": "space-between", "align": "center", "padding": [8, 16], "layers": [
+            box("logo", 48, 48), text("label", "Quarterly report", "hug", size=22), box("avatar", 40, 40),
+        ]},
+    ],
+    "fill-and-gap": [
+        {"type": "frame", "name": "row", "x": 20, "y": 40, "width": 600, "height": 80, "layout": "row", "gap": 12,
+         "padding": 10, "align": "stretch",
+         "layers": [box("fixed", 120, "fill"), box("one", "fill", 30), box("two", "fill", 50)]},
+    ],
+    "centre-and-hidden": [
+        {"type": "frame", "name": "column", "x": 40, "y": 30, "width": 400, "height": "hug", "layout": "column",
+         "align": "center", "gap": 10, "layers": [
+            box("first", 200), {**box("gone", 300), "visible": False}, text("words", "Centred words", "hug", size=18),
+        ]},
+    ],
+    "wrap": [
+        {"type": "frame", "name": "chips", "x": 10, "y": 10, "width": 420, "height": "hug", "layout": "row",
+         "wrap": True, "gap": 10, "padding": 5, "layers": [box(f"chip{n}", 95 + 10 * n, 30) for n in range(6)]},
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(LAYOUTS))
+def test_frames_place_their_layers_as_css_flexbox_does(page, name):
+    layers = LAYOUTS[name]
+    theirs, ours = chromium_boxes(page, layers), our_boxes(layers)
+    assert set(theirs) == set(ours)
+    for layer, expected in theirs.items():
+        assert ours[layer] == pytest.approx(expected, abs=2), (layer, ours[layer], expected)
