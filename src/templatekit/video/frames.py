@@ -47,6 +47,7 @@ from templatekit.video.moment import (
     placed_at,
     seen,
     split_blend,
+    with_children_at,
     with_effect_values,
 )
 from templatekit.video.reveal import reveal, revealed_count
@@ -83,6 +84,7 @@ class _Actor:
         self.relayout = relayout
         self.scale = 1.0 if clip is not None else min(MAX_SPRITE_SCALE, timeline.max_scale(layer))
         self.blend, self.effects = split_blend(group.effects)
+        self.moving_children = not all(timeline.is_still(child) for child in getattr(layer, "layers", ()))
         # the looks of one layer during one render (a few, each painted once): the working
         # set of the render, freed with it, not a cache that outlives it; bounded by count
         self._pictures: BoundedCache[Hashable, tuple[Image | None]] = BoundedCache(
@@ -95,15 +97,21 @@ class _Actor:
         if not seen(self.group, state):
             return Look(state, None)
         look = self._content(state, time)
+        if self.moving_children:  # a frame whose layers move: each of their looks is one of its own
+            children = with_children_at(self.layer, self.group, self.timeline, time, self.relayout)
+            states = self.timeline.children_states(self.layer, time)
+            look = evolve(look, content=(look.content, states), group=children)
         if not state.effects:
             return look
         # effects moved by keyframes: a look of their own, at a hundredth of their unit
         values = effect_values(state)
-        group = self._animated.get(values)
+        key = (look.content, values)
+        group = None if self.moving_children else self._animated.get(values)
         if group is None:
-            group = with_effect_values(self.layer, self.group, values, self.relayout)
-            self._animated.put(values, group, 1)
-        return evolve(look, content=(look.content, values), group=group)
+            group = with_effect_values(self.layer, look.group or self.group, values, self.relayout)
+            if not self.moving_children:
+                self._animated.put(values, group, 1)
+        return evolve(look, content=key, group=group)
 
     def _content(self, state: LayerState, time: float) -> Look:
         if self.clip is not None:
@@ -135,9 +143,8 @@ class _Actor:
             key = f"clip:{layer.name}@{look.content}"
             fitted = fitted_pixels(look.pixels, key, layer.fit, layer.x, layer.y, layer.width, layer.height)  # type: ignore[attr-defined]
             group = evolve(group, items=(fitted,))
-        content = look.content[0] if isinstance(look.content, tuple) else look.content
-        if isinstance(content, int):
-            group = evolve(group, items=tuple(reveal(group.items, content)))
+        if look.state.reveal < 1:
+            group = evolve(group, items=tuple(reveal(group.items, revealed_count(self.group, look.state.reveal))))
         group = evolve(group, opacity=1.0, transform=IDENTITY, effects=split_blend(group.effects)[1])
         with budget.layer(self.layer.name):
             budget.ask(sprite_needs([group], self.scale))

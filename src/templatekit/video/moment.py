@@ -41,10 +41,36 @@ def scene_at(template: Template, scene: Scene, time: float, relayout: Relayout) 
         if layer is None or not isinstance(item, Group):
             items.append(item)
             continue
-        group = group_at(layer, item, timeline.state(layer, time), relayout)
+        group = group_at(
+            layer, with_children_at(layer, item, timeline, time, relayout), timeline.state(layer, time), relayout
+        )
         if group is not None:
             items.append(group)
     return over_black(evolve(scene, items=tuple(items)))
+
+
+def with_children_at(layer: Layer, group: Group, timeline: Timeline, time: float, relayout: Relayout) -> Group:
+    """A frame's laid-out ``group`` with the layers it holds as they look at ``time``
+    (each placed in the frame as the timeline says; layout itself does not move)."""
+    children = {child.name: child for child in getattr(layer, "layers", ())}
+    if not children or all(timeline.is_still(child) for child in children.values()):
+        return group
+
+    def at(items: tuple[Item, ...]) -> tuple[Item, ...]:
+        shown: list[Item] = []
+        for item in items:
+            child = children.get(item.label) if isinstance(item, Group) and item.label else None
+            if child is None:
+                shown.append(evolve(item, items=at(item.items)) if isinstance(item, Group) else item)
+                continue
+            assert isinstance(item, Group)
+            inner = with_children_at(child, item, timeline, time, relayout)
+            placed = group_at(child, inner, timeline.state(child, time), relayout)
+            if placed is not None:
+                shown.append(placed)
+        return tuple(shown)
+
+    return evolve(group, items=at(group.items))
 
 
 def over_black(scene: Scene) -> Scene:

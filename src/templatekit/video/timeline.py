@@ -79,9 +79,19 @@ class Timeline:
         return start, min(end, self.duration)
 
     def is_still(self, layer: Layer) -> bool:
-        """True when the layer looks the same for the whole video."""
+        """True when the layer looks the same for the whole video (a frame: with the
+        layers it holds)."""
         start, end = self.window(layer)
-        return not layer.animations and start <= 0 and end >= self.duration and layer.TYPE != "video"
+        still = not layer.animations and start <= 0 and end >= self.duration and layer.TYPE != "video"
+        return still and all(self.is_still(child) for child in getattr(layer, "layers", ()))
+
+    def children_states(self, layer: Layer, time: float) -> tuple[LayerState, ...]:
+        """The states of the layers a frame holds, at any depth, in order: equal states
+        look the same."""
+        children = getattr(layer, "layers", ())
+        return tuple(
+            state for child in children for state in (self.state(child, time), *self.children_states(child, time))
+        )
 
     def state(self, layer: Layer, time: float) -> LayerState:
         start, end = self.window(layer)

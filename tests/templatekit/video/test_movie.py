@@ -18,7 +18,7 @@ from PIL import Image
 import templatekit as tk
 from templatekit.video.easing import easing_function
 from templatekit.video.timeline import Timeline
-from tests.conftest import layer, template
+from tests.conftest import decode, layer, template
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "templates"
 PROMO = EXAMPLES / "promo-video.json"
@@ -189,6 +189,30 @@ def test_a_colour_keyframe_needs_the_colour_it_moves():
     assert "the layer's fill is a gradient, which is not animatable" in refused(graded)
     numbers = layer("text", "t", text="x", animations=[{"property": "color", "keyframes": [{"time": 0, "value": 1}]}])
     assert "keyframes[0].value: 'color' keyframes take a colour" in refused(numbers)
+
+
+def test_layers_in_a_frame_animate_inside_it_and_the_layout_does_not_move():
+    title = {
+        "type": "text", "name": "title", "width": "fill", "height": "hug", "text": "HELLO", "size": 48,
+        "weight": 800, "color": "#ffffff", "animations": [{"preset": "fade-in", "duration": 0.5}],
+    }  # fmt: skip
+    note = {"type": "text", "name": "note", "width": "fill", "height": "hug", "text": "still here", "size": 24}
+    note["color"] = "#ffd700"
+    card = {
+        "type": "frame", "name": "card", "x": 40, "y": 30, "width": 320, "height": "hug", "layout": "column",
+        "gap": 10, "padding": 12, "fill": "#1e3a8a", "layers": [title, note],
+    }  # fmt: skip
+    spec = video(card, duration=1.0)
+    frames = probe(tk.render_video(spec).data)["frames"]
+    title_box, note_box = (52, 42, 348, 100), (52, 110, 348, 135)  # padding 12; title 57.6 high, gap 10
+    assert max(np.asarray(frames[0].convert("L").crop(title_box)).ravel()) < 120  # the title not yet shown
+    assert max(np.asarray(frames[-1].convert("L").crop(title_box)).ravel()) > 235  # then fully
+    for frame in (frames[0], frames[-1]):  # the note stays where the layout put it
+        yellow = np.asarray(frame.convert("RGB").crop(note_box)).astype(int)
+        assert ((yellow[..., 0] > 200) & (yellow[..., 2] < 80)).sum() > 50
+    moment = decode(tk.render_image(spec, moment=0.2).data).convert("RGB")
+    difference = np.abs(np.asarray(moment).astype(int) - np.asarray(frames[6].convert("RGB")).astype(int))
+    assert difference.mean() < 3, difference.mean()  # the poster at a moment is that frame
 
 
 def test_a_slide_in_layer_moves_right_until_it_reaches_its_place():
