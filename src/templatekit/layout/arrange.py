@@ -19,7 +19,7 @@ from typing import Any
 from attrs import evolve
 
 from templatekit.layout.context import LayoutContext
-from templatekit.model.layers import AnyLayer, FrameLayer, Layer, TextLayer
+from templatekit.model.layers import AnyLayer, FrameLayer, ImageLayer, Layer, TextLayer
 from templatekit.model.template import Template
 
 ALIGN = {"start": "FlexStart", "center": "Center", "end": "FlexEnd", "stretch": "Stretch"}
@@ -84,7 +84,29 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
     elif isinstance(layer, TextLayer) and "hug" in (layer.width_sizing, layer.height_sizing):
         node.set_measure_func(_text_measure(layer, ctx, yoga))
         measured.append(node)
+    elif isinstance(layer, ImageLayer) and "hug" in (layer.width_sizing, layer.height_sizing):
+        _hug_image(node, layer, ctx)
     return node
+
+
+#: The size an image hugs when its own is unknown (an SVG, or a file that cannot be read).
+UNKNOWN_IMAGE_SIZE = (100, 100)
+
+
+def _hug_image(node: Any, layer: ImageLayer, ctx: LayoutContext) -> None:
+    """An image's natural size: its pixels when both sides hug; one side that hugs
+    follows the other in the image's proportions."""
+    size = ctx.assets.raster_size(layer.src, ctx.base_dir) if ctx.assets is not None else None
+    if size is None:
+        ctx.warn(
+            layer.name, f'its own size is unknown (an SVG, or a file not read yet): "hug" is {UNKNOWN_IMAGE_SIZE[0]} px'
+        )
+        size = UNKNOWN_IMAGE_SIZE
+    width, height = size
+    if layer.width_sizing == "hug" and layer.height_sizing == "hug":
+        node.width, node.height = width, height
+    else:
+        node.aspect_ratio = width / height
 
 
 def _along(direction: str, side: str) -> bool:

@@ -439,6 +439,7 @@ class ImageFilters:
 class ImageLayer(Layer):
     TYPE = "image"
     MAIN_FIELD = "src"
+    HUGS = True  # its pixels' size, or their proportions
 
     src: Source = field(check=SOURCE)
     fit: Fit = "cover"

@@ -200,3 +200,16 @@ def test_the_pdf_places_the_layers_of_frames_as_the_png_does():
     assert difference.mean() < 3.0, difference.mean()  # text anti-aliased by another rasteriser
     red = (220, 38, 38)
     assert abs(ink_top(page, red) - ink_top(decode(tk.render_image(spec).data), red)) <= 1
+
+
+def test_an_image_hugs_its_pixels_or_their_proportions(tmp_path):
+    from PIL import Image
+
+    Image.new("RGB", (120, 80), (200, 0, 0)).save(tmp_path / "photo.png")
+    photo = {"type": "image", "name": "both", "width": "hug", "height": "hug", "src": "photo.png"}
+    tall = {"type": "image", "name": "wide", "width": "fill", "height": "hug", "src": "photo.png"}
+    spec = template(frame("column", photo, tall, layout="column", width=300, align="start"), height=500)
+    arranged, _, _ = resolve(tk.load_template(spec, base_dir=tmp_path), None, RenderOptions())
+    found = {layer.name: (layer.width, layer.height) for layer in walk_layers(arranged.layers)}
+    assert found["both"] == pytest.approx((120, 80))
+    assert found["wide"] == pytest.approx((300, 200))  # the frame's width, in the photo's proportions
