@@ -15,8 +15,9 @@ from __future__ import annotations
 import math
 import re
 from decimal import ROUND_HALF_UP, Decimal
+from functools import cache
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 _SPEC = re.compile(r"(?P<comma>,)?(?:\.(?P<precision>\d+))?(?P<kind>[fd%s])?")
 _CURRENCY = "$€£¥₹₩₽₺₪¢₫฿₴₦"
@@ -36,6 +37,14 @@ class NumberFormat:
     precision: int | None = None
     kind: str = "f"
     unit: float | None = None  # SI: every value in this unit (an axis reads 0.5M, 1M, not 500k, 1M)
+    group: str = ","  # the locale's characters for grouping digits and for the decimal mark
+    decimal: str = "."
+
+    def localized(self, locale: str) -> NumberFormat:
+        """This format with ``locale``'s own grouping and decimal characters (``,`` groups
+        digits and ``.`` marks decimals, whatever characters the locale writes them with)."""
+        group, decimal = _symbols(locale)
+        return self if (group, decimal) == (self.group, self.decimal) else evolve(self, group=group, decimal=decimal)
 
     @classmethod
     def parse(cls, text: str) -> NumberFormat:
@@ -62,6 +71,8 @@ class NumberFormat:
         if negative:
             number = number[1:]
             negative = bool(number.strip("0.,%kMBT"))  # a value that rounds to zero has no sign
+        if (self.group, self.decimal) != (",", "."):
+            number = number.translate({ord(","): self.group, ord("."): self.decimal})
         return f"{MINUS if negative else ''}{self.prefix}{number}{self.suffix}"
 
     def _number(self, value: float) -> str:
@@ -73,6 +84,18 @@ class NumberFormat:
         if self.kind == "s":
             return _si(value, self.precision, self.unit)
         return _fixed(value, 0 if self.precision is None else self.precision, grouping)
+
+
+@cache
+def _symbols(locale: str) -> tuple[str, str]:
+    """The characters ``locale`` groups digits and marks decimals with (ICU's)."""
+    if locale in ("en-US", "en"):
+        return ",", "."
+    import icu  # charts in other locales only
+
+    symbols = icu.DecimalFormatSymbols(icu.Locale.forLanguageTag(locale))
+    group = symbols.getSymbol(icu.DecimalFormatSymbols.kGroupingSeparatorSymbol)
+    return str(group), str(symbols.getSymbol(icu.DecimalFormatSymbols.kDecimalSeparatorSymbol))
 
 
 def _fixed(value: float, decimals: int, grouping: str) -> str:

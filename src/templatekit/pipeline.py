@@ -119,6 +119,7 @@ def resolve(
         paginate=options.paginate,
         density=options.density,
         vector=options.vector,
+        locale=resolved.locale,
     )
     return arrange(resolved, ctx), ctx, (*loaded.load_warnings, *applied.warnings, *formatting)
 

@@ -84,3 +84,13 @@ def test_a_table_column_is_formatted_and_keeps_its_numbers_to_the_right():
     assert result.warnings == ("layer 't': column 'price': 1 value(s) not a number; drawn as given",)
     resolved, _, _ = resolve(spec, None, RenderOptions())
     assert resolved.layers[0].columns[1].align == "right"
+
+
+def test_a_chart_writes_its_value_format_with_the_locale_s_characters():
+    rows = [{"label": "Q1", "value": 1234.5}, {"label": "Q2", "value": 2345.25}]
+    chart = layer("chart", "c", width=380, height=200, chart="bar", rows=rows, valueFormat=",.1f", valueLabels=True)
+    german = pdf_text(tk.render_pdf(template(chart, locale="de-DE")).data)
+    assert "1.234,5" in german and "2.345,3" in german
+    swiss = pdf_text(tk.render_pdf(template({**chart, "locale": "de-CH"}, locale="de-DE")).data)
+    assert "1’234.5" in swiss  # the layer's own locale wins
+    assert "1,234.5" in pdf_text(tk.render_pdf(template(chart)).data)  # en-US by default

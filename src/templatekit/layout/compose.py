@@ -173,7 +173,7 @@ def reused(layer: Layer, ctx: LayoutContext, what: str, compute: Callable[[], T]
     with the same fonts and settings (modifications replace only the layers they
     change, so a render that changes one layer lays out only that one); the warnings
     it gave are given again. ``weigh``: roughly the bytes a result holds."""
-    key = (what, id(layer), id(ctx.fonts), ctx.time, ctx.paginate, ctx.density, ctx.vector)
+    key = (what, id(layer), id(ctx.fonts), ctx.time, ctx.paginate, ctx.density, ctx.vector, ctx.locale)
     done = _DONE.get(key)
     if done is not None and done[0]() is layer and done[1]() is ctx.fonts:
         ctx.warnings.extend(done[3])

@@ -25,6 +25,7 @@ class LayoutContext:
     paginate: bool = False  # rows that do not fit a table continue on further pages
     density: float = 2.0  # pixels per px of content drawn by other programs (charts)
     vector: bool = False  # also keep vector versions (SVG) of charts, for vector output
+    locale: str = "en-US"  # the template's: how charts write numbers unless the layer says
     warnings: list[str] = field(factory=list)
 
     def warn(self, layer: str, message: str) -> None:

@@ -613,6 +613,7 @@ class ChartLayer(Layer):
     stacked: bool = False
     font: str = family("Inter")
     value_format: str | None = field(None, check=all_of(max_length(MAX_NAME), _number_format))
+    locale: str | None = field(None, check=LOCALE)  # whose digits valueFormat writes; the template's by default
     value_labels: bool = False
     max_slices: int | None = field(10, check=between(2, 1000))
     figure: PlotlyFigure | None = None

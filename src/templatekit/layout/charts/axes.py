@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from attrs import frozen
 
 from templatekit.layout.charts.canvas import Canvas
-from templatekit.model.layers import ChartLayer
 from templatekit.numbers import NumberFormat, auto_format, tick_choices
 from templatekit.text.typeset import TextBlock
 
@@ -52,19 +51,26 @@ class Ticks:
         return max(label.width for label in self.labels)
 
 
-def value_format(layer: ChartLayer, ticks: Sequence[float]) -> NumberFormat:
-    return NumberFormat.parse(layer.value_format) if layer.value_format else auto_format(list(ticks))
+def value_format(canvas: Canvas, ticks: Sequence[float]) -> NumberFormat:
+    """How the axis writes its ticks: the layer's format, else the ticks' own, in the
+    layer's locale (the template's by default)."""
+    layer = canvas.layer
+    chosen = NumberFormat.parse(layer.value_format) if layer.value_format else auto_format(list(ticks))
+    return chosen.localized(layer.locale or canvas.ctx.locale)
 
 
-def label_format(layer: ChartLayer, values: Sequence[float]) -> NumberFormat:
-    """How value labels write the data: the template's format, else thousands
-    separators and as many decimals as the data has (up to two), SI from a million."""
+def label_format(canvas: Canvas, values: Sequence[float]) -> NumberFormat:
+    """How value labels write the data: the layer's format, else thousands
+    separators and as many decimals as the data has (up to two), SI from a million; in
+    the layer's locale."""
+    layer = canvas.layer
     if layer.value_format:
-        return NumberFormat.parse(layer.value_format)
-    if any(abs(v) >= 1e6 for v in values):
-        return NumberFormat(kind="s", precision=3)
-    decimals = max((_decimals(v) for v in values), default=0)
-    return NumberFormat(precision=min(2, decimals))
+        chosen = NumberFormat.parse(layer.value_format)
+    elif any(abs(v) >= 1e6 for v in values):
+        chosen = NumberFormat(kind="s", precision=3)
+    else:
+        chosen = NumberFormat(precision=min(2, max((_decimals(v) for v in values), default=0)))
+    return chosen.localized(layer.locale or canvas.ctx.locale)
 
 
 def _decimals(value: float) -> int:
@@ -95,7 +101,7 @@ def ticks_along(canvas: Canvas, low: float, high: float, length: float, horizont
 
 
 def _labelled(canvas: Canvas, values: list[float]) -> Ticks:
-    fmt = value_format(canvas.layer, values)
+    fmt = value_format(canvas, values)
     style = canvas.style()
     return Ticks(tuple(values), tuple(canvas.set(fmt(v), style, 1e6) for v in values))
 

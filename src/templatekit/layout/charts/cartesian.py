@@ -265,7 +265,7 @@ class _Horizontal(_Plot):
         metrics = self.metrics
         gap = metrics.text * 0.5
         names = self.data.names
-        fmt = label_format(self.layer, self.data.values())
+        fmt = label_format(self.canvas, self.data.values())
         value_width = (
             max(
                 (self.canvas.set(fmt(v), self.canvas.style(self.metrics.small), 1e6).width for v in self.data.values()),
@@ -376,7 +376,7 @@ class _ValueLabels:
 
     def __init__(self, canvas: Canvas, data: _Data) -> None:
         self.canvas = canvas
-        self.format: NumberFormat = label_format(canvas.layer, data.values())
+        self.format: NumberFormat = label_format(canvas, data.values())
         self.style = canvas.style(canvas.metrics.small)
         self.taken: list[tuple[float, float, float, float]] = []
         self.left_out = 0
