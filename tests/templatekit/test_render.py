@@ -63,6 +63,16 @@ def test_debug_draws_each_layer_box_and_name():
     assert r > 200 and g < 120 and b > 110
 
 
+def test_debug_draws_the_boxes_of_layers_in_frames():
+    inner = {"type": "shape", "name": "inner", "x": 40, "y": 40, "width": 60, "height": 30, "fill": "#ffffff"}
+    holder = {"type": "frame", "name": "holder", "x": 100, "y": 50, "width": 200, "height": 120, "layers": [inner]}
+    spec = template(holder, background="#ffffff")
+    plain = decode(tk.render_image(spec).data).convert("RGB")
+    debug = decode(tk.render_image(spec, debug=True).data).convert("RGB")
+    r, g, b = debug.getpixel((140, 110))  # the inner shape's left edge: the frame's corner plus its x and y
+    assert plain.getpixel((140, 110)) == (255, 255, 255) and r > 200 and g < 120 and b > 110
+
+
 def test_debug_labels_of_layers_at_the_same_corner_do_not_cover_each_other():
     """The notebook's badge: a name and a role line that both start at (48, 140)."""
     from templatekit.model.values import Color

@@ -1,7 +1,11 @@
-"""The debug overlay: every visible layer's box and name, drawn above the design."""
+"""The debug overlay: every visible layer's box and name (layers in frames too), drawn
+above the design."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+
+from templatekit.model.layers import FrameLayer, Layer
 from templatekit.model.template import Template
 from templatekit.model.values import Color
 from templatekit.scene import Item, Rect
@@ -23,9 +27,8 @@ def overlay(template: Template, fonts: FontBook, drawn: set[str] | None = None) 
     items: list[Item] = []
     labels: list[Box] = []
     style = TextStyle(size=_LABEL_SIZE, weight=600, color=_LABEL_TEXT)
-    for layer in template.layers:
-        if not layer.visible or (drawn is not None and layer.name not in drawn):
-            continue
+    shown = [layer for layer in template.layers if layer.visible and (drawn is None or layer.name in drawn)]
+    for layer in _with_frames_layers(shown):
         items.append(Rect(layer.x, layer.y, layer.width, layer.height, stroke=_LINE, stroke_width=1.5))
         label = f"{layer.name} ({layer.kind})"
         block = typeset(label, style, fonts, max(layer.width, 60), max_lines=1)
@@ -35,6 +38,14 @@ def overlay(template: Template, fonts: FontBook, drawn: set[str] | None = None) 
         items.append(Rect(x, y, width, height, fill=_LINE))
         items.extend(place(block, x + 4, y + 1, width - 8, height - 2))
     return items
+
+
+def _with_frames_layers(layers: Sequence[Layer]) -> Iterator[Layer]:
+    """The layers, each frame followed by the visible layers it holds, at any depth."""
+    for layer in layers:
+        yield layer
+        if isinstance(layer, FrameLayer):
+            yield from _with_frames_layers([child for child in layer.layers if child.visible])
 
 
 def label_place(box: Box, width: float, height: float, taken: list[Box], canvas_height: float) -> tuple[float, float]:
