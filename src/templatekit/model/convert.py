@@ -371,11 +371,14 @@ def _make_converter() -> Converter:
 
 
 def _size_words(layer: dict[str, Any]) -> dict[str, Any]:
-    """A layer's JSON with its size modes written as its ``width`` and ``height``."""
+    """A layer's JSON with its size modes written as its ``width`` and ``height``; the
+    layers of a row or column frame without ``x`` and ``y`` (the frame places them)."""
     for side in ("width", "height"):
         mode = layer.pop(f"{side}Sizing", None)
         if mode is not None:
             layer[side] = mode
+    if layer.get("type") == "frame" and layer.get("layout") in ("row", "column"):
+        layer["layers"] = [{k: v for k, v in child.items() if k not in ("x", "y")} for child in layer.get("layers", [])]
     return layer
 
 

@@ -85,7 +85,7 @@ def structure_template(data: Any, *, strict: bool, source: str = "template") -> 
     except (TypeError, ValueError) as exc:
         raise TemplateError([f"(template): must be JSON data ({exc})"], source) from None
     problems: dict[str, str] = {}
-    warnings: list[str] = _migrate_charts(data)
+    warnings: list[str] = [*_migrate_charts(data), *_unused_positions(data.get("layers"), "layers")]
     template: Template | None = None
     while template is None:
         try:
@@ -110,6 +110,29 @@ def structure_template(data: Any, *, strict: bool, source: str = "template") -> 
     if problems:
         raise TemplateError(list(problems.values()), source, warnings)
     return Loaded(template, tuple(listed(warnings, "warnings")))
+
+
+def _unused_positions(layers: Any, at: str) -> list[str]:
+    """A warning for each ``x`` or ``y`` of a layer in a row or column frame: the frame
+    places its layers one after another, so these are not used."""
+    found: list[str] = []
+    if not isinstance(layers, list):
+        return found
+    for index, layer in enumerate(layers):
+        if not isinstance(layer, dict):
+            continue
+        path = f"{at}[{index}]"
+        layout = layer.get("layout")
+        children = layer.get("layers")
+        if layer.get("type") == "frame" and layout in ("row", "column") and isinstance(children, list):
+            for number, child in enumerate(children):
+                given = [key for key in ("x", "y") if isinstance(child, dict) and key in child]
+                if given:
+                    where = f"{path}.layers[{number}]"
+                    found.append(f"{where}: {' and '.join(given)} not used: a {layout} frame places its layers itself")
+        if layer.get("type") == "frame":
+            found.extend(_unused_positions(children, f"{path}.layers"))
+    return found
 
 
 def _migrate_charts(data: dict[str, Any]) -> list[str]:

@@ -15,6 +15,7 @@ from templatekit.layout.text import measure
 from templatekit.model.layers import walk_layers
 from templatekit.options import RenderOptions
 from templatekit.pipeline import resolve
+from templatekit.service import converter
 from tests.conftest import decode, template
 
 TITLE_SIZE, LINE_HEIGHT = 40, 1.2
@@ -213,3 +214,12 @@ def test_an_image_hugs_its_pixels_or_their_proportions(tmp_path):
     found = {layer.name: (layer.width, layer.height) for layer in walk_layers(arranged.layers)}
     assert found["both"] == pytest.approx((120, 80))
     assert found["wide"] == pytest.approx((300, 200))  # the frame's width, in the photo's proportions
+
+
+def test_x_and_y_in_a_row_frame_are_not_used_and_a_warning_says_so():
+    spec = template(frame("row", fixed("a", x=5, y=9), fixed("b"), layout="row"))
+    loaded = tk.load_template(spec)
+    assert loaded.load_warnings == ("layers[0].layers[0]: x and y not used: a row frame places its layers itself",)
+    assert boxes(spec)["a"][:2] == pytest.approx((20, 20))
+    written = converter.unstructure(tk.load_template(template(frame("row", fixed("a"), layout="row"))))
+    assert "x" not in written["layers"][0]["layers"][0]  # written back without them: read again, no warning
