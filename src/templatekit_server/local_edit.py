@@ -371,6 +371,7 @@ def run(template: Path, port: int, browser: bool, allow_files: Sequence[Path]) -
     listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listening.bind(("127.0.0.1", port))
+    listening.listen(128)  # connections wait from now on, not refused while uvicorn starts
     page = page_address(f"http://127.0.0.1:{listening.getsockname()[1]}", editor)
     print(f"editing {template} at {page}", flush=True)
     folders = ", ".join(map(str, editor.folders))
