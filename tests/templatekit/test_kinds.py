@@ -72,6 +72,18 @@ def test_an_added_kind_is_checked_and_described_like_the_others():
     assert schema["properties"]["progress"]["maximum"] == 1 and schema["properties"]["type"]["const"] == "progress"
 
 
+def test_an_added_kind_fills_a_row_frame_and_refuses_to_hug_unless_it_says_so():
+    bar = {"type": "progress", "name": "done", "width": "fill", "height": 20, "progress": 1}
+    label = {"type": "text", "name": "pct", "width": 40, "height": 20, "text": "100%", "size": 14}
+    row = {"type": "frame", "name": "row", "x": 10, "y": 10, "width": 200, "height": "hug", "layout": "row"}
+    spec = template({**row, "gap": 10, "layers": [bar, label]}, width=220, height=40)
+    image = Image.open(io.BytesIO(tk.render_image(tk.load_template(spec, strict=True)).data)).convert("RGB")
+    assert image.getpixel((12, 20)) == image.getpixel((158, 20)) == (0, 128, 255)  # 200 - 10 gap - 40 label
+    assert image.getpixel((162, 20)) != (0, 128, 255)
+    with pytest.raises(tk.TemplateError, match="a progress layer has none"):
+        tk.load_template(template({**row, "layers": [{**bar, "width": "hug"}]}), strict=True)
+
+
 def test_an_added_kind_is_in_the_pdf(tmp_path):
     (tmp_path / "bar.pdf").write_bytes(tk.render_pdf(template(BAR, width=200, height=20)).data)
     subprocess.run(["pdftoppm", "-r", "96", "-png", "-singlefile", str(tmp_path / "bar.pdf"), str(tmp_path / "p")])
