@@ -72,7 +72,7 @@ def test_an_added_kind_is_checked_and_described_like_the_others():
     assert schema["properties"]["progress"]["maximum"] == 1 and schema["properties"]["type"]["const"] == "progress"
 
 
-def test_an_added_kind_fills_a_row_frame_and_refuses_to_hug_unless_it_says_so():
+def test_an_added_kind_fills_a_row_frame_and_refuses_to_hug():
     bar = {"type": "progress", "name": "done", "width": "fill", "height": 20, "progress": 1}
     label = {"type": "text", "name": "pct", "width": 40, "height": 20, "text": "100%", "size": 14}
     row = {"type": "frame", "name": "row", "x": 10, "y": 10, "width": 200, "height": "hug", "layout": "row"}
