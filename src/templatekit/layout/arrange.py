@@ -19,7 +19,7 @@ from typing import Any
 from attrs import evolve
 
 from templatekit.layout.context import LayoutContext
-from templatekit.model.layers import AnyLayer, FrameLayer, ImageLayer, Layer, TextLayer
+from templatekit.model.layers import AnyLayer, FrameLayer, ImageLayer, Layer, TableLayer, TextLayer
 from templatekit.model.template import Template
 
 ALIGN = {"start": "FlexStart", "center": "Center", "end": "FlexEnd", "stretch": "Stretch"}
@@ -86,9 +86,29 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
         measured.append(node)
     elif isinstance(layer, ImageLayer) and "hug" in (layer.width_sizing, layer.height_sizing):
         _hug_image(node, layer, ctx)
+    elif isinstance(layer, TableLayer) and "hug" in (layer.width_sizing, layer.height_sizing):
+        node.set_measure_func(_table_measure(layer, ctx, yoga))
+        measured.append(node)
     return node
 
 
+def _table_measure(layer: TableLayer, ctx: LayoutContext, yoga: Any) -> Any:
+    """A table's adaptive size as Yoga asks for it: its columns as wide as their content
+    (up to the width offered), its rows as high as their cells."""
+    from templatekit.layout.table import table_rows_layout
+
+    def measure(width: float, width_mode: Any, height: float, height_mode: Any) -> tuple[float, float]:
+        limit = width if width_mode != yoga.MeasureMode.Undefined else UNLIMITED
+        hugging = layer.width_sizing == "hug" and width_mode != yoga.MeasureMode.Exactly
+        sized = evolve(layer, width=limit, width_mode="adaptive" if hugging else layer.width_mode)
+        geometry = table_rows_layout(sized, ctx.fonts)
+        return (min(geometry.width, limit) if hugging else width), geometry.height
+
+    return measure
+
+
+#: The width a table that hugs is measured in when nothing limits it.
+UNLIMITED = 1_000_000.0
 #: The size an image hugs when its own is unknown (an SVG, or a file that cannot be read).
 UNKNOWN_IMAGE_SIZE = (100, 100)
 

@@ -556,6 +556,7 @@ class Column:
 class TableLayer(Layer):
     TYPE = "table"
     MAIN_FIELD = "rows"
+    HUGS = True  # its adaptive size: columns as wide as their content, rows as their cells
 
     rows: tuple[dict[str, CellValue], ...] = field(
         (), check=all_of(at_most_items(MAX_ROWS), each(at_most_keys(MAX_COLUMNS, MAX_NAME)))

@@ -173,6 +173,11 @@ def _fill_problems(path: str, layer: AnyLayer, frame: FrameLayer | None) -> Iter
         if mode == "fill" and (frame is None or frame.layout == "none"):
             where = "outside a frame" if frame is None else f'in frame {frame.name!r}, whose layout is "none"'
             yield f"{path}.{side}", f'"fill" takes the space a row or column frame leaves; this layer is {where}'
+        if mode == "hug" and frame is None and not isinstance(layer, FrameLayer):
+            yield (
+                f"{path}.{side}",
+                '"hug" sizes a frame, or a layer in a frame; this layer is outside any: give a number',
+            )
 
 
 def mask_chain(name: str, masks: dict[str, str], depth: int) -> list[str]:

@@ -7,10 +7,12 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import attrs
 import numpy as np
 import pytest
 
 import templatekit as tk
+from templatekit.layout.table import table_rows_layout
 from templatekit.layout.text import measure
 from templatekit.model.layers import walk_layers
 from templatekit.options import RenderOptions
@@ -181,6 +183,8 @@ def test_modifications_reach_layers_in_frames_by_name():
         ({"type": "text", "name": "t", "x": 0, "y": 0, "width": "fill", "height": 20, "text": "x"},
          "layers[0].width", "outside a frame"),
         (frame("f", fixed("s", "fill", x=0, y=0)), "layers[0].layers[0].width", 'layout is "none"'),
+        ({"type": "text", "name": "t", "x": 0, "y": 0, "width": "hug", "height": 20, "text": "x"},
+         "layers[0].width", "outside any: give a number"),
         (frame("f", fixed("same"), frame("g", fixed("same"), layout="row"), layout="column"),
          "layers[0].layers[1].layers[0].name", "used by an earlier layer"),
     ],
@@ -223,3 +227,20 @@ def test_x_and_y_in_a_row_frame_are_not_used_and_a_warning_says_so():
     assert boxes(spec)["a"][:2] == pytest.approx((20, 20))
     written = converter.unstructure(tk.load_template(template(frame("row", fixed("a"), layout="row"))))
     assert "x" not in written["layers"][0]["layers"][0]  # written back without them: read again, no warning
+
+
+def test_a_table_hugs_its_adaptive_size_and_the_layer_after_it_follows():
+    rows = [
+        {"name": "Ada", "city": "London"},
+        {"name": "Grace", "city": "New York"},
+        {"name": "Alan", "city": "Wilmslow"},
+    ]
+    table = {"type": "table", "name": "people", "width": "hug", "height": "hug", "rows": rows, "size": 14}
+    note = fixed("note", 100, 10)
+    spec = template(frame("list", table, note, layout="column", gap=6, width=380), height=300)
+    found = boxes(spec)
+    arranged, ctx, _ = resolve(spec, None, RenderOptions())
+    measured = attrs.evolve(arranged.layers[0].layers[0], width=380, width_mode="adaptive")
+    adaptive = table_rows_layout(measured, ctx.fonts)
+    assert found["people"][2:] == pytest.approx((adaptive.width, adaptive.height))
+    assert found["people"][2] < 380 and found["note"][1] == pytest.approx(20 + adaptive.height + 6)
