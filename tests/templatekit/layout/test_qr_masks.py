@@ -30,6 +30,7 @@ def test_the_same_code_as_segno(content: str, error: str) -> None:
     assert qr_matrix(content, error) == expected
 
 
+@pytest.mark.slow  # every mask, up to version 40: the full run's
 def test_every_mask_and_large_versions() -> None:
     """Contents of many lengths (versions up to 40, with their alignment and version
     areas), among them codes of every mask."""
