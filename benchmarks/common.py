@@ -355,3 +355,20 @@ def save_run(
     }
     save_json(path, payload)
     print(f"figures saved to {path}")
+
+
+def time_against_base(
+    args: argparse.Namespace,
+    benches: Sequence[tuple[str, Callable[[int], Timings]]],
+    target: Target,
+    inputs: tuple[str, Sequence[str]],
+) -> None:
+    """A benchmark of one variant against its base, rendered in turns: the table of
+    timings, the target on their medians, and the run saved where ``--json`` says."""
+    results: dict[str, Timings] = {}
+    skipped: dict[str, str] = {}
+    run_contenders(benches, args.iterations, [], results, skipped, args.rounds)
+    print_table(results, skipped, 32, timing_columns())
+    outcomes = ratio_outcomes(results, [target], lambda figures: figures.median)
+    print_targets(outcomes, 44)
+    save_run(args.json, machine({}), args.iterations, inputs, results, skipped, outcomes)

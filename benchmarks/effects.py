@@ -54,20 +54,14 @@ def main(argv: list[str] | None = None) -> int:
     styled = tk.load_template(with_effects(card), base_dir=base)
     OUT.mkdir(exist_ok=True)
     tk.render_image(styled, {}).save(OUT / "effects-card.png")
-    results: dict[str, Timings] = {}
-    skipped: dict[str, str] = {}
     benches = [
         ("plain", lambda n: bench(plain, "plain", "social card, all new", n)),
         ("effects", lambda n: bench(styled, "effects", "with shadow, outline and blur", n)),
     ]
-    common.run_contenders(benches, args.iterations, [], results, skipped, args.rounds)
-    common.print_table(results, skipped, 32, common.timing_columns())
-    outcomes = common.ratio_outcomes(
-        results, [("effects card time <= 1.5x plain card", "effects", "plain", LIMIT)], lambda f: f.median
+    common.time_against_base(
+        args, benches, ("effects card time <= 1.5x plain card", "effects", "plain", LIMIT), ("titles", TITLES)
     )
-    common.print_targets(outcomes, 44)
     print(f"the card with effects: {OUT / 'effects-card.png'}")
-    common.save_run(args.json, common.machine({}), args.iterations, ("titles", TITLES), results, skipped, outcomes)
     return 0
 
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import common
-from common import OUT, Timings
+from common import Timings
 
 import templatekit as tk
 from templatekit.model.layers import FrameLayer, walk_layers
@@ -54,20 +54,13 @@ def main(argv: list[str] | None = None) -> int:
     args = common.parse_arguments(parser, argv)
     framed = tk.load_template(TEMPLATE)
     flat = fixed(framed)
-    OUT.mkdir(exist_ok=True)
-    results: dict[str, Timings] = {}
-    skipped: dict[str, str] = {}
     benches = [
         ("fixed", lambda n: bench(flat, "fixed", "product card, fixed boxes", n)),
         ("frames", lambda n: bench(framed, "frames", "product card, frames", n)),
     ]
-    common.run_contenders(benches, args.iterations, [], results, skipped, args.rounds)
-    common.print_table(results, skipped, 32, common.timing_columns())
-    outcomes = common.ratio_outcomes(
-        results, [("frames card time <= 1.2x fixed card", "frames", "fixed", LIMIT)], lambda f: f.median
+    common.time_against_base(
+        args, benches, ("frames card time <= 1.2x fixed card", "frames", "fixed", LIMIT), ("names", NAMES)
     )
-    common.print_targets(outcomes, 44)
-    common.save_run(args.json, common.machine({}), args.iterations, ("names", NAMES), results, skipped, outcomes)
     return 0
 
 
