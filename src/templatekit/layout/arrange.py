@@ -135,11 +135,12 @@ def _along(direction: str, side: str) -> bool:
 
 
 def _frame_style(node: Any, frame: FrameLayer, yoga: Any) -> None:
+    """A frame's flexbox: direction, padding, gap, alignment and wrapping (a ``none``
+    frame's layers are positioned absolutely, so its direction does not matter)."""
     node.flex_direction = yoga.FlexDirection.Row if frame.layout == "row" else yoga.FlexDirection.Column
     pad = frame.padding
-    for edge, value in ((yoga.Edge.Top, pad.top), (yoga.Edge.Right, pad.right), (yoga.Edge.Bottom, pad.bottom)):
-        node.set_padding(edge, value)
-    node.set_padding(yoga.Edge.Left, pad.left)
+    for edge, value in zip(("Top", "Right", "Bottom", "Left"), (pad.top, pad.right, pad.bottom, pad.left), strict=True):
+        node.set_padding(getattr(yoga.Edge, edge), value)
     node.set_gap(yoga.Gutter.All, frame.gap)
     node.align_items = getattr(yoga.Align, ALIGN[frame.align])
     node.justify_content = getattr(yoga.Justify, JUSTIFY[frame.justify])
