@@ -6,12 +6,14 @@ from __future__ import annotations
 import datetime
 import math
 import threading
-from functools import cache
+import weakref
+from functools import lru_cache
 from typing import Any
 
 import attrs
 import icu
 
+from templatekit.cache import BoundedCache
 from templatekit.layout.table import cell_text
 from templatekit.model.layers import TableLayer, TextLayer, ValueFormat, replaced_layers, walk_layers
 from templatekit.model.template import Template
@@ -30,20 +32,51 @@ def format_values(template: Template) -> tuple[Template, list[str]]:
     changed: dict[str, Any] = {}
     warnings: list[str] = []
     for layer in walk_layers(template.layers):
-        if isinstance(layer, TableLayer) and any(column.format for column in layer.columns):
-            changed[layer.name] = _formatted_table(layer, template.locale, warnings)
-        if not isinstance(layer, TextLayer) or layer.format is None or layer.spans:
-            continue
-        written = formatted(layer.text, layer.format, template.locale)
-        if written is None:
-            warnings.append(
-                f"layer {layer.name!r}: text {layer.text[:40]!r} is not {_wanted(layer.format)}; drawn as given"
-            )
+        if (
+            isinstance(layer, TableLayer)
+            and any(column.format for column in layer.columns)
+            or isinstance(layer, TextLayer)
+            and layer.format is not None
+            and not layer.spans
+        ):
+            written, notes = _written(layer, template.locale)
         else:
-            changed[layer.name] = attrs.evolve(layer, text=written, format=None)
+            continue
+        warnings.extend(notes)
+        if written is not layer:
+            changed[layer.name] = written
     if not changed:
         return template, warnings
     return attrs.evolve(template, layers=replaced_layers(template.layers, changed)), warnings
+
+
+#: Layers written out, by the layer object and locale: a layer that no modification
+#: changed is the same object at the next render, and so is its written-out form, which
+#: layout then reuses instead of setting it again.
+_WRITTEN: BoundedCache[tuple[int, str], tuple[weakref.ref[Any], Any, tuple[str, ...]]] = BoundedCache(
+    512, max_weight=512
+)
+
+
+def _written(layer: TextLayer | TableLayer, locale: str) -> tuple[Any, tuple[str, ...]]:
+    """The layer with its values written out, and the warnings of those that are not values."""
+    key = (id(layer), locale)
+    done = _WRITTEN.get(key)
+    if done is not None and done[0]() is layer:
+        return done[1], done[2]
+    notes: list[str] = []
+    if isinstance(layer, TableLayer):
+        written: Any = _formatted_table(layer, locale, notes)
+    else:
+        assert layer.format is not None
+        text = formatted(layer.text, layer.format, locale)
+        if text is None:
+            notes.append(
+                f"layer {layer.name!r}: text {layer.text[:40]!r} is not {_wanted(layer.format)}; drawn as given"
+            )
+        written = layer if text is None else attrs.evolve(layer, text=text, format=None)
+    _WRITTEN.put(key, (weakref.ref(layer), written, tuple(notes)), 1)
+    return written, tuple(notes)
 
 
 def _formatted_table(layer: TableLayer, locale: str, warnings: list[str]) -> TableLayer:
@@ -117,7 +150,7 @@ def _moment(value: str) -> float | None:
     return moment.replace(tzinfo=datetime.UTC).timestamp()
 
 
-@cache
+@lru_cache(maxsize=256)  # locales and currencies come from the templates of every tenant
 def _number_format(style: str, locale: str, currency: str | None, decimals: int | None) -> Any:
     where = icu.Locale.forLanguageTag(locale)
     if style == "currency":
@@ -135,7 +168,7 @@ def _number_format(style: str, locale: str, currency: str | None, decimals: int 
     return number_format
 
 
-@cache
+@lru_cache(maxsize=256)
 def _date_format(style: str, length: str, locale: str) -> Any:
     where = icu.Locale.forLanguageTag(locale)
     if style == "date":

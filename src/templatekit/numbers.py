@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from decimal import ROUND_HALF_UP, Decimal
-from functools import cache
+from functools import lru_cache
 
 from attrs import evolve, frozen
 
@@ -86,7 +86,7 @@ class NumberFormat:
         return _fixed(value, 0 if self.precision is None else self.precision, grouping)
 
 
-@cache
+@lru_cache(maxsize=256)  # locales come from the templates of every tenant
 def _symbols(locale: str) -> tuple[str, str]:
     """The characters ``locale`` groups digits and marks decimals with (ICU's)."""
     if locale in ("en-US", "en"):

@@ -94,3 +94,12 @@ def test_a_chart_writes_its_value_format_with_the_locale_s_characters():
     swiss = pdf_text(tk.render_pdf(template({**chart, "locale": "de-CH"}, locale="de-DE")).data)
     assert "1’234.5" in swiss  # the layer's own locale wins
     assert "1,234.5" in pdf_text(tk.render_pdf(template(chart)).data)  # en-US by default
+
+
+def test_a_layer_no_modification_changed_is_written_out_once_so_that_its_layout_is_reused():
+    loaded = tk.load_template(priced("1234.5"))
+    first, _, _ = resolve(loaded, None, RenderOptions())
+    second, _, _ = resolve(loaded, None, RenderOptions())
+    assert first.layers[0] is second.layers[0] and first.layers[0].text == f"1.234,50{NBSP}€"
+    changed, _, _ = resolve(loaded, {"price": "5"}, RenderOptions())
+    assert changed.layers[0].text == f"5,00{NBSP}€"

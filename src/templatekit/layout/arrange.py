@@ -40,20 +40,32 @@ def _arranged(layer: AnyLayer, ctx: LayoutContext) -> AnyLayer:
 
     config = yoga.Config(use_web_defaults=True)
     config.point_scale_factor = 0  # fractional px, as text is measured; painters place them
-    measured: list[Any] = []
-    root = _node(layer, None, ctx, config, measured)
+    tree = _Tree()
+    root = _node(layer, None, ctx, config, tree)
     try:
         root.calculate_layout()
+        for _ in tree.absolute_hugs:  # a hug a pass, innermost first, at most
+            if not _hug_absolute(tree.absolute_hugs):
+                break
+            root.calculate_layout()
         return _placed(layer, root, layer.x, layer.y)
     finally:
-        for node in measured:  # a node freed with its Python function set calls into a finished interpreter
+        for node in tree.measured:  # a node freed with its Python function set calls into a finished interpreter
             node.set_measure_func(None)
         root.free_recursive()
 
 
-def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: Any, measured: list[Any]) -> Any:
-    """The Yoga node of ``layer`` (in ``frame``; None at the top), its children with it;
-    nodes given a measure function are added to ``measured``."""
+class _Tree:
+    """What the Yoga tree of one top-level frame keeps besides its nodes: the nodes given
+    a measure function, and the ``none`` frames that hug (innermost first)."""
+
+    def __init__(self) -> None:
+        self.measured: list[Any] = []
+        self.absolute_hugs: list[tuple[Any, FrameLayer]] = []
+
+
+def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: Any, tree: _Tree) -> Any:
+    """The Yoga node of ``layer`` (in ``frame``; None at the top), its children with it."""
     import pyyoga as yoga
 
     node = yoga.Node(config)
@@ -78,27 +90,30 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
     if isinstance(layer, FrameLayer):
         _frame_style(node, layer, yoga)
         for child in layer.layers:
-            node.add_child(_node(child, layer, ctx, config, measured))
+            node.add_child(_node(child, layer, ctx, config, tree))
         if layer.layout == "none" and "hug" in (layer.width_sizing, layer.height_sizing):
-            _hug_absolute(node, layer, ctx)
+            tree.absolute_hugs.append((node, layer))
     elif isinstance(layer, TextLayer) and "hug" in (layer.width_sizing, layer.height_sizing):
-        node.set_measure_func(_text_measure(layer, ctx, yoga))
-        measured.append(node)
+        node.set_measure_func(_text_measure(layer, ctx, yoga, free=direction == "none"))
+        tree.measured.append(node)
     elif isinstance(layer, ImageLayer) and "hug" in (layer.width_sizing, layer.height_sizing):
         _hug_image(node, layer, ctx)
     elif isinstance(layer, TableLayer) and "hug" in (layer.width_sizing, layer.height_sizing):
-        node.set_measure_func(_table_measure(layer, ctx, yoga))
-        measured.append(node)
+        node.set_measure_func(_table_measure(layer, ctx, yoga, free=direction == "none"))
+        tree.measured.append(node)
     return node
 
 
-def _table_measure(layer: TableLayer, ctx: LayoutContext, yoga: Any) -> Any:
+def _table_measure(layer: TableLayer, ctx: LayoutContext, yoga: Any, free: bool) -> Any:
     """A table's adaptive size as Yoga asks for it: its columns as wide as their content
-    (up to the width offered), its rows as high as their cells."""
+    (up to the width offered, unless ``free``: placed where it says, it is not limited
+    by its frame), its rows as high as their cells."""
     from templatekit.layout.table import table_rows_layout
+    from templatekit.layout.text import UNLIMITED
 
     def measure(width: float, width_mode: Any, height: float, height_mode: Any) -> tuple[float, float]:
-        limit = width if width_mode != yoga.MeasureMode.Undefined else UNLIMITED
+        limited = width_mode == yoga.MeasureMode.Exactly or (width_mode == yoga.MeasureMode.AtMost and not free)
+        limit = width if limited else UNLIMITED
         hugging = layer.width_sizing == "hug" and width_mode != yoga.MeasureMode.Exactly
         sized = evolve(layer, width=limit, width_mode="adaptive" if hugging else layer.width_mode)
         geometry = table_rows_layout(sized, ctx.fonts)
@@ -107,8 +122,6 @@ def _table_measure(layer: TableLayer, ctx: LayoutContext, yoga: Any) -> Any:
     return measure
 
 
-#: The width a table that hugs is measured in when nothing limits it.
-UNLIMITED = 1_000_000.0
 #: The size an image hugs when its own is unknown (an SVG, or a file that cannot be read).
 UNKNOWN_IMAGE_SIZE = (100, 100)
 
@@ -148,44 +161,41 @@ def _frame_style(node: Any, frame: FrameLayer, yoga: Any) -> None:
     node.flex_wrap = yoga.Wrap.Wrap if frame.wrap else yoga.Wrap.NoWrap
 
 
-def _text_measure(layer: TextLayer, ctx: LayoutContext, yoga: Any) -> Any:
+def _text_measure(layer: TextLayer, ctx: LayoutContext, yoga: Any, free: bool) -> Any:
     """The text's box as Yoga asks for it: as wide as its longest line up to the width
-    offered (exactly the width given, when given), as high as its lines."""
+    offered (unless ``free``: placed where it says, it is not limited by its frame;
+    exactly the width given, when given), as high as its lines."""
     from templatekit.layout import text
 
     def measure(width: float, width_mode: Any, height: float, height_mode: Any) -> tuple[float, float]:
         if width_mode == yoga.MeasureMode.Exactly:
             return width, text.measure(layer, ctx, width)[1]
-        return text.measure(layer, ctx, width if width_mode == yoga.MeasureMode.AtMost else None)
+        limited = width_mode == yoga.MeasureMode.AtMost and not free
+        return text.measure(layer, ctx, width if limited else None)
 
     return measure
 
 
-def _hug_absolute(node: Any, frame: FrameLayer, ctx: LayoutContext) -> None:
-    """A ``none`` frame that hugs: its layers' boxes from its corner, and its padding."""
-    right = bottom = 0.0
-    for child in frame.layers:
-        if not child.visible:
-            continue
-        width, height = child.width, child.height
-        if isinstance(child, TextLayer) and "hug" in (child.width_sizing, child.height_sizing):
-            hugged = _text_size(child, ctx)
-            width = hugged[0] if child.width_sizing == "hug" else width
-            height = hugged[1] if child.height_sizing == "hug" else height
-        right, bottom = max(right, child.x + width), max(bottom, child.y + height)
-    pad = frame.padding
-    if frame.width_sizing == "hug":
-        node.width = right + pad.right
-    if frame.height_sizing == "hug":
-        node.height = bottom + pad.bottom
-
-
-def _text_size(layer: TextLayer, ctx: LayoutContext) -> tuple[float, float]:
-    from templatekit.layout import text
-
-    limit = None if layer.width_sizing == "hug" else layer.width
-    width, height = text.measure(layer, ctx, limit)
-    return (width if layer.width_sizing == "hug" else layer.width), height
+def _hug_absolute(frames: list[tuple[Any, FrameLayer]]) -> bool:
+    """Size each ``none`` frame that hugs to its layers' boxes (from its corner) and its
+    padding, as the last layout gave them; whether one changed. Its layers are placed
+    absolutely, and such layers do not size their frame in flexbox (nor in CSS)."""
+    changed = False
+    for node, frame in frames:
+        right = bottom = 0.0
+        for index, child in enumerate(frame.layers):
+            if child.visible:
+                placed = node.get_child(index)
+                right = max(right, placed.layout_left + placed.layout_width)
+                bottom = max(bottom, placed.layout_top + placed.layout_height)
+        for side, sizing, size, now in (
+            ("width", frame.width_sizing, right + frame.padding.right, node.layout_width),
+            ("height", frame.height_sizing, bottom + frame.padding.bottom, node.layout_height),
+        ):
+            if sizing == "hug" and abs(size - now) > 1e-6:
+                setattr(node, side, size)
+                changed = True
+    return changed
 
 
 def _placed(layer: AnyLayer, node: Any, x: float, y: float) -> AnyLayer:

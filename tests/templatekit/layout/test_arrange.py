@@ -244,3 +244,17 @@ def test_a_table_hugs_its_adaptive_size_and_the_layer_after_it_follows():
     adaptive = table_rows_layout(measured, ctx.fonts)
     assert found["people"][2:] == pytest.approx((adaptive.width, adaptive.height))
     assert found["people"][2] < 380 and found["note"][1] == pytest.approx(20 + adaptive.height + 6)
+
+
+def test_a_none_frame_hugs_what_it_holds_at_its_own_size_frames_that_hug_included():
+    words = {"type": "text", "name": "words", "x": 0, "y": 0, "width": "hug", "height": "hug", "text": "Inner words"}
+    inner = {**frame("inner", words, width="hug", padding=4), "x": 10, "y": 50}
+    line = {"type": "text", "name": "line", "x": 5, "y": 7, "width": "hug", "height": "hug", "text": "A longer line"}
+    spec = template(frame("outer", line, inner, width="hug", padding=[0, 8, 6, 0]), width=800, height=400)
+    found = boxes(spec)
+    arranged, ctx, _ = resolve(spec, None, RenderOptions())
+    inner_words = measure(arranged.layers[0].layers[1].layers[0], ctx, None)
+    assert found["words"][2:] == pytest.approx(inner_words)  # its longest line: not wrapped by a frame still sized
+    assert found["inner"][2:] == pytest.approx((inner_words[0] + 4, inner_words[1] + 4))
+    right = max(5 + found["line"][2], 10 + found["inner"][2])
+    assert found["outer"][2:] == pytest.approx((right + 8, 50 + found["inner"][3] + 6))
