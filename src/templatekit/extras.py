@@ -28,39 +28,25 @@ class Extra:
         return f'pip install "templatekit[{self.name}]"'
 
 
+#: What ``templatekit edit`` imports: the server's app, which it answers with.
+EDITOR_MODULES = {
+    "starlette": "starlette",
+    "uvicorn": "uvicorn",
+    "sqlalchemy": "sqlalchemy",
+    "cryptography": "cryptography",
+    "pebble": "pebble",
+    "limits": "limits",
+    "aiohttp": "aiohttp",
+}
+
 EXTRAS = {
     extra.name: extra
     for extra in (
         Extra("video", "video rendering", {"av": "av", "numpy": "numpy", "cv2": "opencv-python-headless"}),
         Extra("charts", "drawing charts with Plotly", {"plotly": "plotly", "kaleido": "kaleido"}),
         Extra("s3", "S3 storage", {"s3fs": "s3fs", "aiohttp": "aiohttp"}),
-        Extra(
-            "editor",
-            "the editor on a file",
-            {
-                "starlette": "starlette",
-                "uvicorn": "uvicorn",
-                "sqlalchemy": "sqlalchemy",
-                "cryptography": "cryptography",
-                "pebble": "pebble",
-                "limits": "limits",
-                "aiohttp": "aiohttp",
-            },
-        ),
-        Extra(
-            "server",
-            "the server",
-            {
-                "starlette": "starlette",
-                "uvicorn": "uvicorn",
-                "sqlalchemy": "sqlalchemy",
-                "cryptography": "cryptography",
-                "pebble": "pebble",
-                "limits": "limits",
-                "s3fs": "s3fs",  # s3Config uploads
-                "aiohttp": "aiohttp",
-            },
-        ),
+        Extra("editor", "the editor on a file", EDITOR_MODULES),
+        Extra("server", "the server", {**EDITOR_MODULES, "s3fs": "s3fs"}),  # s3fs: s3Config uploads
     )
 }
 

@@ -4,14 +4,13 @@ when it clips. The boxes are the arranged ones (``templatekit.layout.arrange``).
 
 from __future__ import annotations
 
+from templatekit.layout.compose import laid_out_layer
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import FrameLayer
 from templatekit.scene import Clip, Group, Item, Rect
 
 
 def layout(layer: FrameLayer, ctx: LayoutContext) -> list[Item]:
-    from templatekit.layout.compose import laid_out_layer  # the kinds' layouts, frames among them
-
     items: list[Item] = []
     stroke = layer.stroke if layer.stroke_width > 0 else None
     if layer.fill is not None or stroke is not None:

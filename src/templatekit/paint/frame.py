@@ -30,15 +30,20 @@ INVERSE_INFO = "templatekit.inverse-alpha"
 def picture(image: PILImage.Image, left: int, top: int, scale: float, key: str) -> Image:
     """Pixels painted once (at ``scale``, their top-left pixel at (left, top)) as an
     ``Image`` that frames place; converted for them now, and held once."""
-    if image.mode not in ("RGBA", "RGBa"):
-        image = image.convert("RGBA")
-    opaque = image.getchannel("A").getextrema()[0] == 255
-    # opaque pixels are their own premultiplied form
-    pixels = np.asarray(image if opaque or image.mode == "RGBa" else image.convert("RGBa"))
+    pixels, opaque = _premultiplied(image)
     held = PILImage.frombuffer("RGBa", image.size, pixels, "raw", "RGBa", 0, 1)
     held.info[PIXELS_INFO] = (pixels, opaque)
     width, height = image.size
     return Image(left / scale, top / scale, width / scale, height / scale, held, key)
+
+
+def _premultiplied(image: PILImage.Image) -> tuple[np.ndarray, bool]:
+    """An image's premultiplied RGBA pixels, and whether all of them are opaque."""
+    if image.mode not in ("RGBA", "RGBa"):
+        image = image.convert("RGBA")
+    opaque = image.getchannel("A").getextrema()[0] == 255
+    # opaque pixels are their own premultiplied form
+    return np.asarray(image if opaque or image.mode == "RGBa" else image.convert("RGBa")), opaque
 
 
 def paint_frame(scene: Scene) -> np.ndarray:
@@ -123,11 +128,11 @@ def _place(
 
 
 def _pixels(image: PILImage.Image) -> tuple[np.ndarray, bool]:
-    """A picture's premultiplied RGBA pixels and whether all of them are opaque."""
+    """A picture's premultiplied RGBA pixels and whether all of them are opaque: those
+    kept by ``picture``, else converted now (what the raster painter painted for an item
+    the fast path does not know)."""
     known = image.info.get(PIXELS_INFO)
-    if known is None:
-        known = picture(image, 0, 0, 1.0, "").image.info[PIXELS_INFO]
-    return known
+    return _premultiplied(image) if known is None else known
 
 
 def _inverse_alpha(image: PILImage.Image, pixels: np.ndarray) -> np.ndarray:

@@ -67,14 +67,7 @@ def make_clip(path: Path, frames: int, fps: int, size: tuple[int, int] = (160, 9
             container.mux(stream.encode(frame))
         container.mux(stream.encode(None))
         if audio is not None:
-            total = round(frames / fps * 48000)
-            wave = (0.5 * np.sin(2 * math.pi * 440 * np.arange(total) / 48000)).astype(np.float32)
-            for start in range(0, total, 1024):
-                chunk = np.ascontiguousarray(np.stack([wave[start : start + 1024]] * 2))
-                sound = av.AudioFrame.from_ndarray(chunk, format="fltp", layout="stereo")
-                sound.sample_rate, sound.pts = 48000, start
-                container.mux(audio.encode(sound))
-            container.mux(audio.encode(None))
+            write_tone(container, audio, frames / fps)
 
 
 def make_tone(path: Path, seconds: float) -> None:
@@ -82,14 +75,19 @@ def make_tone(path: Path, seconds: float) -> None:
     with av.open(str(path), mode="w", format="mp4") as container:
         audio = container.add_stream("aac", rate=48000)
         audio.layout = "stereo"
-        total = round(seconds * 48000)
-        wave = (0.5 * np.sin(2 * math.pi * 440 * np.arange(total) / 48000)).astype(np.float32)
-        for start in range(0, total, 1024):
-            chunk = np.ascontiguousarray(np.stack([wave[start : start + 1024]] * 2))
-            sound = av.AudioFrame.from_ndarray(chunk, format="fltp", layout="stereo")
-            sound.sample_rate, sound.pts = 48000, start
-            container.mux(audio.encode(sound))
-        container.mux(audio.encode(None))
+        write_tone(container, audio, seconds)
+
+
+def write_tone(container: Any, audio: Any, seconds: float) -> None:
+    """``seconds`` of a 440 Hz tone into the ``audio`` stream (48 kHz stereo) of ``container``."""
+    total = round(seconds * 48000)
+    wave = (0.5 * np.sin(2 * math.pi * 440 * np.arange(total) / 48000)).astype(np.float32)
+    for start in range(0, total, 1024):
+        chunk = np.ascontiguousarray(np.stack([wave[start : start + 1024]] * 2))
+        sound = av.AudioFrame.from_ndarray(chunk, format="fltp", layout="stereo")
+        sound.sample_rate, sound.pts = 48000, start
+        container.mux(audio.encode(sound))
+    container.mux(audio.encode(None))
 
 
 def decoded_sound(data: bytes) -> np.ndarray:
