@@ -21,8 +21,10 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import func, select
 
-from templatekit_server import accounts, catalog, usage
+from templatekit_server import accounts, catalog
+from templatekit_server import db as db_tables
 from templatekit_server.db import Database
 from templatekit_server.plans import DEFAULT_PLANS
 from templatekit_server.sealing import Sealer, server_secret
@@ -129,9 +131,15 @@ class LiveServer:
         return template_id
 
     def used(self, account: Account) -> int:
-        """Generations the workspace used today."""
-        plan = DEFAULT_PLANS[accounts.workspace(self.db, account.workspace)["plan"]]  # type: ignore[index]
-        return int(usage.report(self.db, account.workspace, plan)["day"])
+        """Generations the workspace used, every day of it counted: a test that runs over
+        midnight UTC bills on one day and would read the next day's zero."""
+        with self.db.read() as connection:
+            total = connection.execute(
+                select(func.sum(db_tables.usage.c.count)).where(
+                    db_tables.usage.c.workspace_id == account.workspace, func.length(db_tables.usage.c.period) == 10
+                )
+            ).scalar()
+        return int(total or 0)
 
 
 @pytest.fixture(scope="session")
