@@ -127,7 +127,11 @@ def resolve(
 def still(template: TemplateSource, modifications: Modifications, options: RenderOptions) -> RenderResult:
     """The still, as ``options.format``: a video template's Scene at its moment (its
     poster's by default), else the laid-out design."""
-    laid_out = prepared(template, modifications, options)
+    return painted(prepared(template, modifications, options), options)
+
+
+def painted(laid_out: Prepared, options: RenderOptions) -> RenderResult:
+    """The first page of ``laid_out`` painted and encoded as ``options.format``."""
     scene = laid_out.scene
     image = paint(scene, _scale((scene.width, scene.height), options))
     return _encoded(image, laid_out.warnings, options, opaque=is_opaque(scene))

@@ -59,7 +59,7 @@ from templatekit_server.inputs import given_key, parse_json, read_as, read_body
 from templatekit_server.local_file import FILE_ID, EditedFile
 from templatekit_server.openapi import document
 from templatekit_server.pages import PageHeaders
-from templatekit_server.routes.editor import SCANS_HEADER
+from templatekit_server.routes.editor import draft_headers
 from templatekit_server.routes.templates import if_match, version_query
 from templatekit_server.settings import Settings
 
@@ -212,9 +212,8 @@ async def preview(request: Request) -> Response:
         )
 
     drawn = await run_in_threadpool(draw)
-    headers = warnings_header(drawn.result.warnings)
-    if drawn.scans:
-        headers[SCANS_HEADER] = json.dumps([scan.as_json() for scan in drawn.scans])
+    scans = [scan.as_json() for scan in drawn.scans]
+    headers = draft_headers(drawn.result.warnings, scans, drawn.boxes)
     return Response(drawn.result.data, media_type=drawn.result.media_type, headers=headers)
 
 

@@ -619,9 +619,12 @@ def _editor_paths(errors: _ErrorResponses) -> Json:
         "Renders a template sent whole, not stored, as createImage renders it once saved (the same bytes): "
         "an editor's canvas. `time` shows a video template's frame at that moment. Free, so it needs the "
         "`templates:write` scope; it counts against the rate limit. A full-size PNG also says whether each "
-        "code scans, in `X-Templatekit-Scans`; an invalid template's problems are in `error.problems`.",
+        "code scans, in `X-Templatekit-Scans`; where layout placed the layers of frames is in "
+        "`X-Templatekit-Boxes`; an invalid template's problems are in `error.problems`.",
         {
-            "200": _response("The image.", _images(), ("X-Templatekit-Warnings", "X-Templatekit-Scans")),
+            "200": _response(
+                "The image.", _images(), ("X-Templatekit-Warnings", "X-Templatekit-Scans", "X-Templatekit-Boxes")
+            ),
             **errors(*KEYED, "FETCH_IMAGE_ERROR"),
         },
         body=_body("PreviewRequest", "The template and how to render it."),
@@ -847,6 +850,22 @@ def _headers() -> Json:
             "Whether each QR code and barcode scans, read back from the rendered pixels, as a JSON array of "
             "`{layer, scans, message}` (`scans` is null when the server has no reader); absent without codes.",
             _json_text({"type": "array", "items": {"type": "object"}}, "A JSON array of objects."),
+        ),
+        "X-Templatekit-Boxes": header(
+            "The box layout gave each frame and each layer inside one, by name: `[x, y, width, height]` in the "
+            "template's pixels from the canvas's top-left corner, before rotation; absent without frames.",
+            _json_text(
+                {
+                    "type": "object",
+                    "additionalProperties": {
+                        "type": "array",
+                        "items": {"type": "number"},
+                        "minItems": 4,
+                        "maxItems": 4,
+                    },
+                },
+                "A JSON object of boxes.",
+            ),
         ),
         "Idempotent-Replayed": header(
             "`true` when the answer is the first answer to the same `Idempotency-Key`.",

@@ -91,6 +91,7 @@ class DraftOutput:
     media_type: str
     warnings: tuple[str, ...]
     scans: tuple[dict[str, Any], ...]
+    boxes: dict[str, tuple[float, float, float, float]]
 
 
 @frozen
@@ -213,7 +214,8 @@ def render_draft_job(job: DraftJob) -> DraftOutput | Failure:
     except TemplatekitError as exc:
         return _failure(exc)
     result = drawn.result
-    return DraftOutput(result.data, result.media_type, result.warnings, tuple(s.as_json() for s in drawn.scans))
+    scans = tuple(scan.as_json() for scan in drawn.scans)
+    return DraftOutput(result.data, result.media_type, result.warnings, scans, drawn.boxes)
 
 
 def _failure(exc: Exception) -> Failure:

@@ -90,6 +90,36 @@ def test_codes_are_read_back_from_the_render(live, client):
     assert "X-Templatekit-Scans" not in preview(client, live, account, card, thumbnail=True).headers
 
 
+def test_the_boxes_layout_gave_the_layers_of_frames(live, client):
+    account = live.account()
+    card = text_template()
+    card["width"], card["height"] = 400, 300
+    card["layers"].append(
+        {
+            "type": "frame",
+            "name": "stack",
+            "x": 20,
+            "y": 30,
+            "width": "hug",
+            "height": "hug",
+            "layout": "column",
+            "gap": 10,
+            "padding": 5,
+            "layers": [
+                {"type": "shape", "name": "a", "width": 60, "height": 20},
+                {"type": "qrcode", "name": "code", "width": 90, "height": 90, "qrcode": "inside a frame"},
+            ],
+        }
+    )
+    answer = preview(client, live, account, card)
+    boxes = json.loads(answer.headers["X-Templatekit-Boxes"])
+    # only frames and what they hold: the others' boxes are in the template itself
+    assert boxes == {"stack": [20, 30, 100, 130], "a": [25, 35, 60, 20], "code": [25, 65, 90, 90]}
+    scans = {scan["layer"]: scan for scan in json.loads(answer.headers["X-Templatekit-Scans"])}
+    assert scans["code"]["scans"] is True  # read at its place in the frame
+    assert "X-Templatekit-Boxes" not in preview(client, live, account, text_template()).headers
+
+
 def test_fonts_and_the_source_version(live, client):
     account = live.account()
     fonts = client.get(f"{live.api}/fonts", headers=account.bearer).json()

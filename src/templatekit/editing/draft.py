@@ -1,20 +1,29 @@
 """Renders of a template being designed, not stored: the editor's canvas. A draft
-renders through ``render_image`` like any template, so the canvas shows the bytes a
-render of the saved version gives."""
+renders through the pipeline of ``render_image`` like any template, so the canvas shows
+the bytes a render of the saved version gives; besides them it tells the editor where
+layout put what it placed (the boxes of frames and of the layers they hold)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from attrs import evolve, frozen
 
-from templatekit.apply import Modifications, apply
+from templatekit import budget
+from templatekit.apply import Modifications
 from templatekit.assets import AssetLoader
 from templatekit.editing.scans import CodeScan, code_scans
+from templatekit.encode import image_format
 from templatekit.errors import TemplateError
 from templatekit.loading import TemplateSource, load_template
-from templatekit.render import render_image
+from templatekit.model.layers import AnyLayer, FrameLayer
+from templatekit.options import RenderOptions
+from templatekit.pipeline import painted, prepared
 from templatekit.result import RenderResult
+
+#: A layer's laid-out box on the canvas: x, y, width, height (before its rotation).
+Box = tuple[float, float, float, float]
 
 
 @frozen
@@ -22,6 +31,8 @@ class DraftRender:
     result: RenderResult
     #: whether each code layer scans (full-size PNG renders only)
     scans: tuple[CodeScan, ...]
+    #: by name, the box of every frame and of every layer inside one, as layout placed it
+    boxes: dict[str, Box]
 
 
 def render_draft(
@@ -51,9 +62,32 @@ def render_draft(
         if not 0 <= time <= loaded.video.duration:
             raise TemplateError([f"time: must be within the video, 0 to {loaded.video.duration:g} (got {time:g})"])
         loaded = evolve(loaded, video=evolve(loaded.video, poster=time))
-    result = render_image(
-        loaded, modifications, format=format, thumbnail=thumbnail, scale=scale, assets=assets, memory_limit=memory_limit
+    options = RenderOptions(
+        format=image_format(format), thumbnail=thumbnail, scale=scale, assets=assets, memory_limit=memory_limit
     )
+    with budget.render(memory_limit):
+        laid_out = prepared(loaded, modifications, options)
+        result = painted(laid_out, options)
+    boxes = dict(_framed_boxes(laid_out.template.layers))
     if thumbnail or scale != 1 or result.media_type != "image/png":
-        return DraftRender(result, ())
-    return DraftRender(result, code_scans(apply(loaded, modifications).template.layers, result.data))
+        return DraftRender(result, (), boxes)
+    return DraftRender(result, code_scans(list(_shown(laid_out.template.layers)), result.data), boxes)
+
+
+def _framed_boxes(layers: tuple[AnyLayer, ...], framed: bool = False) -> Iterator[tuple[str, Box]]:
+    """The boxes the editor cannot work out from the JSON alone: those of frames (which
+    may hug) and of what they hold (placed by their layout), at canvas coordinates."""
+    for layer in layers:
+        if isinstance(layer, FrameLayer) or framed:
+            yield layer.name, (round(layer.x, 2), round(layer.y, 2), round(layer.width, 2), round(layer.height, 2))
+        if isinstance(layer, FrameLayer):
+            yield from _framed_boxes(layer.layers, True)
+
+
+def _shown(layers: tuple[AnyLayer, ...]) -> Iterator[AnyLayer]:
+    """The visible layers, nested ones included (those of a hidden frame are not)."""
+    for layer in layers:
+        if layer.visible:
+            yield layer
+            if isinstance(layer, FrameLayer):
+                yield from _shown(layer.layers)

@@ -4,6 +4,8 @@ template being designed (previewTemplate) and the fonts to offer (listFonts)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -19,13 +21,15 @@ from templatekit_server.rendering import DraftJob, render_draft_job
 from templatekit_server.state import server_of
 
 SCANS_HEADER = "X-Templatekit-Scans"
+BOXES_HEADER = "X-Templatekit-Boxes"
 
 
 async def preview(request: Request) -> Response:
     """The image of a template sent whole, as createImage renders it once saved. Not
     stored and not billed, so it needs the ``templates:write`` scope of a designer's key,
     counts against the rate limit and against the plan's previews a minute, and runs
-    after every billed render that waits (``fairness``)."""
+    after every billed render that waits (``fairness``). Besides the image, the editor is
+    told where layout put the layers of frames (``X-Templatekit-Boxes``)."""
     server = server_of(request)
     caller, body = await read_request(request, "previewTemplate")
     if not isinstance(body, dict):
@@ -35,10 +39,21 @@ async def preview(request: Request) -> Response:
     asked = read_as(PreviewRequest, body, server.settings.max_text_chars)
     job = DraftJob(asked.template, asked.modifications, asked.format, asked.thumbnail, asked.scale, asked.time)
     output = await server.stills.run(render_draft_job, job, server.share(caller, preview=True))
-    headers = warnings_header(output.warnings)
-    if output.scans:
-        headers[SCANS_HEADER] = json.dumps(output.scans)
+    headers = draft_headers(output.warnings, output.scans, output.boxes)
     return Response(output.data, media_type=output.media_type, headers=headers)
+
+
+def draft_headers(
+    warnings: Sequence[str], scans: Sequence[dict[str, Any]], boxes: dict[str, tuple[float, ...]]
+) -> dict[str, str]:
+    """What a preview tells besides its image: warnings, whether codes scan, and the
+    boxes layout gave the layers of frames."""
+    headers = warnings_header(warnings)
+    if scans:
+        headers[SCANS_HEADER] = json.dumps(list(scans))
+    if boxes:
+        headers[BOXES_HEADER] = json.dumps(boxes, separators=(",", ":"))
+    return headers
 
 
 async def fonts(request: Request) -> Response:
