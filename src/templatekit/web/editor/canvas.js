@@ -4,6 +4,7 @@
 
 import { el, round } from "./dom.js";
 import { bounds, linesOf, snapAxis, targets } from "./snap.js";
+import { canvasBoxes, flows, holds, insets, isFrame, localBox, locate, moveLayer } from "./tree.js";
 
 const HANDLES = { nw: [-1, -1], n: [0, -1], ne: [1, -1], e: [1, 0], se: [1, 1], s: [0, 1], sw: [-1, 1], w: [-1, 0] };
 const SNAP_PX = 6; // screen pixels
@@ -91,6 +92,9 @@ export class Canvas extends EventTarget {
     this.image.dataset.kind = kind;
     // "true" once the full-size image of the latest change is shown
     this.image.dataset.current = String(kind === "full" && changedAt === this.changedAt);
+    const boxes = response.headers.get("X-Templatekit-Boxes");
+    this.doc.boxes = boxes ? JSON.parse(boxes) : {};
+    if (!this.dragging) this.drawOverlay(); // what layout placed may have moved
     const scans = response.headers.get("X-Templatekit-Scans");
     const warnings = response.headers.get("X-Templatekit-Warnings");
     this.dispatchEvent(new CustomEvent("rendered", {
@@ -140,44 +144,61 @@ export class Canvas extends EventTarget {
 
   // ---------------------------------------------------------------- the overlay
 
-  drawOverlay(guides = []) {
+  /** Every layer's box on the canvas, by name (see tree.js). */
+  placedBoxes() {
+    return canvasBoxes(this.doc.template, this.doc.boxes);
+  }
+
+  /** The boxes of the layers, each frame's inside its own (so that they move and turn
+   * with it), the handles of the selection, snapping guides and ``marks`` (a drop's
+   * indicator, gaps and padding). */
+  drawOverlay(guides = [], marks = []) {
     const template = this.doc.template;
     if (!template) return;
-    const boxes = template.layers.map((layer) => {
-      const box = this.placed(el("div", { className: "box", title: layer.name }), layer);
-      box.dataset.name = layer.name;
-      box.classList.toggle("selected", this.doc.selection.has(layer.name));
-      box.classList.toggle("hidden-layer", layer.visible === false);
-      box.classList.toggle("locked", Boolean(layer.locked));
-      return box;
-    });
     const lines = guides.map(({ axis, at }) => {
       const line = el("div", { className: `guide ${axis}` });
       if (axis === "x") line.style.left = `${at * this.zoom}px`;
       else line.style.top = `${at * this.zoom}px`;
       return line;
     });
-    this.overlay.replaceChildren(...boxes, ...this.frame(), ...lines);
+    const shown = marks.map(({ kind, box }) => this.placed(el("div", { className: `mark ${kind}` }), box));
+    this.overlay.replaceChildren(...this.boxNodes(template.layers, null), ...this.handles(), ...shown, ...lines);
   }
 
-  /** ``node`` over ``layer``'s box, rotated with it. */
-  placed(node, layer) {
+  boxNodes(layers, parent) {
+    return layers.map((layer, index) => {
+      const entry = { layer, parent, index };
+      const box = this.placed(el("div", { className: "box", title: layer.name }), localBox(entry, this.doc.boxes), layer.rotation);
+      box.dataset.name = layer.name;
+      box.classList.toggle("selected", this.doc.selection.has(layer.name));
+      box.classList.toggle("hidden-layer", layer.visible === false);
+      box.classList.toggle("locked", Boolean(layer.locked));
+      if (isFrame(layer)) {
+        box.classList.add("frame-layer");
+        box.append(...this.boxNodes(layer.layers || [], layer));
+      }
+      return box;
+    });
+  }
+
+  /** ``node`` over ``box`` (template px), turned by ``rotation`` degrees. */
+  placed(node, box, rotation = 0) {
     const z = this.zoom;
     Object.assign(node.style, {
-      left: `${layer.x * z}px`,
-      top: `${layer.y * z}px`,
-      width: `${layer.width * z}px`,
-      height: `${layer.height * z}px`,
-      transform: layer.rotation ? `rotate(${layer.rotation}deg)` : "",
+      left: `${box.x * z}px`,
+      top: `${box.y * z}px`,
+      width: `${box.width * z}px`,
+      height: `${box.height * z}px`,
+      transform: rotation ? `rotate(${rotation}deg)` : "",
     });
     return node;
   }
 
   /** The handles of a single selected layer, above every box so that none hides them. */
-  frame() {
+  handles() {
     const [layer] = this.doc.selected();
     if (this.doc.selection.size !== 1 || !layer || layer.locked) return [];
-    const frame = this.placed(el("div", { className: "frame" }), layer);
+    const frame = this.placed(el("div", { className: "frame" }), this.placedBoxes().get(layer.name), layer.rotation);
     frame.dataset.name = layer.name;
     for (const handle of Object.keys(HANDLES)) {
       const knob = el("div", { className: `handle ${handle}`, title: "resize (shift: keep the ratio)" });
@@ -222,7 +243,7 @@ export class Canvas extends EventTarget {
       this.overlay.removeEventListener("pointerup", up);
       this.overlay.removeEventListener("pointercancel", up);
       this.dragging = false;
-      drag.end?.(e);
+      drag.end?.(this.point(e), e);
       this.doc.settle();
       this.drawOverlay();
       if (drag.changed) this.refresh("full");
@@ -239,7 +260,12 @@ export class Canvas extends EventTarget {
   /** Snaps ``lines`` on each axis; the shifts and the guides to draw. */
   snap(xLines, yLines, moving, event) {
     if (!this.snapping || event.altKey) return { dx: 0, dy: 0, guides: [] };
-    const found = targets(this.doc.template, moving);
+    // a layer snaps to any other, the frames holding it included, but not to what it holds
+    const still = (entry) => ![...moving.keys()].some((name) => entry.layer.name === name || this.inside(entry, name));
+    const others = [...this.placedBoxes().values()]
+      .filter(({ entry }) => entry.layer.visible !== false && still(entry))
+      .map((box) => bounds(box, box.entry.layer.rotation));
+    const found = targets(this.doc.template, others);
     const sx = snapAxis(xLines, found.x, this.grid, this.threshold());
     const sy = snapAxis(yLines, found.y, this.grid, this.threshold());
     const guides = [];
@@ -248,17 +274,29 @@ export class Canvas extends EventTarget {
     return { dx: sx.at !== null ? sx.shift : 0, dy: sy.at !== null ? sy.shift : 0, guides };
   }
 
+  /** Whether the layer of ``entry`` is held (at any depth) by the layer named ``name``. */
+  inside(entry, name) {
+    const outer = this.doc.layer(name);
+    return Boolean(outer) && outer.name !== entry.layer.name && holds(outer, entry.layer.name);
+  }
+
+  /** A move of the selection: free layers follow the pointer (and one dropped on a row
+   * or column frame goes into it); a layer a row or column places is reordered. */
   moving(start) {
     const layers = this.doc.selected().filter((layer) => !layer.locked);
-    if (!layers.length) return null;
-    const origin = new Map(layers.map((layer) => [layer.name, { x: layer.x, y: layer.y }]));
-    const all = layers.map(bounds);
+    const placedBy = (layer) => flows(this.doc.locate(layer.name).parent);
+    if (layers.length === 1 && placedBy(layers[0])) return this.reordering(layers[0].name, start);
+    const free = layers.filter((layer) => !placedBy(layer));
+    if (!free.length) return null;
+    const placed = this.placedBoxes();
+    const origin = new Map(free.map((layer) => [layer.name, { x: layer.x ?? 0, y: layer.y ?? 0 }]));
+    const all = free.map((layer) => bounds(placed.get(layer.name), layer.rotation));
     const left = Math.min(...all.map((b) => b.x));
     const top = Math.min(...all.map((b) => b.y));
     const width = Math.max(...all.map((b) => b.x + b.width)) - left;
     const height = Math.max(...all.map((b) => b.y + b.height)) - top;
     const key = `move ${performance.now()}`;
-    const drag = { changed: false };
+    const drag = { changed: false, into: null };
     drag.move = (point, event) => {
       let dx = Math.round(point.x - start.x);
       let dy = Math.round(point.y - start.y);
@@ -268,19 +306,85 @@ export class Canvas extends EventTarget {
       dy += snapped.dy;
       drag.changed = true;
       this.doc.change((template) => {
-        for (const layer of template.layers) {
-          const from = origin.get(layer.name);
-          if (from) Object.assign(layer, { x: round(from.x + dx), y: round(from.y + dy) });
-        }
+        for (const [name, from] of origin) Object.assign(locate(template, name).layer, { x: round(from.x + dx), y: round(from.y + dy) });
       }, { key, within: Infinity });
-      this.drawOverlay(snapped.guides);
+      drag.into = free.length === 1 ? this.dropTarget(point, free[0].name) : null;
+      this.drawOverlay(snapped.guides, drag.into?.marks || []);
+    };
+    drag.end = () => {
+      if (!drag.into) return;
+      const { frame, index } = drag.into;
+      this.doc.change((template) => moveLayer(template, free[0].name, frame.name, index, this.doc.boxes), { key, within: Infinity });
     };
     return drag;
   }
 
+  /** A layer placed by a row or column: dragged, an outline follows the pointer, the
+   * frame shows its padding, gaps and where the layer would go; dropped, it takes that
+   * place, goes into another row or column frame, or out onto the canvas. */
+  reordering(name, start) {
+    const box = this.placedBoxes().get(name);
+    const grab = { x: start.x - box.x, y: start.y - box.y };
+    const ghost = el("div", { className: "ghost" });
+    const drag = { changed: false, into: null };
+    const at = (point) => ({ x: point.x - grab.x, y: point.y - grab.y, width: box.width, height: box.height });
+    drag.move = (point) => {
+      if (!drag.changed && Math.hypot(point.x - start.x, point.y - start.y) < 2) return;
+      drag.changed = true;
+      drag.into = this.dropTarget(point, name);
+      this.drawOverlay([], drag.into?.marks || []);
+      this.overlay.append(this.placed(ghost, at(point)));
+    };
+    drag.end = (point) => {
+      ghost.remove();
+      if (!drag.changed) return;
+      const target = drag.into;
+      this.doc.change((template) => {
+        if (target) {
+          moveLayer(template, name, target.frame.name, target.index, this.doc.boxes);
+          return;
+        }
+        moveLayer(template, name, null, template.layers.length, this.doc.boxes);
+        const { x, y } = at(point);
+        Object.assign(locate(template, name).layer, { x: Math.round(x), y: Math.round(y) });
+      });
+    };
+    return drag;
+  }
+
+  /** The row or column frame under ``point`` that the layer named ``name`` would go
+   * into (the innermost; not the layer itself or one it holds): ``{frame, index, marks}``. */
+  dropTarget(point, name) {
+    const placed = this.placedBoxes();
+    let found = null;
+    for (const [, box] of placed) {
+      const frame = box.entry.layer;
+      if (!flows(frame) || frame.visible === false || holds(this.doc.layer(name), frame.name)) continue;
+      if (!contains(box, point) || (found && found.depth >= box.entry.depth)) continue;
+      found = { frame, box, depth: box.entry.depth };
+    }
+    if (!found) return null;
+    const { frame, box } = found;
+    const row = frame.layout === "row";
+    const laidOut = (frame.layers || [])
+      .map((layer, index) => ({ layer, index, box: this.doc.boxes[layer.name] }))
+      .filter(({ layer, box: laid }) => layer.visible !== false && laid);
+    const others = laidOut.filter(({ layer }) => layer.name !== name);
+    // the first other layer after the pointer (a wrapped row: a later line, or further along this one)
+    const after = others.find(({ box: [x, y, w, h] }) =>
+      row ? y > point.y || (y + h > point.y && x + w / 2 > point.x) : y + h / 2 > point.y);
+    const index = after ? after.index : (frame.layers || []).length;
+    return { frame, index, marks: spacingMarks(frame, box, laidOut, others, after, row) };
+  }
+
   resizing(name, [sx, sy], start) {
-    const layer = this.doc.layer(name);
-    const { x, y, width: w0, height: h0 } = layer;
+    const entry = this.doc.locate(name);
+    const layer = entry.layer;
+    const local = localBox(entry, this.doc.boxes);
+    const placed = this.placedBoxes().get(name);
+    const offset = { x: placed.x - local.x, y: placed.y - local.y }; // of the frames holding it
+    const { x, y, width: w0, height: h0 } = local;
+    const placedByLayout = flows(entry.parent);
     const angle = ((layer.rotation || 0) * Math.PI) / 180;
     const cos = Math.cos(angle);
     const sin = Math.sin(angle);
@@ -294,8 +398,8 @@ export class Canvas extends EventTarget {
       let ly = -gx * sin + gy * cos;
       let guides = [];
       if (!angle) {
-        const edgeX = sx > 0 ? x + w0 + lx : x + lx;
-        const edgeY = sy > 0 ? y + h0 + ly : y + ly;
+        const edgeX = offset.x + (sx > 0 ? x + w0 + lx : x + lx);
+        const edgeY = offset.y + (sy > 0 ? y + h0 + ly : y + ly);
         const snapped = this.snap(sx ? [edgeX] : [], sy ? [edgeY] : [], new Set([name]), event);
         lx += snapped.dx;
         ly += snapped.dy;
@@ -319,12 +423,11 @@ export class Canvas extends EventTarget {
       const c = { x: anchor.x - (bx * cos - by * sin), y: anchor.y - (bx * sin + by * cos) };
       drag.changed = true;
       this.doc.change((template) => {
-        Object.assign(template.layers.find((l) => l.name === name), {
-          x: round(c.x - w / 2),
-          y: round(c.y - h / 2),
-          width: w,
-          height: h,
-        });
+        const resized = locate(template, name).layer;
+        // an axis not dragged keeps its size as it was given ("hug", "fill" or a number)
+        if (sx || event.shiftKey) resized.width = w;
+        if (sy || event.shiftKey) resized.height = h;
+        if (!placedByLayout) Object.assign(resized, { x: round(c.x - w / 2), y: round(c.y - h / 2) });
       }, { key, within: Infinity });
       this.drawOverlay(guides);
     };
@@ -332,8 +435,8 @@ export class Canvas extends EventTarget {
   }
 
   rotation(name) {
-    const layer = this.doc.layer(name);
-    const centre = { x: layer.x + layer.width / 2, y: layer.y + layer.height / 2 };
+    const box = this.placedBoxes().get(name);
+    const centre = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
     const key = `rotate ${performance.now()}`;
     const drag = { changed: false };
     drag.move = (point, event) => {
@@ -342,7 +445,7 @@ export class Canvas extends EventTarget {
       degrees = ((Math.round(degrees * 10) / 10 + 540) % 360) - 180;
       drag.changed = true;
       this.doc.change((template) => {
-        template.layers.find((l) => l.name === name).rotation = degrees;
+        locate(template, name).layer.rotation = degrees;
       }, { key, within: Infinity });
     };
     return drag;
@@ -352,6 +455,7 @@ export class Canvas extends EventTarget {
     const band = el("div", { className: "marquee" });
     this.overlay.append(band);
     const before = adding ? [...this.doc.selection] : [];
+    const placed = this.placedBoxes();
     const drag = { changed: false };
     drag.move = (point) => {
       const box = {
@@ -360,13 +464,9 @@ export class Canvas extends EventTarget {
         width: Math.abs(point.x - start.x),
         height: Math.abs(point.y - start.y),
       };
-      Object.assign(band.style, {
-        left: `${box.x * this.zoom}px`,
-        top: `${box.y * this.zoom}px`,
-        width: `${box.width * this.zoom}px`,
-        height: `${box.height * this.zoom}px`,
-      });
-      const inside = this.doc.layers.filter((layer) => !layer.locked && overlaps(bounds(layer), box));
+      this.placed(band, box);
+      // the layers on the canvas itself, as design tools pick with a marquee
+      const inside = this.doc.layers.filter((layer) => !layer.locked && overlaps(bounds(placed.get(layer.name), layer.rotation), box));
       this.doc.selection = new Set([...before, ...inside.map((layer) => layer.name)]);
       this.doc.emit("select");
       this.overlay.append(band);
@@ -375,16 +475,62 @@ export class Canvas extends EventTarget {
     return drag;
   }
 
-  /** Arrow keys: 1 px, 10 px with shift. */
+  /** Arrow keys: 1 px, 10 px with shift (a layer a row or column places stays). */
   nudge(dx, dy) {
-    const names = new Set(this.doc.selected().filter((layer) => !layer.locked).map((layer) => layer.name));
-    if (!names.size) return;
+    const names = this.doc.selected()
+      .filter((layer) => !layer.locked && !flows(this.doc.locate(layer.name).parent))
+      .map((layer) => layer.name);
+    if (!names.length) return;
     this.doc.change((template) => {
-      for (const layer of template.layers) {
-        if (names.has(layer.name)) Object.assign(layer, { x: round(layer.x + dx), y: round(layer.y + dy) });
+      for (const name of names) {
+        const layer = locate(template, name).layer;
+        Object.assign(layer, { x: round((layer.x ?? 0) + dx), y: round((layer.y ?? 0) + dy) });
       }
     }, { key: "nudge" });
   }
+}
+
+/** What a row or column frame shows while a layer is dragged in it: its padding, the
+ * gaps between its layers (``children``), and a line where the layer would go: before
+ * ``after``, or after the last of the ``others``. */
+function spacingMarks(frame, box, children, others, after, row) {
+  const pad = insets(frame.padding);
+  const marks = [
+    { kind: "padding", box: { x: box.x, y: box.y, width: box.width, height: pad.top } },
+    { kind: "padding", box: { x: box.x, y: box.y + box.height - pad.bottom, width: box.width, height: pad.bottom } },
+    { kind: "padding", box: { x: box.x, y: box.y, width: pad.left, height: box.height } },
+    { kind: "padding", box: { x: box.x + box.width - pad.right, y: box.y, width: pad.right, height: box.height } },
+  ].filter(({ box: b }) => b.width > 0 && b.height > 0);
+  const inner = { x: box.x + pad.left, y: box.y + pad.top, width: box.width - pad.left - pad.right, height: box.height - pad.top - pad.bottom };
+  const along = row ? 0 : 1;
+  for (const [i, { box: laid }] of children.slice(1).entries()) {
+    const previous = children[i].box;
+    const from = previous[along] + previous[along + 2];
+    if (laid[along] - from <= 0) continue; // a new line of a wrapped row
+    marks.push({
+      kind: "gap",
+      box: row
+        ? { x: from, y: Math.min(previous[1], laid[1]), width: laid[0] - from, height: Math.max(previous[3], laid[3]) }
+        : { x: inner.x, y: from, width: inner.width, height: laid[1] - from },
+    });
+  }
+  // the line where the layer would go: before ``after``, or after the last layer
+  const last = others[others.length - 1]?.box;
+  const gap = frame.gap ?? 0;
+  const laidAfter = after?.box;
+  const at = laidAfter ? laidAfter[along] - gap / 2 : last ? last[along] + last[along + 2] + gap / 2 : (row ? inner.x : inner.y);
+  const cross = laidAfter || last;
+  marks.push({
+    kind: "drop",
+    box: row
+      ? { x: at - 1, y: cross ? cross[1] : inner.y, width: 2, height: cross ? cross[3] : inner.height }
+      : { x: inner.x, y: at - 1, width: inner.width, height: 2 },
+  });
+  return marks;
+}
+
+function contains(box, point) {
+  return point.x >= box.x && point.x <= box.x + box.width && point.y >= box.y && point.y <= box.y + box.height;
 }
 
 function overlaps(a, b) {

@@ -2,6 +2,8 @@
 // Every change goes through ``change``, which keeps a snapshot for undo; typing in one
 // field without a pause, and one drag, are one step each.
 
+import { locate, walk } from "./tree.js";
+
 const COALESCE_MS = 800;
 const HISTORY_LIMIT = 200;
 
@@ -15,6 +17,7 @@ export class Doc extends EventTarget {
     this.lastKey = null;
     this.lastAt = 0;
     this.savedJson = null; // the template as last saved or opened
+    this.boxes = {}; // name -> [x, y, width, height]: where the last render's layout put frames and their layers
   }
 
   /** A template opened or loaded: history starts anew. */
@@ -92,25 +95,36 @@ export class Doc extends EventTarget {
   }
 
   keepSelectionValid() {
-    const names = new Set(this.layers.map((layer) => layer.name));
+    const names = new Set(this.all().map((layer) => layer.name));
     this.selection = new Set([...this.selection].filter((name) => names.has(name)));
   }
 
+  /** The layers on the canvas itself (frames hold the others). */
   get layers() {
     return this.template?.layers || [];
   }
 
+  /** Every layer, those in frames included, in paint order. */
+  all() {
+    return [...walk(this.template?.layers)].map((entry) => entry.layer);
+  }
+
   layer(name) {
-    return this.layers.find((layer) => layer.name === name);
+    return locate(this.template, name)?.layer;
+  }
+
+  /** Where the layer is: ``{layer, parent, siblings, index, depth, path}`` (see tree.js). */
+  locate(name) {
+    return locate(this.template, name);
   }
 
   selected() {
-    return this.layers.filter((layer) => this.selection.has(layer.name));
+    return this.all().filter((layer) => this.selection.has(layer.name));
   }
 
-  /** A name no layer has yet: ``base``, ``base 2``, … */
-  freeName(base) {
-    const names = new Set(this.layers.map((layer) => layer.name));
+  /** A name no layer has yet: ``base``, ``base 2``, … (``taken``: names given meanwhile). */
+  freeName(base, taken = new Set()) {
+    const names = new Set([...this.all().map((layer) => layer.name), ...taken]);
     if (!names.has(base)) return base;
     for (let n = 2; ; n++) if (!names.has(`${base} ${n}`)) return `${base} ${n}`;
   }

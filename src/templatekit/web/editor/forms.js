@@ -34,10 +34,12 @@ function joinColor(hex, alpha) {
 }
 
 export class Forms {
-  /** ``fonts()``: the families to offer (bundled and the template's own). */
-  constructor(schema, fonts) {
+  /** ``fonts()``: the families to offer (bundled and the template's own);
+   * ``measured(path)``: the size last laid out of the width or height at ``path``. */
+  constructor(schema, fonts, measured = () => undefined) {
     this.schema = schema;
     this.fonts = fonts;
+    this.measured = measured;
     this.expanded = new Set(); // the paths of nested grids shown open
     this.chosen = new Map(); // path -> the kind of value chosen there (an empty list fits any)
   }
@@ -63,6 +65,7 @@ export class Forms {
   }
 
   control(schema, value, path, set, name) {
+    if (schema["x-control"] === "size") return this.size(value, path, set, name);
     const { options, nullable } = this.schema.options(schema);
     // "none" is offered where it is the value: set to null, or unset without a default
     const none = value === null || (value === undefined && (schema.default === undefined || schema.default === null));
@@ -176,6 +179,26 @@ export class Forms {
     input.setAttribute("list", list.id);
     input.addEventListener("change", () => set(input.value || undefined));
     return el("div", { className: "font" }, input, list);
+  }
+
+  /** A width or height: a number of px, or what a frame works out ("hug" its content,
+   * "fill" the space left); back to a number, it starts at the size last laid out. */
+  size(value, path, set, name) {
+    const mode = typeof value === "string" ? value : "fixed";
+    const input = this.named(el("input", { type: "number", min: 0, step: "any", value: typeof value === "number" ? value : "" }), name);
+    input.disabled = mode !== "fixed";
+    if (mode !== "fixed") input.placeholder = String(Math.round(this.measured(path) ?? 0) || mode);
+    input.addEventListener("input", () => {
+      const number = Number(input.value);
+      if (input.value !== "" && number > 0) set(number);
+    });
+    const select = this.named(el("select", { className: "sizing" }), `${name} sizing`);
+    select.title = "fixed: a number of px; hug: the content's own size; fill: the room left in a row or column frame";
+    select.append(...["fixed", "hug", "fill"].map((option) => new Option(option, option, false, option === mode)));
+    select.addEventListener("change", () => {
+      set(select.value === "fixed" ? Math.round(this.measured(path) ?? 100) : select.value, true);
+    });
+    return el("div", { className: "size" }, input, select);
   }
 
   /** An image (or other file) by URL, or uploaded into the template as a data URI. */

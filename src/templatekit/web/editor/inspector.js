@@ -4,6 +4,7 @@
 import { pathText, setAt } from "./doc.js";
 import { el, round } from "./dom.js";
 import { bounds } from "./snap.js";
+import { flows, isFrame, localBox, locate, setLayout, walk } from "./tree.js";
 
 const TIMING = ["start", "duration", "animations"];
 const PLACE = ["x", "y", "width", "height", "rotation"];
@@ -11,7 +12,9 @@ const PLACE = ["x", "y", "width", "height", "rotation"];
 const MORE = ["opacity", "visible", "locked", "id", "suggestInput"];
 /** Shadows, blur, blend mode and mask, which every layer has: under "Effects", after its own fields. */
 const EFFECTS = ["shadows", "blur", "blend", "mask"];
-const SKIPPED = new Set(["type", "name", ...PLACE, ...TIMING, ...MORE, ...EFFECTS]);
+/** A frame's auto layout, shown together right after its place. */
+const AUTO_LAYOUT = ["layout", "gap", "padding", "align", "justify", "wrap"];
+const SKIPPED = new Set(["type", "name", "layers", ...PLACE, ...TIMING, ...MORE, ...EFFECTS, ...AUTO_LAYOUT]);
 
 /** Alignments: the axis, and where on it (0 start, 0.5 centre, 1 end) of the selection's bounds. */
 const ALIGNMENTS = {
@@ -25,29 +28,31 @@ const ALIGNMENTS = {
 const DISTRIBUTIONS = { "space across": "x", "space down": "y" };
 const SIZE = { x: "width", y: "height" };
 
-/** Moves each layer so that its box's start, centre or end meets the selection's. */
-function align(layers, axis, at) {
+/** Moves each layer (``{layer, box}``, its box in its parent's coordinates) so that its
+ * box's start, centre or end meets the selection's. */
+function align(placed, axis, at) {
   const size = SIZE[axis];
-  const boxes = layers.map(bounds);
+  const boxes = placed.map(({ layer, box }) => bounds(box, layer.rotation));
   const start = Math.min(...boxes.map((b) => b[axis]));
   const end = Math.max(...boxes.map((b) => b[axis] + b[size]));
-  layers.forEach((layer, i) => {
+  placed.forEach(({ layer, box }, i) => {
     const target = start + (end - start) * at - boxes[i][size] * at;
-    layer[axis] = round(layer[axis] + target - boxes[i][axis]);
+    layer[axis] = round(box[axis] + target - boxes[i][axis]);
   });
 }
 
 /** Equal gaps between the layers' boxes along ``axis``; the outermost stay put. */
-function distribute(layers, axis) {
+function distribute(placed, axis) {
   const size = SIZE[axis];
-  const order = layers.map((layer) => ({ layer, box: bounds(layer) })).sort((a, b) => a.box[axis] - b.box[axis]);
-  const first = order[0].box[axis];
-  const last = Math.max(...order.map(({ box }) => box[axis] + box[size]));
-  const gap = (last - first - order.reduce((sum, { box }) => sum + box[size], 0)) / (order.length - 1);
+  const order = placed.map(({ layer, box }) => ({ layer, box, bounds: bounds(box, layer.rotation) }));
+  order.sort((a, b) => a.bounds[axis] - b.bounds[axis]);
+  const first = order[0].bounds[axis];
+  const last = Math.max(...order.map(({ bounds: b }) => b[axis] + b[size]));
+  const gap = (last - first - order.reduce((sum, { bounds: b }) => sum + b[size], 0)) / (order.length - 1);
   let at = first;
-  for (const { layer, box } of order) {
-    layer[axis] = round(layer[axis] + at - box[axis]);
-    at += box[size] + gap;
+  for (const { layer, box, bounds: b } of order) {
+    layer[axis] = round(box[axis] + at - b[axis]);
+    at += b[size] + gap;
   }
 }
 
@@ -96,25 +101,37 @@ export class Inspector {
       return;
     }
     const layer = selected[0];
-    const index = this.doc.layers.indexOf(layer);
+    const entry = this.doc.locate(layer.name);
     const kind = this.schema.layer(layer.type);
     if (!kind) {
       this.layerBox.replaceChildren(el("p", { textContent: `A ${layer.type} layer: a kind this editor does not know.` }));
       return;
     }
     const video = Boolean(this.doc.template.video);
-    const set = (name) => (value, structural) => this.set(["layers", index, name], value, structural);
+    const set = (name) => (value, structural) => {
+      if (name !== "layout" || !isFrame(layer)) return this.set([...entry.path, name], value, structural);
+      // its layers go with the layout (see setLayout)
+      this.doc.change((template) => setLayout(locate(template, layer.name).layer, value, this.doc.boxes), { source: "inspector-structure" });
+    };
     const field = (name) =>
-      this.forms.field(name, kind.properties[name], layer[name], ["layers", index, name], set(name), {
+      this.forms.field(name, kind.properties[name], layer[name], [...entry.path, name], set(name), {
         required: (kind.required || []).includes(name),
       });
     const known = (names) => names.filter((name) => name in kind.properties);
     const heading = el("h3", {}, el("span", { textContent: layer.name }), " ", el("small", { textContent: layer.type }));
-    const place = el("div", { className: "place" }, ...known(PLACE).map(field));
+    // a row or column places what it holds: only the size is the layer's own
+    const placedBy = flows(entry.parent) ? entry.parent : null;
+    const place = el("div", { className: "place" }, ...known(PLACE.filter((name) => !placedBy || !["x", "y"].includes(name))).map(field));
     const own = Object.keys(kind.properties).filter((name) => !SKIPPED.has(name));
     const scan = el("p", { className: "scan", hidden: true });
     scan.setAttribute("role", "status");
-    const parts = [heading, scan, place, ...own.map(field)];
+    const parts = [heading, scan, place];
+    if (placedBy) parts.push(el("p", { className: "muted small", textContent: `Placed by ${placedBy.name}'s ${placedBy.layout} layout: drag it to reorder.` }));
+    if (isFrame(layer)) {
+      const auto = el("fieldset", { className: "auto-layout" }, el("legend", { textContent: "Auto layout" }), ...known(AUTO_LAYOUT).map(field));
+      parts.push(auto);
+    }
+    parts.push(...own.map(field));
     if (video) parts.push(el("details", { open: true }, el("summary", { textContent: "Timing" }), ...known(TIMING).map(field)));
     parts.push(el("details", {}, el("summary", { textContent: "Effects" }), ...known(EFFECTS).map(field)));
     parts.push(el("details", {}, el("summary", { textContent: "More" }), ...known(MORE).map(field)));
@@ -136,12 +153,18 @@ export class Inspector {
   }
 
   arrange(action) {
-    const names = new Set(this.doc.selected().filter((layer) => !layer.locked).map((layer) => layer.name));
-    if (names.size < 2) return; // locked layers stay where they are
+    // locked layers stay where they are, and so do those a row or column places
+    const names = this.doc.selected()
+      .filter((layer) => !layer.locked && !flows(this.doc.locate(layer.name).parent))
+      .map((layer) => layer.name);
+    if (names.length < 2) return;
     this.doc.change((template) => {
-      const layers = template.layers.filter((layer) => names.has(layer.name));
-      if (action in ALIGNMENTS) align(layers, ...ALIGNMENTS[action]);
-      else distribute(layers, DISTRIBUTIONS[action]);
+      const placed = names.map((name) => {
+        const entry = locate(template, name);
+        return { layer: entry.layer, box: localBox(entry, this.doc.boxes) };
+      });
+      if (action in ALIGNMENTS) align(placed, ...ALIGNMENTS[action]);
+      else distribute(placed, DISTRIBUTIONS[action]);
     });
   }
 
@@ -216,14 +239,19 @@ export class Inspector {
     this.problemsBox.hidden = elsewhere.length === 0;
   }
 
-  /** A problem of a layer not shown: named by the layer, which a click selects. */
+  /** A problem of a layer not shown: named by the layer (the innermost its path
+   * names, ``layers[2].layers[0]``), which a click selects. */
   problemItem(problem) {
-    const index = /^layers\[(\d+)\]/.exec(problem)?.[1];
-    const layer = index === undefined ? null : this.doc.layers[Number(index)];
-    if (!layer) return el("li", { textContent: problem });
+    let found = null;
+    for (const entry of walk(this.doc.layers)) {
+      const path = pathText(entry.path);
+      if (problem.startsWith(path) && /^($|[.:\s])/.test(problem.slice(path.length))) found = { entry, path };
+    }
+    if (!found) return el("li", { textContent: problem });
+    const { layer } = found.entry;
     const name = el("button", { type: "button", className: "link", textContent: layer.name, title: "select this layer" });
     name.addEventListener("click", () => this.doc.select([layer.name]));
-    return el("li", {}, name, ` ${problem.replace(/^layers\[\d+\]\.?/, "")}`);
+    return el("li", {}, name, ` ${problem.slice(found.path.length).replace(/^\./, "")}`);
   }
 
   /** The field a path names, or its nearest shown parent ("layers[1].rows[3].value" -> rows). */

@@ -1,9 +1,10 @@
-// The layers panel: the stack, front-most first, to select,
-// reorder by dragging, rename, show or hide, lock, duplicate, delete, and add a layer
-// of every kind the format has.
+// The layers panel: the stack, front-most first, each frame with the layers it holds
+// under it, to select, reorder and move into or out of frames by dragging, rename, show
+// or hide, lock, duplicate, delete, put in a new frame, and add a layer of every kind.
 
 import { copy } from "./doc.js";
 import { el } from "./dom.js";
+import { flows, holds, isFrame, listed, localBox, locate, moveLayer, wrapInFrame } from "./tree.js";
 
 /** What a new layer of a kind starts with besides the schema's defaults: a size that
  * suits it and a value to show. A kind not listed gets the schema's defaults. */
@@ -20,6 +21,7 @@ const SAMPLES = {
   chart: { width: 480, height: 300, rows: [{ label: "Q1", value: 12 }, { label: "Q2", value: 19 }, { label: "Q3", value: 15 }] },
   keyvalue: { width: 420, height: 120, rows: [{ key: "Date", value: "12 May" }, { key: "Place", value: "Berlin" }] },
   video: { width: 480, height: 270, src: "" },
+  frame: { width: 400, height: 240, layout: "column", gap: 16, padding: 24, fill: "#f1f5f9", radius: 12 },
 };
 
 /** A picture to stand in for an image until one is chosen (a data URI, drawn here). */
@@ -42,7 +44,8 @@ function placeholderImage() {
   return canvas.toDataURL("image/png");
 }
 
-export function newLayer(doc, schema, kind) {
+/** A new layer of ``kind``, centred in ``within`` (a box in its parent's coordinates). */
+export function newLayer(doc, schema, kind, within) {
   const kindSchema = schema.layer(kind);
   const layer = { type: kind, name: doc.freeName(kind) };
   for (const name of kindSchema.required || []) {
@@ -50,17 +53,25 @@ export function newLayer(doc, schema, kind) {
   }
   Object.assign(layer, SAMPLES[kind] || {});
   if (kind === "image") layer.src = placeholderImage();
-  const template = doc.template;
-  layer.width = Math.min(layer.width || 200, template.width);
-  layer.height = Math.min(layer.height || 100, template.height);
-  layer.x = Math.round((template.width - layer.width) / 2);
-  layer.y = Math.round((template.height - layer.height) / 2);
+  layer.width = Math.min(layer.width || 200, within.width);
+  layer.height = Math.min(layer.height || 100, within.height);
+  layer.x = Math.round((within.width - layer.width) / 2);
+  layer.y = Math.round((within.height - layer.height) / 2);
   // a layer added where another was added goes a step down and right, not on top of it
-  while (doc.layers.some((other) => other.x === layer.x && other.y === layer.y)) {
+  while (doc.all().some((other) => other.x === layer.x && other.y === layer.y)) {
     layer.x += 20;
     layer.y += 20;
   }
   return layer;
+}
+
+/** ``layer`` copied with new names for it and every layer it holds (names are unique
+ * across the template). */
+function copied(doc, layer, taken) {
+  const made = { ...copy(layer), name: doc.freeName(`${layer.name} copy`, taken) };
+  taken.add(made.name);
+  if (isFrame(layer)) made.layers = (layer.layers || []).map((child) => copied(doc, child, taken));
+  return made;
 }
 
 export class LayersPanel {
@@ -69,11 +80,12 @@ export class LayersPanel {
     this.schema = schema;
     this.list = parts.list;
     this.kind = parts.kind;
-    this.dragged = null;
+    this.dragged = null; // the name of the row being dragged
     this.offersVideo = null; // whether the kinds offered include video clips
     parts.add.addEventListener("click", () => this.add(this.kind.value));
     parts.duplicate.addEventListener("click", () => this.duplicate());
     parts.remove.addEventListener("click", () => this.remove());
+    parts.frame.addEventListener("click", () => this.frameSelection());
   }
 
   /** The kinds to offer: video clips only in video templates. */
@@ -87,43 +99,71 @@ export class LayersPanel {
     if (kinds.includes(chosen)) this.kind.value = chosen;
   }
 
+  /** A new layer: into the selected frame when one frame is selected, else on the canvas. */
   add(kind) {
-    const layer = newLayer(this.doc, this.schema, kind);
-    this.doc.change((template) => template.layers.push(layer));
+    const [selected] = this.doc.selected();
+    const into = this.doc.selection.size === 1 && isFrame(selected) ? selected : null;
+    const within = into ? localBox(this.doc.locate(into.name), this.doc.boxes) : this.doc.template;
+    const layer = newLayer(this.doc, this.schema, kind, within);
+    if (flows(into)) {
+      delete layer.x;
+      delete layer.y;
+    }
+    this.doc.change((template) => {
+      if (into) (locate(template, into.name).layer.layers ||= []).push(layer);
+      else template.layers.push(layer);
+    });
     this.doc.select([layer.name]);
   }
 
   duplicate() {
-    const copies = this.doc.selected().map((layer) => ({
-      ...copy(layer),
-      name: this.doc.freeName(`${layer.name} copy`),
-      x: layer.x + 20,
-      y: layer.y + 20,
-    }));
-    if (!copies.length) return;
-    const names = new Set(this.doc.selection);
-    this.doc.change((template) => {
-      // the copies go right above the front-most of their originals
-      const last = Math.max(...template.layers.map((layer, i) => (names.has(layer.name) ? i : -1)));
-      template.layers.splice(last + 1, 0, ...copies);
+    const taken = new Set();
+    const originals = this.doc.selected().filter((layer) => !this.doc.selected().some((other) => other !== layer && holds(other, layer.name)));
+    const copies = originals.map((layer) => {
+      const made = copied(this.doc, layer, taken);
+      if (!flows(this.doc.locate(layer.name).parent)) Object.assign(made, { x: (layer.x ?? 0) + 20, y: (layer.y ?? 0) + 20 });
+      return { of: layer.name, made };
     });
-    this.doc.select(copies.map((made) => made.name));
+    if (!copies.length) return;
+    this.doc.change((template) => {
+      // each copy goes right above its original, in the same frame
+      for (const { of, made } of copies) {
+        const { siblings, index } = locate(template, of);
+        siblings.splice(index + 1, 0, made);
+      }
+    });
+    this.doc.select(copies.map(({ made }) => made.name));
   }
 
   remove() {
     const names = new Set(this.doc.selection);
     if (!names.size) return;
+    const without = (layers) =>
+      layers.filter((layer) => !names.has(layer.name)).map((layer) => (isFrame(layer) ? { ...layer, layers: without(layer.layers || []) } : layer));
     this.doc.change((template) => {
-      template.layers = template.layers.filter((layer) => !names.has(layer.name));
+      template.layers = without(template.layers);
     });
     this.doc.select([]);
   }
 
-  /** The rows, front-most first (as design tools list them); each knows its place in
-   * the paint order. */
+  /** "Frame selection" (Ctrl+Alt+G): the selected layers go into a new frame at their bounds. */
+  frameSelection() {
+    const names = [...this.doc.selection];
+    if (!names.length) return;
+    const frameName = this.doc.freeName("frame");
+    const refused = wrapInFrame(copy(this.doc.template), names, frameName, this.doc.boxes);
+    if (typeof refused === "string") {
+      this.doc.emit("refused", { message: refused });
+      return;
+    }
+    this.doc.change((template) => wrapInFrame(template, names, frameName, this.doc.boxes));
+    this.doc.select([frameName]);
+  }
+
+  /** The rows, front-most first (as design tools list them), each frame followed by
+   * the layers it holds, indented. */
   draw() {
-    const rows = this.doc.layers.map((layer, index) => this.row(layer, index));
-    this.list.replaceChildren(...rows.reverse());
+    this.list.replaceChildren(...listed(this.doc.layers).map(({ layer, depth }) => this.row(layer, depth)));
   }
 
   /** Marks the selected rows (without drawing them anew: a double click stays on its row). */
@@ -135,11 +175,15 @@ export class LayersPanel {
     }
   }
 
-  row(layer, index) {
+  row(layer, depth) {
     const item = el("li", { className: "layer-row", draggable: true });
     item.dataset.name = layer.name;
+    item.dataset.depth = String(depth);
+    item.style.paddingLeft = `${0.3 + depth * 1.1}rem`;
+    item.classList.toggle("frame-row", isFrame(layer));
     item.classList.toggle("selected", this.doc.selection.has(layer.name));
     item.setAttribute("aria-selected", String(this.doc.selection.has(layer.name)));
+    item.setAttribute("aria-level", String(depth + 1));
     const visible = el("input", { type: "checkbox", checked: layer.visible !== false, title: "visible" });
     visible.setAttribute("aria-label", `show ${layer.name}`);
     visible.addEventListener("change", () => this.set(layer.name, "visible", visible.checked ? undefined : false));
@@ -151,37 +195,60 @@ export class LayersPanel {
     name.addEventListener("click", (event) => this.doc.select([layer.name], { add: event.shiftKey }));
     name.addEventListener("dblclick", () => this.rename(item, layer.name));
     name.addEventListener("keydown", (event) => event.key === "F2" && this.rename(item, layer.name));
-    item.append(visible, locked, name, el("small", { textContent: layer.type }));
+    const kind = isFrame(layer) && layer.layout && layer.layout !== "none" ? layer.layout : layer.type;
+    item.append(visible, locked, name, el("small", { textContent: kind }));
     item.addEventListener("dragstart", (event) => {
-      this.dragged = index;
+      this.dragged = layer.name;
       event.dataTransfer.effectAllowed = "move";
       event.dataTransfer.setData("text/plain", layer.name);
     });
+    item.addEventListener("dragend", () => (this.dragged = null));
     item.addEventListener("dragover", (event) => {
+      const zone = this.zone(item, layer, event);
+      if (!zone) return;
       event.preventDefault();
-      // moved behind the target it shows below it; moved in front, above it
-      item.classList.add(this.dragged > index ? "drop-below" : "drop-above");
+      item.classList.remove("drop-below", "drop-above", "drop-into");
+      item.classList.add(`drop-${zone}`);
     });
-    item.addEventListener("dragleave", () => item.classList.remove("drop-below", "drop-above"));
+    item.addEventListener("dragleave", () => item.classList.remove("drop-below", "drop-above", "drop-into"));
     item.addEventListener("drop", (event) => {
       event.preventDefault();
-      if (this.dragged !== null && this.dragged !== index) this.move(this.dragged, index);
+      const zone = this.zone(item, layer, event);
+      if (zone) this.drop(this.dragged, layer.name, zone);
       this.dragged = null;
     });
     return item;
   }
 
-  /** Reorders: the layer at ``from`` goes to ``to`` in the paint order. */
-  move(from, to) {
+  /** Where a row dropped on ``item`` goes: "above" it (in front), "below" it (behind), or
+   * "into" it (a frame, as its front-most layer); null where it cannot go (into itself).
+   * A frame's row takes layers in its middle half; another row is taken as its place,
+   * from whichever side the dragged row comes (or by the half the pointer is in). */
+  zone(item, layer, event) {
+    const dragged = this.dragged;
+    if (dragged === null || dragged === layer.name || holds(this.doc.layer(dragged), layer.name)) return null;
+    const rect = item.getBoundingClientRect();
+    const share = (event.clientY - rect.top) / rect.height;
+    if (isFrame(layer) && share > 0.25 && share < 0.75) return "into";
+    const from = this.doc.locate(dragged);
+    const to = this.doc.locate(layer.name);
+    if (from.parent === to.parent && !isFrame(layer)) return from.index > to.index ? "below" : "above";
+    return share < 0.5 ? "above" : "below";
+  }
+
+  /** Moves the layer named ``name`` next to (or into) the layer named ``target``. */
+  drop(name, target, zone) {
+    if (name === null) return;
     this.doc.change((template) => {
-      const [layer] = template.layers.splice(from, 1);
-      template.layers.splice(to, 0, layer);
+      const to = locate(template, target);
+      if (zone === "into") moveLayer(template, name, target, (to.layer.layers || []).length, this.doc.boxes);
+      else moveLayer(template, name, to.parent?.name ?? null, to.index + (zone === "above" ? 1 : 0), this.doc.boxes);
     });
   }
 
   set(name, field, value) {
     this.doc.change((template) => {
-      const layer = template.layers.find((l) => l.name === name);
+      const layer = locate(template, name).layer;
       if (value === undefined) delete layer[field];
       else layer[field] = value;
     });
@@ -206,7 +273,7 @@ export class LayersPanel {
       }
       if (keep && name && name !== old) {
         this.doc.change((template) => {
-          template.layers.find((l) => l.name === old).name = name;
+          locate(template, old).layer.name = name;
         });
         this.doc.select([name]);
       } else {

@@ -4,7 +4,7 @@
 
 import { Api, apiNextTo } from "../common/api.js";
 import { Canvas } from "./canvas.js";
-import { Doc } from "./doc.js";
+import { Doc, getAt } from "./doc.js";
 import { Forms } from "./forms.js";
 import { Inspector } from "./inspector.js";
 import { LayersPanel } from "./layers.js";
@@ -55,10 +55,15 @@ async function connect(key, { templateId = null, local = false } = {}) {
 
 function build(schema, bundledFonts) {
   const templateFonts = () => (doc.template?.fonts || []).map((font) => font.family).filter(Boolean);
-  const forms = new Forms(schema, () => [...new Set([...templateFonts(), ...bundledFonts])]);
+  const measured = (path) => {
+    const layer = getAt(doc.template, path.slice(0, -1));
+    return layer && doc.boxes[layer.name]?.[path[path.length - 1] === "width" ? 2 : 3];
+  };
+  const forms = new Forms(schema, () => [...new Set([...templateFonts(), ...bundledFonts])], measured);
   const canvas = new Canvas(doc, session.api, { stage: $("stage"), image: $("canvas"), overlay: $("overlay") });
   const layers = new LayersPanel(doc, schema, {
     list: $("layers"), kind: $("kind"), add: $("add"), duplicate: $("duplicate"), remove: $("delete"),
+    frame: $("frame-selection"),
   });
   const inspector = new Inspector(doc, schema, forms, {
     layer: $("pane-layer"), settings: $("pane-template"), problems: $("problems"),
@@ -108,6 +113,7 @@ function build(schema, bundledFonts) {
     $("render-note").textContent = "not rendered: see the problems";
     inspector.showProblems(error.problems?.length ? error.problems : [error.message]);
   });
+  doc.addEventListener("refused", ({ detail }) => say(detail.message, true));
   canvas.addEventListener("zoom", ({ detail }) => ($("zoom-label").textContent = `${Math.round(detail * 100)} %`));
   versions.addEventListener("status", ({ detail }) => say(detail.text, detail.failed));
   versions.addEventListener("problems", ({ detail }) => inspector.showProblems(detail));
@@ -185,7 +191,10 @@ document.addEventListener("keydown", (event) => {
     (event.target.matches("input") && !["checkbox", "radio", "button", "file", "color"].includes(event.target.type));
   const command = event.ctrlKey || event.metaKey;
   const key = event.key.toLowerCase();
-  if (command && key === "s") {
+  if (command && event.altKey && key === "g") {
+    event.preventDefault();
+    ui.layers.frameSelection();
+  } else if (command && key === "s") {
     event.preventDefault();
     ui.versions.save();
   } else if (typing) {

@@ -6,24 +6,23 @@ export function linesOf(start, size) {
   return [start, start + size / 2, start + size];
 }
 
-/** The axis-aligned bounds of a (possibly rotated) layer box. */
-export function bounds(layer) {
-  const angle = ((layer.rotation || 0) * Math.PI) / 180;
-  if (!angle) return { x: layer.x, y: layer.y, width: layer.width, height: layer.height };
+/** The axis-aligned bounds of a box turned by ``rotation`` degrees about its centre. */
+export function bounds(box, rotation = 0) {
+  const angle = ((rotation || 0) * Math.PI) / 180;
+  if (!angle) return { x: box.x, y: box.y, width: box.width, height: box.height };
   const cos = Math.abs(Math.cos(angle));
   const sin = Math.abs(Math.sin(angle));
-  const width = layer.width * cos + layer.height * sin;
-  const height = layer.width * sin + layer.height * cos;
-  return { x: layer.x + (layer.width - width) / 2, y: layer.y + (layer.height - height) / 2, width, height };
+  const width = box.width * cos + box.height * sin;
+  const height = box.width * sin + box.height * cos;
+  return { x: box.x + (box.width - width) / 2, y: box.y + (box.height - height) / 2, width, height };
 }
 
-/** What boxes snap to: ``{x: [...], y: [...]}`` of the canvas and of the other layers. */
-export function targets(template, moving) {
+/** What boxes snap to: ``{x: [...], y: [...]}`` of the canvas and of ``others`` (the
+ * bounds of the layers that stay put). */
+export function targets(template, others) {
   const x = [0, template.width / 2, template.width];
   const y = [0, template.height / 2, template.height];
-  for (const layer of template.layers || []) {
-    if (moving.has(layer.name) || layer.visible === false) continue;
-    const box = bounds(layer);
+  for (const box of others) {
     x.push(...linesOf(box.x, box.width));
     y.push(...linesOf(box.y, box.height));
   }

@@ -3,6 +3,7 @@
 // scrubber that shows the frame at a moment on the canvas.
 
 import { el, round } from "./dom.js";
+import { listed, locate } from "./tree.js";
 
 export class Timeline {
   constructor(doc, canvas, parts) {
@@ -44,7 +45,7 @@ export class Timeline {
     const fps = video.fps || 30;
     Object.assign(this.scrub, { min: 0, max: video.duration, step: 1 / fps });
     if (this.canvas.time !== null && this.canvas.time > video.duration) this.canvas.time = video.duration;
-    this.rows.replaceChildren(...this.doc.layers.map((layer) => this.row(layer, video)).reverse()); // as the layers panel
+    this.rows.replaceChildren(...listed(this.doc.layers).map(({ layer }) => this.row(layer, video))); // as the layers panel
   }
 
   row(layer, video) {
@@ -97,7 +98,7 @@ export class Timeline {
         newEnd = Math.max(start + frame, Math.min(total, snap(end + dt)));
       }
       this.doc.change((template) => {
-        const layer = template.layers.find((l) => l.name === name);
+        const layer = locate(template, name).layer;
         if (newStart > 0) layer.start = round(newStart, 3);
         else delete layer.start;
         // a layer without a duration stays on to the end unless its end is dragged

@@ -22,7 +22,7 @@ export class TryIt {
   /** Each layer's main field at its designed value: the modifications to start from. */
   sample() {
     const kinds = this.schema.kinds;
-    return this.doc.layers
+    return this.doc.all()
       .map((layer) => [layer, kinds[layer.type]?.["x-main-field"]])
       .filter(([layer, main]) => main && layer[main] !== undefined && !String(layer[main]).startsWith("data:"))
       .map(([layer, main]) => ({ name: layer.name, [main]: layer[main] }));
