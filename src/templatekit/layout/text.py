@@ -51,14 +51,27 @@ UNLIMITED = 1_000_000.0
 
 def measure(layer: TextLayer, ctx: LayoutContext, max_width: float | None) -> tuple[float, float]:
     """The size of the text's box as CSS ``fit-content`` gives it: its longest line, up to
-    ``max_width`` (None: any), and the height of its lines, padding included."""
+    ``max_width`` (None: any), and the height of its lines, padding included. A text that
+    shrinks to fit is measured at the size it shrinks to within its ``maxLines``, so that
+    its box hugs the lines it draws."""
     pad = layer.padding
     across = pad.left + pad.right
     width = UNLIMITED if max_width is None else max(1.0, max_width - across)
     style = text_style(layer)
-    block = typeset(
-        text_content(layer, style), style, ctx.fonts, width, max_lines=layer.max_lines, ellipsis=layer.ellipsis
-    )
+    text = text_content(layer, style)
+    if layer.auto_fit == "shrink":
+        block = fit(
+            text,
+            style,
+            ctx.fonts,
+            width,
+            UNLIMITED,
+            min_size=layer.min_size,
+            max_lines=layer.max_lines,
+            ellipsis=layer.ellipsis,
+        )
+    else:
+        block = typeset(text, style, ctx.fonts, width, max_lines=layer.max_lines, ellipsis=layer.ellipsis)
     return block.width + across, block.height + pad.top + pad.bottom
 
 

@@ -85,6 +85,24 @@ def test_the_subtitle_follows_a_title_of_one_to_three_lines():
     assert abs(moved - 2 * line) <= 1
 
 
+def test_a_title_that_shrinks_to_its_lines_hugs_the_lines_it_draws():
+    words = "A title far too long for three lines at forty pixels, so it is set smaller to fit in them all"
+    spec = card(words)
+    spec["layers"][0]["layers"][0].update(autoFit="shrink", minSize=12, maxLines=3)
+    laid = boxes(spec)
+    title = laid["title"]
+    # three lines, each smaller than at the size given: the subtitle follows the last of them
+    assert title[3] < 3 * TITLE_SIZE * LINE_HEIGHT - 4
+    assert laid["subtitle"][1] == pytest.approx(title[1] + title[3] + 12)
+    rendered = tk.render_image(spec)
+    assert not rendered.warnings  # nothing was cut
+    subtitle_top = ink_top(decode(rendered.data), (220, 38, 38))
+    inside = np.asarray(decode(rendered.data).convert("RGB")).astype(int)[:subtitle_top, 50:500]  # the white card
+    title_ink = np.nonzero((inside.sum(axis=2) < 150).any(axis=1))[0]
+    # from the title's last line to the subtitle: the gap and a line's leading, no more
+    assert 12 <= subtitle_top - title_ink[-1] <= 12 + TITLE_SIZE * 0.5
+
+
 def test_a_badge_hugs_its_text_and_padding():
     badge = {"type": "text", "name": "badge", "width": "hug", "height": "hug", "text": "SALE -20%", "size": 18}
     badge.update(padding=[6, 10], background="#2563eb", color="#ffffff")
