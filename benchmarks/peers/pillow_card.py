@@ -123,10 +123,13 @@ def render_card(assets: Assets, title: str, subtitle: str = SUBTITLE, qr_url: st
     draw = ImageDraw.Draw(card)
     draw_lines(draw, ["templatekit"], assets.semibold30, 136, 64 + (40 - 36) / 2, 36, "#e2e8f0")
 
+    # the title and the subtitle under it, 20 px apart, centred together in 168..524
     title_lines = wrap(title, assets.bold64, 760)[:3]
+    subtitle_lines = wrap(subtitle, assets.regular28, 760)[:2]
     title_height = len(title_lines) * 64 * 1.15
-    draw_lines(draw, title_lines, assets.bold64, 64, 168 + (252 - title_height) / 2, 64 * 1.15, "#ffffff")
-    draw_lines(draw, wrap(subtitle, assets.regular28, 760), assets.regular28, 64, 440, 28 * 1.35, "#94a3b8")
+    top = 168 + (356 - (title_height + 20 + len(subtitle_lines) * 28 * 1.35)) / 2
+    draw_lines(draw, title_lines, assets.bold64, 64, top, 64 * 1.15, "#ffffff")
+    draw_lines(draw, subtitle_lines, assets.regular28, 64, top + title_height + 20, 28 * 1.35, "#94a3b8")
 
     draw.rectangle((908, 300, 908 + 228 - 1, 300 + 228 - 1), fill="#ffffff")
     offset = (228 - qr.width) // 2

@@ -34,13 +34,13 @@ function card(title, logo, qr) {
     h("div", at(136, 64, { width: 400, height: 40, alignItems: "center", fontSize: 30, fontWeight: 600, lineHeight: 1.2, color: "#e2e8f0" }), "templatekit"),
     h(
       "div",
-      at(64, 168, { width: 760, height: 252, alignItems: "center" }),
+      at(64, 168, { width: 760, height: 356, flexDirection: "column", justifyContent: "center", gap: 20 }),
       h("div", { fontSize: 64, fontWeight: 700, lineHeight: 1.15, color: "#ffffff" }, title),
-    ),
-    h(
-      "div",
-      at(64, 440, { width: 760, fontSize: 28, fontWeight: 400, lineHeight: 1.35, color: "#94a3b8" }),
-      "One JSON design, many outputs: PNG, JPEG, WebP, PDF and video.",
+      h(
+        "div",
+        { fontSize: 28, fontWeight: 400, lineHeight: 1.35, color: "#94a3b8" },
+        "One JSON design, many outputs: PNG, JPEG, WebP, PDF and video.",
+      ),
     ),
     h(
       "div",

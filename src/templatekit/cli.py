@@ -12,6 +12,7 @@ from templatekit import extras, jsontext
 from templatekit.apply import normalize
 from templatekit.errors import TemplateError, TemplatekitError
 from templatekit.loading import load_template
+from templatekit.model.layers import walk_layers
 from templatekit.model.modification import Modification
 from templatekit.model.template import Template
 from templatekit.render import render_image, render_pdf, render_video
@@ -228,7 +229,8 @@ def _validate(args: argparse.Namespace) -> int:
             for problem in exc.problems:
                 print(f"  {problem}")
             continue
-        print(f"{path}: ok ({template.width}x{template.height}, {len(template.layers)} layers)")
+        count = sum(1 for _ in walk_layers(template.layers))  # those in frames too
+        print(f"{path}: ok ({template.width}x{template.height}, {count} layers)")
     return 1 if failed else 0
 
 

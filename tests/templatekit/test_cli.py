@@ -69,7 +69,7 @@ def test_validate_lists_every_problem(tmp_path):
     assert "  layers[0]: unknown field(s): colour" in done.stdout
     assert "  width: must be between 1 and 10000 (got 0)" in done.stdout
     assert "  layers[0].size: must be a positive number (got 0.0)" in done.stdout
-    assert "social-card.json: ok (1200x630, 9 layers)" in done.stdout
+    assert "social-card.json: ok (1200x630, 10 layers)" in done.stdout
     assert run("validate", str(EXAMPLES / "quote-card.json")).returncode == 0
 
 

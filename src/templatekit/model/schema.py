@@ -156,7 +156,11 @@ class ModelSchema:
         if extra:
             schema = with_limits(schema, extra)
         if modes:  # a number, or a word a frame works the number out from
-            schema = {"anyOf": [schema, {"enum": modes}], "description": 'px; "hug" or "fill" in frames', "x-control": "size"}
+            schema = {
+                "anyOf": [schema, {"enum": modes}],
+                "description": 'px; "hug" or "fill" in frames',
+                "x-control": "size",
+            }
         default = attribute.default
         if isinstance(default, (str, int, float, bool)):
             schema["default"] = default

@@ -619,7 +619,7 @@ def test_example_pages_look_like_the_png(name):
 @pytest.mark.parametrize(
     ("name", "wrong"),
     [
-        ("social-card", {"title": {"x": 94}}),  # moved 30 px right
+        ("social-card", {"copy": {"x": 94}}),  # its title and subtitle moved 30 px right
         ("product-card", {"price": {"color": "#dc2626"}}),  # recoloured
         ("event-ticket", {"qr": {"color": "#dc2626"}}),
         ("certificate", {"recipient": {"y": 340}}),  # moved 30 px down
