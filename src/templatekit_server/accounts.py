@@ -22,6 +22,8 @@ KEY_PREFIX = "tk_live_"
 #: What a key may do: ``render`` (every render, detail and read operation) and
 #: ``templates:write`` (create, update, revert, delete and preview templates).
 SCOPES = ("render", "templates:write")
+#: How much of a key lists show: "tk_live_" and four characters of its secret.
+PREFIX_LENGTH = 12
 #: Keys made before scopes could render and upload templates; they still can.
 LEGACY_SCOPES = frozenset(SCOPES)
 #: The operations that need ``templates:write``; every other needs ``render``.
@@ -137,6 +139,7 @@ def create_key(
                 sha256=sha256_hex(key),
                 md5=md5_hex(key),
                 sealed=sealer.seal(key),
+                prefix=key[:PREFIX_LENGTH],
                 created_at=now(),
                 rate_limit=_checked_rate(rate_limit),
                 scopes=" ".join(granted),
@@ -228,9 +231,12 @@ class _CallerRow(NamedTuple):
     sealed: str
 
 
+def _scopes_of(stored: str | None) -> frozenset[str]:
+    return LEGACY_SCOPES if stored is None else frozenset(stored.split())
+
+
 def _caller(row: Any) -> Caller:
-    scopes = LEGACY_SCOPES if row.scopes is None else frozenset(row.scopes.split())
-    return Caller(row.id, row.project_id, row.workspace_id, row.plan, row.rate_limit, scopes)
+    return Caller(row.id, row.project_id, row.workspace_id, row.plan, row.rate_limit, _scopes_of(row.scopes))
 
 
 def caller_for_project(db: Database, project_id: str, caller_id: str) -> Caller | None:
@@ -257,3 +263,39 @@ def workspace(db: Database, workspace_id: str) -> dict[str, Any] | None:
     with db.read() as connection:
         row = connection.execute(select(workspaces).where(workspaces.c.id == workspace_id)).first()
     return None if row is None else dict(row._mapping)
+
+
+def workspaces_list(db: Database) -> list[dict[str, Any]]:
+    with db.read() as connection:
+        rows = connection.execute(select(workspaces).order_by(workspaces.c.created_at, workspaces.c.id))
+        return [dict(row._mapping) for row in rows]
+
+
+def projects_of(db: Database, workspace_id: str) -> list[dict[str, Any]]:
+    with db.read() as connection:
+        rows = connection.execute(
+            select(projects.c.id, projects.c.name, projects.c.created_at)
+            .where(projects.c.workspace_id == workspace_id)
+            .order_by(projects.c.created_at, projects.c.id)
+        )
+        return [dict(row._mapping) for row in rows]
+
+
+def keys_of(db: Database, sealer: Sealer, project_id: str) -> list[dict[str, Any]]:
+    """The project's keys, newest first: id, prefix, scopes, created_at, revoked_at (never
+    the key itself; the prefix of a key made before prefixes were kept is read once
+    from its sealed copy)."""
+    with db.read() as connection:
+        rows = connection.execute(
+            select(api_keys).where(api_keys.c.project_id == project_id).order_by(api_keys.c.created_at.desc())
+        ).all()
+    return [
+        {
+            "id": row.id,
+            "prefix": row.prefix or (sealer.unseal(row.sealed) or "")[:PREFIX_LENGTH],
+            "scopes": [scope for scope in SCOPES if scope in _scopes_of(row.scopes)],
+            "created_at": row.created_at,
+            "revoked_at": row.revoked_at,
+        }
+        for row in rows
+    ]

@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, 
 
 from templatekit import TemplatekitError
 from templatekit_server import catalog, idempotency, logs, render_cache, webhooks
+from templatekit_server.dashboard.pages import dashboard_mount
 from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, bounded, envelope, from_library
 from templatekit_server.pages import PageHeaders, page_mounts
 from templatekit_server.routes import editor, hooks, meta, renders, signed, templates, videos
@@ -223,6 +224,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         *hooks.routes,
     ]
     mounts = [Mount("/v1", routes=interface), *page_mounts(state.settings)]
+    if state.settings.dashboard:
+        mounts.append(dashboard_mount(state))
     app = Starlette(
         routes=mounts,
         middleware=[Middleware(RequestIds), Middleware(PageHeaders, settings=state.settings)],

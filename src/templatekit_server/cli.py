@@ -87,8 +87,14 @@ def add_serve(commands: Any) -> None:
     serve.set_defaults(run=_command("serve", "serve"))
 
 
+def _password_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--password-stdin", action="store_true", help="read the password from standard input (default: a prompt)"
+    )
+
+
 def add_admin(commands: Any) -> None:
-    admin = commands.add_parser("admin", help="manage workspaces, projects, keys and templates")
+    admin = commands.add_parser("admin", help="manage workspaces, projects, keys, users and templates")
     _common_options(admin)
     groups = admin.add_subparsers(required=True, metavar="OBJECT")
 
@@ -97,6 +103,7 @@ def add_admin(commands: Any) -> None:
     create.add_argument("--name", required=True)
     create.add_argument("--plan", default="free", help="free, automate, pro or scale (default free)")
     create.set_defaults(run=_command("create_workspace"))
+    workspace.add_parser("list", help="every workspace").set_defaults(run=_command("list_workspaces"))
     plan = workspace.add_parser("set-plan", help="change a workspace's plan")
     plan.add_argument("workspace")
     plan.add_argument("plan")
@@ -109,7 +116,14 @@ def add_admin(commands: Any) -> None:
     create.add_argument("--avatar", default=None, help="URL of the project's picture")
     create.set_defaults(run=_command("create_project"))
 
+    listed = project.add_parser("list", help="a workspace's projects")
+    listed.add_argument("--workspace", required=True)
+    listed.set_defaults(run=_command("list_projects"))
+
     key = groups.add_parser("key", help="API keys").add_subparsers(required=True, metavar="ACTION")
+    listed = key.add_parser("list", help="a project's keys, by their first characters (never the keys)")
+    listed.add_argument("--project", required=True)
+    listed.set_defaults(run=_command("list_keys"))
     create = key.add_parser("create", help="create a key (shown once)")
     create.add_argument("--project", required=True)
     create.add_argument("--rate-limit", type=int, default=None, help="requests a minute (default: the plan's)")
@@ -126,6 +140,23 @@ def add_admin(commands: Any) -> None:
     revoke = key.add_parser("revoke", help="revoke a key by its id")
     revoke.add_argument("key_id")
     revoke.set_defaults(run=_command("revoke_key"))
+
+    user = groups.add_parser("user", help="people who sign in to the dashboard").add_subparsers(
+        required=True, metavar="ACTION"
+    )
+    made = user.add_parser("create", help="a user in a workspace with a role (an existing user keeps their password)")
+    made.add_argument("--workspace", required=True)
+    made.add_argument("--email", required=True)
+    made.add_argument("--role", default="viewer", help="owner, admin, designer or viewer (default viewer)")
+    _password_option(made)
+    made.set_defaults(run=_command("create_user"))
+    listed = user.add_parser("list", help="a workspace's users and their roles")
+    listed.add_argument("--workspace", required=True)
+    listed.set_defaults(run=_command("list_users"))
+    reset = user.add_parser("reset-password", help="a new password for a user; their sessions end")
+    reset.add_argument("--email", required=True)
+    _password_option(reset)
+    reset.set_defaults(run=_command("reset_password"))
 
     template = groups.add_parser("template", help="templates").add_subparsers(required=True, metavar="ACTION")
     add = template.add_parser("add", help="store a template file (local images and fonts are embedded)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import getpass
 import json
 import logging
 import sys
@@ -14,8 +15,8 @@ from typing import Any
 from attrs import frozen
 
 from templatekit.service import AllowList
-from templatekit_server import accounts, catalog, hooks, usage, webhooks
-from templatekit_server.db import Database
+from templatekit_server import accounts, catalog, hooks, people, usage, webhooks
+from templatekit_server.db import Database, iso_time
 from templatekit_server.errors import ApiError
 from templatekit_server.plans import ConfigError, Plan, load_plans
 from templatekit_server.sealing import Sealer, server_secret
@@ -50,14 +51,16 @@ def serve(args: argparse.Namespace) -> int:
 
 def _start_demo(settings: Settings, root: str) -> None:
     """Make the demo account and print its key, a curl line, the addresses of the
-    playground and the editor, and which templates need something this installation lacks."""
+    playground and the editor, the dashboard's sign-in, and which templates need something
+    this installation lacks."""
     from templatekit_server.demo import ensure_demo, needs
 
     db, sealer = _open(settings)
     try:
-        key = ensure_demo(db, sealer, settings.data_dir)
+        demo = ensure_demo(db, sealer, settings.data_dir)
     finally:
         db.close()
+    key = demo.key
     print(f"demo API key: {key}")
     print("render the social card:")
     print(
@@ -68,6 +71,8 @@ def _start_demo(settings: Settings, root: str) -> None:
     )
     print(f"try every template in your browser (paste the key): {root}/playground/")
     print(f"design and edit templates (the same key): {root}/editor/")
+    if settings.dashboard:
+        print(f"dashboard: {root}/dashboard/  sign in with {demo.email} / {demo.password}")
     for template_name, reason in needs():
         print(f"note: {template_name}: {reason}")
     sys.stdout.flush()
@@ -205,6 +210,82 @@ def webhook_deliveries(admin: Admin, args: argparse.Namespace) -> list[dict[str,
     if args.limit < 1:
         raise accounts.AccountError(f"limit {args.limit}: must be 1 or more")
     return webhooks.deliveries(admin.db, args.project, args.limit)
+
+
+@_admin
+def list_workspaces(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
+    return [
+        {"id": row["id"], "name": row["name"], "plan": row["plan"], "created": iso_time(row["created_at"])}
+        for row in accounts.workspaces_list(admin.db)
+    ]
+
+
+@_admin
+def list_projects(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
+    _workspace(admin.db, args.workspace)
+    return [
+        {"id": row["id"], "name": row["name"], "created": iso_time(row["created_at"])}
+        for row in accounts.projects_of(admin.db, args.workspace)
+    ]
+
+
+@_admin
+def list_keys(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
+    if accounts.project(admin.db, args.project) is None:
+        raise accounts.AccountError(f"project {args.project!r} does not exist")
+    return [
+        {
+            "id": key["id"],
+            "prefix": key["prefix"],
+            "scopes": key["scopes"],
+            "created": iso_time(key["created_at"]),
+            "revoked": iso_time(key["revoked_at"]) if key["revoked_at"] else None,
+        }
+        for key in accounts.keys_of(admin.db, admin.sealer, args.project)
+    ]
+
+
+def _new_password(args: argparse.Namespace) -> str:
+    """The password from standard input's first line, or typed twice at a prompt."""
+    if args.password_stdin:
+        return sys.stdin.readline().rstrip("\r\n")
+    typed = getpass.getpass("password: ")
+    if getpass.getpass("the same again: ") != typed:
+        raise accounts.AccountError("the two passwords differ")
+    return typed
+
+
+@_admin
+def create_user(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
+    """A user in a workspace with a role; an existing user (by email) keeps their password."""
+    _workspace(admin.db, args.workspace)
+    user_id = people.user_id_of(admin.db, args.email)
+    existing = user_id is not None
+    if user_id is None:
+        user_id = people.create_user(admin.db, args.email, _new_password(args))
+    people.add_member(admin.db, args.workspace, user_id, args.role)
+    return {
+        "id": user_id,
+        "email": people.normal_email(args.email),
+        "workspace": args.workspace,
+        "role": args.role,
+        "existing": existing,
+    }
+
+
+@_admin
+def list_users(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
+    _workspace(admin.db, args.workspace)
+    return [
+        {"id": row["id"], "email": row["email"], "role": row["role"], "since": iso_time(row["created_at"])}
+        for row in people.members(admin.db, args.workspace)
+    ]
+
+
+@_admin
+def reset_password(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
+    people.set_password(admin.db, args.email, _new_password(args))
+    return {"email": people.normal_email(args.email), "signedOut": True}
 
 
 @_admin

@@ -82,6 +82,7 @@ api_keys = Table(
     Column("md5", String(32), nullable=False, index=True),
     # The key itself, encrypted with the server secret: signed URLs are checked with it.
     Column("sealed", Text, nullable=False),
+    Column("prefix", String(16)),  # the key's start, shown in lists (none: made before it was kept)
     Column("created_at", Float, nullable=False),
     Column("revoked_at", Float),
     Column("rate_limit", Integer),  # requests per minute instead of the plan's
@@ -260,6 +261,42 @@ webhook_attempts = Table(
     Column("sender", String(64)),  # the server's sender that made it
 )
 
+users = Table(
+    "users",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("email", String(320), nullable=False, unique=True),  # trimmed and lower-cased
+    Column("password_hash", Text, nullable=False),  # argon2id, with its parameters and salt
+    Column("created_at", Float, nullable=False),
+)
+
+memberships = Table(
+    "memberships",
+    metadata,
+    Column("workspace_id", String(64), ForeignKey("workspaces.id"), primary_key=True),
+    Column("user_id", String(64), ForeignKey("users.id"), primary_key=True, index=True),
+    Column("role", String(16), nullable=False),  # owner, admin, designer, viewer
+    Column("created_at", Float, nullable=False),
+)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("id", String(64), primary_key=True),  # the SHA-256 of the cookie's token
+    Column("user_id", String(64), ForeignKey("users.id"), nullable=False, index=True),
+    Column("csrf", String(64), nullable=False),  # the token every form of the session carries
+    Column("created_at", Float, nullable=False),
+    Column("expires_at", Float, nullable=False),
+)
+
+sign_in_failures = Table(
+    "sign_in_failures",
+    metadata,
+    Column("subject", String(400), nullable=False),  # "email:…" or "address:…"
+    Column("at", Float, nullable=False),
+    Index("ix_sign_in_failures_subject", "subject", "at"),
+)
+
 MIGRATION_LOCK = 0x746B6D67  # "tkmg": the advisory lock of schema migrations on PostgreSQL
 
 
@@ -297,6 +334,11 @@ def _hook_signatures(connection: Connection) -> None:
     connection.execute(hooks.update().where(hooks.c.secret_header.is_not(None)).values(signature="body"))
 
 
+def _people(connection: Connection) -> None:
+    _add_columns(connection, api_keys, ["prefix"])
+    metadata.create_all(connection, tables=[users, memberships, sessions, sign_in_failures])
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [
     lambda connection: metadata.create_all(connection),
     _key_scopes_and_template_history,
@@ -304,6 +346,7 @@ MIGRATIONS: list[Callable[[Connection], None]] = [
     _webhooks,
     _paused_endpoints,
     _hook_signatures,
+    _people,
 ]
 
 

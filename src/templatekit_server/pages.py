@@ -34,7 +34,7 @@ class PageHeaders:
     def __init__(self, app: ASGIApp, settings: Settings, everywhere: bool = False) -> None:
         self.app = app
         self.everywhere = everywhere
-        self.roots = tuple(f"/{name}" for name in served(settings))
+        self.roots = tuple(f"/{name}" for name in (*served(settings), *(["dashboard"] if settings.dashboard else [])))
         public = urlsplit(settings.public_url or "")
         self.headers = page_headers(*([f"{public.scheme}://{public.netloc}"] if public.netloc else []))
 

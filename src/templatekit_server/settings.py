@@ -89,6 +89,9 @@ class Settings:
     #: Serve the template editor at ``/editor/`` (likewise: a page that calls /v1 with the
     #: key typed into it, which needs ``templates:write`` to preview and save).
     editor: bool = True
+    #: Serve the dashboard at ``/dashboard/``: pages for the people of a workspace, who
+    #: sign in with an email and a password (``admin user create``).
+    dashboard: bool = True
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: object) -> Settings:
@@ -170,6 +173,7 @@ _ENV = {
     "TEMPLATEKIT_WEBHOOK_CONCURRENCY": "webhook_concurrency",
     "TEMPLATEKIT_PLAYGROUND": "playground",
     "TEMPLATEKIT_EDITOR": "editor",
+    "TEMPLATEKIT_DASHBOARD": "dashboard",
 }
 
 

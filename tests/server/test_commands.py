@@ -60,6 +60,69 @@ def test_admin_makes_accounts_keys_and_templates_and_reports_usage(tmp_path):
     assert answer(tmp_path, "key", "revoke", key["id"])["revoked"] is True
 
 
+def admin_with_input(data_dir: Path, text: str, *args: str) -> dict:
+    command = [sys.executable, "-m", "templatekit.cli", "admin", "--data-dir", str(data_dir), *args]
+    done = subprocess.run(command, input=text, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_admin_lists_what_a_person_looks_for_first_and_manages_users(tmp_path):
+    workspace = answer(tmp_path, "workspace", "create", "--name", "Acme")["id"]
+    project = answer(tmp_path, "project", "create", "--workspace", workspace, "--name", "Web")["id"]
+    key = answer(tmp_path, "key", "create", "--project", project)
+    assert [(w["id"], w["name"], w["plan"]) for w in answer(tmp_path, "workspace", "list")] == [
+        (workspace, "Acme", "free")
+    ]
+    assert [p["id"] for p in answer(tmp_path, "project", "list", "--workspace", workspace)] == [project]
+    (listed,) = answer(tmp_path, "key", "list", "--project", project)
+    assert listed["prefix"] == key["key"][:12] and key["key"] not in json.dumps(listed)
+    assert listed["scopes"] == ["render"] and listed["revoked"] is None
+
+    made = admin_with_input(
+        tmp_path,
+        "a long passphrase\n",
+        "user",
+        "create",
+        "--workspace",
+        workspace,
+        "--email",
+        "Ana@Example.com",
+        "--role",
+        "owner",
+        "--password-stdin",
+    )
+    assert (made["email"], made["role"], made["existing"]) == ("ana@example.com", "owner", False)
+    users = answer(tmp_path, "user", "list", "--workspace", workspace)
+    assert [(u["email"], u["role"]) for u in users] == [("ana@example.com", "owner")]
+    reset = admin_with_input(
+        tmp_path, "another passphrase\n", "user", "reset-password", "--email", "ana@example.com", "--password-stdin"
+    )
+    assert reset == {"email": "ana@example.com", "signedOut": True}
+    short = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "templatekit.cli",
+            "admin",
+            "--data-dir",
+            str(tmp_path),
+            "user",
+            "create",
+            "--workspace",
+            workspace,
+            "--email",
+            "bo@example.com",
+            "--password-stdin",
+        ],
+        input="short\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert short.returncode == 1 and "password: must be at least 10 characters" in short.stderr
+
+
 def test_admin_usage_counts_by_operation(tmp_path):
     workspace = answer(tmp_path, "workspace", "create", "--name", "Acme")["id"]
     db = Database(f"sqlite:///{tmp_path / 'templatekit.db'}")
@@ -116,6 +179,16 @@ def test_serve_demo_prints_a_key_and_a_curl_line_that_works(tmp_path):
         assert page.status_code == 200 and "<title>" in page.text
         editor = re.search(r"(http://127\.0\.0\.1:\d+/editor/)$", printed[4].strip()).group(1)
         assert "<title>templatekit editor</title>" in httpx.get(editor).text
+        signing_in = re.search(
+            r"dashboard: (http://\S+/dashboard/)  sign in with (\S+) / (\S+)$", server.stdout.readline()
+        )
+        dashboard, email, password = signing_in.groups()
+        assert email == "demo@example.com"
+        with httpx.Client(follow_redirects=True) as browser:
+            form = browser.get(dashboard)  # signed out: the sign-in form
+            token = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)
+            page = browser.post(form.url, data={"email": email, "password": password, "csrf": token})
+            assert page.status_code == 200 and "Demo project" in page.text
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -125,6 +198,8 @@ def test_serve_demo_prints_a_key_and_a_curl_line_that_works(tmp_path):
     )
     try:
         assert again.stdout.readline().strip() == f"demo API key: {key}"
+        lines = [again.stdout.readline() for _ in range(5)]
+        assert lines[-1].strip().endswith(f"sign in with {email} / {password}")  # printed each time
     finally:
         again.terminate()
         again.wait(timeout=30)

@@ -1,0 +1,218 @@
+"""The people of a workspace: users who sign in to the dashboard with an email and a
+password (argon2id), their roles in workspaces, their sessions, and the throttle on
+failed sign-ins. Sessions are rows, so that signing out, a new password or removal from
+a workspace ends them at once on every host."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable
+from typing import Any
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from attrs import frozen
+from sqlalchemy import delete, func, select, update
+
+from templatekit_server.accounts import AccountError, new_id, sha256_hex
+from templatekit_server.db import Database, memberships, now, sessions, sign_in_failures, users, workspaces
+
+#: What each role may do, from most to least: owner (everything, members), admin
+#: (projects, keys, webhooks, hooks, templates), designer (templates, assets, the editor),
+#: viewer (read only).
+ROLES = ("owner", "admin", "designer", "viewer")
+#: How long a session lasts without signing in again.
+SESSION_SECONDS = 7 * 24 * 3600
+#: Failed sign-ins allowed per email and per address in ``THROTTLE_SECONDS``.
+THROTTLE_FAILURES = 10
+THROTTLE_SECONDS = 15 * 60
+MIN_PASSWORD = 10
+
+_hasher = PasswordHasher()  # argon2id with RFC 9106's low-memory parameters
+#: Checked against when no user has the email, so that an unknown email takes as long
+#: as a wrong password.
+_NOBODY = _hasher.hash(secrets.token_urlsafe(16))
+
+
+@frozen
+class Session:
+    user_id: str
+    email: str
+    csrf: str
+
+
+def normal_email(email: str) -> str:
+    """The email as stored: trimmed and lower-cased; refused when it cannot be one."""
+    cleaned = email.strip().lower()
+    local, _, domain = cleaned.partition("@")
+    if not local or "." not in domain or len(cleaned) > 320 or any(c.isspace() for c in cleaned):
+        raise AccountError(f"email {email!r}: must be an address such as ana@example.com")
+    return cleaned
+
+
+def _checked_password(password: str) -> str:
+    if len(password) < MIN_PASSWORD:
+        raise AccountError(f"password: must be at least {MIN_PASSWORD} characters (got {len(password)})")
+    return password
+
+
+def _checked_role(role: str) -> str:
+    if role not in ROLES:
+        raise AccountError(f"role {role!r}: must be one of {', '.join(ROLES)}")
+    return role
+
+
+def create_user(db: Database, email: str, password: str) -> str:
+    address = normal_email(email)
+    hashed = _hasher.hash(_checked_password(password))
+    user_id = new_id("usr")
+    with db.write() as connection:
+        if connection.execute(select(users.c.id).where(users.c.email == address)).first() is not None:
+            raise AccountError(f"email {address!r}: a user has it already")
+        connection.execute(users.insert().values(id=user_id, email=address, password_hash=hashed, created_at=now()))
+    return user_id
+
+
+def user_id_of(db: Database, email: str) -> str | None:
+    with db.read() as connection:
+        return connection.execute(select(users.c.id).where(users.c.email == normal_email(email))).scalar()
+
+
+def set_password(db: Database, email: str, password: str) -> None:
+    """A new password; the user's sessions end."""
+    hashed = _hasher.hash(_checked_password(password))
+    with db.write() as connection:
+        user_id = connection.execute(select(users.c.id).where(users.c.email == normal_email(email))).scalar()
+        if user_id is None:
+            raise AccountError(f"email {email!r}: no user has it")
+        connection.execute(update(users).where(users.c.id == user_id).values(password_hash=hashed))
+        connection.execute(delete(sessions).where(sessions.c.user_id == user_id))
+
+
+def add_member(db: Database, workspace_id: str, user_id: str, role: str) -> None:
+    """``user_id`` in the workspace with ``role`` (a new role if a member already)."""
+    _checked_role(role)
+    with db.write() as connection:
+        if connection.execute(select(workspaces.c.id).where(workspaces.c.id == workspace_id)).first() is None:
+            raise AccountError(f"workspace {workspace_id!r} does not exist")
+        db.upsert(
+            connection,
+            memberships,
+            {"workspace_id": workspace_id, "user_id": user_id},
+            {"role": role, "created_at": now()},
+        )
+
+
+def remove_member(db: Database, workspace_id: str, user_id: str) -> None:
+    """Out of the workspace; sessions end, so that the next page asks again."""
+    with db.write() as connection:
+        connection.execute(
+            delete(memberships).where(memberships.c.workspace_id == workspace_id, memberships.c.user_id == user_id)
+        )
+        connection.execute(delete(sessions).where(sessions.c.user_id == user_id))
+
+
+def members(db: Database, workspace_id: str) -> list[dict[str, Any]]:
+    query = (
+        select(users.c.id, users.c.email, memberships.c.role, memberships.c.created_at)
+        .join(memberships, memberships.c.user_id == users.c.id)
+        .where(memberships.c.workspace_id == workspace_id)
+        .order_by(users.c.email)
+    )
+    with db.read() as connection:
+        return [dict(row._mapping) for row in connection.execute(query)]
+
+
+def workspaces_of(db: Database, user_id: str) -> list[dict[str, Any]]:
+    """The workspaces the user belongs to, with the role in each, by name."""
+    query = (
+        select(workspaces.c.id, workspaces.c.name, workspaces.c.plan, memberships.c.role)
+        .join(memberships, memberships.c.workspace_id == workspaces.c.id)
+        .where(memberships.c.user_id == user_id)
+        .order_by(workspaces.c.name, workspaces.c.id)
+    )
+    with db.read() as connection:
+        return [dict(row._mapping) for row in connection.execute(query)]
+
+
+def role_in(db: Database, user_id: str, workspace_id: str) -> str | None:
+    with db.read() as connection:
+        return connection.execute(
+            select(memberships.c.role).where(
+                memberships.c.user_id == user_id, memberships.c.workspace_id == workspace_id
+            )
+        ).scalar()
+
+
+# ------------------------------------------------------------------ signing in
+
+
+def throttled(db: Database, subjects: Iterable[str]) -> bool:
+    """Whether any of ``subjects`` ("email:…", "address:…") failed too often lately."""
+    since = now() - THROTTLE_SECONDS
+    with db.read() as connection:
+        for subject in subjects:
+            count = connection.execute(
+                select(func.count())
+                .select_from(sign_in_failures)
+                .where(sign_in_failures.c.subject == subject, sign_in_failures.c.at > since)
+            ).scalar()
+            if (count or 0) >= THROTTLE_FAILURES:
+                return True
+    return False
+
+
+def check_password(db: Database, email: str, password: str, subjects: Iterable[str]) -> str | None:
+    """The user's id when the password is theirs; else None, the failure counted for
+    ``subjects``. An unknown email costs the same hash as a wrong password."""
+    try:
+        address = normal_email(email)
+    except AccountError:
+        address = ""
+    with db.read() as connection:
+        row = connection.execute(select(users.c.id, users.c.password_hash).where(users.c.email == address)).first()
+    try:
+        _hasher.verify(row.password_hash if row else _NOBODY, password)
+        if row is not None:
+            return str(row.id)
+    except (VerificationError, InvalidHashError):
+        pass
+    with db.write() as connection:
+        at = now()
+        connection.execute(sign_in_failures.insert(), [{"subject": s, "at": at} for s in subjects])
+        connection.execute(delete(sign_in_failures).where(sign_in_failures.c.at < at - THROTTLE_SECONDS))
+    return None
+
+
+def start_session(db: Database, user_id: str) -> str:
+    """A new session of the user: the token for its cookie (only its hash is kept)."""
+    token = secrets.token_urlsafe(32)
+    at = now()
+    with db.write() as connection:
+        connection.execute(
+            sessions.insert().values(
+                id=sha256_hex(token),
+                user_id=user_id,
+                csrf=secrets.token_urlsafe(24),
+                created_at=at,
+                expires_at=at + SESSION_SECONDS,
+            )
+        )
+    return token
+
+
+def session(db: Database, token: str) -> Session | None:
+    """The live session of a cookie's token, or None."""
+    query = (
+        select(sessions.c.user_id, users.c.email, sessions.c.csrf)
+        .join(users, users.c.id == sessions.c.user_id)
+        .where(sessions.c.id == sha256_hex(token), sessions.c.expires_at > now())
+    )
+    with db.read() as connection:
+        row = connection.execute(query).first()
+    return None if row is None else Session(row.user_id, row.email, row.csrf)
+
+
+def end_session(db: Database, token: str) -> None:
+    with db.write() as connection:
+        connection.execute(delete(sessions).where(sessions.c.id == sha256_hex(token)))

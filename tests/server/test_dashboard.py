@@ -1,0 +1,146 @@
+"""The dashboard over real HTTP on a live server: signing in and out, CSRF, the throttle,
+roles, projects and API keys (a key made in the page renders over /v1, and is refused
+once revoked there)."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+
+from templatekit_server import people
+from tests.server.conftest import Account, LiveServer, text_template
+
+pytestmark = pytest.mark.slow
+
+PASSWORD = "a passphrase of the test"
+
+
+def member(live: LiveServer, account: Account, role: str, email: str | None = None) -> str:
+    """A user of ``role`` in the account's workspace: the email to sign in with."""
+    email = email or f"{role}-{account.workspace}@example.com"
+    people.add_member(live.db, account.workspace, people.create_user(live.db, email, PASSWORD), role)
+    return email
+
+
+def csrf(page: httpx.Response) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', page.text)
+    assert found, page.text
+    return found.group(1)
+
+
+def signed_in(live: LiveServer, email: str, password: str = PASSWORD) -> httpx.Client:
+    browser = httpx.Client(base_url=live.root, follow_redirects=False, timeout=30)
+    form = browser.get("/dashboard/sign-in")
+    answer = browser.post("/dashboard/sign-in", data={"email": email, "password": password, "csrf": csrf(form)})
+    assert answer.status_code == 303, answer.text
+    return browser
+
+
+def test_signed_out_pages_lead_to_sign_in_and_the_pages_carry_their_headers(live):
+    account = live.account()
+    browser = httpx.Client(base_url=live.root, follow_redirects=False)
+    for path in ("/dashboard/", f"/dashboard/w/{account.workspace}/"):
+        answer = browser.get(path)
+        assert answer.status_code == 303 and answer.headers["location"].endswith("/dashboard/sign-in")
+    form = browser.get("/dashboard/sign-in")
+    assert form.status_code == 200 and 'name="password"' in form.text
+    assert "script-src 'self'" in form.headers["content-security-policy"]
+    assert form.headers["x-frame-options"] == "DENY"
+    cookie = form.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie
+
+
+@pytest.fixture
+def own(tmp_path):
+    """A server of its own: the throttle counts failures by address, and every test
+    signs in from 127.0.0.1."""
+    server = LiveServer(tmp_path / "data", {"TEMPLATEKIT_WORKERS": "1"})
+    server.data_dir.mkdir(parents=True)
+    yield server.start()
+    server.stop()
+
+
+def test_sign_in_answers_alike_for_an_unknown_email_and_a_wrong_password_and_throttles(own):
+    live = own
+    account = live.account()
+    email = member(live, account, "owner")
+    browser = httpx.Client(base_url=live.root, follow_redirects=False)
+    token = csrf(browser.get("/dashboard/sign-in"))
+    refused = browser.post("/dashboard/sign-in", data={"email": email, "password": PASSWORD})
+    assert refused.status_code == 403  # no CSRF token: refused before anything is checked
+    answers = [
+        browser.post("/dashboard/sign-in", data={"email": who, "password": "not the one", "csrf": token})
+        for who in (email, f"nobody-{account.workspace}@example.com")
+    ]
+    assert [a.status_code for a in answers] == [401, 401]
+    assert all("the email or the password is not right" in a.text for a in answers)
+    assert answers[0].text.replace(email, "") == answers[1].text.replace(f"nobody-{account.workspace}@example.com", "")
+    for _ in range(people.THROTTLE_FAILURES - 1):  # 10 failures for this email in all
+        browser.post("/dashboard/sign-in", data={"email": email, "password": "not the one", "csrf": token})
+    throttled = browser.post("/dashboard/sign-in", data={"email": email, "password": PASSWORD, "csrf": token})
+    assert throttled.status_code == 429 and "too many attempts" in throttled.text  # even the right password
+
+
+def test_an_owner_makes_a_project_and_a_key_that_renders_until_revoked_in_the_page(live):
+    account = live.account()
+    live.add_template(account, text_template("card"))
+    browser = signed_in(live, member(live, account, "owner"))
+    home = browser.get("/dashboard/")
+    assert home.status_code == 303 and home.headers["location"].endswith(f"/dashboard/w/{account.workspace}/")
+    projects = browser.get(home.headers["location"])
+    token = csrf(projects)
+    assert browser.post(f"/dashboard/w/{account.workspace}/projects", data={"name": "Launch"}).status_code == 403
+    made = browser.post(f"/dashboard/w/{account.workspace}/projects", data={"name": "Launch", "csrf": token})
+    assert made.status_code == 303
+    listed = browser.get(f"/dashboard/w/{account.workspace}/").text
+    project = re.search(r"<td>Launch</td>\s*<td><code>(prj_\w+)</code>", listed).group(1)
+
+    keys = f"/dashboard/w/{account.workspace}/p/{project}/keys"
+    created = browser.post(keys, data={"csrf": token, "scopes": "render"})
+    key = re.search(r'<code id="new-key">(tk_live_[\w-]+)</code>', created.text).group(1)
+    again = browser.get(keys).text
+    assert key not in again and f"{key[:12]}…" in again  # shown once, then only its start
+    render = {"templateId": "card"}
+    bearer = {"Authorization": f"Bearer {key}"}
+    assert httpx.post(f"{live.api}/templates/createImage", json=render, headers=bearer, timeout=60).status_code == 200
+
+    key_id = re.search(r'data-key="(key_\w+)"', again).group(1)
+    revoked = browser.post(f"{keys}/{key_id}/revoke", data={"csrf": token})
+    assert revoked.status_code == 200 and "is revoked" in revoked.text
+    assert httpx.post(f"{live.api}/templates/createImage", json=render, headers=bearer).status_code == 401
+
+
+def test_roles_a_designer_sees_no_keys_and_a_viewer_changes_nothing(live):
+    account = live.account()
+    keys = f"/dashboard/w/{account.workspace}/p/{account.project}/keys"
+    designer = signed_in(live, member(live, account, "designer"))
+    assert designer.get(keys).status_code == 403
+    viewer = signed_in(live, member(live, account, "viewer"))
+    page = viewer.get(f"/dashboard/w/{account.workspace}/")
+    assert page.status_code == 200 and "Create project" not in page.text
+    token = csrf(page)  # the sign-out form's
+    tried = [
+        viewer.post(f"/dashboard/w/{account.workspace}/projects", data={"name": "x", "csrf": token}),
+        viewer.post(keys, data={"csrf": token, "scopes": "render"}),
+        viewer.post(f"{keys}/{account.key_id}/revoke", data={"csrf": token}),
+    ]
+    assert [answer.status_code for answer in tried] == [403, 403, 403]
+    assert "your role (viewer) cannot" in tried[0].text
+    other = live.account()  # another workspace: not found, whatever the role
+    assert viewer.get(f"/dashboard/w/{other.workspace}/").status_code == 404
+
+
+def test_sign_out_and_removal_end_the_session_at_once(live):
+    account = live.account()
+    email = member(live, account, "admin")
+    browser = signed_in(live, email)
+    page = browser.get(f"/dashboard/w/{account.workspace}/")
+    assert page.status_code == 200
+    assert browser.post("/dashboard/sign-out", data={"csrf": csrf(page)}).status_code == 303
+    assert browser.get(f"/dashboard/w/{account.workspace}/").status_code == 303
+
+    browser = signed_in(live, email)
+    people.remove_member(live.db, account.workspace, people.user_id_of(live.db, email))
+    assert browser.get(f"/dashboard/w/{account.workspace}/").status_code == 303

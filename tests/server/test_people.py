@@ -1,0 +1,104 @@
+"""The people of a workspace on a real SQLite file: passwords hashed with argon2id,
+the same answer for an unknown email and a wrong password, the throttle on failed
+sign-ins, sessions that end at once, and roles."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from sqlalchemy import select
+
+from templatekit_server import accounts, people
+from templatekit_server.accounts import AccountError
+from templatekit_server.db import Database, users
+from templatekit_server.plans import DEFAULT_PLANS
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def db(tmp_path):
+    database = Database(f"sqlite:///{tmp_path / 'server.db'}")
+    yield database
+    database.close()
+
+
+@pytest.fixture
+def workspace(db) -> str:
+    return accounts.create_workspace(db, "Acme", "pro", DEFAULT_PLANS)
+
+
+def test_a_password_is_kept_as_an_argon2id_hash_and_checked(db):
+    user = people.create_user(db, "  Ana@Example.com ", PASSWORD)
+    with db.read() as connection:
+        stored = connection.execute(select(users.c.email, users.c.password_hash)).one()
+    assert stored.email == "ana@example.com"
+    assert stored.password_hash.startswith("$argon2id$") and PASSWORD not in stored.password_hash
+    assert people.check_password(db, "ANA@example.com", PASSWORD, ["email:ana@example.com"]) == user
+    assert people.check_password(db, "ana@example.com", "wrong password!", ["email:ana@example.com"]) is None
+    assert people.check_password(db, "nobody@example.com", PASSWORD, ["email:nobody@example.com"]) is None
+
+
+@pytest.mark.parametrize(
+    ("email", "password", "message"),
+    [
+        ("not an email", PASSWORD, "email 'not an email': must be an address"),
+        ("ana@example.com", "short", "password: must be at least 10 characters (got 5)"),
+    ],
+)
+def test_a_bad_email_or_password_is_refused_by_name(db, email, password, message):
+    with pytest.raises(AccountError, match=re.escape(message)):
+        people.create_user(db, email, password)
+
+
+def test_an_email_belongs_to_one_user(db):
+    people.create_user(db, "ana@example.com", PASSWORD)
+    with pytest.raises(AccountError, match="a user has it already"):
+        people.create_user(db, "Ana@example.com", PASSWORD)
+
+
+def test_ten_failures_throttle_the_email_and_the_address_and_success_is_not_counted(db):
+    people.create_user(db, "ana@example.com", PASSWORD)
+    subjects = ["email:ana@example.com", "address:10.0.0.1"]
+    for _ in range(people.THROTTLE_FAILURES - 1):
+        people.check_password(db, "ana@example.com", "wrong password!", subjects)
+    assert not people.throttled(db, subjects)
+    assert people.check_password(db, "ana@example.com", PASSWORD, subjects)  # a success counts nothing
+    assert not people.throttled(db, subjects)
+    people.check_password(db, "ana@example.com", "wrong password!", subjects)
+    assert people.throttled(db, subjects)
+    assert people.throttled(db, ["address:10.0.0.1"])  # the address alone, for any other email
+    assert not people.throttled(db, ["email:bo@example.com", "address:10.0.0.2"])  # others may go on
+
+
+def test_a_session_ends_at_sign_out_a_new_password_or_removal(db, workspace):
+    user = people.create_user(db, "ana@example.com", PASSWORD)
+    people.add_member(db, workspace, user, "admin")
+    token = people.start_session(db, user)
+    found = people.session(db, token)
+    assert found is not None and found.email == "ana@example.com" and len(found.csrf) >= 24
+    assert people.session(db, token + "x") is None
+    people.end_session(db, token)
+    assert people.session(db, token) is None
+
+    token = people.start_session(db, user)
+    people.set_password(db, "ana@example.com", "a new passphrase")
+    assert people.session(db, token) is None
+    assert people.check_password(db, "ana@example.com", "a new passphrase", ["email:ana@example.com"]) == user
+
+    token = people.start_session(db, user)
+    people.remove_member(db, workspace, user)
+    assert people.session(db, token) is None
+    assert people.workspaces_of(db, user) == []
+
+
+def test_roles_in_workspaces(db, workspace):
+    user = people.create_user(db, "ana@example.com", PASSWORD)
+    with pytest.raises(AccountError, match="role 'boss': must be one of owner, admin, designer, viewer"):
+        people.add_member(db, workspace, user, "boss")
+    people.add_member(db, workspace, user, "designer")
+    people.add_member(db, workspace, user, "viewer")  # a new role, not a second membership
+    assert people.role_in(db, user, workspace) == "viewer"
+    assert [m["email"] for m in people.members(db, workspace)] == ["ana@example.com"]
+    assert people.workspaces_of(db, user) == [{"id": workspace, "name": "Acme", "plan": "pro", "role": "viewer"}]
