@@ -99,7 +99,9 @@ def test_an_owner_makes_a_project_and_a_key_that_renders_until_revoked_in_the_pa
 
     keys = f"/dashboard/w/{account.workspace}/p/{project}/keys"
     created = browser.post(keys, data={"csrf": token, "scopes": "render"})
-    key = re.search(r'<code id="new-key">(tk_live_[\w-]+)</code>', created.text).group(1)
+    assert created.status_code == 303  # to the page, so that reloading it makes no second key
+    shown = browser.get(created.headers["location"]).text
+    key = re.search(r'<code id="new-key">(tk_live_[\w-]+)</code>', shown).group(1)
     again = browser.get(keys).text
     assert key not in again and f"{key[:12]}…" in again  # shown once, then only its start
     render = {"templateId": "card"}
@@ -108,7 +110,8 @@ def test_an_owner_makes_a_project_and_a_key_that_renders_until_revoked_in_the_pa
 
     key_id = re.search(r'data-key="(key_\w+)"', again).group(1)
     revoked = browser.post(f"{keys}/{key_id}/revoke", data={"csrf": token})
-    assert revoked.status_code == 200 and "is revoked" in revoked.text
+    assert revoked.status_code == 303 and "is revoked" in browser.get(revoked.headers["location"]).text
+    assert "is revoked" not in browser.get(f"{keys}?revoked=key_made_up").text  # names only a revoked key
     assert httpx.post(f"{live.api}/templates/createImage", json=render, headers=bearer).status_code == 401
 
 
@@ -126,6 +129,7 @@ def test_roles_a_designer_sees_no_keys_and_a_viewer_changes_nothing(live):
         viewer.post(keys, data={"csrf": token, "scopes": "render"}),
         viewer.post(f"{keys}/{account.key_id}/revoke", data={"csrf": token}),
     ]
+    assert httpx.get(f"{live.api}/templates", headers=account.bearer).status_code == 200  # the key was not revoked
     assert [answer.status_code for answer in tried] == [403, 403, 403]
     assert "your role (viewer) cannot" in tried[0].text
     other = live.account()  # another workspace: not found, whatever the role

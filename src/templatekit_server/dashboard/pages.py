@@ -28,6 +28,7 @@ from templatekit_server.state import ServerState, server_of
 HERE = Path(__file__).resolve().parent
 SESSION_COOKIE = "tk_session"
 SIGN_IN_COOKIE = "tk_sign_in"
+NEW_KEY_COOKIE = "tk_new_key"
 #: What each role may manage (a viewer reads only).
 MANAGES_KEYS = ("owner", "admin")
 
@@ -179,16 +180,39 @@ def _keys_page(
 ) -> Response:
     server: ServerState = server_of(request)
     listed = accounts.keys_of(server.db, server.sealer, project["id"])
+    if more.get("revoked") not in {key["id"] for key in listed if key["revoked_at"]}:
+        more["revoked"] = None  # the notice names only a key of this project that is revoked
     context = _context(request, session, workspace_id)
     status = more.pop("status", 200)
     return _page(request, "keys.html", status, project=project, keys=listed, scopes=accounts.SCOPES, **context, **more)
 
 
 async def keys(request: Request) -> Response:
+    """The keys; a key just made is shown this once (from its sealed cookie, then gone)."""
     session = _signed_in(request)
     workspace_id = request.path_params["workspace"]
     _require(_member(request, session, workspace_id), MANAGES_KEYS, "see API keys")
-    return _keys_page(request, session, workspace_id, _project(request, workspace_id))
+    sealed = request.cookies.get(NEW_KEY_COOKIE)
+    made = server_of(request).sealer.unseal(sealed) if sealed else None
+    project = _project(request, workspace_id)
+    answer = _keys_page(request, session, workspace_id, project, made=made, revoked=request.query_params.get("revoked"))
+    if sealed:
+        answer.delete_cookie(NEW_KEY_COOKIE, path=request.url.path)
+    return answer
+
+
+def _shown_once(request: Request, key: str | None, revoked: str | None = None) -> Response:
+    """To the keys page (so that reloading it makes nothing again), with a new key in a
+    sealed cookie for that page only, kept for a minute: shown once, by whichever host
+    of a cluster answers."""
+    url = request.url_for("dashboard:keys", **{k: request.path_params[k] for k in ("workspace", "project")})
+    answer = RedirectResponse(f"{url}?revoked={revoked}" if revoked else str(url), 303)
+    if key is not None:
+        sealed = server_of(request).sealer.seal(key)
+        answer.set_cookie(
+            NEW_KEY_COOKIE, sealed, max_age=60, httponly=True, samesite="strict", secure=_secure(request), path=url.path
+        )
+    return answer
 
 
 async def create_key(request: Request) -> Response:
@@ -201,10 +225,10 @@ async def create_key(request: Request) -> Response:
     scopes = [str(scope) for scope in form.getlist("scopes")]
     server = server_of(request)
     try:
-        key_id, key = accounts.create_key(server.db, server.sealer, project["id"], scopes=scopes)
+        _, key = accounts.create_key(server.db, server.sealer, project["id"], scopes=scopes)
     except AccountError as exc:
         return _keys_page(request, session, workspace_id, project, message=str(exc), status=400)
-    return _keys_page(request, session, workspace_id, project, made={"id": key_id, "key": key})
+    return _shown_once(request, key)
 
 
 async def change_key(request: Request) -> Response:
@@ -217,19 +241,16 @@ async def change_key(request: Request) -> Response:
     server = server_of(request)
     key_id = request.path_params["key"]
     listed = {key["id"]: key for key in accounts.keys_of(server.db, server.sealer, project["id"])}
-    if key_id not in listed:
+    if key_id not in listed or request.path_params["action"] not in ("revoke", "rotate"):
         raise HTTPException(404, "no such key")
-    made = None
-    if request.path_params["action"] == "rotate":
-        made_id, made_key = accounts.create_key(
-            server.db, server.sealer, project["id"], scopes=listed[key_id]["scopes"]
-        )
-        made = {"id": made_id, "key": made_key}
     try:
         accounts.revoke_key(server.db, key_id)
     except AccountError as exc:
         return _keys_page(request, session, workspace_id, project, message=str(exc), status=409)
-    return _keys_page(request, session, workspace_id, project, made=made, revoked=key_id)
+    made = None
+    if request.path_params["action"] == "rotate":
+        _, made = accounts.create_key(server.db, server.sealer, project["id"], scopes=listed[key_id]["scopes"])
+    return _shown_once(request, made, revoked=key_id)
 
 
 async def error_page(request: Request, exc: Exception) -> Response:

@@ -1,0 +1,68 @@
+"""The dashboard in a real browser (Debian's Chromium, driven by Playwright) on a live
+server: an owner signs in, makes a project and a key (the secret shown once), renders with
+it over /v1, revokes it in the page and the same key is refused; a viewer's pages hold no
+form that changes anything, at a phone's width too; signing out ends the session."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tests.server.conftest import text_template
+from tests.server.test_dashboard import PASSWORD, member
+
+pytestmark = pytest.mark.slow
+
+pytest.importorskip("playwright.sync_api")
+
+
+def sign_in(page, live, email: str) -> None:
+    page.goto(f"{live.root}/dashboard/")
+    page.fill("input[name=email]", email)
+    page.fill("input[name=password]", PASSWORD)
+    page.press("input[name=password]", "Enter")
+    page.wait_for_selector("h2:has-text('Projects of')")
+
+
+def test_an_owner_makes_a_key_renders_with_it_and_revokes_it(page, live):
+    account = live.account()
+    live.add_template(account, text_template("card"))
+    sign_in(page, live, member(live, account, "owner"))
+
+    page.fill("input[name=name]", "Launch")
+    page.click("button:has-text('Create project')")
+    page.click("tr:has(td:text-is('Launch')) a:has-text('API keys')")
+    page.check("input[value='templates:write']")
+    page.click("button:has-text('Create key')")
+    key = page.text_content("#new-key")
+    assert key.startswith("tk_live_")
+    bearer = {"Authorization": f"Bearer {key}"}
+    rendered = httpx.post(f"{live.api}/templates/createImage", json={"templateId": "card"}, headers=bearer, timeout=60)
+    assert rendered.status_code == 200 and rendered.content.startswith(b"\x89PNG")
+
+    page.reload()  # the secret is not shown again: only its first characters
+    assert key not in page.content()
+    row = page.locator("tbody tr").first
+    assert row.locator("code").text_content() == f"{key[:12]}…"
+    assert row.locator("td").nth(1).text_content() == "render, templates:write"
+    row.locator("button:has-text('Revoke')").click()
+    page.wait_for_selector("p.note:has-text('is revoked')")
+    refused = httpx.post(f"{live.api}/templates/createImage", json={"templateId": "card"}, headers=bearer)
+    assert refused.status_code == 401
+
+    page.click("button:has-text('Sign out')")
+    page.wait_for_selector("h2:has-text('Sign in')")
+    page.goto(f"{live.root}/dashboard/w/{account.workspace}/")
+    assert page.locator("h2").text_content() == "Sign in"  # the session is gone
+
+
+def test_a_viewer_reads_at_a_phone_width_and_is_refused_the_keys(page, live):
+    account = live.account()
+    page.set_viewport_size({"width": 390, "height": 800})
+    sign_in(page, live, member(live, account, "viewer"))
+    assert page.locator("form:has(button:has-text('Create'))").count() == 0
+    assert page.locator("a:has-text('API keys')").count() == 0
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390  # nothing wider than the screen
+    answer = page.goto(f"{live.root}/dashboard/w/{account.workspace}/p/{account.project}/keys")
+    assert answer.status == 403 and "your role (viewer) cannot see API keys" in page.text_content("main")
