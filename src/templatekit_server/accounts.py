@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from attrs import frozen
-from sqlalchemy import Connection, Table, bindparam, select, update
+from sqlalchemy import Connection, Table, bindparam, or_, select, update
 
 from templatekit_server.db import Database, api_keys, now, projects, workspaces
 from templatekit_server.sealing import Sealer
@@ -123,10 +123,15 @@ def create_key(
     project_id: str,
     rate_limit: int | None = None,
     scopes: Iterable[str] = ("render",),
+    *,
+    expires_at: float | None = None,
+    session_id: str | None = None,
+    note: str | None = None,
 ) -> tuple[str, str]:
     """A new key of the project: (key id, key). The key is not kept in clear.
     ``rate_limit`` (requests a minute) replaces the plan's for this key; ``scopes`` say
-    what it may do (``SCOPES``)."""
+    what it may do (``SCOPES``); a key made for a dashboard session ends at
+    ``expires_at`` or with the session ``session_id``, whichever comes first."""
     granted = _checked_scopes(scopes)
     key = KEY_PREFIX + secrets.token_urlsafe(32)
     key_id = new_id("key")
@@ -143,6 +148,9 @@ def create_key(
                 created_at=now(),
                 rate_limit=_checked_rate(rate_limit),
                 scopes=" ".join(granted),
+                expires_at=expires_at,
+                session_id=session_id,
+                note=note,
             )
         )
     return key_id, key
@@ -193,7 +201,10 @@ _CALLER = (
     )
     .join(projects, projects.c.id == api_keys.c.project_id)
     .join(workspaces, workspaces.c.id == projects.c.workspace_id)
-    .where(api_keys.c.revoked_at.is_(None))
+    .where(
+        api_keys.c.revoked_at.is_(None),
+        or_(api_keys.c.expires_at.is_(None), api_keys.c.expires_at > bindparam("now")),
+    )
 )
 
 
@@ -204,7 +215,7 @@ def caller_for_key(db: Database, key: str) -> Caller | None:
     """The caller a key belongs to; None for an unknown or revoked key. Looked up in the
     database on every request, so that a key revoked anywhere stops at once."""
     with db.read() as connection:
-        row = db.first(connection, _CALLER_OF_KEY, {"sha256": sha256_hex(key)})
+        row = db.first(connection, _CALLER_OF_KEY, {"sha256": sha256_hex(key), "now": now()})
     return None if row is None else _caller(_CallerRow(*row))
 
 
@@ -212,7 +223,7 @@ def caller_for_hash(db: Database, sealer: Sealer, *, sha256: str | None, md5: st
     """The caller and the key itself (to check a signature with) for a key's hash."""
     query = _CALLER.where(api_keys.c.sha256 == sha256) if sha256 else _CALLER.where(api_keys.c.md5 == md5)
     with db.read() as connection:
-        row = connection.execute(query).first()
+        row = connection.execute(query, {"now": now()}).first()
     if row is None:
         return None
     key = sealer.unseal(row.sealed)
@@ -296,6 +307,8 @@ def keys_of(db: Database, sealer: Sealer, project_id: str) -> list[dict[str, Any
             "scopes": [scope for scope in SCOPES if scope in _scopes_of(row.scopes)],
             "created_at": row.created_at,
             "revoked_at": row.revoked_at,
+            "expires_at": row.expires_at,
+            "note": row.note,
         }
         for row in rows
     ]

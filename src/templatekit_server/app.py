@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, 
 
 from templatekit import TemplatekitError
 from templatekit_server import catalog, idempotency, logs, render_cache, webhooks
-from templatekit_server.dashboard.pages import dashboard_mount
+from templatekit_server.dashboard import dashboard_mount
 from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, bounded, envelope, from_library
 from templatekit_server.pages import PageHeaders, page_mounts
 from templatekit_server.routes import editor, hooks, meta, renders, signed, templates, videos

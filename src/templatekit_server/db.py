@@ -89,6 +89,11 @@ api_keys = Table(
     # Space-separated scopes (render, templates:write); NULL for keys made before scopes,
     # which keep what they could do then: render and upload templates.
     Column("scopes", Text),
+    # A key the dashboard made for a person's editor: it ends at ``expires_at``, and with
+    # the session (the hash of its token) that asked for it.
+    Column("expires_at", Float),
+    Column("session_id", String(64), index=True),
+    Column("note", Text),  # what the key is for, shown in lists
 )
 
 templates = Table(
@@ -335,7 +340,7 @@ def _hook_signatures(connection: Connection) -> None:
 
 
 def _people(connection: Connection) -> None:
-    _add_columns(connection, api_keys, ["prefix"])
+    _add_columns(connection, api_keys, ["prefix", "expires_at", "session_id", "note"])
     metadata.create_all(connection, tables=[users, memberships, sessions, sign_in_failures])
 
 

@@ -12,10 +12,10 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from attrs import frozen
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import ColumnElement, Connection, delete, func, select, update
 
 from templatekit_server.accounts import AccountError, new_id, sha256_hex
-from templatekit_server.db import Database, memberships, now, sessions, sign_in_failures, users, workspaces
+from templatekit_server.db import Database, api_keys, memberships, now, sessions, sign_in_failures, users, workspaces
 
 #: What each role may do, from most to least: owner (everything, members), admin
 #: (projects, keys, webhooks, hooks, templates), designer (templates, assets, the editor),
@@ -39,6 +39,7 @@ class Session:
     user_id: str
     email: str
     csrf: str
+    id: str  # the hash of its token, as keys made for it name it
 
 
 def normal_email(email: str) -> str:
@@ -86,7 +87,7 @@ def set_password(db: Database, email: str, password: str) -> None:
         if user_id is None:
             raise AccountError(f"email {email!r}: no user has it")
         connection.execute(update(users).where(users.c.id == user_id).values(password_hash=hashed))
-        connection.execute(delete(sessions).where(sessions.c.user_id == user_id))
+        _end_sessions(connection, sessions.c.user_id == user_id)
 
 
 def add_member(db: Database, workspace_id: str, user_id: str, role: str) -> None:
@@ -109,7 +110,7 @@ def remove_member(db: Database, workspace_id: str, user_id: str) -> None:
         connection.execute(
             delete(memberships).where(memberships.c.workspace_id == workspace_id, memberships.c.user_id == user_id)
         )
-        connection.execute(delete(sessions).where(sessions.c.user_id == user_id))
+        _end_sessions(connection, sessions.c.user_id == user_id)
 
 
 def members(db: Database, workspace_id: str) -> list[dict[str, Any]]:
@@ -204,15 +205,28 @@ def start_session(db: Database, user_id: str) -> str:
 def session(db: Database, token: str) -> Session | None:
     """The live session of a cookie's token, or None."""
     query = (
-        select(sessions.c.user_id, users.c.email, sessions.c.csrf)
+        select(sessions.c.user_id, users.c.email, sessions.c.csrf, sessions.c.id)
         .join(users, users.c.id == sessions.c.user_id)
         .where(sessions.c.id == sha256_hex(token), sessions.c.expires_at > now())
     )
     with db.read() as connection:
         row = connection.execute(query).first()
-    return None if row is None else Session(row.user_id, row.email, row.csrf)
+    return None if row is None else Session(row.user_id, row.email, row.csrf, row.id)
 
 
 def end_session(db: Database, token: str) -> None:
     with db.write() as connection:
-        connection.execute(delete(sessions).where(sessions.c.id == sha256_hex(token)))
+        _end_sessions(connection, sessions.c.id == sha256_hex(token))
+
+
+def _end_sessions(connection: Connection, which: ColumnElement[bool]) -> None:
+    """The sessions ``which`` selects end, and the keys made for them are revoked."""
+    ended = [row.id for row in connection.execute(select(sessions.c.id).where(which))]
+    if not ended:
+        return
+    connection.execute(
+        update(api_keys)
+        .where(api_keys.c.session_id.in_(ended), api_keys.c.revoked_at.is_(None))
+        .values(revoked_at=now())
+    )
+    connection.execute(delete(sessions).where(sessions.c.id.in_(ended)))

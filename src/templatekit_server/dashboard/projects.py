@@ -1,0 +1,123 @@
+"""Projects and their API keys: owners and admins make projects, and make, rotate and
+revoke keys. A new key is shown once: on the keys page after a redirect, from a sealed
+cookie for that page that lives a minute, so that reloading makes nothing again and any
+host of a cluster can show it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from templatekit_server import accounts
+from templatekit_server.accounts import AccountError
+from templatekit_server.dashboard.web import MANAGERS, Visit, secure, visit
+
+NEW_KEY_COOKIE = "tk_new_key"
+
+
+async def projects(request: Request) -> Response:
+    return _projects_page(visit(request))
+
+
+def _projects_page(here: Visit, message: str = "", status: int = 200) -> Response:
+    listed = accounts.projects_of(here.server.db, here.workspace_id)
+    return here.page("projects.html", status, section="projects", projects=listed, message=message)
+
+
+async def create_project(request: Request) -> Response:
+    here = visit(request, MANAGERS, "create projects")
+    name = str((await here.form()).get("name", "")).strip()
+    if not name or len(name) > 200:
+        return _projects_page(here, "name: must be 1 to 200 characters", 400)
+    accounts.create_project(here.server.db, here.workspace_id, name)
+    return here.to("dashboard:projects")
+
+
+def project_of(here: Visit, project_id: str) -> dict[str, Any]:
+    """A project of the workspace visited (404 for any other)."""
+    found = accounts.project(here.server.db, project_id)
+    if found is None or found["workspace_id"] != here.workspace_id:
+        raise HTTPException(404, "no such project")
+    return found
+
+
+def _keys_page(here: Visit, project: dict[str, Any], status: int = 200, **more: Any) -> Response:
+    listed = accounts.keys_of(here.server.db, here.server.sealer, project["id"])
+    if more.get("revoked") not in {key["id"] for key in listed if key["revoked_at"]}:
+        more["revoked"] = None  # the notice names only a key of this project that is revoked
+    return here.page(
+        "keys.html", status, section="projects", project=project, keys=listed, scopes=accounts.SCOPES, **more
+    )
+
+
+async def keys(request: Request) -> Response:
+    """The keys; a key just made is shown this once (from its sealed cookie, then gone)."""
+    here = visit(request, MANAGERS, "see API keys")
+    sealed = request.cookies.get(NEW_KEY_COOKIE)
+    made = here.server.sealer.unseal(sealed) if sealed else None
+    project = project_of(here, request.path_params["project"])
+    answer = _keys_page(here, project, made=made, revoked=request.query_params.get("revoked"))
+    if sealed:
+        answer.delete_cookie(NEW_KEY_COOKIE, path=request.url.path)
+    return answer
+
+
+def _shown_once(here: Visit, project_id: str, key: str | None, revoked: str | None = None) -> Response:
+    url = here.request.url_for("dashboard:keys", workspace=here.workspace_id, project=project_id)
+    answer = RedirectResponse(f"{url}?revoked={revoked}" if revoked else str(url), 303)
+    if key is not None:
+        sealed = here.server.sealer.seal(key)
+        answer.set_cookie(
+            NEW_KEY_COOKIE,
+            sealed,
+            max_age=60,
+            httponly=True,
+            samesite="strict",
+            secure=secure(here.request),
+            path=url.path,
+        )
+    return answer
+
+
+async def create_key(request: Request) -> Response:
+    here = visit(request, MANAGERS, "create API keys")
+    project = project_of(here, request.path_params["project"])
+    scopes = [str(scope) for scope in (await here.form()).getlist("scopes")]
+    try:
+        _, key = accounts.create_key(here.server.db, here.server.sealer, project["id"], scopes=scopes)
+    except AccountError as exc:
+        return _keys_page(here, project, 400, message=str(exc))
+    return _shown_once(here, project["id"], key)
+
+
+async def change_key(request: Request) -> Response:
+    """Revoke a key, or rotate it: a new key with its scopes, the old one revoked."""
+    here = visit(request, MANAGERS, "change API keys")
+    project = project_of(here, request.path_params["project"])
+    await here.form()
+    server = here.server
+    key_id, action = request.path_params["key"], request.path_params["action"]
+    listed = {key["id"]: key for key in accounts.keys_of(server.db, server.sealer, project["id"])}
+    if key_id not in listed or action not in ("revoke", "rotate"):
+        raise HTTPException(404, "no such key")
+    try:
+        accounts.revoke_key(server.db, key_id)
+    except AccountError as exc:
+        return _keys_page(here, project, 409, message=str(exc))
+    made = None
+    if action == "rotate":
+        _, made = accounts.create_key(server.db, server.sealer, project["id"], scopes=listed[key_id]["scopes"])
+    return _shown_once(here, project["id"], made, revoked=key_id)
+
+
+routes = [
+    Route("/w/{workspace}/", projects, name="projects"),
+    Route("/w/{workspace}/projects", create_project, methods=["POST"], name="create_project"),
+    Route("/w/{workspace}/p/{project}/keys", keys, methods=["GET"], name="keys"),
+    Route("/w/{workspace}/p/{project}/keys", create_key, methods=["POST"], name="create_key"),
+    Route("/w/{workspace}/p/{project}/keys/{key}/{action}", change_key, methods=["POST"], name="change_key"),
+]

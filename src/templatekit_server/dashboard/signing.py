@@ -1,0 +1,81 @@
+"""Signing in and out. The sign-in form carries a CSRF token of its own cookie (there is
+no session yet); failures are counted by email and by address, and answered alike for an
+unknown email and a wrong password."""
+
+from __future__ import annotations
+
+import secrets
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from templatekit_server import people
+from templatekit_server.dashboard.web import SESSION_COOKIE, checked_form, page, secure, signed_in
+from templatekit_server.state import server_of
+
+SIGN_IN_COOKIE = "tk_sign_in"
+
+
+async def home(request: Request) -> Response:
+    session = signed_in(request)
+    mine = people.workspaces_of(server_of(request).db, session.user_id)
+    if not mine:
+        return page(request, "empty.html", session=session)
+    return RedirectResponse(request.url_for("dashboard:projects", workspace=mine[0]["id"]), 303)
+
+
+async def sign_in_page(request: Request) -> Response:
+    return _sign_in_form(request, "")
+
+
+def _sign_in_form(request: Request, message: str, status: int = 200, email: str = "") -> Response:
+    token = request.cookies.get(SIGN_IN_COOKIE) or secrets.token_urlsafe(24)  # kept while the form is retried
+    answer = page(request, "sign_in.html", status, csrf=token, message=message, email=email)
+    answer.set_cookie(
+        SIGN_IN_COOKIE, token, httponly=True, samesite="strict", secure=secure(request), path="/dashboard"
+    )
+    return answer
+
+
+async def sign_in(request: Request) -> Response:
+    db = server_of(request).db
+    form = await checked_form(request, request.cookies.get(SIGN_IN_COOKIE, ""))
+    email, password = str(form.get("email", "")), str(form.get("password", ""))
+    address = request.client.host if request.client else "unknown"
+    subjects = [f"email:{email.strip().lower()}", f"address:{address}"]
+    if people.throttled(db, subjects):
+        return _sign_in_form(request, "too many attempts: wait a few minutes and try again", 429, email)
+    user_id = people.check_password(db, email, password, subjects)
+    if user_id is None:  # the same for an unknown email and a wrong password
+        return _sign_in_form(request, "the email or the password is not right", 401, email)
+    answer = RedirectResponse(request.url_for("dashboard:home"), 303)
+    answer.set_cookie(
+        SESSION_COOKIE,
+        people.start_session(db, user_id),
+        max_age=people.SESSION_SECONDS,
+        httponly=True,
+        samesite="lax",
+        secure=secure(request),
+        path="/",
+    )
+    answer.delete_cookie(SIGN_IN_COOKIE, path="/dashboard")
+    return answer
+
+
+async def sign_out(request: Request) -> Response:
+    """The session ends, and the keys made for its editor are revoked."""
+    session = signed_in(request)
+    await checked_form(request, session.csrf)
+    people.end_session(server_of(request).db, request.cookies[SESSION_COOKIE])
+    answer = RedirectResponse(request.url_for("dashboard:sign_in"), 303)
+    answer.delete_cookie(SESSION_COOKIE, path="/")
+    return answer
+
+
+routes = [
+    Route("/", home, name="home"),
+    Route("/sign-in", sign_in_page, methods=["GET"], name="sign_in"),
+    Route("/sign-in", sign_in, methods=["POST"]),
+    Route("/sign-out", sign_out, methods=["POST"], name="sign_out"),
+]

@@ -1,0 +1,122 @@
+"""What every dashboard page shares: the HTML templates (Jinja2, which escapes every value
+it inserts), the signed-in person and their role in the workspace of the address, and
+forms that must carry the session's CSRF token."""
+
+from __future__ import annotations
+
+import hmac
+from pathlib import Path
+from typing import Any
+
+from attrs import frozen
+from jinja2 import Environment, FileSystemLoader
+from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.templating import Jinja2Templates
+
+from templatekit_server import people
+from templatekit_server.db import iso_time
+from templatekit_server.state import ServerState, server_of
+
+SESSION_COOKIE = "tk_session"
+#: Who may do what: owner (everything, members), admin (projects, keys, webhooks, hooks,
+#: templates), designer (templates and assets, the editor), viewer (reads only).
+MANAGERS = ("owner", "admin")
+DESIGNERS = ("owner", "admin", "designer")
+
+pages = Jinja2Templates(
+    env=Environment(loader=FileSystemLoader(Path(__file__).resolve().parent / "html"), autoescape=True)
+)
+pages.env.filters["when"] = lambda at: iso_time(at)[:16].replace("T", " ") if at else "—"
+
+
+def secure(request: Request) -> bool:
+    """Whether cookies get ``Secure``: the page came over HTTPS."""
+    return request.url.scheme == "https"
+
+
+def page(request: Request, name: str, status: int = 200, **context: Any) -> Response:
+    return pages.TemplateResponse(request, name, context, status_code=status)
+
+
+def signed_in(request: Request) -> people.Session:
+    """The person signed in; signed out, the answer is the way to the sign-in form."""
+    token = request.cookies.get(SESSION_COOKIE)
+    found = people.session(server_of(request).db, token) if token else None
+    if found is None:
+        raise HTTPException(303, headers={"Location": str(request.url_for("dashboard:sign_in"))})
+    return found
+
+
+async def checked_form(request: Request, csrf: str) -> FormData:
+    """The posted form, refused (403) unless it carries ``csrf``."""
+    form = await request.form()
+    given = form.get("csrf")
+    if not csrf or not isinstance(given, str) or not hmac.compare_digest(given, csrf):
+        raise HTTPException(403, "this form has expired or did not come from this page: reload it and try again")
+    return form
+
+
+@frozen
+class Visit:
+    """A signed-in person on a page of a workspace they belong to."""
+
+    request: Request
+    session: people.Session
+    workspace_id: str
+    role: str
+
+    @property
+    def server(self) -> ServerState:
+        return server_of(self.request)
+
+    def require(self, allowed: tuple[str, ...], what: str) -> None:
+        if self.role not in allowed:
+            raise HTTPException(403, f"your role ({self.role}) cannot {what}")
+
+    async def form(self) -> FormData:
+        return await checked_form(self.request, self.session.csrf)
+
+    def page(self, name: str, status: int = 200, **context: Any) -> Response:
+        """A page of the workspace, with the navigation every such page has."""
+        mine = people.workspaces_of(self.server.db, self.session.user_id)
+        current = next(w for w in mine if w["id"] == self.workspace_id)
+        return page(
+            self.request,
+            name,
+            status,
+            session=self.session,
+            workspaces=mine,
+            workspace=current,
+            role=self.role,
+            **context,
+        )
+
+    def to(self, name: str, **params: str) -> RedirectResponse:
+        """See other: the page ``name`` of this workspace (after a form, so that reloading
+        does not post it again)."""
+        return RedirectResponse(self.request.url_for(name, workspace=self.workspace_id, **params), 303)
+
+
+def visit(request: Request, allowed: tuple[str, ...] | None = None, what: str = "") -> Visit:
+    """The signed-in person on the workspace of the address (404 when they are not a
+    member: another workspace is not shown to exist); with ``allowed``, their role must be
+    one of those (403 saying what they cannot do)."""
+    session = signed_in(request)
+    workspace_id = request.path_params["workspace"]
+    role = people.role_in(server_of(request).db, session.user_id, workspace_id)
+    if role is None:
+        raise HTTPException(404, "no such workspace")
+    found = Visit(request, session, workspace_id, role)
+    if allowed is not None:
+        found.require(allowed, what)
+    return found
+
+
+async def error_page(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 303:
+        return RedirectResponse((exc.headers or {})["Location"], 303)
+    return page(request, "error.html", exc.status_code, message=exc.detail)
