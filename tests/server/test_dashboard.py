@@ -5,11 +5,13 @@ once revoked there)."""
 from __future__ import annotations
 
 import re
+import time
 
 import httpx
 import pytest
 
 from templatekit_server import people
+from tests.conftest import decode
 from tests.server.conftest import Account, LiveServer, text_template
 
 pytestmark = pytest.mark.slow
@@ -148,3 +150,59 @@ def test_sign_out_and_removal_end_the_session_at_once(live):
     browser = signed_in(live, email)
     people.remove_member(live.db, account.workspace, people.user_id_of(live.db, email))
     assert browser.get(f"/dashboard/w/{account.workspace}/").status_code == 303
+
+
+def test_templates_with_thumbnails_versions_and_revert(live):
+    account = live.account()
+    live.add_template(account, text_template("card"))
+    live.add_template(account, {**text_template("card"), "name": "Card two"}, overwrite=True)
+    designer = signed_in(live, member(live, account, "designer"))
+    listed = designer.get(f"/dashboard/w/{account.workspace}/templates")
+    assert listed.status_code == 200 and "Card two" in listed.text and "Open in the editor" in listed.text
+    thumbnail = designer.get(f"/dashboard/w/{account.workspace}/templates/card/thumbnail.png?v=1")
+    assert thumbnail.headers["content-type"] == "image/png" and "immutable" in thumbnail.headers["cache-control"]
+    assert max(decode(thumbnail.content).size) <= 320
+    assert live.used(account) == 0  # not billed
+
+    page = designer.get(f"/dashboard/w/{account.workspace}/templates/card")
+    assert "revert to version 1" in page.text
+    reverted = designer.post(
+        f"/dashboard/w/{account.workspace}/templates/card/revert", data={"version": "1", "csrf": csrf(page)}
+    )
+    assert reverted.status_code == 303
+    assert "now version 3" in designer.get(reverted.headers["location"]).text
+    source = httpx.get(f"{live.api}/templates/card/source", headers=account.bearer).json()
+    assert source["name"] == text_template("card")["name"]
+
+    viewer = signed_in(live, member(live, account, "viewer"))
+    page = viewer.get(f"/dashboard/w/{account.workspace}/templates/card")
+    assert "revert to version" not in page.text
+    tried = viewer.post(
+        f"/dashboard/w/{account.workspace}/templates/card/revert", data={"version": "1", "csrf": csrf(page)}
+    )
+    assert tried.status_code == 403
+    assert "Open in the editor" not in viewer.get(f"/dashboard/w/{account.workspace}/templates").text
+
+
+def test_the_editor_is_handed_a_short_lived_key_that_ends_with_the_session(live):
+    account = live.account()
+    designer = signed_in(live, member(live, account, "designer"))
+    asked = f"/dashboard/w/{account.workspace}/p/{account.project}/editor-key"
+    assert designer.post(asked).status_code == 403  # without the page's header: another site's form
+    page = {"X-Templatekit-Page": "editor"}
+    handed = designer.post(asked, headers=page).json()
+    assert handed["key"].startswith("tk_live_") and 3000 < handed["expiresAt"] - time.time() <= 7200
+    assert designer.post(asked, headers=page).json()["key"] == handed["key"]  # the same, while it lasts
+    preview = {"template": text_template()}
+    bearer = {"Authorization": f"Bearer {handed['key']}"}
+    assert httpx.post(f"{live.api}/templates/preview", json=preview, headers=bearer, timeout=60).status_code == 200
+
+    viewer = signed_in(live, member(live, account, "viewer"))
+    assert viewer.post(asked, headers=page).status_code == 403
+    stranger = httpx.Client(base_url=live.root)
+    refused = stranger.post(asked, headers=page)
+    assert refused.status_code == 401 and refused.json()["error"] == "sign in to the dashboard first"
+
+    sign_out = designer.get(f"/dashboard/w/{account.workspace}/")
+    designer.post("/dashboard/sign-out", data={"csrf": csrf(sign_out)})
+    assert httpx.post(f"{live.api}/templates/preview", json=preview, headers=bearer).status_code == 401

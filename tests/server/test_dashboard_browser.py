@@ -66,3 +66,26 @@ def test_a_viewer_reads_at_a_phone_width_and_is_refused_the_keys(page, live):
     assert width <= 390  # nothing wider than the screen
     answer = page.goto(f"{live.root}/dashboard/w/{account.workspace}/p/{account.project}/keys")
     assert answer.status == 403 and "your role (viewer) cannot see API keys" in page.text_content("main")
+
+
+def test_a_designer_opens_a_template_in_the_editor_from_the_dashboard_and_saves_it(page, live):
+    account = live.account()
+    live.add_template(account, text_template("card"))
+    sign_in(page, live, member(live, account, "designer"))
+    page.click("header nav a:has-text('Templates')")
+    card = page.locator("li[data-template='card']")
+    card.locator("img").wait_for()
+    assert card.locator("img").evaluate("img => img.complete && img.naturalWidth > 0")  # the engine's thumbnail
+    card.locator("a:has-text('Open in the editor')").click()
+    page.wait_for_selector("#workspace:not([hidden])")  # connected: no key was pasted
+    page.wait_for_selector("#canvas[data-current=true]")
+    assert page.is_hidden("#connect") and page.input_value("#key") == ""
+    page.click(".layer-row[data-name='title'] .layer-name")
+    page.fill("#pane-layer [aria-label='text']", "Saved from the dashboard's editor")
+    page.wait_for_selector("#canvas[data-current=true]")
+    page.click("#save")
+    page.wait_for_function("() => document.getElementById('status').textContent.startsWith('saved: version 2')")
+    source = httpx.get(f"{live.api}/templates/card/source", headers=account.bearer).json()
+    assert any(layer.get("text") == "Saved from the dashboard's editor" for layer in source["layers"])
+    answer = page.goto(f"{live.root}/dashboard/w/{account.workspace}/p/{account.project}/keys")
+    assert answer.status == 403  # a designer has no keys page

@@ -16,8 +16,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.templating import Jinja2Templates
 
-from templatekit_server import people
+from templatekit_server import accounts, people
 from templatekit_server.db import iso_time
+from templatekit_server.fairness import Share
 from templatekit_server.state import ServerState, server_of
 
 SESSION_COOKIE = "tk_session"
@@ -71,6 +72,14 @@ class Visit:
     @property
     def server(self) -> ServerState:
         return server_of(self.request)
+
+    def preview_share(self) -> Share:
+        """The workspace's claim on the shared render workers at a preview's priority
+        (thumbnails are not billed, and wait for every billed render)."""
+        found = accounts.workspace(self.server.db, self.workspace_id)
+        free = self.server.plans["free"]
+        plan = self.server.plans.get(found["plan"], free) if found else free
+        return Share(self.workspace_id, plan.weight, plan.max_queue_seconds, preview=True)
 
     def require(self, allowed: tuple[str, ...], what: str) -> None:
         if self.role not in allowed:

@@ -248,7 +248,28 @@ function offerLinkKey(given) {
 
 // ``templatekit edit`` marks the page it serves, and opens it with its session token:
 // that connects at once (a link cannot hold a token of that server, which it never shows).
+/** Opened from the dashboard (``#dashboard=WORKSPACE&project=…``): the dashboard, where
+ * the person is signed in, hands this page a short-lived key of the project, kept in
+ * this page's memory only. The header is what another site's page cannot send. */
+async function connectFromDashboard(given) {
+  const workspace = encodeURIComponent(given.get("dashboard"));
+  const project = encodeURIComponent(given.get("project") || "");
+  say("asking the dashboard for a key…");
+  const response = await fetch(new URL(`../dashboard/w/${workspace}/p/${project}/editor-key`, document.baseURI), {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "X-Templatekit-Page": "editor" },
+  });
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok || !answer.key) {
+    say(`the dashboard gave no key: ${answer.error || response.status}`, true);
+    return;
+  }
+  await connect(answer.key, { templateId: given.get("template") });
+}
+
 const given = hashParams();
 const servedByEdit = document.documentElement.hasAttribute("data-templatekit-edit");
 if (given.get("key") && servedByEdit) connect(given.get("key"), { templateId: given.get("template"), local: true });
 else if (given.get("key")) offerLinkKey(given);
+else if (given.get("dashboard")) connectFromDashboard(given);
