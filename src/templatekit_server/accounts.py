@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from attrs import frozen
 from sqlalchemy import Connection, Table, bindparam, or_, select, update
 
+from templatekit_server import audit
 from templatekit_server.db import Database, api_keys, now, projects, workspaces
 from templatekit_server.sealing import Sealer
 
@@ -47,6 +48,11 @@ class Caller:
     rate_limit: int | None
     scopes: frozenset[str]
 
+    @property
+    def actor(self) -> str:
+        """The caller as the audit log names it."""
+        return f"key {self.key_id}"
+
     def may(self, operation: str) -> str | None:
         """The scope ``operation`` needs when this key lacks it, else None."""
         needed = "templates:write" if operation in WRITE_OPERATIONS else "render"
@@ -61,10 +67,13 @@ def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def require_project(connection: Connection, project_id: str) -> None:
-    """AccountError unless the project exists (inside the transaction that adds to it)."""
-    if connection.execute(select(projects.c.id).where(projects.c.id == project_id)).first() is None:
+def require_project(connection: Connection, project_id: str) -> str:
+    """The project's workspace; AccountError unless the project exists (inside the
+    transaction that adds to it)."""
+    workspace_id = connection.execute(select(projects.c.workspace_id).where(projects.c.id == project_id)).scalar()
+    if workspace_id is None:
         raise AccountError(f"project {project_id!r} does not exist")
+    return str(workspace_id)
 
 
 def change_live(db: Database, table: Table, row_id: str, kind: str, **values: Any) -> None:
@@ -104,7 +113,9 @@ def set_plan(db: Database, workspace_id: str, plan: str, plans: Iterable[str]) -
             raise AccountError(f"workspace {workspace_id!r} does not exist")
 
 
-def create_project(db: Database, workspace_id: str, name: str, avatar: str | None = None) -> str:
+def create_project(
+    db: Database, workspace_id: str, name: str, avatar: str | None = None, actor: str = audit.ADMIN_COMMAND
+) -> str:
     project_id = new_id("prj")
     with db.write() as connection:
         if connection.execute(select(workspaces.c.id).where(workspaces.c.id == workspace_id)).first() is None:
@@ -114,6 +125,7 @@ def create_project(db: Database, workspace_id: str, name: str, avatar: str | Non
                 id=project_id, workspace_id=workspace_id, name=name, avatar=avatar, created_at=now()
             )
         )
+        audit.record(connection, workspace_id, actor, "project created", project_id, name)
     return project_id
 
 
@@ -127,6 +139,7 @@ def create_key(
     expires_at: float | None = None,
     session_id: str | None = None,
     note: str | None = None,
+    actor: str = audit.ADMIN_COMMAND,
 ) -> tuple[str, str]:
     """A new key of the project: (key id, key). The key is not kept in clear.
     ``rate_limit`` (requests a minute) replaces the plan's for this key; ``scopes`` say
@@ -136,7 +149,7 @@ def create_key(
     key = KEY_PREFIX + secrets.token_urlsafe(32)
     key_id = new_id("key")
     with db.write() as connection:
-        require_project(connection, project_id)
+        workspace_id = require_project(connection, project_id)
         connection.execute(
             api_keys.insert().values(
                 id=key_id,
@@ -153,6 +166,8 @@ def create_key(
                 note=note,
             )
         )
+        detail = f"project {project_id}, scopes {' '.join(granted)}" + (f", {note}" if note else "")
+        audit.record(connection, workspace_id, actor, "key created", f"{key_id} ({key[:PREFIX_LENGTH]}…)", detail)
     return key_id, key
 
 
@@ -180,13 +195,20 @@ def _checked_rate(rate_limit: int | None) -> int | None:
     return rate_limit
 
 
-def revoke_key(db: Database, key_id: str) -> None:
+def revoke_key(db: Database, key_id: str, actor: str = audit.ADMIN_COMMAND) -> None:
     with db.write() as connection:
         done = connection.execute(
             update(api_keys).where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None)).values(revoked_at=now())
         )
         if not done.rowcount:
             raise AccountError(f"key {key_id!r} does not exist or is revoked already")
+        found = connection.execute(
+            select(projects.c.workspace_id, api_keys.c.project_id, api_keys.c.prefix)
+            .join(projects, projects.c.id == api_keys.c.project_id)
+            .where(api_keys.c.id == key_id)
+        ).one()
+        subject = f"{key_id} ({found.prefix}…)" if found.prefix else key_id
+        audit.record(connection, found.workspace_id, actor, "key revoked", subject, f"project {found.project_id}")
 
 
 _CALLER = (

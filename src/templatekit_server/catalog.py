@@ -25,6 +25,7 @@ from sqlalchemy.exc import IntegrityError
 import templatekit as tk
 from templatekit import Template, TemplateError, load_template
 from templatekit.service import converter
+from templatekit_server import audit
 from templatekit_server.db import Database, iso_time, now, template_versions, templates
 from templatekit_server.errors import ApiError
 
@@ -142,6 +143,7 @@ def save(
     existing: bool = False,
     expected: int | None = None,
     note: str | None = None,
+    actor: str = audit.ADMIN_COMMAND,
 ) -> tuple[str, int, list[str]]:
     """Store a template; returns its id, its version and the warnings of reading it.
     The id is the body's, else a new one. CONFLICT when the id exists and neither
@@ -196,6 +198,8 @@ def save(
                     note=note,
                 )
             )
+            detail = f"version {version}" + (f": {note}" if note else "")
+            audit.record(connection, workspace_id, actor, "template saved", template_id, detail)
     except IntegrityError:  # another request stored the same id at the same moment
         raise ApiError("CONFLICT", f"template {template_id} was stored by another request at the same time") from None
     return template_id, version, warnings
@@ -251,17 +255,16 @@ def versions(db: Database, workspace_id: str, template_id: str) -> list[dict[str
     return [{"version": row.version, "createdAt": iso_time(row.created_at), "note": row.note} for row in rows]
 
 
-def revert(db: Database, workspace_id: str, template_id: str, version: int) -> int:
+def revert(db: Database, workspace_id: str, template_id: str, version: int, actor: str = audit.ADMIN_COMMAND) -> int:
     """Make ``version`` the current one again, as a new version; returns that version."""
     found = info(db, workspace_id, template_id)
     stored = json.loads(body(db, workspace_id, template_id, version))
-    _, new_version, _ = save(
-        db, workspace_id, stored, existing=True, expected=found.version, note=f"reverted to version {version}"
-    )
+    note = f"reverted to version {version}"
+    _, new_version, _ = save(db, workspace_id, stored, existing=True, expected=found.version, note=note, actor=actor)
     return new_version
 
 
-def delete(db: Database, workspace_id: str, template_id: str) -> None:
+def delete(db: Database, workspace_id: str, template_id: str, actor: str = audit.ADMIN_COMMAND) -> None:
     """Delete a template: renders of it answer NOT_FOUND; its versions are kept for
     ``KEEP_DELETED_SECONDS``, then ``forget_deleted`` removes them."""
     with db.write() as connection:
@@ -274,6 +277,8 @@ def delete(db: Database, workspace_id: str, template_id: str) -> None:
             )
             .values(deleted_at=now())
         )
+        if done.rowcount:
+            audit.record(connection, workspace_id, actor, "template deleted", template_id)
     if not done.rowcount:
         raise ApiError("NOT_FOUND", f"template {template_id} does not exist")
 

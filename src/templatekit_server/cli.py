@@ -158,6 +158,11 @@ def add_admin(commands: Any) -> None:
     _password_option(reset)
     reset.set_defaults(run=_command("reset_password"))
 
+    log = groups.add_parser("audit", help="a workspace's audit log: who did what, newest first")
+    log.add_argument("--workspace", required=True)
+    log.add_argument("--limit", type=int, default=100, help="entries at most (default 100)")
+    log.set_defaults(run=_command("audit_log"))
+
     template = groups.add_parser("template", help="templates").add_subparsers(required=True, metavar="ACTION")
     add = template.add_parser("add", help="store a template file (local images and fonts are embedded)")
     add.add_argument("--workspace", required=True)

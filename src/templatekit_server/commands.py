@@ -15,7 +15,7 @@ from typing import Any
 from attrs import frozen
 
 from templatekit.service import AllowList
-from templatekit_server import accounts, catalog, hooks, people, usage, webhooks
+from templatekit_server import accounts, audit, catalog, hooks, people, usage, webhooks
 from templatekit_server.db import Database, iso_time
 from templatekit_server.errors import ApiError
 from templatekit_server.plans import ConfigError, Plan, load_plans
@@ -286,6 +286,14 @@ def list_users(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
 def reset_password(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
     people.set_password(admin.db, args.email, _new_password(args))
     return {"email": people.normal_email(args.email), "signedOut": True}
+
+
+@_admin
+def audit_log(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
+    _workspace(admin.db, args.workspace)
+    if args.limit < 1:
+        raise accounts.AccountError(f"limit {args.limit}: must be 1 or more")
+    return audit.entries(admin.db, args.workspace, args.limit)
 
 
 @_admin

@@ -302,6 +302,34 @@ sign_in_failures = Table(
     Index("ix_sign_in_failures_subject", "subject", "at"),
 )
 
+audit_log = Table(
+    "audit_log",
+    metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=True),
+    Column("workspace_id", String(64), nullable=False),
+    Column("at", Float, nullable=False),
+    Column("actor", String(400), nullable=False),  # an email, "key key_…", "admin command", an address
+    Column("action", String(64), nullable=False),  # "key created", "template saved", …
+    Column("subject", String(400), nullable=False),  # what it was done to: an id, an email
+    Column("detail", Text),
+    Index("ix_audit_log_workspace", "workspace_id", "seq"),
+)
+
+invitations = Table(
+    "invitations",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("workspace_id", String(64), ForeignKey("workspaces.id"), nullable=False, index=True),
+    Column("token_hash", String(64), nullable=False, unique=True),  # the SHA-256 of the link's token
+    Column("email", String(320)),  # whom it was sent to, if anyone
+    Column("role", String(16), nullable=False),
+    Column("invited_by", String(320), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("expires_at", Float, nullable=False),
+    Column("accepted_at", Float),
+    Column("accepted_by", String(64)),
+)
+
 MIGRATION_LOCK = 0x746B6D67  # "tkmg": the advisory lock of schema migrations on PostgreSQL
 
 
@@ -341,7 +369,7 @@ def _hook_signatures(connection: Connection) -> None:
 
 def _people(connection: Connection) -> None:
     _add_columns(connection, api_keys, ["prefix", "expires_at", "session_id", "note"])
-    metadata.create_all(connection, tables=[users, memberships, sessions, sign_in_failures])
+    metadata.create_all(connection, tables=[users, memberships, sessions, sign_in_failures, audit_log, invitations])
 
 
 MIGRATIONS: list[Callable[[Connection], None]] = [

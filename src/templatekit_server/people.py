@@ -14,6 +14,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from attrs import frozen
 from sqlalchemy import ColumnElement, Connection, delete, func, select, update
 
+from templatekit_server import audit
 from templatekit_server.accounts import AccountError, new_id, sha256_hex
 from templatekit_server.db import Database, api_keys, memberships, now, sessions, sign_in_failures, users, workspaces
 
@@ -90,27 +91,65 @@ def set_password(db: Database, email: str, password: str) -> None:
         _end_sessions(connection, sessions.c.user_id == user_id)
 
 
-def add_member(db: Database, workspace_id: str, user_id: str, role: str) -> None:
+def add_member(db: Database, workspace_id: str, user_id: str, role: str, actor: str = audit.ADMIN_COMMAND) -> None:
     """``user_id`` in the workspace with ``role`` (a new role if a member already)."""
+    with db.write() as connection:
+        add_member_in(db, connection, workspace_id, user_id, role, actor)
+
+
+def add_member_in(db: Database, connection: Connection, workspace_id: str, user_id: str, role: str, actor: str) -> None:
+    """``add_member`` in a transaction of the caller's (accepting an invitation)."""
     _checked_role(role)
-    with db.write() as connection:
-        if connection.execute(select(workspaces.c.id).where(workspaces.c.id == workspace_id)).first() is None:
-            raise AccountError(f"workspace {workspace_id!r} does not exist")
-        db.upsert(
-            connection,
-            memberships,
-            {"workspace_id": workspace_id, "user_id": user_id},
-            {"role": role, "created_at": now()},
-        )
+    if connection.execute(select(workspaces.c.id).where(workspaces.c.id == workspace_id)).first() is None:
+        raise AccountError(f"workspace {workspace_id!r} does not exist")
+    before = _role_in(connection, user_id, workspace_id)
+    if before is not None and before != role:
+        _keep_an_owner(connection, workspace_id, user_id)
+    db.upsert(
+        connection,
+        memberships,
+        {"workspace_id": workspace_id, "user_id": user_id},
+        {"role": role, "created_at": now()},
+    )
+    email = connection.execute(select(users.c.email).where(users.c.id == user_id)).scalar() or user_id
+    if before is None:
+        audit.record(connection, workspace_id, actor, "member added", email, f"role {role}")
+    elif before != role:
+        audit.record(connection, workspace_id, actor, "role changed", email, f"{before} to {role}")
 
 
-def remove_member(db: Database, workspace_id: str, user_id: str) -> None:
-    """Out of the workspace; sessions end, so that the next page asks again."""
+def remove_member(db: Database, workspace_id: str, user_id: str, actor: str = audit.ADMIN_COMMAND) -> None:
+    """Out of the workspace; sessions end, so that the next page asks again. The last
+    owner of a workspace stays."""
     with db.write() as connection:
-        connection.execute(
+        _keep_an_owner(connection, workspace_id, user_id)
+        done = connection.execute(
             delete(memberships).where(memberships.c.workspace_id == workspace_id, memberships.c.user_id == user_id)
         )
         _end_sessions(connection, sessions.c.user_id == user_id)
+        if done.rowcount:
+            email = connection.execute(select(users.c.email).where(users.c.id == user_id)).scalar() or user_id
+            audit.record(connection, workspace_id, actor, "member removed", email)
+
+
+def _keep_an_owner(connection: Connection, workspace_id: str, user_id: str) -> None:
+    """AccountError when ``user_id`` is the workspace's only owner (about to go or change)."""
+    owners = {
+        row.user_id
+        for row in connection.execute(
+            select(memberships.c.user_id).where(
+                memberships.c.workspace_id == workspace_id, memberships.c.role == "owner"
+            )
+        )
+    }
+    if owners == {user_id}:
+        raise AccountError("a workspace keeps at least one owner: make another member owner first")
+
+
+def _role_in(connection: Connection, user_id: str, workspace_id: str) -> str | None:
+    return connection.execute(
+        select(memberships.c.role).where(memberships.c.user_id == user_id, memberships.c.workspace_id == workspace_id)
+    ).scalar()
 
 
 def members(db: Database, workspace_id: str) -> list[dict[str, Any]]:
@@ -138,11 +177,7 @@ def workspaces_of(db: Database, user_id: str) -> list[dict[str, Any]]:
 
 def role_in(db: Database, user_id: str, workspace_id: str) -> str | None:
     with db.read() as connection:
-        return connection.execute(
-            select(memberships.c.role).where(
-                memberships.c.user_id == user_id, memberships.c.workspace_id == workspace_id
-            )
-        ).scalar()
+        return _role_in(connection, user_id, workspace_id)
 
 
 # ------------------------------------------------------------------ signing in
@@ -182,6 +217,12 @@ def check_password(db: Database, email: str, password: str, subjects: Iterable[s
         at = now()
         connection.execute(sign_in_failures.insert(), [{"subject": s, "at": at} for s in subjects])
         connection.execute(delete(sign_in_failures).where(sign_in_failures.c.at < at - THROTTLE_SECONDS))
+        if row is not None:  # a person's account was tried: their workspaces' logs say so
+            tried_from = ", ".join(s.removeprefix("address:") for s in subjects if s.startswith("address:"))
+            for workspace_id in connection.execute(
+                select(memberships.c.workspace_id).where(memberships.c.user_id == row.id)
+            ).scalars():
+                audit.record(connection, workspace_id, tried_from or "unknown", "sign-in failed", address)
     return None
 
 

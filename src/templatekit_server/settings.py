@@ -92,6 +92,10 @@ class Settings:
     #: Serve the dashboard at ``/dashboard/``: pages for the people of a workspace, who
     #: sign in with an email and a password (``admin user create``).
     dashboard: bool = True
+    #: Where the dashboard sends invitations (see ``templatekit_server.mail``); none: the
+    #: invitation's link is shown to pass on by hand.
+    smtp_url: str = ""
+    smtp_from: str = "templatekit <noreply@localhost>"
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: object) -> Settings:
@@ -174,6 +178,8 @@ _ENV = {
     "TEMPLATEKIT_PLAYGROUND": "playground",
     "TEMPLATEKIT_EDITOR": "editor",
     "TEMPLATEKIT_DASHBOARD": "dashboard",
+    "TEMPLATEKIT_SMTP_URL": "smtp_url",
+    "TEMPLATEKIT_SMTP_FROM": "smtp_from",
 }
 
 

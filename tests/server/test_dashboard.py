@@ -4,15 +4,19 @@ once revoked there)."""
 
 from __future__ import annotations
 
+import email
+import email.message
+import email.policy
 import re
 import time
+from collections.abc import Iterator
 
 import httpx
 import pytest
 
 from templatekit_server import people
 from tests.conftest import decode
-from tests.server.conftest import Account, LiveServer, text_template
+from tests.server.conftest import Account, LiveServer, free_port, text_template
 
 pytestmark = pytest.mark.slow
 
@@ -206,3 +210,154 @@ def test_the_editor_is_handed_a_short_lived_key_that_ends_with_the_session(live)
     sign_out = designer.get(f"/dashboard/w/{account.workspace}/")
     designer.post("/dashboard/sign-out", data={"csrf": csrf(sign_out)})
     assert httpx.post(f"{live.api}/templates/preview", json=preview, headers=bearer).status_code == 401
+
+
+def invitation_link(browser: httpx.Client, workspace: str, role: str, email: str = "") -> str:
+    page = browser.get(f"/dashboard/w/{workspace}/members")
+    made = browser.post(
+        f"/dashboard/w/{workspace}/members/invite", data={"csrf": csrf(page), "role": role, "email": email}
+    )
+    assert made.status_code == 303, made.text
+    shown = browser.get(made.headers["location"]).text
+    return re.search(r'<code id="invitation-link">(http://\S+)</code>', shown).group(1)
+
+
+def test_an_invited_person_makes_an_account_and_joins_once(live):
+    account = live.account()
+    owner = signed_in(live, member(live, account, "owner"))
+    link = invitation_link(owner, account.workspace, "designer")
+    assert link not in owner.get(f"/dashboard/w/{account.workspace}/members").text  # shown once
+
+    newcomer = httpx.Client(follow_redirects=False)
+    page = newcomer.get(link)
+    assert page.status_code == 200 and "invites you to join as <strong>designer</strong>" in page.text
+    email = f"new-{account.workspace}@example.com"
+    fields = {"email": email, "password": PASSWORD, "again": PASSWORD}
+    assert newcomer.post(link, data=fields).status_code == 403  # no CSRF token
+    differ = newcomer.post(link, data={**fields, "again": "something else", "csrf": csrf(page)})
+    assert differ.status_code == 400 and "the two passwords differ" in differ.text
+    joined = newcomer.post(link, data={**fields, "csrf": csrf(page)})
+    assert joined.status_code == 303 and joined.headers["location"].endswith(f"/dashboard/w/{account.workspace}/")
+    projects = newcomer.get(joined.headers["location"])
+    assert f"{email} · designer" in projects.text
+    assert httpx.get(link).status_code == 410  # used: it works once
+    members = owner.get(f"/dashboard/w/{account.workspace}/members").text
+    assert email in members and "Invitations not used yet" not in members
+
+
+def test_the_last_owner_stays_and_a_removed_member_is_signed_out(live):
+    account = live.account()
+    owner_email = member(live, account, "owner")
+    owner = signed_in(live, owner_email)
+    designer_email = member(live, account, "designer")
+    designer = signed_in(live, designer_email)
+    page = owner.get(f"/dashboard/w/{account.workspace}/members")
+    owner_id = people.user_id_of(live.db, owner_email)
+    alone = owner.post(
+        f"/dashboard/w/{account.workspace}/members/{owner_id}/role", data={"csrf": csrf(page), "role": "admin"}
+    )
+    assert alone.status_code == 409 and "keeps at least one owner" in alone.text
+    designer_id = people.user_id_of(live.db, designer_email)
+    made_viewer = owner.post(
+        f"/dashboard/w/{account.workspace}/members/{designer_id}/role", data={"csrf": csrf(page), "role": "viewer"}
+    )
+    assert made_viewer.status_code == 303
+    assert "· viewer" in designer.get(f"/dashboard/w/{account.workspace}/").text  # the new role at once
+    removed = owner.post(f"/dashboard/w/{account.workspace}/members/{designer_id}/remove", data={"csrf": csrf(page)})
+    assert removed.status_code == 303
+    assert designer.get(f"/dashboard/w/{account.workspace}/").status_code == 303  # signed out
+    assert designer_email not in owner.get(f"/dashboard/w/{account.workspace}/members").text
+
+
+def test_the_audit_log_says_who_did_what(live):
+    account = live.account()
+    admin_email = member(live, account, "admin")
+    admin = signed_in(live, admin_email)
+    page = admin.get(f"/dashboard/w/{account.workspace}/")
+    admin.post(f"/dashboard/w/{account.workspace}/projects", data={"name": "Audited", "csrf": csrf(page)})
+    keys = f"/dashboard/w/{account.workspace}/p/{account.project}/keys"
+    created = admin.post(keys, data={"csrf": csrf(page), "scopes": "render"})
+    admin.get(created.headers["location"])
+    httpx.post(f"{live.api}/templates", json=text_template("audited"), headers=account.bearer)
+    _wrong_password(live, admin_email)  # one: the shared server throttles 127.0.0.1 after ten
+    log = admin.get(f"/dashboard/w/{account.workspace}/audit")
+    assert log.status_code == 200
+    rows = re.findall(r"<tr><td>[^<]+</td><td>([^<]+)</td><td>([^<]+)</td><td>([^<]*)</td>", log.text)
+    seen = {(who, what) for who, what, _ in rows}
+    assert (admin_email, "project created") in seen
+    assert (admin_email, "key created") in seen
+    assert (f"key {account.key_id}", "template saved") in seen
+    assert ("127.0.0.1", "sign-in failed") in seen
+    designer = signed_in(live, member(live, account, "designer"))
+    assert designer.get(f"/dashboard/w/{account.workspace}/audit").status_code == 403
+
+
+def _wrong_password(live: LiveServer, email: str) -> None:
+    browser = httpx.Client(base_url=live.root)
+    token = csrf(browser.get("/dashboard/sign-in"))
+    assert (
+        browser.post(
+            "/dashboard/sign-in", data={"email": email, "password": "not it at all", "csrf": token}
+        ).status_code
+        == 401
+    )
+
+
+class Inbox:
+    """What a real SMTP server (aiosmtpd) received."""
+
+    def __init__(self) -> None:
+        self.messages: list[email.message.EmailMessage] = []
+
+    async def handle_DATA(self, server, session, envelope) -> str:  # noqa: N802 (aiosmtpd's name)
+        self.messages.append(email.message_from_bytes(envelope.content, policy=email.policy.default))  # type: ignore[arg-type]
+        return "250 OK"
+
+
+@pytest.fixture
+def inbox() -> Iterator[tuple[Inbox, int]]:
+    from aiosmtpd.controller import Controller
+
+    received = Inbox()
+    controller = Controller(received, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    yield received, controller.port
+    controller.stop()
+
+
+def test_an_invitation_is_mailed_and_works_only_for_its_email(tmp_path, inbox):
+    received, port = inbox
+    server = LiveServer(
+        tmp_path / "data",
+        {
+            "TEMPLATEKIT_WORKERS": "1",
+            "TEMPLATEKIT_SMTP_URL": f"smtp://127.0.0.1:{port}",
+            "TEMPLATEKIT_SMTP_FROM": "team@example.com",
+        },
+    )
+    server.data_dir.mkdir(parents=True)
+    server.start()
+    try:
+        account = server.account()
+        owner = signed_in(server, member(server, account, "owner"))
+        shown = invitation_link(owner, account.workspace, "viewer", "bo@example.com")
+        (message,) = received.messages
+        assert message["To"] == "bo@example.com" and message["From"] == "team@example.com"
+        text = message.get_content()
+        assert "invites you to join the workspace test as viewer" in text
+        assert shown in text  # the same link as the page shows
+
+        # someone else signed in cannot take it
+        page = owner.get(shown)
+        refused = owner.post(shown, data={"csrf": csrf(page)})
+        assert refused.status_code == 400 and "this invitation is for bo@example.com" in refused.text
+        # opened signed out, it makes Bo's account, whatever email the form is sent with
+        newcomer = httpx.Client(follow_redirects=False)
+        page = newcomer.get(shown)
+        assert 'value="bo@example.com" readonly' in page.text
+        fields = {"email": "eve@example.com", "password": PASSWORD, "again": PASSWORD, "csrf": csrf(page)}
+        assert newcomer.post(shown, data=fields).status_code == 303
+        listed = owner.get(f"/dashboard/w/{account.workspace}/members").text
+        assert "bo@example.com" in listed and "eve@example.com" not in listed
+    finally:
+        server.stop()

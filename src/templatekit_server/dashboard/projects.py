@@ -33,7 +33,7 @@ async def create_project(request: Request) -> Response:
     name = str((await here.form()).get("name", "")).strip()
     if not name or len(name) > 200:
         return _projects_page(here, "name: must be 1 to 200 characters", 400)
-    accounts.create_project(here.server.db, here.workspace_id, name)
+    accounts.create_project(here.server.db, here.workspace_id, name, actor=here.actor)
     return here.to("dashboard:projects")
 
 
@@ -88,7 +88,7 @@ async def create_key(request: Request) -> Response:
     project = project_of(here, request.path_params["project"])
     scopes = [str(scope) for scope in (await here.form()).getlist("scopes")]
     try:
-        _, key = accounts.create_key(here.server.db, here.server.sealer, project["id"], scopes=scopes)
+        _, key = accounts.create_key(here.server.db, here.server.sealer, project["id"], scopes=scopes, actor=here.actor)
     except AccountError as exc:
         return _keys_page(here, project, 400, message=str(exc))
     return _shown_once(here, project["id"], key)
@@ -105,12 +105,15 @@ async def change_key(request: Request) -> Response:
     if key_id not in listed or action not in ("revoke", "rotate"):
         raise HTTPException(404, "no such key")
     try:
-        accounts.revoke_key(server.db, key_id)
+        accounts.revoke_key(server.db, key_id, actor=here.actor)
     except AccountError as exc:
         return _keys_page(here, project, 409, message=str(exc))
     made = None
     if action == "rotate":
-        _, made = accounts.create_key(server.db, server.sealer, project["id"], scopes=listed[key_id]["scopes"])
+        scopes = listed[key_id]["scopes"]
+        _, made = accounts.create_key(
+            server.db, server.sealer, project["id"], scopes=scopes, actor=here.actor, note=f"rotated from {key_id}"
+        )
     return _shown_once(here, project["id"], made, revoked=key_id)
 
 

@@ -29,8 +29,13 @@ async def sign_in_page(request: Request) -> Response:
     return _sign_in_form(request, "")
 
 
+def sign_in_form_token(request: Request) -> str:
+    """The CSRF token of a form posted before there is a session (kept while it is retried)."""
+    return request.cookies.get(SIGN_IN_COOKIE) or secrets.token_urlsafe(24)
+
+
 def _sign_in_form(request: Request, message: str, status: int = 200, email: str = "") -> Response:
-    token = request.cookies.get(SIGN_IN_COOKIE) or secrets.token_urlsafe(24)  # kept while the form is retried
+    token = sign_in_form_token(request)
     answer = page(request, "sign_in.html", status, csrf=token, message=message, email=email)
     answer.set_cookie(
         SIGN_IN_COOKIE, token, httponly=True, samesite="strict", secure=secure(request), path="/dashboard"
@@ -49,10 +54,15 @@ async def sign_in(request: Request) -> Response:
     user_id = people.check_password(db, email, password, subjects)
     if user_id is None:  # the same for an unknown email and a wrong password
         return _sign_in_form(request, "the email or the password is not right", 401, email)
-    answer = RedirectResponse(request.url_for("dashboard:home"), 303)
+    return start(request, user_id, request.url_for("dashboard:home"))
+
+
+def start(request: Request, user_id: str, to: object) -> Response:
+    """A new session for ``user_id``, its cookie set, on the way to ``to``."""
+    answer = RedirectResponse(str(to), 303)
     answer.set_cookie(
         SESSION_COOKIE,
-        people.start_session(db, user_id),
+        people.start_session(server_of(request).db, user_id),
         max_age=people.SESSION_SECONDS,
         httponly=True,
         samesite="lax",

@@ -92,7 +92,7 @@ async def revert(request: Request) -> Response:
     template_id = request.path_params["template"]
     asked = str((await here.form()).get("version", ""))
     try:
-        version = catalog.revert(here.server.db, here.workspace_id, template_id, int(asked))
+        version = catalog.revert(here.server.db, here.workspace_id, template_id, int(asked), here.actor)
     except (ApiError, ValueError) as exc:
         return _template_page(here, template_id, message=f"version {asked!r}: {exc}", status=400)
     answer = here.to("dashboard:template", template=template_id)
@@ -124,6 +124,7 @@ async def editor_key(request: Request) -> Response:
             expires_at=expires,
             session_id=here.session.id,
             note=f"editor of {here.session.email}",
+            actor=here.actor,
         )
     return JSONResponse({"key": key, "expiresAt": expires}, headers={"Cache-Control": "no-store"})
 

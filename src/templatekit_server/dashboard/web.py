@@ -73,6 +73,16 @@ class Visit:
     def server(self) -> ServerState:
         return server_of(self.request)
 
+    @property
+    def workspace_name(self) -> str:
+        found = accounts.workspace(self.server.db, self.workspace_id)
+        return str(found["name"]) if found else self.workspace_id
+
+    @property
+    def actor(self) -> str:
+        """The person as the audit log names them."""
+        return self.session.email
+
     def preview_share(self) -> Share:
         """The workspace's claim on the shared render workers at a preview's priority
         (thumbnails are not billed, and wait for every billed render)."""

@@ -97,7 +97,7 @@ async def upload(request: Request) -> Response:
     template = {key: value for key, value in body.items() if key != "apiKey"}
     overwrite = Fields(request.query_params, server.settings.max_text_chars).flag("overwrite")
     template_id, _, warnings = await run_in_threadpool(
-        lambda: catalog.save(server.db, caller.workspace_id, template, overwrite=overwrite)
+        lambda: catalog.save(server.db, caller.workspace_id, template, overwrite=overwrite, actor=caller.actor)
     )
     return json_response(Created(id=template_id), 201, warnings_header(warnings))
 
@@ -119,7 +119,9 @@ async def update(request: Request) -> Response:
     expected = if_match(request.headers.get("if-match"))
     template = {key: value for key, value in body.items() if key != "apiKey"} | {"id": template_id}
     _, version, warnings = await run_in_threadpool(
-        lambda: catalog.save(server.db, caller.workspace_id, template, existing=True, expected=expected)
+        lambda: catalog.save(
+            server.db, caller.workspace_id, template, existing=True, expected=expected, actor=caller.actor
+        )
     )
     return json_response(NewVersion(id=template_id, version=version), headers=warnings_header(warnings))
 
@@ -138,14 +140,16 @@ async def revert(request: Request) -> Response:
     caller, body = await read_request(request, "revertTemplate")
     template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
     version = read_as(RevertRequest, body, server.settings.max_text_chars).version
-    new_version = await run_in_threadpool(catalog.revert, server.db, caller.workspace_id, template_id, version)
+    new_version = await run_in_threadpool(
+        catalog.revert, server.db, caller.workspace_id, template_id, version, caller.actor
+    )
     return json_response(NewVersion(id=template_id, version=new_version))
 
 
 async def delete(request: Request) -> Response:
     caller = await authenticate(request, "deleteTemplate")
     template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
-    await run_in_threadpool(catalog.delete, server_of(request).db, caller.workspace_id, template_id)
+    await run_in_threadpool(catalog.delete, server_of(request).db, caller.workspace_id, template_id, caller.actor)
     return Response(status_code=204)
 
 
