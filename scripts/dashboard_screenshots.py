@@ -53,11 +53,30 @@ def versions(page: Page) -> None:
     page.wait_for_function("() => [...document.images].every(img => img.complete)")
 
 
+def usage(page: Page) -> None:
+    page.click("header nav a:has-text('Usage')")
+    page.wait_for_function("() => document.getElementById('usage-chart').complete")
+
+
+def members(page: Page) -> None:
+    page.click("header nav a:has-text('Members')")
+    page.select_option("select[name=role]:not([aria-label])", "designer")
+    page.click("button:has-text('Make an invitation')")
+    page.wait_for_selector("#invitation-link")
+
+
+def audit(page: Page) -> None:
+    page.click("header nav a:has-text('Audit log')")
+
+
 SHOTS: list[tuple[str, Callable[[Page], None]]] = [
     ("dashboard-projects.png", projects),
     ("dashboard-key.png", new_key),
     ("dashboard-templates.png", templates),
     ("dashboard-template.png", versions),
+    ("dashboard-usage.png", usage),
+    ("dashboard-members.png", members),
+    ("dashboard-audit.png", audit),
 ]
 
 
@@ -69,16 +88,30 @@ def main() -> None:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         try:
             assert process.stdout is not None
-            line = next(text for text in process.stdout if text.startswith("dashboard: "))
+            printed = []
+            for text in process.stdout:
+                printed.append(text)
+                if text.startswith("dashboard: "):
+                    break
+            line = printed[-1]
             found = re.search(r"dashboard: (\S+)  sign in with (\S+) / (\S+)", line)
             assert found, line
             address, email, password = found.groups()
+            key = re.search(r"Bearer (tk_live_\S+)'", "".join(printed)).group(1)  # type: ignore[union-attr]
             while True:  # until it answers (signed out: the way to the sign-in form)
                 try:
                     httpx.get(address)
                     break
                 except httpx.TransportError:
                     time.sleep(0.2)
+            api = address.replace("/dashboard/", "/v1")
+            for title in ("Launch week", "Hello", "Spring sale", "Docs"):  # usage to show
+                httpx.post(
+                    f"{api}/templates/createImage",
+                    json={"templateId": "tpl_social_card", "modifications": {"title": title}},
+                    headers={"Authorization": f"Bearer {key}"},
+                    timeout=60,
+                )
             browser = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.goto(address)

@@ -178,6 +178,15 @@ usage_by_operation = Table(
     Column("count", Integer, nullable=False),
 )
 
+usage_by_project = Table(
+    "usage_by_project",
+    metadata,
+    Column("workspace_id", String(64), primary_key=True),
+    Column("project_id", String(64), primary_key=True),
+    Column("day", String(16), primary_key=True),  # "2026-11-23"
+    Column("count", Integer, nullable=False),
+)
+
 idempotency = Table(
     "idempotency",
     metadata,

@@ -65,7 +65,9 @@ def create(
     video_id = new_id("vid")
     count = generations(template)
     with db.write() as connection:
-        reservation = usage.reserve_in(db, connection, caller.workspace_id, plan, count, "renderVideo")
+        reservation = usage.reserve_in(
+            db, connection, caller.workspace_id, plan, count, "renderVideo", project_id=caller.project_id
+        )
         connection.execute(
             videos.insert().values(
                 id=video_id,
@@ -202,9 +204,10 @@ def fail(db: Database, announcer: Announcer, video_id: str, worker: str | None, 
 
 
 def _release(connection: Connection, row: Any) -> None:
-    usage.release_in(
-        connection, usage.Reservation(row.workspace_id, row.usage_day, row.usage_month, "renderVideo", row.generations)
+    reservation = usage.Reservation(
+        row.workspace_id, row.usage_day, row.usage_month, "renderVideo", row.generations, row.project_id
     )
+    usage.release_in(connection, reservation)
 
 
 def requeue_stale(db: Database, announcer: Announcer, stale_seconds: float, docs_url: str) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 from attrs import frozen
 from sqlalchemy import Connection, select, update
 
-from templatekit_server.db import Database, now, usage, usage_by_operation
+from templatekit_server.db import Database, now, usage, usage_by_operation, usage_by_project
 from templatekit_server.errors import ApiError
 from templatekit_server.plans import Plan
 
@@ -29,6 +29,7 @@ class Reservation:
     month: str
     operation: str
     generations: int
+    project_id: str = ""  # the project whose key asked (none: counted for the workspace only)
 
 
 def periods(at: float) -> tuple[str, str]:
@@ -38,12 +39,18 @@ def periods(at: float) -> tuple[str, str]:
 
 
 def reserve(
-    db: Database, workspace_id: str, plan: Plan, generations: int, operation: str, clock: Clock = now
+    db: Database,
+    workspace_id: str,
+    plan: Plan,
+    generations: int,
+    operation: str,
+    clock: Clock = now,
+    project_id: str = "",
 ) -> Reservation:
     """Count ``generations`` now, or USAGE_EXCEEDED (with Retry-After) when either
     limit would be passed; nothing is counted then."""
     with db.write() as connection:
-        return reserve_in(db, connection, workspace_id, plan, generations, operation, clock)
+        return reserve_in(db, connection, workspace_id, plan, generations, operation, clock, project_id)
 
 
 def reserve_in(
@@ -54,11 +61,12 @@ def reserve_in(
     generations: int,
     operation: str,
     clock: Clock = now,
+    project_id: str = "",
 ) -> Reservation:
     """``reserve`` within a write transaction of the caller's (which a failure rolls back)."""
     at = clock()
     day, month = periods(at)
-    reservation = Reservation(workspace_id, day, month, operation, generations)
+    reservation = Reservation(workspace_id, day, month, operation, generations, project_id)
     if generations <= 0:
         return reservation
     for period, limit in ((day, plan.daily), (month, plan.monthly)):
@@ -67,6 +75,9 @@ def reserve_in(
     for period in (day, month):
         keys = {"workspace_id": workspace_id, "period": period, "operation": operation}
         db.add_to_count(connection, usage_by_operation, keys, generations, None)
+    if project_id:
+        keys = {"workspace_id": workspace_id, "project_id": project_id, "day": day}
+        db.add_to_count(connection, usage_by_project, keys, generations, None)
     return reservation
 
 
@@ -94,6 +105,16 @@ def release_in(connection: Connection, reservation: Reservation) -> None:
                 usage_by_operation.c.operation == reservation.operation,
             )
             .values(count=usage_by_operation.c.count - n)
+        )
+    if reservation.project_id:
+        connection.execute(
+            update(usage_by_project)
+            .where(
+                usage_by_project.c.workspace_id == reservation.workspace_id,
+                usage_by_project.c.project_id == reservation.project_id,
+                usage_by_project.c.day == reservation.day,
+            )
+            .values(count=usage_by_project.c.count - n)
         )
 
 
@@ -142,3 +163,19 @@ def report(db: Database, workspace_id: str, plan: Plan, clock: Clock = now) -> d
         "limits": {"daily": plan.daily, "monthly": plan.monthly, "ratePerMinute": plan.rate_per_minute},
         "byOperation": by_operation,
     }
+
+
+def by_project_and_day(db: Database, workspace_id: str, days: int, clock: Clock = now) -> dict[str, dict[str, int]]:
+    """Generations of the last ``days`` UTC days (today included): project -> day -> count."""
+    first, _ = periods(clock() - (days - 1) * 86_400)
+    with db.read() as connection:
+        rows = connection.execute(
+            select(usage_by_project.c.project_id, usage_by_project.c.day, usage_by_project.c.count).where(
+                usage_by_project.c.workspace_id == workspace_id, usage_by_project.c.day >= first
+            )
+        ).all()
+    found: dict[str, dict[str, int]] = {}
+    for project_id, day, count in rows:
+        if count:
+            found.setdefault(project_id, {})[day] = count
+    return found

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from templatekit_server import people
+from templatekit_server import accounts, people
 from tests.conftest import decode
 from tests.server.conftest import Account, LiveServer, free_port, text_template
 
@@ -361,3 +361,25 @@ def test_an_invitation_is_mailed_and_works_only_for_its_email(tmp_path, inbox):
         assert "bo@example.com" in listed and "eve@example.com" not in listed
     finally:
         server.stop()
+
+
+def test_usage_shows_the_renders_just_made_per_project_with_a_chart(live):
+    account = live.account()
+    live.add_template(account, text_template("card"))
+    other = live.key_for(accounts.create_project(live.db, account.workspace, "Second"))
+    for caller, times in ((account, 2), (other, 3)):
+        for _ in range(times):
+            answer = httpx.post(
+                f"{live.api}/templates/createImage", json={"templateId": "card"}, headers=caller.bearer, timeout=60
+            )
+            assert answer.status_code == 200
+    viewer = signed_in(live, member(live, account, "viewer"))
+    page = viewer.get(f"/dashboard/w/{account.workspace}/usage")
+    assert re.search(r'<strong id="used-today">5</strong> of 5,000', page.text)
+    totals = dict(
+        re.findall(r'<tr data-project="(prj_\w+)"><td>[^<]+</td>(?:<td>\d*</td>)*?<td>(\d+)</td></tr>', page.text)
+    )
+    assert totals == {account.project: "2", other.project: "3"}
+    chart = viewer.get(f"/dashboard/w/{account.workspace}/usage/chart.png")
+    assert chart.headers["content-type"] == "image/png" and decode(chart.content).size == (1000, 340)
+    assert live.used(account) == 5  # the chart is not billed

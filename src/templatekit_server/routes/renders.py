@@ -132,7 +132,10 @@ def _reserved(server: ServerState, still: Still) -> tuple[catalog.TemplateInfo, 
     with server.db.write() as connection:
         info = catalog.info_in(server.db, connection, caller.workspace_id, still.template_id)
         plan = server.plan(caller)
-        return info, usage.reserve_in(server.db, connection, caller.workspace_id, plan, 1, still.operation)
+        reservation = usage.reserve_in(
+            server.db, connection, caller.workspace_id, plan, 1, still.operation, project_id=caller.project_id
+        )
+        return info, reservation
 
 
 async def _release(server: ServerState, reservation: usage.Reservation | None) -> None:
