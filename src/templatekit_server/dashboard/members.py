@@ -17,7 +17,6 @@ from templatekit_server.dashboard.web import MANAGERS, SESSION_COOKIE, Visit, ch
 from templatekit_server.state import server_of
 
 OWNERS = ("owner",)
-NEW_LINK_COOKIE = "tk_new_invitation"
 
 
 def _members_page(here: Visit, status: int = 200, **more: object) -> Response:
@@ -35,13 +34,7 @@ def _members_page(here: Visit, status: int = 200, **more: object) -> Response:
 
 
 async def members(request: Request) -> Response:
-    here = visit(request)
-    sealed = request.cookies.get(NEW_LINK_COOKIE)
-    link = here.server.sealer.unseal(sealed) if sealed else None
-    answer = _members_page(here, link=link, sent=request.query_params.get("sent"))
-    if sealed:
-        answer.delete_cookie(NEW_LINK_COOKIE, path=request.url.path)
-    return answer
+    return _members_page(visit(request))
 
 
 async def invite(request: Request) -> Response:
@@ -69,19 +62,7 @@ async def invite(request: Request) -> Response:
             sent = email
         except mail.MailError as exc:
             return _members_page(here, 502, message=f"{exc}; pass the link on by hand", link=link)
-    answer = here.to("dashboard:members")
-    if sent:
-        answer.headers["Location"] += "?sent=1"
-    answer.set_cookie(
-        NEW_LINK_COOKIE,
-        server.sealer.seal(link),
-        max_age=60,
-        httponly=True,
-        samesite="strict",
-        secure=secure(request),
-        path=str(request.url_for("dashboard:members", workspace=here.workspace_id).path),
-    )
-    return answer
+    return here.show_once(here.to("dashboard:members"), link=link, sent=sent)
 
 
 async def change(request: Request) -> Response:

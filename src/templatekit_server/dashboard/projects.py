@@ -1,7 +1,5 @@
 """Projects and their API keys: owners and admins make projects, and make, rotate and
-revoke keys. A new key is shown once: on the keys page after a redirect, from a sealed
-cookie for that page that lives a minute, so that reloading makes nothing again and any
-host of a cluster can show it."""
+revoke keys; a new key is shown once (``Visit.show_once``)."""
 
 from __future__ import annotations
 
@@ -9,14 +7,12 @@ from typing import Any
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from templatekit_server import accounts
 from templatekit_server.accounts import AccountError
-from templatekit_server.dashboard.web import MANAGERS, Visit, secure, visit
-
-NEW_KEY_COOKIE = "tk_new_key"
+from templatekit_server.dashboard.web import MANAGERS, Visit, visit
 
 
 async def projects(request: Request) -> Response:
@@ -55,32 +51,17 @@ def _keys_page(here: Visit, project: dict[str, Any], status: int = 200, **more: 
 
 
 async def keys(request: Request) -> Response:
-    """The keys; a key just made is shown this once (from its sealed cookie, then gone)."""
+    """The keys; a key just made is shown this once."""
     here = visit(request, MANAGERS, "see API keys")
-    sealed = request.cookies.get(NEW_KEY_COOKIE)
-    made = here.server.sealer.unseal(sealed) if sealed else None
     project = project_of(here, request.path_params["project"])
-    answer = _keys_page(here, project, made=made, revoked=request.query_params.get("revoked"))
-    if sealed:
-        answer.delete_cookie(NEW_KEY_COOKIE, path=request.url.path)
-    return answer
+    return _keys_page(here, project, revoked=request.query_params.get("revoked"))
 
 
-def _shown_once(here: Visit, project_id: str, key: str | None, revoked: str | None = None) -> Response:
-    url = here.request.url_for("dashboard:keys", workspace=here.workspace_id, project=project_id)
-    answer = RedirectResponse(f"{url}?revoked={revoked}" if revoked else str(url), 303)
-    if key is not None:
-        sealed = here.server.sealer.seal(key)
-        answer.set_cookie(
-            NEW_KEY_COOKIE,
-            sealed,
-            max_age=60,
-            httponly=True,
-            samesite="strict",
-            secure=secure(here.request),
-            path=url.path,
-        )
-    return answer
+def _to_keys(here: Visit, project_id: str, key: str | None, revoked: str | None = None) -> Response:
+    answer = here.to("dashboard:keys", project=project_id)
+    if revoked:
+        answer.headers["Location"] += f"?revoked={revoked}"
+    return here.show_once(answer, key=key) if key else answer
 
 
 async def create_key(request: Request) -> Response:
@@ -91,7 +72,7 @@ async def create_key(request: Request) -> Response:
         _, key = accounts.create_key(here.server.db, here.server.sealer, project["id"], scopes=scopes, actor=here.actor)
     except AccountError as exc:
         return _keys_page(here, project, 400, message=str(exc))
-    return _shown_once(here, project["id"], key)
+    return _to_keys(here, project["id"], key)
 
 
 async def change_key(request: Request) -> Response:
@@ -114,7 +95,7 @@ async def change_key(request: Request) -> Response:
         _, made = accounts.create_key(
             server.db, server.sealer, project["id"], scopes=scopes, actor=here.actor, note=f"rotated from {key_id}"
         )
-    return _shown_once(here, project["id"], made, revoked=key_id)
+    return _to_keys(here, project["id"], made, revoked=key_id)
 
 
 routes = [

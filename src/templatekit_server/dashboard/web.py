@@ -5,8 +5,10 @@ forms that must carry the session's CSRF token."""
 from __future__ import annotations
 
 import hmac
+import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from attrs import frozen
 from jinja2 import Environment, FileSystemLoader
@@ -22,6 +24,7 @@ from templatekit_server.fairness import Share
 from templatekit_server.state import ServerState, server_of
 
 SESSION_COOKIE = "tk_session"
+ONCE_COOKIE = "tk_once"
 #: Who may do what: owner (everything, members), admin (projects, keys, webhooks, hooks,
 #: templates), designer (templates and assets, the editor), viewer (reads only).
 MANAGERS = ("owner", "admin")
@@ -99,10 +102,11 @@ class Visit:
         return await checked_form(self.request, self.session.csrf)
 
     def page(self, name: str, status: int = 200, **context: Any) -> Response:
-        """A page of the workspace, with the navigation every such page has."""
+        """A page of the workspace, with the navigation every such page has (and what
+        the form before it made, shown this once: see ``show_once``)."""
         mine = people.workspaces_of(self.server.db, self.session.user_id)
         current = next(w for w in mine if w["id"] == self.workspace_id)
-        return page(
+        answer = page(
             self.request,
             name,
             status,
@@ -110,8 +114,30 @@ class Visit:
             workspaces=mine,
             workspace=current,
             role=self.role,
+            once=self.once(),
             **context,
         )
+        if ONCE_COOKIE in self.request.cookies:
+            answer.delete_cookie(ONCE_COOKIE, path=self.request.url.path)
+        return answer
+
+    def once(self) -> dict[str, str]:
+        """What ``show_once`` handed to this page (empty: nothing, or not for this page)."""
+        sealed = self.request.cookies.get(ONCE_COOKIE)
+        opened = self.server.sealer.unseal(sealed) if sealed else None
+        return dict(json.loads(opened)) if opened else {}
+
+    def show_once(self, answer: RedirectResponse, **secrets: str) -> RedirectResponse:
+        """``answer`` (the way to a page) carrying ``secrets`` that page shows once: a new
+        key, an invitation's link, a hook's URL. They travel sealed in a cookie for that
+        page only, for a minute, so that reloading the page shows them no more (and any
+        host of a cluster can open them), and no form is posted twice."""
+        path = urlsplit(answer.headers["location"]).path
+        sealed = self.server.sealer.seal(json.dumps(secrets))
+        answer.set_cookie(
+            ONCE_COOKIE, sealed, max_age=60, httponly=True, samesite="strict", secure=secure(self.request), path=path
+        )
+        return answer
 
     def to(self, name: str, **params: str) -> RedirectResponse:
         """See other: the page ``name`` of this workspace (after a form, so that reloading
