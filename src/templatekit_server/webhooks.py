@@ -318,6 +318,23 @@ def deliveries(db: Database, project_id: str, limit: int = 100) -> list[dict[str
     ]
 
 
+def send_again(db: Database, project_id: str, delivery_id: str) -> None:
+    """A delivered or failed delivery goes out once more, the same message (the same
+    ``webhook-id``, so that a receiver that has it already can tell)."""
+    with db.write() as connection:
+        done = connection.execute(
+            update(webhook_deliveries)
+            .where(
+                webhook_deliveries.c.id == delivery_id,
+                webhook_deliveries.c.project_id == project_id,
+                webhook_deliveries.c.status.in_(("delivered", "failed")),
+            )
+            .values(status="pending", next_at=now(), finished_at=None, worker=None)
+        )
+    if not done.rowcount:
+        raise AccountError(f"delivery {delivery_id!r} is not one that ended (delivered or failed) in this project")
+
+
 def _attempts(connection: Connection, delivery_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
     found: dict[str, list[dict[str, Any]]] = {}
     if not delivery_ids:

@@ -13,10 +13,13 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from standardwebhooks.webhooks import Webhook
 
-from templatekit_server import accounts, people
+from templatekit.service import AllowList
+from templatekit_server import accounts, people, webhooks
 from tests.conftest import decode
 from tests.server.conftest import Account, LiveServer, free_port, text_template
+from tests.server.test_webhooks import Receiver
 
 pytestmark = pytest.mark.slow
 
@@ -383,3 +386,53 @@ def test_usage_shows_the_renders_just_made_per_project_with_a_chart(live):
     chart = viewer.get(f"/dashboard/w/{account.workspace}/usage/chart.png")
     assert chart.headers["content-type"] == "image/png" and decode(chart.content).size == (1000, 340)
     assert live.used(account) == 5  # the chart is not billed
+
+
+def test_webhook_endpoints_deliveries_sent_again_and_hooks(live):
+    account = live.account()
+    live.add_template(account, text_template("card"))
+    admin = signed_in(live, member(live, account, "admin"))
+    base = f"/dashboard/w/{account.workspace}/p/{account.project}"
+    page = admin.get(f"{base}/webhooks")
+    with Receiver() as receiver:
+        added = admin.post(f"{base}/webhooks", data={"csrf": csrf(page), "url": receiver.url, "events": "render.done"})
+        shown = admin.get(added.headers["location"]).text
+        secret = re.search(r'<code id="new-secret">(whsec_\S+)</code>', shown).group(1)
+        assert secret not in admin.get(f"{base}/webhooks").text  # once
+        endpoint = re.search(r'data-endpoint="(whe_\w+)"', shown).group(1)
+        other = live.account()  # another workspace's endpoint is not found through this project
+        theirs = webhooks.add_endpoint(
+            live.db, live.sealer, AllowList.parse(["127.0.0.1"]), other.project, receiver.url, None
+        )
+        assert admin.post(f"{base}/webhooks/{theirs['id']}/delete", data={"csrf": csrf(page)}).status_code == 404
+        assert [e["id"] for e in webhooks.endpoints(live.db, other.project)] == [theirs["id"]]
+        assert admin.get(f"/dashboard/w/{other.workspace}/p/{other.project}/webhooks").status_code == 404
+        assert endpoint.startswith("whe_")
+
+        body = {"templateId": "card", "modifications": {"title": "Stored"}}
+        stored = httpx.post(f"{live.api}/templates/createStoredImage", json=body, headers=account.bearer, timeout=60)
+        assert stored.status_code == 200
+        (first,) = receiver.wait_for(1)
+        Webhook(secret).verify(first[1], first[0])  # signed with the secret shown
+        deadline = time.monotonic() + 20
+        while "delivered" not in (log := admin.get(f"{base}/webhooks").text):
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        delivery = re.search(r'data-delivery="(\w+)"', log).group(1)
+        again = admin.post(f"{base}/deliveries/{delivery}/again", data={"csrf": csrf(page)})
+        assert again.status_code == 303
+        second = receiver.wait_for(2)[1]
+        assert second[0]["webhook-id"] == first[0]["webhook-id"] and second[1] == first[1]  # the same message
+
+    page = admin.get(f"{base}/hooks")
+    made = admin.post(f"{base}/hooks", data={"csrf": csrf(page), "template": "card", "output": "png"})
+    url = re.search(r'<code id="hook-url">(http://\S+)</code>', admin.get(made.headers["location"]).text).group(1)
+    assert url.startswith(f"{live.api}/hooks/")
+    assert httpx.post(url, json={"title": "From a hook"}, timeout=60).status_code == 200
+    hook = re.search(r'data-hook="(hook_\w+)"', admin.get(f"{base}/hooks").text).group(1)
+    rotated = admin.post(f"{base}/hooks/{hook}/rotate", data={"csrf": csrf(page)})
+    new_url = re.search(r'<code id="hook-url">(http://\S+)</code>', admin.get(rotated.headers["location"]).text)
+    assert new_url and new_url.group(1) != url
+    assert httpx.post(url, json={}, timeout=60).status_code == 404  # the old URL stops at once
+    foreign = admin.post(f"{base}/hooks", data={"csrf": csrf(page), "template": "not-ours", "output": "png"})
+    assert foreign.status_code == 400 and "not-ours" in foreign.text

@@ -11,7 +11,7 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from templatekit_server.dashboard import members, projects, signing, templates, usage
+from templatekit_server.dashboard import integrations, members, projects, signing, templates, usage
 from templatekit_server.dashboard.web import error_page
 from templatekit_server.state import ServerState
 
@@ -20,7 +20,15 @@ def dashboard_mount(server: ServerState) -> Mount:
     """The dashboard under ``/dashboard``: an app of its own, whose errors are pages."""
     static = Mount("/static", StaticFiles(directory=Path(__file__).resolve().parent / "static"), name="static")
     app = Starlette(
-        routes=[*signing.routes, *projects.routes, *templates.routes, *members.routes, *usage.routes, static],
+        routes=[
+            *signing.routes,
+            *projects.routes,
+            *templates.routes,
+            *members.routes,
+            *usage.routes,
+            *integrations.routes,
+            static,
+        ],
         exception_handlers={HTTPException: error_page},
     )
     app.state.server = server
