@@ -25,6 +25,9 @@ KEY_PREFIX = "tk_live_"
 SCOPES = ("render", "templates:write")
 #: How much of a key lists show: "tk_live_" and four characters of its secret.
 PREFIX_LENGTH = 12
+#: A key's last use is noted at most once in this many seconds (a write per request
+#: would cost every request a write transaction).
+LAST_USE_STEP = 60.0
 #: Keys made before scopes could render and upload templates; they still can.
 LEGACY_SCOPES = frozenset(SCOPES)
 #: The operations that need ``templates:write``; every other needs ``render``.
@@ -220,6 +223,7 @@ _CALLER = (
         api_keys.c.rate_limit,
         api_keys.c.scopes,
         api_keys.c.sealed,
+        api_keys.c.last_used_at,
     )
     .join(projects, projects.c.id == api_keys.c.project_id)
     .join(workspaces, workspaces.c.id == projects.c.workspace_id)
@@ -236,9 +240,16 @@ _CALLER_OF_KEY = _CALLER.where(api_keys.c.sha256 == bindparam("sha256"))
 def caller_for_key(db: Database, key: str) -> Caller | None:
     """The caller a key belongs to; None for an unknown or revoked key. Looked up in the
     database on every request, so that a key revoked anywhere stops at once."""
+    at = now()
     with db.read() as connection:
-        row = db.first(connection, _CALLER_OF_KEY, {"sha256": sha256_hex(key), "now": now()})
-    return None if row is None else _caller(_CallerRow(*row))
+        row = db.first(connection, _CALLER_OF_KEY, {"sha256": sha256_hex(key), "now": at})
+    if row is None:
+        return None
+    found = _CallerRow(*row)
+    if found.last_used_at is None or at - found.last_used_at >= LAST_USE_STEP:
+        with db.write() as connection:
+            connection.execute(update(api_keys).where(api_keys.c.id == found.id).values(last_used_at=at))
+    return _caller(found)
 
 
 def caller_for_hash(db: Database, sealer: Sealer, *, sha256: str | None, md5: str | None) -> tuple[Caller, str] | None:
@@ -262,6 +273,7 @@ class _CallerRow(NamedTuple):
     rate_limit: int | None
     scopes: str | None
     sealed: str
+    last_used_at: float | None
 
 
 def _scopes_of(stored: str | None) -> frozenset[str]:
@@ -330,6 +342,7 @@ def keys_of(db: Database, sealer: Sealer, project_id: str) -> list[dict[str, Any
             "created_at": row.created_at,
             "revoked_at": row.revoked_at,
             "expires_at": row.expires_at,
+            "last_used_at": row.last_used_at,
             "note": row.note,
         }
         for row in rows

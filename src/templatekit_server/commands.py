@@ -240,6 +240,7 @@ def list_keys(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
             "scopes": key["scopes"],
             "created": iso_time(key["created_at"]),
             "revoked": iso_time(key["revoked_at"]) if key["revoked_at"] else None,
+            "lastUsed": iso_time(key["last_used_at"]) if key["last_used_at"] else None,
         }
         for key in accounts.keys_of(admin.db, admin.sealer, args.project)
     ]

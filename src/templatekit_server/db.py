@@ -94,6 +94,7 @@ api_keys = Table(
     Column("expires_at", Float),
     Column("session_id", String(64), index=True),
     Column("note", Text),  # what the key is for, shown in lists
+    Column("last_used_at", Float),  # noted at most once a minute (accounts.LAST_USE_STEP)
 )
 
 templates = Table(
@@ -377,7 +378,7 @@ def _hook_signatures(connection: Connection) -> None:
 
 
 def _people(connection: Connection) -> None:
-    _add_columns(connection, api_keys, ["prefix", "expires_at", "session_id", "note"])
+    _add_columns(connection, api_keys, ["prefix", "expires_at", "session_id", "note", "last_used_at"])
     metadata.create_all(connection, tables=[users, memberships, sessions, sign_in_failures, audit_log, invitations])
 
 

@@ -116,6 +116,12 @@ def test_an_owner_makes_a_project_and_a_key_that_renders_until_revoked_in_the_pa
     render = {"templateId": "card"}
     bearer = {"Authorization": f"Bearer {key}"}
     assert httpx.post(f"{live.api}/templates/createImage", json=render, headers=bearer, timeout=60).status_code == 200
+    used = re.search(
+        rf"{re.escape(key[:12])}….*?</td>\s*<td>[^<]*</td>\s*<td>[^<]*</td>\s*<td>([^<]*)</td>",
+        browser.get(keys).text,
+        re.S,
+    )
+    assert used and used.group(1).startswith("20")  # the key's last use, just now
 
     key_id = re.search(r'data-key="(key_\w+)"', again).group(1)
     revoked = browser.post(f"{keys}/{key_id}/revoke", data={"csrf": token})
