@@ -8,17 +8,20 @@ videos and files. Keys are 256 random bits shown once; the database keeps their 
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from attrs import frozen
 from sqlalchemy import Connection, Table, bindparam, or_, select, update
+from sqlalchemy.exc import SQLAlchemyError
 
 from templatekit_server import audit
 from templatekit_server.db import Database, api_keys, now, projects, workspaces
 from templatekit_server.sealing import Sealer
 
+log = logging.getLogger("templatekit.server")
 KEY_PREFIX = "tk_live_"
 #: What a key may do: ``render`` (every render, detail and read operation) and
 #: ``templates:write`` (create, update, revert, delete and preview templates).
@@ -247,9 +250,18 @@ def caller_for_key(db: Database, key: str) -> Caller | None:
         return None
     found = _CallerRow(*row)
     if found.last_used_at is None or at - found.last_used_at >= LAST_USE_STEP:
-        with db.write() as connection:
-            connection.execute(update(api_keys).where(api_keys.c.id == found.id).values(last_used_at=at))
+        _note_use(db, found.id, at)
     return _caller(found)
+
+
+def _note_use(db: Database, key_id: str, at: float) -> None:
+    """The key's last use, noted if the database takes it: a request is not refused for
+    want of this note (a full disk, say)."""
+    try:
+        with db.write() as connection:
+            connection.execute(update(api_keys).where(api_keys.c.id == key_id).values(last_used_at=at))
+    except SQLAlchemyError as exc:
+        log.warning("the last use of key %s was not noted: %s", key_id, type(exc).__name__)
 
 
 def caller_for_hash(db: Database, sealer: Sealer, *, sha256: str | None, md5: str | None) -> tuple[Caller, str] | None:

@@ -166,7 +166,9 @@ async def _database_error(request: Request, exc: SQLAlchemyError) -> Response:
     hosts and files: it goes to the log only."""
     reason = getattr(exc, "orig", None) or exc
     log.error("database error (request %s): %s", _request_id(request), " ".join(str(reason).split()))
-    if isinstance(exc, DBAPIError) and (exc.connection_invalidated or isinstance(exc, OperationalError)):
+    if isinstance(exc, OperationalError) and "full" in str(reason).lower():  # SQLite's "database or disk is full"
+        message = "the server's disk is full: the database could not write; try again once there is room"
+    elif isinstance(exc, DBAPIError) and (exc.connection_invalidated or isinstance(exc, OperationalError)):
         message = DATABASE_UNAVAILABLE
     else:
         message = "the server's database failed; quote the request id when reporting it"

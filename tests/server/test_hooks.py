@@ -21,7 +21,7 @@ from standardwebhooks import Webhook
 
 from templatekit.model.checks import MAX_ROWS
 from templatekit_server import hooks, idempotency
-from templatekit_server.db import Database
+from templatekit_server.db import MIGRATIONS, Database, _hook_signatures
 from templatekit_server.db import hooks as hooks_table
 from templatekit_server.db import idempotency as idempotency_table
 from templatekit_server.errors import ApiError
@@ -277,7 +277,7 @@ def test_hooks_signed_before_the_signature_column_are_body_signed(tmp_path):
                 "INSERT INTO hooks (id, project_id, template_id, output, token_sha256, secret_header, respond,"
                 f" created_at) VALUES ('{hook_id}', 'p', 't', 'png', '{hook_id}', {header}, 'url', 0)"
             )
-        old.execute("UPDATE schema_version SET version = version - 1")
+        old.execute(f"UPDATE schema_version SET version = {MIGRATIONS.index(_hook_signatures)}")
     db = Database(url)
     try:
         with db.read() as connection:

@@ -70,12 +70,14 @@ def test_document_is_valid_openapi_3_1() -> None:
 def test_document_has_every_route_of_the_app_and_nothing_else(tmp_path: Path) -> None:
     app = create_app(Settings(data_dir=tmp_path, workers=1))
     (mount,) = [route for route in app.routes if isinstance(route, Mount) and route.path == "/v1"]
-    # the other mounts are the web pages' static files, which are not part of the interface
+    # the other mounts are the web pages (static files, and the dashboard's pages for
+    # people), which are not part of the interface
     assert [route.path for route in app.routes if isinstance(route, Mount)] == [
         "/v1",
         "/playground",
         "/editor",
         "/common",
+        "/dashboard",
     ]
     served = {
         (method, route.path.replace("{path:path}", "{path}"))

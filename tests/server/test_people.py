@@ -5,14 +5,16 @@ sign-ins, sessions that end at once, and roles."""
 from __future__ import annotations
 
 import re
+import sqlite3
 
 import pytest
 from sqlalchemy import select
 
 from templatekit_server import accounts, people
 from templatekit_server.accounts import AccountError
-from templatekit_server.db import Database, users
+from templatekit_server.db import MIGRATIONS, Database, _people, users
 from templatekit_server.plans import DEFAULT_PLANS
+from templatekit_server.sealing import Sealer, server_secret
 
 PASSWORD = "correct horse battery"
 
@@ -102,3 +104,32 @@ def test_roles_in_workspaces(db, workspace):
     assert people.role_in(db, user, workspace) == "viewer"
     assert [m["email"] for m in people.members(db, workspace)] == ["ana@example.com"]
     assert people.workspaces_of(db, user) == [{"id": workspace, "name": "Acme", "plan": "pro", "role": "viewer"}]
+
+
+def test_a_database_from_before_people_is_brought_up_to_date_and_its_keys_list_their_start(tmp_path):
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    sealer = Sealer(server_secret(None, tmp_path))
+    made = Database(url)
+    workspace = accounts.create_workspace(made, "Old", "pro", DEFAULT_PLANS)
+    project = accounts.create_project(made, workspace, "p")
+    key_id, key = accounts.create_key(made, sealer, project)
+    made.close()
+    with sqlite3.connect(tmp_path / "old.db") as old:  # as the version before people left it
+        for table in ("users", "memberships", "sessions", "sign_in_failures", "audit_log", "invitations"):
+            old.execute(f"DROP TABLE {table}")
+        old.execute("DROP TABLE usage_by_project")
+        for column in ("prefix", "expires_at", "session_id", "note", "last_used_at"):
+            if column == "session_id":
+                old.execute("DROP INDEX IF EXISTS ix_api_keys_session_id")
+            old.execute(f"ALTER TABLE api_keys DROP COLUMN {column}")
+        old.execute(f"UPDATE schema_version SET version = {MIGRATIONS.index(_people)}")
+    db = Database(url)
+    try:
+        (listed,) = accounts.keys_of(db, sealer, project)
+        assert (listed["id"], listed["prefix"], listed["last_used_at"]) == (key_id, key[:12], None)
+        user = people.create_user(db, "ana@example.com", PASSWORD)
+        people.add_member(db, workspace, user, "owner")
+        assert accounts.caller_for_key(db, key) is not None
+        assert accounts.keys_of(db, sealer, project)[0]["last_used_at"] is not None
+    finally:
+        db.close()
