@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from templatekit import extras, jsontext, png
 from templatekit.apply import MAX_MODIFICATIONS
-from templatekit.assets.common import Problem, shown
+from templatekit.assets.common import Problem, is_svg, shown
 from templatekit.assets.network import check_endpoint, post
 from templatekit.assets.policy import ALLOW_ENV, AllowList, address_refusal
 from templatekit.browser import find_browser
@@ -28,6 +28,7 @@ from templatekit.text.fonts import FontBook
 from templatekit.web import WEB, page_headers
 
 __all__ = [
+    "is_svg",
     "ALLOW_ENV",
     "LAYER_KINDS",
     "MAX_MODIFICATIONS",

@@ -8,6 +8,7 @@ would leave the root is refused.
 
 from __future__ import annotations
 
+import copy
 import os
 import posixpath
 import re
@@ -52,6 +53,14 @@ class Store:
         self.local = "file" in _protocols(self.fs)
         # fsspec's blocking wrappers of asynchronous filesystems take a deadline
         self._deadline = {"timeout": timeout} if timeout and getattr(self.fs, "async_impl", False) else {}
+
+    def below(self, prefix: str) -> Store:
+        """The same storage with its keys below ``prefix`` (one filesystem, no new
+        connection): a workspace's assets below the server's files, say."""
+        view = copy.copy(self)
+        view.root = self.path(prefix)
+        view.url = f"{self.url.rstrip('/')}/{checked_key(prefix)}"
+        return view
 
     def path(self, key: str) -> str:
         """The filesystem path of ``key``."""

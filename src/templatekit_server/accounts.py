@@ -35,7 +35,15 @@ LAST_USE_STEP = 60.0
 LEGACY_SCOPES = frozenset(SCOPES)
 #: The operations that need ``templates:write``; every other needs ``render``.
 WRITE_OPERATIONS = frozenset(
-    {"createTemplate", "updateTemplate", "revertTemplate", "deleteTemplate", "previewTemplate"}
+    {
+        "createTemplate",
+        "updateTemplate",
+        "revertTemplate",
+        "deleteTemplate",
+        "previewTemplate",
+        "uploadAsset",
+        "deleteAsset",
+    }
 )
 
 

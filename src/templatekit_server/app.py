@@ -28,7 +28,7 @@ from templatekit_server import catalog, idempotency, logs, render_cache, webhook
 from templatekit_server.dashboard import dashboard_mount
 from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, bounded, envelope, from_library
 from templatekit_server.pages import PageHeaders, page_mounts
-from templatekit_server.routes import editor, hooks, meta, renders, signed, templates, videos
+from templatekit_server.routes import assets, editor, hooks, meta, renders, signed, templates, videos
 from templatekit_server.settings import Settings
 from templatekit_server.state import ServerState
 
@@ -222,6 +222,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         *videos.routes,
         *editor.routes,
         *templates.routes,
+        *assets.routes,
         *meta.routes,
         *hooks.routes,
     ]

@@ -470,6 +470,31 @@ WEBHOOK_EVENTS: dict[str, tuple[type[WebhookData], type[WebhookMessage]]] = {
 
 
 #: The bodies published by name in the document's components.
+@frozen(kw_only=True)
+class Asset:
+    """An uploaded file: what a template's ``src`` names as ``asset:ID``."""
+
+    id: str = field(schema={"description": "`ast_` and the content's hash: the same bytes are one asset."})
+    media_type: str = field(schema={"description": "Read from the bytes, e.g. `image/png`, `font/otf`."})
+    size: int = field(schema={"minimum": 0, "description": "In bytes."})
+    width: int | None = field(None, schema={"description": "An image's width in px."})
+    height: int | None = field(None, schema={"description": "An image's height in px."})
+    family: str | None = field(None, schema={"description": "A font's family name."})
+    src: str = field(schema={"description": "What a template's `src` takes to use it: `asset:ID`."})
+
+
+@frozen(kw_only=True)
+class AssetListed:
+    id: str
+    media_type: str
+    size: int = field(schema={"minimum": 0})
+    width: int | None = None
+    height: int | None = None
+    family: str | None = None
+    created_at: Moment
+    used_by: tuple[str, ...] = field(schema={"description": "The templates whose current version uses it."})
+
+
 NAMED = (
     Error,
     ErrorDetail,
@@ -493,4 +518,6 @@ NAMED = (
     NewVersion,
     RevertRequest,
     Liveness,
+    Asset,
+    AssetListed,
 )

@@ -31,7 +31,7 @@ from templatekit_server.errors import ApiError
 
 _ID = re.compile(r"[A-Za-z0-9_\-]{1,200}")
 KEEP_DELETED_SECONDS = 30 * 86_400
-_REMOTE = ("http://", "https://", "data:")
+_REMOTE = ("http://", "https://", "data:", "asset:")
 
 
 @frozen
@@ -55,12 +55,13 @@ def checked_template_id(value: str, field: str = "templateId") -> str:
 
 def parse_template(body: Any) -> tuple[Template, list[str]]:
     """The uploaded JSON as a Template (lenient: unknown fields are warnings), or
-    BAD_REQUEST naming every problem. Every ``src`` must be a URL or a data URI: the
-    server reads no local files for templates."""
+    BAD_REQUEST naming every problem. Every ``src`` must be a URL, a data URI or an
+    asset (``asset:ID``): the server reads no local files for templates."""
     if not isinstance(body, dict):
         raise ApiError("BAD_REQUEST", f"body: must be a template object (got {type(body).__name__})")
     problems = [
-        f"{path}: {_shown(src)} is a local path; use an http(s) URL or a data URI" for path, src in _local(body)
+        f"{path}: {_shown(src)} is a local path; use an http(s) URL, a data URI or an uploaded asset (asset:ID)"
+        for path, src in _local(body)
     ]
     try:
         template = load_template(body)

@@ -179,6 +179,19 @@ usage_by_operation = Table(
     Column("count", Integer, nullable=False),
 )
 
+assets = Table(
+    "assets",
+    metadata,
+    Column("workspace_id", String(64), primary_key=True),
+    Column("id", String(64), primary_key=True),  # "ast_" + the content's SHA-256 (its first 40 digits)
+    Column("media_type", String(100), nullable=False),
+    Column("size", Integer, nullable=False),
+    Column("width", Integer),
+    Column("height", Integer),
+    Column("family", String(200)),
+    Column("created_at", Float, nullable=False),
+)
+
 usage_by_project = Table(
     "usage_by_project",
     metadata,
@@ -379,7 +392,8 @@ def _hook_signatures(connection: Connection) -> None:
 
 def _people(connection: Connection) -> None:
     _add_columns(connection, api_keys, ["prefix", "expires_at", "session_id", "note", "last_used_at"])
-    metadata.create_all(connection, tables=[users, memberships, sessions, sign_in_failures, audit_log, invitations])
+    made = [users, memberships, sessions, sign_in_failures, audit_log, invitations, usage_by_project, assets]
+    metadata.create_all(connection, tables=made)
 
 
 MIGRATIONS: list[Callable[[Connection], None]] = [

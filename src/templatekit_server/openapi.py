@@ -639,6 +639,75 @@ def _editor_paths(errors: _ErrorResponses) -> Json:
     return {"/templates/preview": {"post": preview}, "/fonts": {"get": fonts}}
 
 
+_BINARY_STRING: Json = {"type": "string", "format": "binary"}
+
+
+def _asset_paths(errors: _ErrorResponses) -> Json:
+    asset_path = _param("asset_id", "path", {"type": "string", "pattern": "^ast_[0-9a-f]{16,64}$"}, "The asset's id.")
+    kinds = (
+        "images (PNG, JPEG, WebP, GIF, SVG), fonts (TTF, OTF, WOFF2), clips (MP4, WebM), "
+        "audio (MP3, AAC, WAV, Ogg), subtitles (SRT, WebVTT)"
+    )
+    upload = _operation(
+        "uploadAsset",
+        "assets",
+        "Upload an asset",
+        "Stores a file once for the workspace: any `src` of a template or a modification may then be "
+        "`asset:ID`. The body is the file itself (its `Content-Type`, or `application/octet-stream`), or a "
+        f"multipart form whose field `file` holds it; up to 20 MB. Its type is read from the bytes: {kinds}; "
+        "anything else, or a `Content-Type` of another kind, is `BAD_REQUEST` naming what was found. The id "
+        "is the content's hash: the same bytes are the same asset. Needs the `templates:write` scope.",
+        {"201": _response("The asset.", _json(_schema("Asset"))), **errors(*KEYED)},
+        body={
+            "required": True,
+            "description": "The file.",
+            "content": {
+                "application/octet-stream": {"schema": _BINARY_STRING},
+                "multipart/form-data": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {"file": _BINARY_STRING},
+                        "required": ["file"],
+                    }
+                },
+            },
+        },
+    )
+    list_assets = _operation(
+        "listAssets",
+        "assets",
+        "List the assets",
+        "The workspace's assets, newest first, each with the templates whose current version uses it.",
+        {"200": _response("The assets.", _json({"type": "array", "items": _schema("AssetListed")})), **errors(*KEYED)},
+    )
+    get_asset = _operation(
+        "getAsset",
+        "assets",
+        "Get an asset's bytes",
+        "The file, with its media type; its `ETag` is its id, and it may be kept for good.",
+        {
+            "200": _response(
+                "The file.", {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}
+            ),
+            **errors(*KEYED, "NOT_FOUND"),
+        },
+        parameters=[asset_path],
+    )
+    delete_asset = _operation(
+        "deleteAsset",
+        "assets",
+        "Delete an asset",
+        "Deletes the asset; `CONFLICT` naming the templates any of whose stored versions use it. Needs the "
+        "`templates:write` scope.",
+        {"204": {"description": "Deleted."}, **errors(*KEYED, "NOT_FOUND", "CONFLICT")},
+        parameters=[asset_path],
+    )
+    return {
+        "/assets": {"get": list_assets, "post": upload},
+        "/assets/{asset_id}": {"get": get_asset, "delete": delete_asset},
+    }
+
+
 def _meta_paths(errors: _ErrorResponses) -> Json:
     internal = errors("INTERNAL_SERVER_ERROR")
     get_info = _operation(
@@ -968,6 +1037,7 @@ def document() -> dict[str, Any]:
         **_video_paths(errors),
         **_editor_paths(errors),
         **_template_paths(errors),
+        **_asset_paths(errors),
         **_hook_paths(errors),
         **_meta_paths(errors),
     }
@@ -980,6 +1050,7 @@ def document() -> dict[str, Any]:
             {"name": "renders", "description": "Images and PDFs."},
             {"name": "videos", "description": "Video jobs and their events."},
             {"name": "templates", "description": "The workspace's templates."},
+            {"name": "assets", "description": "Files uploaded once, named by templates as `asset:ID`."},
             {"name": "hooks", "description": "Renders requested through secret URLs, without a key."},
             {"name": "meta", "description": "The project, the server, stored files and this document."},
         ],

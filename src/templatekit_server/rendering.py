@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import ctypes
 import ctypes.util
+import functools
 import logging
 import multiprocessing
 import os
@@ -41,6 +42,7 @@ import templatekit as tk
 from templatekit import Store, Template, TemplatekitError
 from templatekit.service import memoized, png, render_draft
 from templatekit_server import catalog, events
+from templatekit_server.assets import folder
 from templatekit_server.db import Database
 from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, from_library
 from templatekit_server.fairness import FairQueue, Share
@@ -83,6 +85,7 @@ class DraftJob:
     thumbnail: bool
     scale: float
     time: float | None
+    workspace_id: str = ""  # whose assets ``asset:ID`` names (none: no assets)
 
 
 @frozen
@@ -141,6 +144,15 @@ class _Worker:
     memory: int
 
 
+@functools.lru_cache(maxsize=256)
+def _assets_of(workspace_id: str) -> tk.AssetLoader:
+    """The worker's loader (its limits and caches), reading ``asset:ID`` from the
+    workspace's own assets only; a job of no workspace reads none."""
+    if not workspace_id:
+        return _Worker.assets.with_asset_store(None)
+    return _Worker.assets.with_asset_store(_Worker.store.below(folder(workspace_id)))
+
+
 def _start_worker(settings: Settings) -> None:
     os.nice(WORKER_NICENESS)
     _Worker.db = Database(settings.database, migrate=False)
@@ -182,7 +194,11 @@ def render_still(job: StillJob) -> StillOutput | Failure:
         template = _template(job.workspace_id, job.template_id, job.version)
         if job.output == "pdf":
             result = tk.render_pdf(
-                template, job.modifications, debug=job.debug, assets=_Worker.assets, memory_limit=_Worker.memory
+                template,
+                job.modifications,
+                debug=job.debug,
+                assets=_assets_of(job.workspace_id),
+                memory_limit=_Worker.memory,
             )
         else:
             result = tk.render_image(
@@ -191,7 +207,7 @@ def render_still(job: StillJob) -> StillOutput | Failure:
                 format=job.output,
                 thumbnail=job.thumbnail,
                 debug=job.debug,
-                assets=_Worker.assets,
+                assets=_assets_of(job.workspace_id),
                 memory_limit=_Worker.memory,
             )
     except (TemplatekitError, ApiError, SQLAlchemyError) as exc:
@@ -208,7 +224,7 @@ def render_draft_job(job: DraftJob) -> DraftOutput | Failure:
             thumbnail=job.thumbnail,
             scale=job.scale,
             time=job.time,
-            assets=_Worker.assets,
+            assets=_assets_of(job.workspace_id),
             memory_limit=_Worker.memory,
         )
     except TemplatekitError as exc:
@@ -258,7 +274,7 @@ def render_movie(job: VideoJob) -> VideoOutput | Failure:
                 template,
                 job.modifications,
                 path=path,
-                assets=_Worker.assets,
+                assets=_assets_of(job.workspace_id),
                 on_progress=ProgressEvents(job.video_id),
                 memory_limit=_Worker.memory,
             )

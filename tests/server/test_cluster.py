@@ -4,6 +4,7 @@ any video's stream and files, and a process killed mid-video leaves its job to a
 
 from __future__ import annotations
 
+import io
 import re
 import secrets
 import threading
@@ -18,17 +19,20 @@ pytestmark = pytest.mark.slow
 
 pytest.importorskip("boto3")
 
+import av
 import boto3
 import httpx
+from PIL import Image
 
 from templatekit_server import accounts, jobs, usage, webhooks
 from templatekit_server.bodies import RenderDoneData
 from templatekit_server.plans import DEFAULT_PLANS
 from tests.conftest import decode
+from tests.pdf_readers import rasterise
 from tests.server import services
 from tests.server.conftest import Account, LiveServer, burst, codes, free_port, text_template, video_template
 from tests.server.test_signed_urls import signed_query
-from tests.server.test_videos import probe, queue_video, stream_until_done
+from tests.server.test_videos import probe, queue_video, stream_until_done, wait_for
 from tests.server.test_webhooks import Receiver, settled
 
 BUCKET = "cluster-files"
@@ -200,3 +204,28 @@ def test_webhook_deliveries_are_shared_by_the_hosts_and_sent_once(cluster):
     assert {d["status"] for d in logged} == {"delivered"}
     senders = Counter(d["attempts"][0]["sender"] for d in logged)
     assert len(senders) >= 2, senders  # the hosts took their share
+
+
+def test_an_asset_uploaded_through_one_host_renders_on_every_host_in_png_pdf_and_video(cluster, client):
+    account = account_in(cluster)
+    image = io.BytesIO()
+    Image.new("RGB", (64, 48), (20, 120, 220)).save(image, "PNG")
+    asset = client.post(f"{cluster.servers[0].api}/assets", content=image.getvalue(), headers=account.bearer).json()
+    photo = {"type": "image", "name": "photo", "x": 0, "y": 0, "width": 64, "height": 48, "src": asset["src"]}
+    still = {"id": "photo", "name": "Photo", "width": 64, "height": 48, "layers": [photo]}
+    clip = {**still, "id": "clip", "video": {"duration": 0.5, "fps": 10}}
+    for body in (still, clip):
+        assert client.post(f"{cluster.api}/templates", json=body, headers=account.bearer).status_code == 201
+    for server in cluster.servers:  # each host reads the asset from the bucket
+        png = client.post(f"{server.api}/templates/createImage", json={"templateId": "photo"}, headers=account.bearer)
+        assert decode(png.content).convert("RGB").getpixel((32, 24)) == (20, 120, 220)
+    pdf = client.post(
+        f"{cluster.servers[2].api}/templates/createPdf", json={"templateId": "photo"}, headers=account.bearer
+    )
+    assert rasterise(pdf.content, "pdfium")[0].getpixel((32, 24)) == (20, 120, 220)
+    video_id = queue_video(client, cluster.servers[1], account, "clip")
+    done = wait_for(client, cluster.servers[1], account, video_id)
+    assert done["status"] == "done", done
+    with av.open(io.BytesIO(client.get(done["url"]).content)) as movie:
+        frame = next(movie.decode(video=0)).to_image().convert("RGB")
+    assert all(abs(a - b) <= 12 for a, b in zip(frame.getpixel((32, 24)), (20, 120, 220), strict=True))

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import time
 
 import pytest
 from sqlalchemy import select
 
-from templatekit_server import accounts, people
+from templatekit_server import accounts, people, usage
 from templatekit_server.accounts import AccountError
 from templatekit_server.db import MIGRATIONS, Database, _people, users
 from templatekit_server.plans import DEFAULT_PLANS
@@ -130,6 +131,8 @@ def test_a_database_from_before_people_is_brought_up_to_date_and_its_keys_list_t
         user = people.create_user(db, "ana@example.com", PASSWORD)
         people.add_member(db, workspace, user, "owner")
         assert accounts.caller_for_key(db, key) is not None
+        usage.reserve(db, workspace, DEFAULT_PLANS["pro"], 2, "createImage", project_id=project)
+        assert usage.by_project_and_day(db, workspace, 1) == {project: {usage.periods(time.time())[0]: 2}}
         assert accounts.keys_of(db, sealer, project)[0]["last_used_at"] is not None
     finally:
         db.close()

@@ -15,13 +15,14 @@ Templates come from users, so every ``src`` is untrusted. The loader owns the de
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import io
 import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from attrs import field, frozen
 from PIL import Image as PILImage
@@ -32,12 +33,18 @@ from templatekit.assets.common import Problem, decode_data_uri, is_svg, megapixe
 from templatekit.assets.files import LocalFiles
 from templatekit.assets.policy import ALLOW_ENV, AllowList
 from templatekit.cache import BoundedCache
-from templatekit.errors import AssetError
+from templatekit.errors import AssetError, StorageError
+
+if TYPE_CHECKING:
+    from templatekit.storage import Store
 
 ImageFormat = Literal["PNG", "JPEG", "WEBP", "GIF", "SVG"]
 SizeHint = tuple[int, int] | None
 
 _RASTER_FORMATS = ("PNG", "JPEG", "WEBP", "GIF")
+#: The environment variable naming the asset store (an fsspec URL) of ``asset:ID`` sources.
+ASSETS_ENV = "TEMPLATEKIT_ASSETS"
+ASSET_ID = re.compile(r"ast_[0-9a-f]{16,64}")
 
 
 @frozen
@@ -62,7 +69,9 @@ class AssetLoader:
     enough and keeps its caches warm. ``allow`` (default: ``TEMPLATEKIT_FETCH_ALLOW``,
     comma-separated host names, IPs or CIDRs) exempts hosts from the address policy.
     ``allow_files``: True reads any local file the process may read, False none, and a
-    list of folders only the files inside the template's own folder or one of them."""
+    list of folders only the files inside the template's own folder or one of them.
+    ``asset_store`` (a ``Store`` or its fsspec URL; default: ``TEMPLATEKIT_ASSETS``) is
+    where ``asset:ID`` sources are read: the file named by the id."""
 
     def __init__(
         self,
@@ -74,6 +83,7 @@ class AssetLoader:
         max_media_bytes: int = 200_000_000,
         max_pixels: int = 50_000_000,
         max_redirects: int = 3,
+        asset_store: Store | str | None = None,
     ) -> None:
         entries = os.environ.get(ALLOW_ENV, "").split(",") if allow is None else allow
         self.allow = AllowList.parse(entries)
@@ -84,11 +94,19 @@ class AssetLoader:
         self.max_media_bytes = max_media_bytes
         self.max_pixels = max_pixels
         self.max_redirects = max_redirects
+        self._asset_store: Store | str | None = os.environ.get(ASSETS_ENV) if asset_store is None else asset_store
         self._downloads: BoundedCache[str, bytes] = BoundedCache(256, name="assets.downloads")
         self._images: BoundedCache[tuple[str, SizeHint], LoadedImage] = BoundedCache(128, name="assets.images")
         self._sizes: BoundedCache[tuple[Any, ...], tuple[tuple[int, int] | None]] = BoundedCache(
             4096, name="assets.sizes"
         )
+
+    def with_asset_store(self, store: Store | str | None) -> AssetLoader:
+        """This loader, its limits and caches, reading ``asset:ID`` from ``store``: one
+        loader per process, a store per render (a server's workspace, say)."""
+        view = copy.copy(self)
+        view._asset_store = store
+        return view
 
     def fetch(self, src: str, base_dir: Path | None = None) -> bytes:
         """The bytes of ``src``: an http(s) URL, a data URI, or (when files are allowed)
@@ -173,11 +191,38 @@ class AssetLoader:
             return cached
         if scheme == "data":
             return _checked_size(decode_data_uri(src), limit)
+        if scheme == "asset":
+            return self._asset(src.removeprefix("asset:"), limit)
         if scheme in ("", "file"):
             if not self.allow_files:
                 raise Problem("local files are not allowed here; use an http(s) URL or a data URI")
             return self.local_files.read(src, scheme, base_dir, limit)
-        raise Problem(f"the {scheme}: scheme is not supported (use http, https or data)")
+        raise Problem(f"the {scheme}: scheme is not supported (use http, https, data or asset)")
+
+    def _asset(self, asset_id: str, limit: int) -> bytes:
+        """An uploaded file by its id: read from the asset store once (the id names the
+        content, which never changes), then from memory."""
+        if not ASSET_ID.fullmatch(asset_id):
+            raise Problem("an asset's id is ast_ and hexadecimal digits")
+        if self._asset_store is None:
+            raise Problem(f"no asset store is set: give AssetLoader(asset_store=…) or {ASSETS_ENV}")
+        if isinstance(self._asset_store, str):
+            from templatekit.storage import Store  # imported by the first asset: fsspec
+
+            try:
+                self._asset_store = Store(self._asset_store)
+            except StorageError as exc:
+                raise Problem(str(exc)) from None
+        store = self._asset_store
+        cache_key = f"{store.url}/{asset_id}"
+        cached = self._downloads.get(cache_key)
+        if cached is None:
+            try:
+                cached = store.get(asset_id)
+            except StorageError:
+                raise Problem(f"the asset store has no asset {asset_id}") from None
+            self._downloads.put(cache_key, cached, len(cached))
+        return _checked_size(cached, limit)
 
     def _decode_svg(self, data: bytes, digest: str, size_hint: SizeHint) -> LoadedImage:
         from templatekit.assets import svg  # imported on first use: resvg and the XML checks

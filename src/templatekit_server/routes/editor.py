@@ -37,7 +37,9 @@ async def preview(request: Request) -> Response:
     allowance = server.plan(caller).previews_per_minute
     await server.limiter.hit(f"previews:{caller.key_id}", allowance, "previewTemplate", "previews")
     asked = read_as(PreviewRequest, body, server.settings.max_text_chars)
-    job = DraftJob(asked.template, asked.modifications, asked.format, asked.thumbnail, asked.scale, asked.time)
+    job = DraftJob(
+        asked.template, asked.modifications, asked.format, asked.thumbnail, asked.scale, asked.time, caller.workspace_id
+    )
     output = await server.stills.run(render_draft_job, job, server.share(caller, preview=True))
     headers = draft_headers(output.warnings, output.scans, output.boxes)
     return Response(output.data, media_type=output.media_type, headers=headers)

@@ -1,0 +1,114 @@
+"""What an uploaded file is, read from its bytes (``filetype`` for the binary formats;
+SVG, SubRip and WebVTT are text and told apart here), and whether the type the client
+named agrees. Only the kinds a template can use are taken: images, fonts, clips, audio
+and subtitles."""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+from attrs import frozen
+
+from templatekit.service import is_svg
+from templatekit_server.errors import bad_request
+
+#: filetype's name of a format -> (media type, kind); the formats taken.
+BINARY = {
+    "png": ("image/png", "image"),
+    "jpg": ("image/jpeg", "image"),
+    "webp": ("image/webp", "image"),
+    "gif": ("image/gif", "image"),
+    "ttf": ("font/ttf", "font"),
+    "otf": ("font/otf", "font"),
+    "woff2": ("font/woff2", "font"),
+    "mp4": ("video/mp4", "clip"),
+    "m4v": ("video/mp4", "clip"),
+    "webm": ("video/webm", "clip"),
+    "mp3": ("audio/mpeg", "audio"),
+    "aac": ("audio/aac", "audio"),
+    "m4a": ("audio/mp4", "audio"),
+    "wav": ("audio/wav", "audio"),
+    "ogg": ("audio/ogg", "audio"),
+}
+#: The first part of the media types a client may name for each kind.
+NAMED_AS = {
+    "image": ("image",),
+    "font": ("font", "application"),
+    "clip": ("video", "application"),
+    "audio": ("audio", "application"),
+    "subtitles": ("text", "application"),
+}
+_SRT_START = re.compile(rb"\A\s*\d+\s*\r?\n\s*\d{1,2}:\d{2}:\d{2}[,.]\d{3}\s*-->")
+
+
+@frozen
+class Sniffed:
+    media_type: str
+    kind: str  # image, font, clip, audio or subtitles
+
+
+def sniffed(data: bytes, named: str | None) -> Sniffed:
+    """What ``data`` is; BAD_REQUEST naming what was found when it is no kind a template
+    uses, or when ``named`` (the request's Content-Type) says another kind."""
+    found = _sniff(data)
+    given = (named or "").split(";")[0].strip().lower()
+    told = given and given not in ("application/octet-stream", "multipart/form-data")
+    if told and found is not None and given != found.media_type and given.split("/")[0] not in NAMED_AS[found.kind]:
+        raise bad_request(f"Content-Type: {given} does not agree with the file, which is {found.media_type}")
+    if found is None:
+        raise bad_request(f"file: {_described(data)}; an asset must be an image, a font, a clip, audio or subtitles")
+    return found
+
+
+def _sniff(data: bytes) -> Sniffed | None:
+    import filetype  # on the first upload
+
+    kind = filetype.guess(data[:8192])
+    if kind is not None:
+        taken = BINARY.get(kind.extension)
+        return None if taken is None else Sniffed(*taken)
+    if is_svg(data):
+        return Sniffed("image/svg+xml", "image")
+    head = data[:4096].lstrip(b"\xef\xbb\xbf")
+    if head.startswith(b"WEBVTT"):
+        return Sniffed("text/vtt", "subtitles")
+    if _SRT_START.match(head):
+        return Sniffed("application/x-subrip", "subtitles")
+    return None
+
+
+def _described(data: bytes) -> str:
+    """What an unaccepted file seems to be, for the error."""
+    import filetype
+
+    kind = filetype.guess(data[:8192])
+    if kind is not None:
+        return f"it is {kind.mime} (.{kind.extension})"
+    if not data:
+        return "it is empty"
+    try:
+        data[:4096].decode("utf-8")
+    except UnicodeDecodeError:
+        return "its type is not one known"
+    return "it is text, but not SVG, SubRip or WebVTT"
+
+
+def measured(data: bytes, found: Sniffed) -> dict[str, Any]:
+    """What the answer says besides the type: an image's pixel size, a font's family."""
+    if found.kind == "image" and found.media_type != "image/svg+xml":
+        from PIL import Image
+
+        with Image.open(io.BytesIO(data)) as image:  # the header only
+            return {"width": image.width, "height": image.height}
+    if found.kind == "font":
+        from fontTools.ttLib import TTFont
+
+        try:
+            with TTFont(io.BytesIO(data), lazy=True) as font:
+                family = font["name"].getBestFamilyName()
+        except Exception:  # a font fontTools cannot read (or WOFF2 without brotli): no family
+            return {}
+        return {"family": family} if family else {}
+    return {}

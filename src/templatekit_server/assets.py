@@ -1,0 +1,131 @@
+"""Assets: files a workspace uploads once (images, fonts, clips, audio, subtitles) and
+its templates name as ``asset:ID``. The id is the content's hash, so the same bytes are
+one asset; the bytes live in the file storage under ``assets/WORKSPACE/ID`` (local or
+S3: every host of a cluster reads them), a row per workspace says what they are. An
+asset that any stored version of a template names is not deleted."""
+
+from __future__ import annotations
+
+import hashlib
+
+from sqlalchemy import select
+
+from templatekit import Store
+from templatekit_server import audit
+from templatekit_server.asset_types import measured, sniffed
+from templatekit_server.bodies import Asset, AssetListed, Moment
+from templatekit_server.db import Database, assets, iso_time, now, template_versions, templates
+from templatekit_server.errors import ApiError
+
+#: The largest upload (the body limit of other operations does not apply).
+MAX_ASSET_BYTES = 20_000_000
+PREFIX = "ast_"
+
+
+def asset_id(data: bytes) -> str:
+    return PREFIX + hashlib.sha256(data).hexdigest()[:40]
+
+
+def folder(workspace_id: str) -> str:
+    """Where a workspace's assets are, below the file storage's root."""
+    return f"assets/{workspace_id}"
+
+
+def store(db: Database, files: Store, workspace_id: str, data: bytes, named: str | None, actor: str) -> Asset:
+    """The asset of ``data`` (stored unless the workspace has it already)."""
+    found = sniffed(data, named)
+    about = measured(data, found)
+    made = asset_id(data)
+    with db.read() as connection:
+        known = connection.execute(
+            select(assets.c.id).where(assets.c.workspace_id == workspace_id, assets.c.id == made)
+        ).first()
+    if known is None:
+        files.put(f"{folder(workspace_id)}/{made}", data, found.media_type)  # before its row: no row without bytes
+        with db.write() as connection:
+            inserted = db.insert_unless_present(
+                connection,
+                assets,
+                workspace_id=workspace_id,
+                id=made,
+                media_type=found.media_type,
+                size=len(data),
+                width=about.get("width"),
+                height=about.get("height"),
+                family=about.get("family"),
+                created_at=now(),
+            )
+            if inserted:
+                audit.record(
+                    connection, workspace_id, actor, "asset uploaded", made, f"{found.media_type}, {len(data):,} bytes"
+                )
+    return Asset(id=made, media_type=found.media_type, size=len(data), src=f"asset:{made}", **about)
+
+
+def listed(db: Database, workspace_id: str) -> list[AssetListed]:
+    """Every asset of the workspace, newest first, with the templates whose current
+    version names it."""
+    with db.read() as connection:
+        rows = connection.execute(
+            select(assets).where(assets.c.workspace_id == workspace_id).order_by(assets.c.created_at.desc())
+        ).all()
+        current = connection.execute(
+            select(template_versions.c.template_id, template_versions.c.body)
+            .join(
+                templates,
+                (templates.c.workspace_id == template_versions.c.workspace_id)
+                & (templates.c.id == template_versions.c.template_id)
+                & (templates.c.version == template_versions.c.version),
+            )
+            .where(template_versions.c.workspace_id == workspace_id, templates.c.deleted_at.is_(None))
+        ).all()
+    return [
+        AssetListed(
+            id=row.id,
+            media_type=row.media_type,
+            size=row.size,
+            width=row.width,
+            height=row.height,
+            family=row.family,
+            created_at=Moment(iso_time(row.created_at)),
+            used_by=tuple(sorted(template_id for template_id, body in current if f'"asset:{row.id}"' in body)),
+        )
+        for row in rows
+    ]
+
+
+def media_type(db: Database, workspace_id: str, made: str) -> str:
+    """The asset's media type; NOT_FOUND when the workspace has no such asset."""
+    with db.read() as connection:
+        found = connection.execute(
+            select(assets.c.media_type).where(assets.c.workspace_id == workspace_id, assets.c.id == made)
+        ).scalar()
+    if found is None:
+        raise ApiError("NOT_FOUND", f"asset {made[:80]} does not exist")
+    return str(found)
+
+
+def delete(db: Database, files: Store, workspace_id: str, made: str, actor: str) -> None:
+    """Gone, row and bytes; CONFLICT naming the templates any of whose stored versions
+    name it (a revert would bring it back)."""
+    with db.write() as connection:
+        known = connection.execute(
+            select(assets.c.id).where(assets.c.workspace_id == workspace_id, assets.c.id == made)
+        ).first()
+        if known is None:
+            raise ApiError("NOT_FOUND", f"asset {made[:80]} does not exist")
+        users = sorted(
+            connection.execute(
+                select(template_versions.c.template_id)
+                .where(
+                    template_versions.c.workspace_id == workspace_id,
+                    template_versions.c.body.contains(f'"asset:{made}"'),
+                )
+                .distinct()
+            ).scalars()
+        )
+        if users:
+            raise ApiError("CONFLICT", f"asset {made} is used by templates {', '.join(users)}: change them first")
+        connection.execute(assets.delete().where(assets.c.workspace_id == workspace_id, assets.c.id == made))
+        audit.record(connection, workspace_id, actor, "asset deleted", made)
+    files.delete(f"{folder(workspace_id)}/{made}")

@@ -1,0 +1,145 @@
+"""Assets over real HTTP: files uploaded once (the type read from the bytes), named by
+templates as ``asset:ID`` and rendered from the workspace's own assets only, listed with
+the templates that use them, and kept while any stored version of a template uses them."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import httpx
+import pytest
+from PIL import Image
+
+from templatekit_server import accounts
+from tests.conftest import decode
+from tests.pdf_readers import rasterise
+from tests.server.conftest import Account, LiveServer
+
+pytestmark = pytest.mark.slow
+
+FONT = Path(__file__).resolve().parents[2] / "src" / "templatekit" / "fonts" / "Inter-Bold.otf"
+
+
+def png(colour: tuple[int, int, int], size: tuple[int, int] = (60, 40)) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", size, colour).save(out, "PNG")
+    return out.getvalue()
+
+
+def upload(
+    live: LiveServer, account: Account, data: bytes, media_type: str = "application/octet-stream"
+) -> httpx.Response:
+    headers = {**account.bearer, "Content-Type": media_type}
+    return httpx.post(f"{live.api}/assets", content=data, headers=headers, timeout=60)
+
+
+def photo_template(src: str, template_id: str = "photo") -> dict:
+    layer = {"type": "image", "name": "photo", "x": 0, "y": 0, "width": 60, "height": 40, "src": src}
+    return {"id": template_id, "name": "Photo", "width": 60, "height": 40, "layers": [layer]}
+
+
+def test_an_upload_is_read_from_its_bytes_and_the_same_bytes_are_one_asset(live):
+    account = live.account()
+    red = png((220, 30, 30))
+    made = upload(live, account, red, "image/png")
+    assert made.status_code == 201, made.text
+    asset = made.json()
+    assert asset["id"].startswith("ast_") and asset["src"] == f"asset:{asset['id']}"
+    assert (asset["mediaType"], asset["size"], asset["width"], asset["height"]) == ("image/png", len(red), 60, 40)
+    assert upload(live, account, red).json()["id"] == asset["id"]  # once
+    font = httpx.post(
+        f"{live.api}/assets", files={"file": ("Inter-Bold.otf", FONT.read_bytes(), "font/otf")}, headers=account.bearer
+    )
+    assert font.status_code == 201 and (font.json()["mediaType"], font.json()["family"]) == ("font/otf", "Inter")
+    subtitles = upload(live, account, b"WEBVTT\n\n00:00.000 --> 00:01.000\nHello\n", "text/vtt")
+    assert subtitles.json()["mediaType"] == "text/vtt"
+    srt = upload(live, account, b"1\n00:00:00,000 --> 00:00:01,000\nHello\n")
+    assert srt.json()["mediaType"] == "application/x-subrip"
+    got = httpx.get(f"{live.api}/assets/{asset['id']}", headers=account.bearer)
+    assert got.content == red and got.headers["content-type"] == "image/png"
+    assert got.headers["etag"] == f'"{asset["id"]}"' and "immutable" in got.headers["cache-control"]
+
+
+@pytest.mark.parametrize(
+    ("data", "media_type", "named"),
+    [
+        (
+            b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n",
+            "application/pdf",
+            "file: it is application/pdf (.pdf)",
+        ),
+        (b"just some words\n", "text/plain", "file: it is text, but not SVG, SubRip or WebVTT"),
+        (b"", "image/png", "file: the body is empty"),
+    ],
+)
+def test_what_is_no_asset_is_refused_naming_what_was_found(live, data, media_type, named):
+    refused = upload(live, live.account(), data, media_type)
+    assert refused.status_code == 400 and named in refused.json()["error"]["message"]
+
+
+def test_a_type_that_disagrees_with_the_bytes_or_a_file_too_big_is_refused(live):
+    account = live.account()
+    wrong = upload(live, account, FONT.read_bytes(), "image/png")
+    message = wrong.json()["error"]["message"]
+    assert (
+        wrong.status_code == 400
+        and message == "Content-Type: image/png does not agree with the file, which is font/otf"
+    )
+    big = upload(live, account, b"\0" * 20_000_001)
+    assert big.status_code == 400 and "more than the 20,000,000 byte limit" in big.json()["error"]["message"]
+    key_id, key = accounts.create_key(live.db, live.sealer, account.project, scopes=("render",))
+    reader = Account(account.workspace, account.project, key_id, key)
+    assert upload(live, reader, png((1, 2, 3))).status_code == 403  # uploading needs templates:write
+    assert httpx.get(f"{live.api}/assets", headers=reader.bearer).status_code == 200  # listing does not
+
+
+def test_an_asset_renders_in_png_and_pdf_for_its_workspace_only(live):
+    account = live.account()
+    asset = upload(live, account, png((20, 120, 220))).json()
+    saved = httpx.post(f"{live.api}/templates", json=photo_template(asset["src"]), headers=account.bearer)
+    assert saved.status_code == 201, saved.text
+    image = httpx.post(
+        f"{live.api}/templates/createImage", json={"templateId": "photo"}, headers=account.bearer, timeout=60
+    )
+    assert decode(image.content).convert("RGB").getpixel((30, 20)) == (20, 120, 220)
+    pdf = httpx.post(
+        f"{live.api}/templates/createPdf", json={"templateId": "photo"}, headers=account.bearer, timeout=60
+    )
+    (page,) = rasterise(pdf.content, "pdfium")
+    assert page.getpixel((30, 20)) == (20, 120, 220)
+    # a modification may name an asset too
+    green = upload(live, account, png((30, 160, 60))).json()
+    changed = httpx.post(
+        f"{live.api}/templates/createImage",
+        json={"templateId": "photo", "modifications": [{"name": "photo", "src": green["src"]}]},
+        headers=account.bearer,
+        timeout=60,
+    )
+    assert decode(changed.content).convert("RGB").getpixel((30, 20)) == (30, 160, 60)
+
+    other = live.account()  # another workspace knows the id, not the file
+    httpx.post(f"{live.api}/templates", json=photo_template(asset["src"]), headers=other.bearer)
+    refused = httpx.post(f"{live.api}/templates/createImage", json={"templateId": "photo"}, headers=other.bearer)
+    error = refused.json()["error"]
+    assert (refused.status_code, error["code"]) == (400, "FETCH_IMAGE_ERROR") and asset["id"] in error["message"]
+    assert httpx.get(f"{live.api}/assets/{asset['id']}", headers=other.bearer).status_code == 404
+
+
+def test_an_asset_in_use_is_kept_and_listed_with_its_templates(live):
+    account = live.account()
+    used = upload(live, account, png((200, 200, 0))).json()
+    spare = upload(live, account, png((0, 0, 0))).json()
+    httpx.post(f"{live.api}/templates", json=photo_template(used["src"]), headers=account.bearer)
+    listed = {a["id"]: a for a in httpx.get(f"{live.api}/assets", headers=account.bearer).json()}
+    assert listed[used["id"]]["usedBy"] == ["photo"] and listed[spare["id"]]["usedBy"] == []
+    kept = httpx.delete(f"{live.api}/assets/{used['id']}", headers=account.bearer)
+    assert kept.status_code == 409 and "used by templates photo" in kept.json()["error"]["message"]
+    replaced = photo_template(spare["src"])
+    httpx.put(f"{live.api}/templates/photo", json=replaced, headers=account.bearer)
+    # no longer in the current version, but in version 1, which a revert brings back
+    assert httpx.delete(f"{live.api}/assets/{used['id']}", headers=account.bearer).status_code == 409
+    assert httpx.get(f"{live.api}/assets", headers=account.bearer).json()[-1]["usedBy"] == []
+    gone = httpx.post(f"{live.api}/assets", content=png((9, 9, 9)), headers=account.bearer).json()
+    assert httpx.delete(f"{live.api}/assets/{gone['id']}", headers=account.bearer).status_code == 204
+    assert httpx.get(f"{live.api}/assets/{gone['id']}", headers=account.bearer).status_code == 404
