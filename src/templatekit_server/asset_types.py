@@ -112,3 +112,25 @@ def measured(data: bytes, found: Sniffed) -> dict[str, Any]:
             return {}
         return {"family": family} if family else {}
     return {}
+
+
+#: The file name extension of each media type taken (for files kept beside a template).
+EXTENSIONS = {
+    "image/png": "png",
+    "image/jpeg": "jpg",
+    "image/webp": "webp",
+    "image/gif": "gif",
+    "image/svg+xml": "svg",
+    "font/ttf": "ttf",
+    "font/otf": "otf",
+    "font/woff2": "woff2",
+    "video/mp4": "mp4",
+    "video/webm": "webm",
+    "audio/mpeg": "mp3",
+    "audio/aac": "aac",
+    "audio/mp4": "m4a",
+    "audio/wav": "wav",
+    "audio/ogg": "ogg",
+    "text/vtt": "vtt",
+    "application/x-subrip": "srt",
+}

@@ -45,7 +45,10 @@ from templatekit import AssetLoader, load_template
 from templatekit.service import WEB, FontBook, render_draft
 from templatekit_server.answers import json_response, warnings_header
 from templatekit_server.app import RequestIds, error_handlers, error_response
+from templatekit_server.asset_types import EXTENSIONS, measured, sniffed
+from templatekit_server.assets import asset_id
 from templatekit_server.bodies import (
+    Asset,
     ImageRequest,
     NewVersion,
     PdfRequest,
@@ -59,6 +62,7 @@ from templatekit_server.inputs import given_key, parse_json, read_as, read_body
 from templatekit_server.local_file import FILE_ID, EditedFile
 from templatekit_server.openapi import document
 from templatekit_server.pages import PageHeaders
+from templatekit_server.routes.assets import read_upload
 from templatekit_server.routes.editor import draft_headers
 from templatekit_server.routes.templates import if_match, version_query
 from templatekit_server.settings import Settings
@@ -217,6 +221,24 @@ async def preview(request: Request) -> Response:
     return Response(drawn.result.data, media_type=drawn.result.media_type, headers=headers)
 
 
+async def upload_asset(request: Request) -> Response:
+    """An upload kept as a file beside the template (``assets/ID.ext``), named in the
+    template by its relative path, so that ``templatekit render FILE`` needs no server."""
+    editor = _authorised(request)
+    data, named = await read_upload(request)
+    found = sniffed(data, named)
+    made = asset_id(data)
+    relative = f"assets/{made}.{EXTENSIONS[found.media_type]}"
+    target = editor.edited.path.resolve().parent / relative
+    if not target.exists():
+        target.parent.mkdir(exist_ok=True)
+        partial = target.with_suffix(target.suffix + ".partial")
+        partial.write_bytes(data)
+        partial.replace(target)
+    asset = Asset(id=made, media_type=found.media_type, size=len(data), src=relative, **measured(data, found))
+    return json_response(asset, 201)
+
+
 async def create_image(request: Request) -> Response:
     return await _render(request, ImageRequest)
 
@@ -327,6 +349,7 @@ def local_app(editor: LocalEditor) -> Starlette:
         Route("/templates/{template_id}/versions", versions, methods=["GET"]),
         Route("/templates/{template_id}/revert", revert, methods=["POST"]),
         Route("/fonts", fonts, methods=["GET"]),
+        Route("/assets", upload_asset, methods=["POST"]),
         Route("/openapi.json", openapi, methods=["GET"]),
     ]
     app = Starlette(

@@ -303,3 +303,24 @@ def test_previews_are_read_as_the_server_reads_them(edited, wrong):
     assert refused.status_code == 400 and error["code"] == "BAD_REQUEST"
     assert error["message"] == refused_here.value.message
     assert error["requestId"].startswith("req_") and error["requestId"] == refused.headers["x-request-id"]
+
+
+def test_an_upload_is_kept_beside_the_file_and_rendered_without_a_server(edited, tmp_path):
+    path, editing = edited
+    from PIL import Image
+
+    picture = tmp_path / "source.png"
+    Image.new("RGB", (30, 20), (20, 120, 220)).save(picture)
+    uploaded = editing.api("POST", "/assets", content=picture.read_bytes(), headers={"Content-Type": "image/png"})
+    assert uploaded.status_code == 201, uploaded.text
+    asset = uploaded.json()
+    assert asset["src"] == f"assets/{asset['id']}.png" and (asset["width"], asset["height"]) == (30, 20)
+    assert (path.parent / asset["src"]).read_bytes() == picture.read_bytes()  # a file beside the template
+    body = json.loads(path.read_text())
+    body["layers"].append(layer("image", "photo", x=0, y=0, width=30, height=20, src=asset["src"]))
+    assert editing.api("PUT", "/templates/file", json=body).status_code == 200
+    out = tmp_path / "out.png"
+    done = subprocess.run([sys.executable, "-m", "templatekit.cli", "render", str(path), "-o", str(out)], check=False)
+    assert done.returncode == 0 and decode(out.read_bytes()).convert("RGB").getpixel((15, 10)) == (20, 120, 220)
+    refused = editing.api("POST", "/assets", content=b"not a picture at all", headers={"Content-Type": "image/png"})
+    assert refused.status_code == 400 and "it is text" in refused.json()["error"]["message"]

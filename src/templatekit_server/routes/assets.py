@@ -23,6 +23,16 @@ from templatekit_server.state import server_of
 async def upload(request: Request) -> Response:
     server = server_of(request)
     caller = await authenticate(request, "uploadAsset")
+    data, named = await read_upload(request)
+    made = await run_in_threadpool(
+        assets.store, server.db, server.files.store, caller.workspace_id, data, named, caller.actor
+    )
+    return json_response(made, 201)
+
+
+async def read_upload(request: Request) -> tuple[bytes, str | None]:
+    """An upload's bytes and the type the client named: the body itself, or a multipart
+    form's ``file``; read up to ``MAX_ASSET_BYTES``."""
     raw = await read_body(request, assets.MAX_ASSET_BYTES)
     named = request.headers.get("content-type")
     data = raw
@@ -30,10 +40,7 @@ async def upload(request: Request) -> Response:
         data, named = await _form_file(request, raw)
     if not data:
         raise bad_request("file: the body is empty; send the file's bytes, or a multipart form with a field named file")
-    made = await run_in_threadpool(
-        assets.store, server.db, server.files.store, caller.workspace_id, data, named, caller.actor
-    )
-    return json_response(made, 201)
+    return data, named
 
 
 async def _form_file(request: Request, raw: bytes) -> tuple[bytes, str | None]:

@@ -42,6 +42,22 @@ export class Api {
   async json(path, options) {
     return (await this.call(path, options)).json();
   }
+
+  /** A file uploaded as an asset: ``{id, mediaType, size, src}``, ``src`` being what a
+   * template names it by. The bytes go once; previews then send only ``src``. */
+  async upload(file) {
+    const url = new URL(`${this.base}/assets`);
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${this.key}`, "Content-Type": file.type || "application/octet-stream" },
+      body: file,
+    });
+    if (!response.ok) {
+      const { error } = await response.json().catch(() => ({ error: { code: `HTTP ${response.status}`, message: response.statusText } }));
+      throw new ApiFailure(response.status, error.code, error.message);
+    }
+    return response.json();
+  }
 }
 
 /** The API's base URL for a page served next to /v1 (…/playground/, …/editor/). */

@@ -35,11 +35,13 @@ function joinColor(hex, alpha) {
 
 export class Forms {
   /** ``fonts()``: the families to offer (bundled and the template's own);
-   * ``measured(path)``: the size last laid out of the width or height at ``path``. */
-  constructor(schema, fonts, measured = () => undefined) {
+   * ``measured(path)``: the size last laid out of the width or height at ``path``;
+   * ``upload(file)``: the file uploaded as an asset, resolving to its ``{src}``. */
+  constructor(schema, fonts, measured = () => undefined, upload = null) {
     this.schema = schema;
     this.fonts = fonts;
     this.measured = measured;
+    this.upload = upload;
     this.expanded = new Set(); // the paths of nested grids shown open
     this.chosen = new Map(); // path -> the kind of value chosen there (an empty list fits any)
   }
@@ -204,17 +206,30 @@ export class Forms {
   /** An image (or other file) by URL, or uploaded into the template as a data URI. */
   source(value, set, name) {
     const isData = typeof value === "string" && value.startsWith("data:");
-    const url = this.named(el("input", { value: isData ? "" : value ?? "", placeholder: isData ? "(uploaded file)" : "https://…" }), name);
+    const url = this.named(el("input", { value: isData ? "" : value ?? "", placeholder: isData ? "(a file in the template)" : "https://… or asset:…" }), name);
     url.addEventListener("change", () => set(url.value || undefined));
     const file = this.named(el("input", { type: "file" }), `${name} file`);
-    file.addEventListener("change", () => {
+    const note = el("p", { className: "note", hidden: true });
+    note.setAttribute("role", "status");
+    file.addEventListener("change", async () => {
       const chosen = file.files[0];
       if (!chosen) return;
-      const reader = new FileReader();
-      reader.onload = () => set(reader.result, true);
-      reader.readAsDataURL(chosen);
+      if (!this.upload) {
+        // no server to keep it: the file goes into the template as a data URI
+        const reader = new FileReader();
+        reader.onload = () => set(reader.result, true);
+        reader.readAsDataURL(chosen);
+        return;
+      }
+      Object.assign(note, { hidden: false, textContent: `uploading ${chosen.name}…` });
+      try {
+        const asset = await this.upload(chosen);
+        set(asset.src, true);
+      } catch (error) {
+        note.textContent = `not uploaded: ${error.message}`;
+      }
     });
-    const box = el("div", { className: "source" }, url, el("label", { className: "upload" }, "upload ", file));
+    const box = el("div", { className: "source" }, url, el("label", { className: "upload" }, "upload ", file), note);
     if (isData && value.length > LARGE_UPLOAD) {
       const size = (value.length * 0.75) / 1e6;
       box.append(el("p", { className: "note", textContent: `${size.toFixed(1)} MB in the template: every preview sends it; a URL is quicker.` }));

@@ -59,7 +59,7 @@ function build(schema, bundledFonts) {
     const layer = getAt(doc.template, path.slice(0, -1));
     return layer && doc.boxes[layer.name]?.[path[path.length - 1] === "width" ? 2 : 3];
   };
-  const forms = new Forms(schema, () => [...new Set([...templateFonts(), ...bundledFonts])], measured);
+  const forms = new Forms(schema, () => [...new Set([...templateFonts(), ...bundledFonts])], measured, (file) => session.api.upload(file));
   const canvas = new Canvas(doc, session.api, { stage: $("stage"), image: $("canvas"), overlay: $("overlay") });
   const layers = new LayersPanel(doc, schema, {
     list: $("layers"), kind: $("kind"), add: $("add"), duplicate: $("duplicate"), remove: $("delete"),
