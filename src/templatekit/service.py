@@ -15,6 +15,7 @@ from templatekit.apply import MAX_MODIFICATIONS
 from templatekit.assets.common import Problem, is_svg, shown
 from templatekit.assets.network import check_endpoint, post
 from templatekit.assets.policy import ALLOW_ENV, AllowList, address_refusal
+from templatekit.assets.svg import check_svg
 from templatekit.browser import find_browser
 from templatekit.cache import memoized
 from templatekit.editing.draft import render_draft
@@ -29,6 +30,7 @@ from templatekit.web import WEB, page_headers
 
 __all__ = [
     "is_svg",
+    "check_svg",
     "ALLOW_ENV",
     "LAYER_KINDS",
     "MAX_MODIFICATIONS",

@@ -11,7 +11,7 @@ from typing import Any
 
 from attrs import frozen
 
-from templatekit.service import is_svg
+from templatekit.service import Problem, check_svg, is_svg
 from templatekit_server.errors import bad_request
 
 #: filetype's name of a format -> (media type, kind); the formats taken.
@@ -40,6 +40,8 @@ NAMED_AS = {
     "audio": ("audio", "application"),
     "subtitles": ("text", "application"),
 }
+#: The pixels an SVG's embedded images may have (the server's render limit).
+SVG_MAX_PIXELS = 50_000_000
 _SRT_START = re.compile(rb"\A\s*\d+\s*\r?\n\s*\d{1,2}:\d{2}:\d{2}[,.]\d{3}\s*-->")
 
 
@@ -59,6 +61,11 @@ def sniffed(data: bytes, named: str | None) -> Sniffed:
         raise bad_request(f"Content-Type: {given} does not agree with the file, which is {found.media_type}")
     if found is None:
         raise bad_request(f"file: {_described(data)}; an asset must be an image, a font, a clip, audio or subtitles")
+    if found.media_type == "image/svg+xml":
+        try:
+            check_svg(data, SVG_MAX_PIXELS)
+        except Problem as problem:
+            raise bad_request(f"file: {problem}") from None
     return found
 
 

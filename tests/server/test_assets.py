@@ -59,6 +59,9 @@ def test_an_upload_is_read_from_its_bytes_and_the_same_bytes_are_one_asset(live)
     got = httpx.get(f"{live.api}/assets/{asset['id']}", headers=account.bearer)
     assert got.content == red and got.headers["content-type"] == "image/png"
     assert got.headers["etag"] == f'"{asset["id"]}"' and "immutable" in got.headers["cache-control"]
+    assert got.headers["content-security-policy"].endswith("sandbox")  # opened in a browser, it runs nothing
+    svg = upload(live, account, b'<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>', "image/svg+xml")
+    assert svg.status_code == 201 and svg.json()["mediaType"] == "image/svg+xml"
 
 
 @pytest.mark.parametrize(
@@ -71,6 +74,11 @@ def test_an_upload_is_read_from_its_bytes_and_the_same_bytes_are_one_asset(live)
         ),
         (b"just some words\n", "text/plain", "file: it is text, but not SVG, SubRip or WebVTT"),
         (b"", "image/png", "file: the body is empty"),
+        (
+            b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+            "image/svg+xml",
+            "file: the SVG has a <script> element",
+        ),
     ],
 )
 def test_what_is_no_asset_is_refused_naming_what_was_found(live, data, media_type, named):

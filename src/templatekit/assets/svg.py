@@ -80,6 +80,13 @@ class _SVGParser(DefusedXMLParser):
             raise DTDForbidden(name, sysid, pubid)
 
 
+def check_svg(data: bytes, max_pixels: int) -> None:
+    """Problem when the SVG is one ``rasterise`` refuses (scripts, event attributes,
+    external references, entities, too many elements or pixels): a service checks an
+    upload by the same rules before it keeps it."""
+    _check_svg(data, max_pixels)
+
+
 def _check_svg(data: bytes, max_pixels: int) -> Element:
     """The parsed SVG, refused if it could run code or reach outside itself: no entities,
     no internal DTD, no ``<script>``, no event attributes, and no reference (href, CSS
