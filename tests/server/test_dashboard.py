@@ -7,12 +7,14 @@ from __future__ import annotations
 import email
 import email.message
 import email.policy
+import io
 import re
 import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
+from PIL import Image
 from standardwebhooks.webhooks import Webhook
 
 from templatekit.service import AllowList
@@ -442,3 +444,37 @@ def test_webhook_endpoints_deliveries_sent_again_and_hooks(live):
     assert httpx.post(url, json={}, timeout=60).status_code == 404  # the old URL stops at once
     foreign = admin.post(f"{base}/hooks", data={"csrf": csrf(page), "template": "not-ours", "output": "png"})
     assert foreign.status_code == 400 and "not-ours" in foreign.text
+
+
+def test_assets_are_listed_with_their_templates_and_designers_upload_and_delete(live):
+    account = live.account()
+    designer = signed_in(live, member(live, account, "designer"))
+    page = designer.get(f"/dashboard/w/{account.workspace}/assets")
+    picture = io.BytesIO()
+    Image.new("RGB", (40, 30), (200, 40, 40)).save(picture, "PNG")
+    made = designer.post(
+        f"/dashboard/w/{account.workspace}/assets",
+        data={"csrf": csrf(page)},
+        files={"file": ("red.png", picture.getvalue(), "image/png")},
+    )
+    assert made.status_code == 303, made.text
+    listed = designer.get(made.headers["location"]).text
+    asset = re.search(r'data-asset="(ast_\w+)"', listed).group(1)
+    shown = designer.get(f"/dashboard/w/{account.workspace}/assets/{asset}")
+    assert decode(shown.content).size == (40, 30)
+    template = text_template("uses-it")
+    template["layers"].append(
+        {"type": "image", "name": "p", "x": 0, "y": 0, "width": 40, "height": 30, "src": f"asset:{asset}"}
+    )
+    live.add_template(account, template)
+    listed = designer.get(f"/dashboard/w/{account.workspace}/assets").text
+    assert ">uses-it</a>" in listed
+    kept = designer.post(f"/dashboard/w/{account.workspace}/assets/{asset}/delete", data={"csrf": csrf(page)})
+    assert kept.status_code == 409 and "used by templates uses-it" in kept.text
+    forged = designer.post(
+        f"/dashboard/w/{account.workspace}/assets", files={"file": ("x.png", picture.getvalue(), "image/png")}
+    )
+    assert forged.status_code == 403  # no CSRF token in the form
+    viewer = signed_in(live, member(live, account, "viewer"))
+    seen = viewer.get(f"/dashboard/w/{account.workspace}/assets").text
+    assert asset in seen and 'type="file"' not in seen and "Delete" not in seen  # read only

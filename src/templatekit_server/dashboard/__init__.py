@@ -11,7 +11,7 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from templatekit_server.dashboard import integrations, members, projects, signing, templates, usage
+from templatekit_server.dashboard import assets, integrations, members, projects, signing, templates, usage
 from templatekit_server.dashboard.web import error_page
 from templatekit_server.state import ServerState
 
@@ -24,8 +24,9 @@ def dashboard_mount(server: ServerState) -> Mount:
             *signing.routes,
             *projects.routes,
             *templates.routes,
-            *members.routes,
+            *assets.routes,
             *usage.routes,
+            *members.routes,
             *integrations.routes,
             static,
         ],

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import UploadFile
+from starlette.datastructures import FormData, UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import Request
 from starlette.responses import Response
@@ -45,18 +45,22 @@ async def read_upload(request: Request) -> tuple[bytes, str | None]:
 
 async def _form_file(request: Request, raw: bytes) -> tuple[bytes, str | None]:
     """The bytes and type of a multipart body's ``file`` field (read already, within the limit)."""
+    file = (await parsed_form(request, raw)).get("file")
+    if not isinstance(file, UploadFile):
+        raise bad_request("file: the multipart form has no file field named file")
+    return await file.read(), file.content_type
+
+
+async def parsed_form(request: Request, raw: bytes) -> FormData:
+    """A multipart body read already (so within its size limit): one file at most."""
 
     async def once() -> AsyncGenerator[bytes, None]:
         yield raw
 
     try:
-        form = await MultiPartParser(request.headers, once(), max_files=1, max_fields=10).parse()
+        return await MultiPartParser(request.headers, once(), max_files=1, max_fields=10).parse()
     except MultiPartException as exc:
         raise bad_request(f"request body: not a multipart form ({exc.message})") from None
-    file = form.get("file")
-    if not isinstance(file, UploadFile):
-        raise bad_request("file: the multipart form has no file field named file")
-    return await file.read(), file.content_type
 
 
 async def listing(request: Request) -> Response:
