@@ -661,16 +661,9 @@ def _asset_paths(errors: _ErrorResponses) -> Json:
         body={
             "required": True,
             "description": "The file.",
-            "content": {
-                "application/octet-stream": {"schema": _BINARY_STRING},
-                "multipart/form-data": {
-                    "schema": {
-                        "type": "object",
-                        "properties": {"file": _BINARY_STRING},
-                        "required": ["file"],
-                    }
-                },
-            },
+            # one content type: generated clients handle one well (a multipart form's field
+            # `file` is taken too, as the description says)
+            "content": {"application/octet-stream": {"schema": _BINARY_STRING}},
         },
     )
     list_assets = _operation(

@@ -4,6 +4,7 @@ with typed modifications, and has a typed field for every field of the model."""
 from __future__ import annotations
 
 import importlib
+import io
 import shutil
 import subprocess
 import sys
@@ -87,3 +88,29 @@ def test_the_generated_client_renders_with_typed_modifications(generated, live):
     green = Image.new("RGB", image.size, (0, 255, 0))
     close = ImageChops.difference(image, green).convert("L").point(lambda d: 255 if d < 60 else 0)
     assert close.histogram()[255] > 50  # the title, in green
+
+
+def test_the_generated_client_uploads_an_asset_and_renders_with_it(generated, live):
+    account = live.account()
+    upload_asset = importlib.import_module("tk_sdk.api.assets.upload_asset")
+    list_assets = importlib.import_module("tk_sdk.api.assets.list_assets")
+    create_image = importlib.import_module("tk_sdk.api.renders.create_image")
+    models = importlib.import_module("tk_sdk.models")
+    types = importlib.import_module("tk_sdk.types")
+    client = generated.AuthenticatedClient(base_url=live.api, token=account.key)
+    picture = io.BytesIO()
+    Image.new("RGB", (60, 40), (20, 120, 220)).save(picture, "PNG")
+    body = types.File(payload=io.BytesIO(picture.getvalue()), file_name="blue.png", mime_type="image/png")
+    asset = upload_asset.sync(client=client, body=body)
+    assert (
+        isinstance(asset, models.Asset) and asset.media_type == "image/png" and (asset.width, asset.height) == (60, 40)
+    )
+    (listed,) = list_assets.sync(client=client)
+    assert listed.id == asset.id and listed.used_by == []
+    template = text_template("with-asset")
+    template["layers"].append(
+        {"type": "image", "name": "photo", "x": 0, "y": 0, "width": 60, "height": 40, "src": asset.src}
+    )
+    live.add_template(account, template)
+    answer = create_image.sync_detailed(client=client, body=models.ImageRequest(template_id="with-asset"))
+    assert answer.status_code == 200 and decode(answer.content).convert("RGB").getpixel((30, 20)) == (20, 120, 220)
