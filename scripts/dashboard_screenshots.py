@@ -6,6 +6,7 @@ folder, its demo owner signed in (in Chromium, at 1280×800).
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import socket
@@ -69,11 +70,28 @@ def audit(page: Page) -> None:
     page.click("header nav a:has-text('Audit log')")
 
 
+def assets(page: Page) -> None:
+    page.click("header nav a:has-text('Assets')")
+    page.set_input_files("input[name=file]", str(ROOT / "examples" / "templates" / "assets" / "product.jpg"))
+    page.click("button:has-text('Upload')")
+    page.wait_for_selector("tr[data-asset]")
+
+
+def webhooks(page: Page) -> None:
+    page.click("header nav a:has-text('Projects')")
+    page.click("a:has-text('Webhooks')")
+    page.fill("input[name=url]", "http://127.0.0.1:9/templatekit-events")  # allowed for this run: no DNS needed
+    page.click("button:has-text('Add endpoint')")
+    page.wait_for_selector("#new-secret")
+
+
 SHOTS: list[tuple[str, Callable[[Page], None]]] = [
     ("dashboard-projects.png", projects),
     ("dashboard-key.png", new_key),
     ("dashboard-templates.png", templates),
     ("dashboard-template.png", versions),
+    ("dashboard-assets.png", assets),
+    ("dashboard-webhooks.png", webhooks),
     ("dashboard-usage.png", usage),
     ("dashboard-members.png", members),
     ("dashboard-audit.png", audit),
@@ -85,7 +103,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as driver:
         command = [sys.executable, "-m", "templatekit.cli", "serve", "--demo", "--port", str(port), "--workers", "2"]
         command += ["--data-dir", folder]
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        env = {**os.environ, "TEMPLATEKIT_FETCH_ALLOW": "127.0.0.1"}
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
         try:
             assert process.stdout is not None
             printed = []
