@@ -78,9 +78,12 @@ def _operation(spec: Json, method: str, path: str, operation: Json) -> list[str]
             lines.append(f"| `{parameter['name']}` | {parameter['in']} | {required} | {meaning} |")
         lines.append("")
     body = operation.get("requestBody")
-    if body:
+    if body and "application/json" in body["content"]:
         schema = body["content"]["application/json"]["schema"]
         lines += [f"Body (JSON): {_type(schema)}. {_cell(body.get('description', ''))}", ""]
+    elif body:
+        kinds = ", ".join(f"`{kind}`" for kind in body["content"])
+        lines += [f"Body ({kinds}): {_cell(body.get('description', ''))}", ""]
     lines += ["| status | answer |", "|---|---|"]
     for status, response in operation["responses"].items():
         response = _resolve(spec, response)
