@@ -16,6 +16,7 @@ from typing import Any
 
 from templatekit.service import LAYER_KINDS, MAX_MODIFICATIONS, ModelSchema, modification_fields, template_schema
 from templatekit_server import webhooks
+from templatekit_server.asset_types import EXTENSIONS as ASSET_TYPES
 from templatekit_server.bodies import (
     FLAG_NOTE,
     ID_PATTERN,
@@ -679,9 +680,7 @@ def _asset_paths(errors: _ErrorResponses) -> Json:
         "Get an asset's bytes",
         "The file, with its media type; its `ETag` is its id, and it may be kept for good.",
         {
-            "200": _response(
-                "The file.", {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}
-            ),
+            "200": _response("The file, as its type.", {media: {"schema": _BINARY_STRING} for media in ASSET_TYPES}),
             **errors(*KEYED, "NOT_FOUND"),
         },
         parameters=[asset_path],

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from tests.server.conftest import text_template
-from tests.server.test_dashboard import PASSWORD, member
+from tests.server.test_dashboard import PASSWORD, invitation_link, member, signed_in
 
 pytestmark = pytest.mark.slow
 
@@ -68,10 +68,18 @@ def test_a_viewer_reads_at_a_phone_width_and_is_refused_the_keys(page, live):
     assert answer.status == 403 and "your role (viewer) cannot see API keys" in page.text_content("main")
 
 
-def test_a_designer_opens_a_template_in_the_editor_from_the_dashboard_and_saves_it(page, live):
+def test_a_designer_invited_by_link_opens_a_template_in_the_editor_and_saves_it(page, live):
     account = live.account()
     live.add_template(account, text_template("card"))
-    sign_in(page, live, member(live, account, "designer"))
+    owner = signed_in(live, member(live, account, "owner"))
+    link = invitation_link(owner, account.workspace, "designer")
+    page.goto(link)  # signed out: the link makes the account
+    email = f"designer-{account.workspace}@example.com"
+    page.fill("input[name=email]", email)
+    page.fill("input[name=password]", PASSWORD)
+    page.fill("input[name=again]", PASSWORD)
+    page.click("button:has-text('Make my account and join')")
+    page.wait_for_selector(f"header .email:has-text('{email} · designer')")
     page.click("header nav a:has-text('Templates')")
     card = page.locator("li[data-template='card']")
     card.locator("img").wait_for()
@@ -89,3 +97,42 @@ def test_a_designer_opens_a_template_in_the_editor_from_the_dashboard_and_saves_
     assert any(layer.get("text") == "Saved from the dashboard's editor" for layer in source["layers"])
     answer = page.goto(f"{live.root}/dashboard/w/{account.workspace}/p/{account.project}/keys")
     assert answer.status == 403  # a designer has no keys page
+
+
+#: Each page of a workspace, and the roles that may see it (the others are refused).
+PAGES = {
+    "": ("owner", "admin", "designer", "viewer"),
+    "templates": ("owner", "admin", "designer", "viewer"),
+    "templates/card": ("owner", "admin", "designer", "viewer"),
+    "assets": ("owner", "admin", "designer", "viewer"),
+    "usage": ("owner", "admin", "designer", "viewer"),
+    "members": ("owner", "admin", "designer", "viewer"),
+    "audit": ("owner", "admin"),
+    "p/{project}/keys": ("owner", "admin"),
+    "p/{project}/webhooks": ("owner", "admin"),
+    "p/{project}/hooks": ("owner", "admin"),
+}
+
+
+@pytest.mark.parametrize("role", ["owner", "admin", "designer", "viewer"])
+def test_every_page_for_every_role_loads_under_its_policy_or_is_refused(page, live, role):
+    account = live.account()
+    live.add_template(account, text_template("card"))
+    sign_in(page, live, member(live, account, role))
+    for path, roles in PAGES.items():
+        answer = page.goto(f"{live.root}/dashboard/w/{account.workspace}/{path.format(project=account.project)}")
+        expected = 200 if role in roles else 403
+        assert answer.status == expected, (role, path, answer.status)
+        shown = page.locator("header .email").text_content()
+        if expected == 200:
+            assert shown.endswith(f"· {role}"), shown
+        else:  # refused, saying why, to the person it knows
+            assert "@example.com" in shown and f"your role ({role}) cannot" in page.text_content("main")
+        page.wait_for_load_state("load")  # its pictures and chart too
+        broken = page.evaluate("[...document.images].filter(img => !img.complete || !img.naturalWidth).length")
+        assert broken == 0, (role, path)
+        if role == "viewer":  # the read-only pages fit a phone's screen
+            page.set_viewport_size({"width": 390, "height": 800})
+            assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
+            page.set_viewport_size({"width": 1300, "height": 900})
+    # the page fixture fails the test on any script error or Content-Security-Policy refusal

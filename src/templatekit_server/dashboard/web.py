@@ -164,4 +164,6 @@ async def error_page(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if exc.status_code == 303:
         return RedirectResponse((exc.headers or {})["Location"], 303)
-    return page(request, "error.html", exc.status_code, message=exc.detail)
+    token = request.cookies.get(SESSION_COOKIE)  # signed in, the page still says who
+    session = people.session(server_of(request).db, token) if token else None
+    return page(request, "error.html", exc.status_code, message=exc.detail, session=session)
