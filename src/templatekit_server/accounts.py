@@ -90,15 +90,28 @@ def require_project(connection: Connection, project_id: str) -> str:
     return str(workspace_id)
 
 
-def change_live(db: Database, table: Table, row_id: str, kind: str, **values: Any) -> None:
-    """Update the row of ``table`` with ``row_id`` unless it is deleted (``deleted_at``);
-    AccountError naming the ``kind`` of row when there is none."""
+def change_live(db: Database, table: Table, row_id: str, kind: str, change: Audited, **values: Any) -> None:
+    """Update the row of ``table`` (a row of a project) with ``row_id`` unless it is
+    deleted (``deleted_at``), the ``change`` in its workspace's audit log; AccountError
+    naming the ``kind`` of row when there is none."""
     with db.write() as connection:
         done = connection.execute(
             update(table).where(table.c.id == row_id, table.c.deleted_at.is_(None)).values(**values)
         )
+        if done.rowcount:
+            project_id = connection.execute(select(table.c.project_id).where(table.c.id == row_id)).scalar()
+            workspace_id = require_project(connection, str(project_id))
+            audit.record(connection, workspace_id, change.actor, change.action, row_id, f"project {project_id}")
     if not done.rowcount:
         raise AccountError(f"{kind} {row_id!r} does not exist")
+
+
+@frozen
+class Audited:
+    """A change as the audit log records it: who made it, and what it was."""
+
+    action: str
+    actor: str = audit.ADMIN_COMMAND
 
 
 def md5_hex(text: str) -> str:

@@ -34,8 +34,8 @@ from attrs import frozen
 from sqlalchemy import select
 
 from templatekit.service import MAX_ROWS, AllowList
-from templatekit_server import webhooks
-from templatekit_server.accounts import AccountError, change_live, new_id, require_project, sha256_hex
+from templatekit_server import audit, webhooks
+from templatekit_server.accounts import AccountError, Audited, change_live, new_id, require_project, sha256_hex
 from templatekit_server.db import Database, hooks, iso_time, now
 from templatekit_server.errors import bad_request
 from templatekit_server.sealing import Sealer
@@ -111,6 +111,7 @@ def create(
     respond: str = "url",
     webhook_url: str | None = None,
     allow: AllowList | None = None,
+    actor: str = audit.ADMIN_COMMAND,
 ) -> tuple[Hook, str, str | None]:
     """A new hook: (hook, token, secret); the secret only when the sender signs, with
     ``secret_header`` (the body) or ``standard_webhooks``. ``webhook_url`` hears of its
@@ -138,7 +139,8 @@ def create(
         signature,
     )
     with db.write() as connection:
-        require_project(connection, project_id)
+        workspace_id = require_project(connection, project_id)
+        audit.record(connection, workspace_id, actor, "hook made", hook.id, f"template {template_id}")
         connection.execute(
             hooks.insert().values(
                 id=hook.id,
@@ -209,7 +211,7 @@ def listed(db: Database, project_id: str) -> list[dict[str, Any]]:
     return [{**Hook(*row[:-1]).summary(), "createdAt": iso_time(row[-1])} for row in rows]
 
 
-def rotate(db: Database, sealer: Sealer, hook_id: str) -> tuple[str, str | None]:
+def rotate(db: Database, sealer: Sealer, hook_id: str, actor: str = audit.ADMIN_COMMAND) -> tuple[str, str | None]:
     """A new token for the hook and, when its sender signs, a new secret of the same
     kind: (token, secret). The old URL and secret stop working at once, since a sender's
     settings that leaked one have most likely leaked both."""
@@ -217,12 +219,14 @@ def rotate(db: Database, sealer: Sealer, hook_id: str) -> tuple[str, str | None]
         signature = connection.execute(select(hooks.c.signature).where(hooks.c.id == hook_id)).scalar()
     token, secret = secrets.token_urlsafe(32), _new_secret(signature)
     sealed = {} if secret is None else {"sealed_secret": sealer.seal(secret)}
-    change_live(db, hooks, hook_id, "hook", token_sha256=sha256_hex(token), **sealed)
+    change_live(
+        db, hooks, hook_id, "hook", Audited("hook URL changed", actor), token_sha256=sha256_hex(token), **sealed
+    )
     return token, secret
 
 
-def delete(db: Database, hook_id: str) -> None:
-    change_live(db, hooks, hook_id, "hook", deleted_at=now())
+def delete(db: Database, hook_id: str, actor: str = audit.ADMIN_COMMAND) -> None:
+    change_live(db, hooks, hook_id, "hook", Audited("hook deleted", actor), deleted_at=now())
 
 
 def signature_problem(hook: Hook, secret: str, headers: Mapping[str, str], body: bytes, clock: float) -> str | None:

@@ -24,7 +24,8 @@ from sqlalchemy import Connection, delete, select, update
 from starlette.concurrency import run_in_threadpool
 
 from templatekit.service import AllowList, Problem, converter
-from templatekit_server.accounts import AccountError, change_live, new_id, require_project
+from templatekit_server import audit
+from templatekit_server.accounts import AccountError, Audited, change_live, new_id, require_project
 from templatekit_server.bodies import (
     WEBHOOK_EVENTS,
     ErrorDetail,
@@ -110,7 +111,13 @@ def checked_events(names: Iterable[str] | None) -> list[str]:
 
 
 def add_endpoint(
-    db: Database, sealer: Sealer, allow: AllowList, project_id: str, url: str, events: Iterable[str] | None
+    db: Database,
+    sealer: Sealer,
+    allow: AllowList,
+    project_id: str,
+    url: str,
+    events: Iterable[str] | None,
+    actor: str = audit.ADMIN_COMMAND,
 ) -> dict[str, Any]:
     """A new endpoint of the project: its summary with the secret (shown this once)."""
     problem = url_problem(url, allow)
@@ -119,7 +126,8 @@ def add_endpoint(
     chosen = checked_events(events)
     endpoint_id, secret = new_id("whe"), new_secret()
     with db.write() as connection:
-        require_project(connection, project_id)
+        workspace_id = require_project(connection, project_id)
+        audit.record(connection, workspace_id, actor, "webhook endpoint added", endpoint_id, url)
         connection.execute(
             webhook_endpoints.insert().values(
                 id=endpoint_id,
@@ -153,21 +161,24 @@ def endpoints(db: Database, project_id: str) -> list[dict[str, Any]]:
     ]
 
 
-def resume_endpoint(db: Database, endpoint_id: str) -> None:
+def resume_endpoint(db: Database, endpoint_id: str, actor: str = audit.ADMIN_COMMAND) -> None:
     """Deliver to a paused endpoint again: its waiting deliveries go out at once."""
-    change_live(db, webhook_endpoints, endpoint_id, "webhook endpoint", paused_at=None, failures=0)
+    resumed = Audited("webhook endpoint resumed", actor)
+    change_live(db, webhook_endpoints, endpoint_id, "webhook endpoint", resumed, paused_at=None, failures=0)
 
 
-def rotate_endpoint(db: Database, sealer: Sealer, endpoint_id: str) -> str:
+def rotate_endpoint(db: Database, sealer: Sealer, endpoint_id: str, actor: str = audit.ADMIN_COMMAND) -> str:
     """A new secret for the endpoint; messages are signed with it from now on."""
     secret = new_secret()
-    change_live(db, webhook_endpoints, endpoint_id, "webhook endpoint", sealed_secret=sealer.seal(secret))
+    rotated = Audited("webhook secret changed", actor)
+    change_live(db, webhook_endpoints, endpoint_id, "webhook endpoint", rotated, sealed_secret=sealer.seal(secret))
     return secret
 
 
-def delete_endpoint(db: Database, endpoint_id: str) -> None:
+def delete_endpoint(db: Database, endpoint_id: str, actor: str = audit.ADMIN_COMMAND) -> None:
     """No new deliveries; those queued still go out (their events happened)."""
-    change_live(db, webhook_endpoints, endpoint_id, "webhook endpoint", deleted_at=now())
+    deleted = Audited("webhook endpoint deleted", actor)
+    change_live(db, webhook_endpoints, endpoint_id, "webhook endpoint", deleted, deleted_at=now())
 
 
 def request_secret(db: Database, sealer: Sealer, project_id: str, *, rotate: bool = False) -> str:

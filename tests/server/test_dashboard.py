@@ -18,7 +18,7 @@ from PIL import Image
 from standardwebhooks.webhooks import Webhook
 
 from templatekit.service import AllowList
-from templatekit_server import accounts, people, webhooks
+from templatekit_server import accounts, audit, people, webhooks
 from tests.conftest import decode
 from tests.server.conftest import Account, LiveServer, free_port, text_template
 from tests.server.test_webhooks import Receiver
@@ -444,6 +444,8 @@ def test_webhook_endpoints_deliveries_sent_again_and_hooks(live):
     assert httpx.post(url, json={}, timeout=60).status_code == 404  # the old URL stops at once
     foreign = admin.post(f"{base}/hooks", data={"csrf": csrf(page), "template": "not-ours", "output": "png"})
     assert foreign.status_code == 400 and "not-ours" in foreign.text
+    logged = {(entry["actor"], entry["action"]) for entry in audit.entries(live.db, account.workspace)}
+    assert {"webhook endpoint added", "hook made", "hook URL changed"} <= {a for who, a in logged if "admin-" in who}
 
 
 def test_assets_are_listed_with_their_templates_and_designers_upload_and_delete(live):

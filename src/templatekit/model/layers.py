@@ -68,6 +68,9 @@ Easing = str
 SizeMode = Literal["fixed", "hug", "fill"]
 #: A number, or what a frame works out (the schema of ``width`` and ``height``).
 SIZE_MODES = {"x-size-modes": ["hug", "fill"]}
+#: ``x`` and ``y``: needed on the canvas and in ``none`` frames, not where a row or column
+#: places the layer; the model says which by the layer's path, so the schema asks neither.
+PLACED = {"x-not-required": True, "description": "px; not used inside a row or column frame"}
 #: A field the JSON does not have (it is written in another field).
 INTERNAL = {"x-internal": True}
 Direction = Literal["left", "right", "top", "bottom"]
@@ -243,8 +246,8 @@ class Layer:
     MAIN_FIELD: ClassVar[str | None] = None
 
     name: str = field(check=NAME)
-    x: float = field(check=within(MAX_EXTENT))
-    y: float = field(check=within(MAX_EXTENT))
+    x: float = field(check=within(MAX_EXTENT), schema=PLACED)
+    y: float = field(check=within(MAX_EXTENT), schema=PLACED)
     width: float = field(check=all_of(positive, at_most(MAX_EXTENT)), schema=SIZE_MODES)
     height: float = field(check=all_of(positive, at_most(MAX_EXTENT)), schema=SIZE_MODES)
     #: ``width`` and ``height`` as the JSON gives them when they are not numbers ("hug",

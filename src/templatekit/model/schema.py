@@ -52,7 +52,9 @@ _SPECIAL: dict[Any, Json] = {
     Source: {
         "type": "string",
         "minLength": 1,
-        "description": "An http(s) URL, a data URI, or (where the renderer allows files) a path.",
+        "description": (
+            "An http(s) URL, a data URI, an uploaded asset (`asset:ID`), or (where the renderer allows files) a path."
+        ),
         "x-control": "source",
     },
     PlotlyFigure: {"type": "object", "description": "A whole Plotly figure: `data` (traces) and `layout`."},
@@ -140,7 +142,7 @@ class ModelSchema:
             if name in skip or not attribute.init or extra.get("x-internal"):
                 continue
             properties[name] = self.field(attribute, hints[attribute.name])
-            if attribute.default is attrs.NOTHING:
+            if attribute.default is attrs.NOTHING and not extra.get("x-not-required"):
                 required.append(name)
         schema: Json = {"type": "object", "properties": properties, "additionalProperties": ignores_extra_fields(cls)}
         if required:
@@ -152,6 +154,7 @@ class ModelSchema:
     def field(self, attribute: attrs.Attribute[Any], kind: Any) -> Json:
         schema = with_limits(self.of(kind), schema_of(attribute.metadata.get("check")))
         extra = dict(attribute.metadata.get("schema", {}))
+        extra.pop("x-not-required", None)  # said by leaving it out of ``required``
         modes = extra.pop("x-size-modes", None)
         if extra:
             schema = with_limits(schema, extra)

@@ -48,7 +48,13 @@ async def add_endpoint(request: Request) -> Response:
     events = [str(event) for event in form.getlist("events")] or None
     try:
         made = webhooks.add_endpoint(
-            here.server.db, here.server.sealer, here.server.allow, project["id"], str(form.get("url", "")), events
+            here.server.db,
+            here.server.sealer,
+            here.server.allow,
+            project["id"],
+            str(form.get("url", "")),
+            events,
+            here.actor,
         )
     except AccountError as exc:
         return _webhooks_page(here, project, 400, str(exc))
@@ -65,13 +71,13 @@ async def change_endpoint(request: Request) -> Response:
         raise HTTPException(404, "no such webhook endpoint")
     back = here.to("dashboard:webhooks", project=project["id"])
     if action == "rotate":
-        secret = webhooks.rotate_endpoint(here.server.db, here.server.sealer, endpoint_id)
+        secret = webhooks.rotate_endpoint(here.server.db, here.server.sealer, endpoint_id, here.actor)
         return here.show_once(back, secret=secret, url=known[endpoint_id]["url"])
     if action == "resume":
-        webhooks.resume_endpoint(here.server.db, endpoint_id)
+        webhooks.resume_endpoint(here.server.db, endpoint_id, here.actor)
         here.server.sender.wake()
     else:
-        webhooks.delete_endpoint(here.server.db, endpoint_id)
+        webhooks.delete_endpoint(here.server.db, endpoint_id, here.actor)
     return back
 
 
@@ -131,6 +137,7 @@ async def create_hook(request: Request) -> Response:
             output=str(form.get("output", "png")),
             standard_webhooks=form.get("signed") == "on",
             allow=here.server.allow,
+            actor=here.actor,
         )
     except (AccountError, ApiError) as exc:
         return _hooks_page(here, project, 400, str(exc))
@@ -150,9 +157,9 @@ async def change_hook(request: Request) -> Response:
         raise HTTPException(404, "no such hook")
     back = here.to("dashboard:hooks", project=project["id"])
     if action == "delete":
-        hooks.delete(here.server.db, hook_id)
+        hooks.delete(here.server.db, hook_id, here.actor)
         return back
-    token, secret = hooks.rotate(here.server.db, here.server.sealer, hook_id)
+    token, secret = hooks.rotate(here.server.db, here.server.sealer, hook_id, here.actor)
     return here.show_once(back, url=_hook_url(here, token), **({"secret": secret} if secret else {}))
 
 
