@@ -335,6 +335,32 @@ def editor_works(client: Client, page: str) -> str:
     return f"{len(served)} files served; a preview's QR code scans"
 
 
+def dashboard_works(address: str, email: str, password: str) -> str:
+    """The demo owner signs in to the dashboard the server printed, and its pages come
+    from the installed package: its HTML templates, its style sheet, a thumbnail."""
+    with httpx.Client(follow_redirects=True, timeout=60) as browser:
+        form = expect(browser.get(address), "the dashboard's sign-in page")
+        token = re.search(r'name="csrf" value="([^"]+)"', form.text)
+        if token is None:
+            raise CheckFailed("the sign-in page has no CSRF token")
+        signed = browser.post(str(form.url), data={"email": email, "password": password, "csrf": token.group(1)})
+        expect(signed, "signing in as the demo owner")
+        if "Demo project" not in signed.text:
+            raise CheckFailed("signed in, the dashboard does not show the demo project")
+        sheet = re.search(r'href="([^"]+dashboard\.css)"', signed.text)
+        expect(browser.get(urllib.parse.urljoin(str(signed.url), sheet.group(1) if sheet else "")), "its style sheet")
+        pages = expect(browser.get(urllib.parse.urljoin(str(signed.url), "templates")), "the templates page")
+        thumbnail = re.search(r'<img src="([^"]+thumbnail\.png[^"]*)"', pages.text)
+        if thumbnail is None:
+            raise CheckFailed("the templates page shows no thumbnail")
+        drawn = expect(
+            browser.get(urllib.parse.urljoin(str(pages.url), thumbnail.group(1).replace("&amp;", "&"))), "a thumbnail"
+        )
+        if not drawn.content.startswith(b"\x89PNG"):
+            raise CheckFailed("a thumbnail is not a PNG")
+    return "the demo owner signs in; pages, style sheet and thumbnails are served"
+
+
 def check(mode: str) -> None:
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="quickstart-") as scratch:
@@ -366,6 +392,8 @@ def check(mode: str) -> None:
                 print(f"{template['id']}: {', '.join(client.render_all(template))}", flush=True)
             editor = server.printed(rf"(http://127\.0\.0\.1:{port}/editor/)").group(1)
             print(f"editor: {editor_works(client, editor)}", flush=True)
+            signing_in = server.printed(r"dashboard: (\S+)  sign in with (\S+) / (\S+)$")
+            print(f"dashboard: {dashboard_works(*signing_in.groups())}", flush=True)
         except CheckFailed:
             print(server.output()[-6000:], file=sys.stderr)
             raise
