@@ -1,7 +1,7 @@
 """Uploads in the template editor on the server, in a real browser (Debian's Chromium,
 driven by Playwright): a picture chosen in the inspector goes up once as an asset, the
 template names it ``asset:ID`` (previews no longer carry its bytes), and the saved
-version renders over /v1 the bytes the canvas shows."""
+version renders over /v1 the bytes the canvas shows; a template's font goes up the same way."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import httpx
 import pytest
 from PIL import Image
 
+from tests.server.test_assets import FONT
 from tests.server.test_editor import add, canvas_bytes, open_editor, save, settled
 
 pytestmark = pytest.mark.slow
@@ -47,3 +48,19 @@ def test_a_picture_is_uploaded_once_and_named_by_its_asset_id(page, live, tmp_pa
         f"{live.api}/templates/createImage", json={"templateId": saved["id"]}, headers=account.bearer, timeout=60
     )
     assert rendered.content == drawn
+
+
+def test_a_font_is_uploaded_as_an_asset_from_the_templates_fonts(page, live):
+    account = live.account()
+    open_editor(page, live, account)
+    page.click("#tab-template")
+    page.click("#pane-template .field[data-path='fonts'] button:has-text('add a row')")
+    page.set_input_files("#pane-template [aria-label='fonts 1 src file']", str(FONT))
+    page.wait_for_function(
+        "() => document.querySelector(\"#pane-template [aria-label='fonts 1 src']\").value.startsWith('asset:ast_')"
+    )
+    page.fill("#pane-template [aria-label='fonts 1 family']", "Brand")
+    settled(page)
+    (font,) = httpx.get(f"{live.api}/assets", headers=account.bearer).json()
+    assert (font["mediaType"], font["family"]) == ("font/otf", "Inter")
+    assert page.input_value("#pane-template [aria-label='fonts 1 src']") == f"asset:{font['id']}"
