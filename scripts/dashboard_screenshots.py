@@ -85,6 +85,14 @@ def webhooks(page: Page) -> None:
     page.wait_for_selector("#new-secret")
 
 
+def hooks(page: Page) -> None:
+    page.click("header nav a:has-text('Projects')")
+    page.click("a:text-is('Hooks')")
+    page.select_option("select[name=template]", "tpl_social_card")
+    page.click("button:has-text('Make hook')")
+    page.wait_for_selector("#hook-url")
+
+
 SHOTS: list[tuple[str, Callable[[Page], None]]] = [
     ("dashboard-projects.png", projects),
     ("dashboard-key.png", new_key),
@@ -92,6 +100,7 @@ SHOTS: list[tuple[str, Callable[[Page], None]]] = [
     ("dashboard-template.png", versions),
     ("dashboard-assets.png", assets),
     ("dashboard-webhooks.png", webhooks),
+    ("dashboard-hooks.png", hooks),
     ("dashboard-usage.png", usage),
     ("dashboard-members.png", members),
     ("dashboard-audit.png", audit),

@@ -437,7 +437,9 @@ def test_webhook_endpoints_deliveries_sent_again_and_hooks(live):
     url = re.search(r'<code id="hook-url">(http://\S+)</code>', admin.get(made.headers["location"]).text).group(1)
     assert url.startswith(f"{live.api}/hooks/")
     assert httpx.post(url, json={"title": "From a hook"}, timeout=60).status_code == 200
-    hook = re.search(r'data-hook="(hook_\w+)"', admin.get(f"{base}/hooks").text).group(1)
+    listed = admin.get(f"{base}/hooks").text
+    hook = re.search(r'data-hook="(hook_\w+)"', listed).group(1)
+    assert re.search(rf'data-hook="{hook}">\s*<td><code>{hook}</code></td><td>card</td>', listed)  # its template
     rotated = admin.post(f"{base}/hooks/{hook}/rotate", data={"csrf": csrf(page)})
     new_url = re.search(r'<code id="hook-url">(http://\S+)</code>', admin.get(rotated.headers["location"]).text)
     assert new_url and new_url.group(1) != url
