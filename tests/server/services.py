@@ -187,7 +187,7 @@ http {{
     upstream templatekit {{ {servers} keepalive 32; }}
     server {{
         listen 127.0.0.1:{port};
-        client_max_body_size 6m;
+        client_max_body_size 21m;
         location / {{
             proxy_pass http://templatekit;
             proxy_http_version 1.1;
