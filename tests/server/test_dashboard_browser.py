@@ -82,8 +82,10 @@ def test_a_designer_invited_by_link_opens_a_template_in_the_editor_and_saves_it(
     page.wait_for_selector(f"header .email:has-text('{email} · designer')")
     page.click("header nav a:has-text('Templates')")
     card = page.locator("li[data-template='card']")
-    card.locator("img").wait_for()
-    assert card.locator("img").evaluate("img => img.complete && img.naturalWidth > 0")  # the engine's thumbnail
+    page.wait_for_function(  # the engine's thumbnail, rendered on the way
+        "() => { const img = document.querySelector(\"li[data-template='card'] img\");"
+        " return img && img.complete && img.naturalWidth > 0; }"
+    )
     card.locator("a:has-text('Open in the editor')").click()
     page.wait_for_selector("#workspace:not([hidden])")  # connected: no key was pasted
     page.wait_for_selector("#canvas[data-current=true]")

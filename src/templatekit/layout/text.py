@@ -8,7 +8,7 @@ from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import TextLayer, TextSpan
 from templatekit.model.markup import Span, SpanStyle, parse_markup
 from templatekit.scene import Item, Outline, Rect
-from templatekit.text.typeset import StyledText, TextStyle, fit, place, typeset
+from templatekit.text.typeset import StyledText, TextBlock, TextStyle, fit, place, typeset
 
 
 def layout(layer: TextLayer, ctx: LayoutContext) -> list[Item]:
@@ -25,21 +25,7 @@ def layout(layer: TextLayer, ctx: LayoutContext) -> list[Item]:
     if not isinstance(text, str):
         for family in {span_style.family for _, span_style in text} - {layer.font}:
             ctx.face_warning(layer.name, family)
-    if layer.auto_fit == "shrink":
-        block = fit(
-            text,
-            style,
-            ctx.fonts,
-            width,
-            height,
-            min_size=layer.min_size,
-            max_lines=layer.max_lines,
-            ellipsis=layer.ellipsis,
-        )
-    else:
-        block = typeset(
-            text, style, ctx.fonts, width, max_lines=layer.max_lines, max_height=height, ellipsis=layer.ellipsis
-        )
+    block = _block(layer, ctx, text, style, width, height)
     ctx.report_text(layer.name, block)
     items.extend(place(block, x, y, width, height, layer.align, layer.vertical_align))
     return items
@@ -59,20 +45,27 @@ def measure(layer: TextLayer, ctx: LayoutContext, max_width: float | None) -> tu
     width = UNLIMITED if max_width is None else max(1.0, max_width - across)
     style = text_style(layer)
     text = text_content(layer, style)
+    block = _block(layer, ctx, text, style, width, None)
+    return block.width + across, block.height + pad.top + pad.bottom
+
+
+def _block(
+    layer: TextLayer, ctx: LayoutContext, text: str | StyledText, style: TextStyle, width: float, height: float | None
+) -> TextBlock:
+    """The layer's lines in ``width`` and ``height`` (None: any height): shrunk to fit
+    when the layer says so, else set at its size and cut where they do not fit."""
     if layer.auto_fit == "shrink":
-        block = fit(
+        return fit(
             text,
             style,
             ctx.fonts,
             width,
-            UNLIMITED,
+            UNLIMITED if height is None else height,
             min_size=layer.min_size,
             max_lines=layer.max_lines,
             ellipsis=layer.ellipsis,
         )
-    else:
-        block = typeset(text, style, ctx.fonts, width, max_lines=layer.max_lines, ellipsis=layer.ellipsis)
-    return block.width + across, block.height + pad.top + pad.bottom
+    return typeset(text, style, ctx.fonts, width, max_lines=layer.max_lines, max_height=height, ellipsis=layer.ellipsis)
 
 
 def text_style(layer: TextLayer) -> TextStyle:
