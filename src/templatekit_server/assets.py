@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
 from templatekit import Store
 from templatekit_server import audit
@@ -37,9 +37,7 @@ def store(db: Database, files: Store, workspace_id: str, data: bytes, named: str
     about = measured(data, found)
     made = asset_id(data)
     with db.read() as connection:
-        known = connection.execute(
-            select(assets.c.id).where(assets.c.workspace_id == workspace_id, assets.c.id == made)
-        ).first()
+        known = _media_type_in(connection, workspace_id, made)
     if known is None:
         files.put(f"{folder(workspace_id)}/{made}", data, found.media_type)  # before its row: no row without bytes
         with db.write() as connection:
@@ -97,22 +95,25 @@ def listed(db: Database, workspace_id: str) -> list[AssetListed]:
 def media_type(db: Database, workspace_id: str, made: str) -> str:
     """The asset's media type; NOT_FOUND when the workspace has no such asset."""
     with db.read() as connection:
-        found = connection.execute(
-            select(assets.c.media_type).where(assets.c.workspace_id == workspace_id, assets.c.id == made)
-        ).scalar()
+        found = _media_type_in(connection, workspace_id, made)
     if found is None:
         raise ApiError("NOT_FOUND", f"asset {made[:80]} does not exist")
-    return str(found)
+    return found
+
+
+def _media_type_in(connection: Connection, workspace_id: str, made: str) -> str | None:
+    """The media type of the workspace's asset ``made``; None when it has none such."""
+    found = connection.execute(
+        select(assets.c.media_type).where(assets.c.workspace_id == workspace_id, assets.c.id == made)
+    ).scalar()
+    return None if found is None else str(found)
 
 
 def delete(db: Database, files: Store, workspace_id: str, made: str, actor: str) -> None:
     """Gone, row and bytes; CONFLICT naming the templates any of whose stored versions
     name it (a revert would bring it back)."""
     with db.write() as connection:
-        known = connection.execute(
-            select(assets.c.id).where(assets.c.workspace_id == workspace_id, assets.c.id == made)
-        ).first()
-        if known is None:
+        if _media_type_in(connection, workspace_id, made) is None:
             raise ApiError("NOT_FOUND", f"asset {made[:80]} does not exist")
         users = sorted(
             connection.execute(
