@@ -26,8 +26,8 @@ FORBIDDEN = {
     LIBRARY: [SERVER],
 }  # fmt: skip
 #: Painters know the Scene's primitives, the values they carry, and font files' glyphs.
-PAINT_MAY_IMPORT = {"templatekit.scene", "templatekit.geometry", "templatekit.model.values", "templatekit.font_file",
-                    "templatekit.memory", "templatekit.cache"}  # fmt: skip
+PAINT_MAY_IMPORT = {"templatekit.scene", "templatekit.scene.geometry", "templatekit.scene.memory",
+                    "templatekit.model.values", "templatekit.font_file", "templatekit.cache"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")

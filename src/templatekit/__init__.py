@@ -28,8 +28,8 @@ from templatekit.loading import load_template
 from templatekit.model.modification import Modification
 from templatekit.model.template import Template
 from templatekit.notebook import preview, register_jupyter
+from templatekit.outputs.result import RenderResult
 from templatekit.render import Prepared, prepare, render_image, render_pdf, render_video
-from templatekit.result import RenderResult
 from templatekit.scene import Scene
 
 if TYPE_CHECKING:

@@ -20,13 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
-from templatekit import jsontext, png
+from templatekit import jsontext
 from templatekit.apply import Modifications
 from templatekit.errors import ModificationError, TemplatekitError
 from templatekit.loading import TemplateSource, load_template
 from templatekit.model.template import Template
+from templatekit.outputs import png
+from templatekit.outputs.result import RenderResult
 from templatekit.render import render_image, render_pdf
-from templatekit.result import RenderResult
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 
 from templatekit.errors import LimitError
-from templatekit.memory import Buffer, ForLayer, Held, Need, image_bytes, pixels
+from templatekit.scene.memory import Buffer, ForLayer, Held, Need, image_bytes, pixels
 
 ENV = "TEMPLATEKIT_RENDER_MEMORY"
 #: 1 GiB: a 4K canvas at scale 2 (133 MB) with two copies, four 50-megapixel photos

@@ -12,8 +12,8 @@ from typing import Any
 from templatekit.describe import suggest_input
 from templatekit.errors import TemplatekitError
 from templatekit.model.template import Template
+from templatekit.outputs.result import RenderResult
 from templatekit.render import render_image
-from templatekit.result import RenderResult
 
 PREVIEW_WIDTH = 800
 SHOWN_WIDTH = 480

@@ -12,21 +12,21 @@ from PIL import Image as PILImage
 from templatekit import budget
 from templatekit.apply import Modifications, apply
 from templatekit.assets import AssetLoader
-from templatekit.encode import encode
 from templatekit.layout.arrange import arrange
 from templatekit.layout.compose import layout_function, layout_template
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.glyph_memory import ScaleOf, at_scale, check_glyphs_fit
 from templatekit.loading import TemplateSource, load_template
 from templatekit.locales import format_values
-from templatekit.memory import Need
 from templatekit.model.layers import Layer
 from templatekit.model.template import Template
 from templatekit.options import RenderOptions
+from templatekit.outputs.encode import encode
+from templatekit.outputs.result import RenderResult
 from templatekit.paint.canvas import is_opaque, paint
 from templatekit.paint.needs import canvas_needs
-from templatekit.result import RenderResult
 from templatekit.scene import Group, Item, Scene
+from templatekit.scene.memory import Need
 from templatekit.text.template_fonts import template_fonts
 
 THUMBNAIL_SIDE = 320

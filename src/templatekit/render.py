@@ -12,12 +12,12 @@ from pathlib import Path
 from templatekit import budget, extras
 from templatekit.apply import Modifications
 from templatekit.assets import AssetLoader
-from templatekit.encode import image_format
 from templatekit.errors import RenderError, TemplateError
 from templatekit.loading import TemplateSource
 from templatekit.options import PdfInfo, RenderOptions
+from templatekit.outputs.encode import image_format
+from templatekit.outputs.result import RenderResult
 from templatekit.pipeline import Prepared, prepared, resolve, still
-from templatekit.result import RenderResult
 
 
 def prepare(

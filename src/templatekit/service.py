@@ -10,7 +10,7 @@ as a change to the public API is.
 
 from __future__ import annotations
 
-from templatekit import extras, jsontext, png
+from templatekit import extras, jsontext
 from templatekit.apply import MAX_MODIFICATIONS
 from templatekit.assets.common import Problem, is_svg, shown
 from templatekit.assets.network import check_endpoint, post
@@ -24,6 +24,7 @@ from templatekit.model.checks import MAX_ROWS, field
 from templatekit.model.convert import converter, describe_error, format_path, iter_errors, json_name, shown_value
 from templatekit.model.layers import LAYER_KINDS
 from templatekit.model.schema import ModelSchema, modification_fields, template_schema
+from templatekit.outputs import png
 from templatekit.storage import checked_key
 from templatekit.text.fonts import FontBook
 from templatekit.web import WEB, page_headers

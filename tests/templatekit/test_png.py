@@ -6,7 +6,7 @@ import zlib
 
 import pytest
 
-from templatekit import png
+from templatekit.outputs import png
 
 hypothesis = pytest.importorskip("hypothesis")
 st = hypothesis.strategies

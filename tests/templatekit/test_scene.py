@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from PIL import ImageChops
 
-from templatekit.geometry import Transform
 from templatekit.model.values import Color
 from templatekit.paint.canvas import forget, paint
 from templatekit.scene import Bars, Clip, Ellipse, Group, Line, Path, Polygon, Rect, Scene
+from templatekit.scene.geometry import Transform
 from templatekit.text.fonts import FontBook
 from templatekit.text.typeset import TextStyle, place, typeset
 

@@ -14,13 +14,13 @@ from templatekit import budget
 from templatekit.apply import Modifications
 from templatekit.assets import AssetLoader
 from templatekit.editing.scans import CodeScan, code_scans
-from templatekit.encode import image_format
 from templatekit.errors import TemplateError
 from templatekit.loading import TemplateSource, load_template
 from templatekit.model.layers import AnyLayer, FrameLayer
 from templatekit.options import RenderOptions
+from templatekit.outputs.encode import image_format
+from templatekit.outputs.result import RenderResult
 from templatekit.pipeline import painted, prepared
-from templatekit.result import RenderResult
 
 #: A layer's laid-out box on the canvas: x, y, width, height (before its rotation).
 Box = tuple[float, float, float, float]

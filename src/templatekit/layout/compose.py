@@ -21,7 +21,6 @@ from attrs import evolve
 
 from templatekit import budget
 from templatekit.cache import BoundedCache
-from templatekit.geometry import Transform
 from templatekit.layout import image
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import BUILT_IN_KINDS, ImageLayer, Layer, ShapeGeometry, ShapeLayer
@@ -29,6 +28,7 @@ from templatekit.model.layers import Mask as LayerMask
 from templatekit.model.template import MAX_MASK_DEPTH, BackgroundImage, Template
 from templatekit.model.values import Color, Gradient
 from templatekit.scene import DropShadow, Effects, Group, Item, Mask, Rect, Scene
+from templatekit.scene.geometry import Transform
 
 LayoutFn = Callable[[Any, LayoutContext], list[Item]]
 T = TypeVar("T")

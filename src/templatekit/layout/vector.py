@@ -25,9 +25,9 @@ from reportlab.graphics import shapes
 from reportlab.lib.colors import Color as RLColor
 from reportlab.pdfbase import pdfmetrics
 
-from templatekit.geometry import Transform
 from templatekit.model.values import Color
 from templatekit.scene import Clip, Group, Item, LineCap, LineJoin, Path
+from templatekit.scene.geometry import Transform
 from templatekit.text.fonts import DEFAULT_FAMILY, Face, FontBook
 from templatekit.text.shaping import shape
 from templatekit.text.typeset import TextStyle, place, typeset

@@ -24,9 +24,9 @@ from attrs import frozen
 from PIL import Image as PILImage
 
 from templatekit.cache import BoundedCache
-from templatekit.geometry import Box, union
 from templatekit.paint.raster import PAINTERS, Surface
 from templatekit.scene import Item, Scene
+from templatekit.scene.geometry import Box, union
 
 #: At most this many changed items are repainted as damage; more paint the canvas.
 MAX_CHANGED = 8

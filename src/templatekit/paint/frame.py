@@ -14,12 +14,12 @@ import cv2
 import numpy as np
 from PIL import Image as PILImage
 
-from templatekit.geometry import IDENTITY, Transform
 from templatekit.paint.blending import blend_over_opaque
 from templatekit.paint.placing import placement
 from templatekit.paint.raster import paint_sprite
 from templatekit.paint.resample import sample
 from templatekit.scene import Effects, Group, Image, Item, Scene
+from templatekit.scene.geometry import IDENTITY, Transform
 
 #: Where a picture keeps its premultiplied pixels and whether they are all opaque (in the
 #: image's ``info``): a picture is placed at many frames and converted once.

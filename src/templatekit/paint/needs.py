@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from templatekit.cache import BoundedCache
-from templatekit.memory import ForLayer, Need, held, image
 from templatekit.model.values import Color
 from templatekit.paint.canvas import canvas_size
 from templatekit.paint.effects import EFFECT_IMAGES
@@ -33,6 +32,7 @@ from templatekit.paint.raster import (
     sprite_area,
 )
 from templatekit.scene import Bars, Ellipse, GlyphRun, Group, Image, Item, Line, Path, Polygon, Rect, Scene
+from templatekit.scene.memory import ForLayer, Need, held, image
 
 Needs = Iterator[Need]
 

@@ -9,7 +9,7 @@ import math
 
 from attrs import frozen
 
-from templatekit.geometry import Box, Transform, overlap
+from templatekit.scene.geometry import Box, Transform, overlap
 
 #: Target pixel (X, Y) of a placement shows the source at (a X + b Y + c, d X + e Y + f),
 #: in coordinates where pixels are unit squares from 0.

@@ -20,7 +20,6 @@ from PIL import Image as PILImage
 from PIL import ImageChops, ImageDraw
 
 from templatekit.cache import BoundedCache
-from templatekit.geometry import Box, grown, overlap
 from templatekit.model.values import Color
 from templatekit.paint import effects
 from templatekit.paint.glyphs import glyph_image
@@ -43,6 +42,7 @@ from templatekit.scene import (
     Polygon,
     Rect,
 )
+from templatekit.scene.geometry import Box, grown, overlap
 
 SUPERSAMPLE = 4
 

@@ -22,7 +22,6 @@ from PIL import Image as PILImage
 from templatekit import budget
 from templatekit.assets.clips import ClipReader
 from templatekit.cache import BoundedCache
-from templatekit.geometry import IDENTITY
 from templatekit.layout.compose import (
     background_color,
     background_items,
@@ -40,6 +39,7 @@ from templatekit.paint.frame import paint_frame, picture
 from templatekit.paint.needs import canvas_needs, sprite_needs
 from templatekit.paint.raster import paint_sprite
 from templatekit.scene import Group, Image, Item, Scene
+from templatekit.scene.geometry import IDENTITY
 from templatekit.video.moment import (
     BLACK,
     Relayout,

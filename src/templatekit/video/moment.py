@@ -16,12 +16,12 @@ from collections.abc import Callable
 
 from attrs import evolve
 
-from templatekit.geometry import Transform
 from templatekit.layout.compose import layer_effects
 from templatekit.model.layers import COLOURS, FILTERS, Layer
 from templatekit.model.template import Template
 from templatekit.model.values import Color
 from templatekit.scene import Clip, Effects, Group, Item, Rect, Scene
+from templatekit.scene.geometry import Transform
 from templatekit.video.reveal import reveal, revealed_count
 from templatekit.video.timeline import LayerState, Timeline, with_effects
 

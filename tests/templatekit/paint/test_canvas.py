@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from templatekit.geometry import Transform
 from templatekit.model.values import Color, Gradient
 from templatekit.paint import canvas
 from templatekit.scene import Clip, Ellipse, Group, Line, Path, Polygon, Rect, Scene
+from templatekit.scene.geometry import Transform
 from templatekit.text.fonts import FontBook
 from templatekit.text.typeset import TextStyle, place, typeset
 

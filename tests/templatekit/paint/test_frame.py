@@ -10,13 +10,13 @@ from PIL import ImageDraw
 
 pytest.importorskip("cv2")
 
-from templatekit.geometry import Transform  # noqa: E402
 from templatekit.model.values import Color  # noqa: E402
 from templatekit.paint import resample  # noqa: E402
 from templatekit.paint.canvas import paint  # noqa: E402
 from templatekit.paint.frame import paint_frame, picture  # noqa: E402
 from templatekit.paint.placing import placement  # noqa: E402
 from templatekit.scene import Clip, Effects, Group, Scene  # noqa: E402
+from templatekit.scene.geometry import Transform  # noqa: E402
 
 BLACK = Color(0, 0, 0)
 

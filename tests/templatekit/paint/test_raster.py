@@ -12,12 +12,12 @@ from PIL import Image as PILImage
 from PIL import ImageChops, ImageStat
 
 import templatekit as tk
-from templatekit import png
-from templatekit.geometry import Transform
 from templatekit.model.values import Color, Gradient
+from templatekit.outputs import png
+from templatekit.outputs.png import write_png
 from templatekit.paint import canvas
-from templatekit.png import write_png
 from templatekit.scene import Bars, Clip, Ellipse, GlyphRun, Group, Line, Path, Polygon, Rect, Scene
+from templatekit.scene.geometry import Transform
 from templatekit.text.fonts import FontBook
 from templatekit.text.typeset import TextStyle, place, typeset
 from tests.conftest import decode

@@ -34,8 +34,6 @@ from PIL import Image as PILImage
 
 from templatekit.cache import memoized
 from templatekit.font_file import hb_font
-from templatekit.geometry import Box, grown, union
-from templatekit.memory import Need
 from templatekit.model.values import Color, Gradient
 from templatekit.paint.glyphs import glyph_image
 from templatekit.paint.gradient import gradient_image, gradient_line
@@ -62,6 +60,8 @@ from templatekit.scene import (
     Rect,
     Scene,
 )
+from templatekit.scene.geometry import Box, grown, union
+from templatekit.scene.memory import Need
 
 POINTS_PER_PX = 0.75
 GRADIENT_DENSITY = 2.0  # pixels per px of a translucent gradient, embedded as an image

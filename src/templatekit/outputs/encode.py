@@ -8,7 +8,7 @@ from collections.abc import Callable
 from attrs import frozen
 from PIL import Image
 
-from templatekit.png import write_png
+from templatekit.outputs.png import write_png
 
 
 @frozen

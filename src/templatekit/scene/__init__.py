@@ -15,8 +15,8 @@ from attrs import evolve, field, frozen
 from PIL import Image as PILImage
 
 from templatekit.cache import memoized
-from templatekit.geometry import IDENTITY, Box, Transform, grown, overlap, union
 from templatekit.model.values import Color, Gradient
+from templatekit.scene.geometry import IDENTITY, Box, Transform, grown, overlap, union
 
 Paint = Union[Color, Gradient]
 Point = tuple[float, float]
