@@ -44,7 +44,55 @@ def shape_items(layer: ShapeLayer) -> list[Item]:
     )
     if stroke is None or not layer.stroke_dash:
         return [path]
+    if layer.shape == "rect" and _sharp(layer) and len(layer.stroke_dash) <= 2:
+        outline = evolve(path, stroke=None, stroke_width=0.0) if layer.fill is not None else None
+        return [*([outline] if outline else []), evolve(path, commands=_border(layer), fill=None)]
     return [_fitted_dashes(path, layer.stroke_dash, symmetric=layer.shape in ("rect", "ellipse"))]
+
+
+def _sharp(layer: ShapeLayer) -> bool:
+    return not any(layer.radii or (layer.radius,))
+
+
+def _border(layer: ShapeLayer) -> tuple[Command, ...]:
+    """A sharp rectangle's dotted or dashed outline as a CSS border draws it: each side
+    fitted to its own length, a dot centred on every corner (``[0, gap]``), or a dash
+    bent round it, half on each side, with whole dashes and even gaps between."""
+    inset = min(layer.stroke_width / 2, layer.width / 2, layer.height / 2)
+    left, top = layer.x + inset, layer.y + inset
+    right, bottom = layer.x + layer.width - inset, layer.y + layer.height - inset
+    corners = [(left, top), (right, top), (right, bottom), (left, bottom)]
+    sides = [(corners[index], corners[(index + 1) % 4]) for index in range(4)]
+    dash, gap = (*layer.stroke_dash, layer.stroke_dash[0])[:2]
+    commands: list[Command] = []
+    if dash == 0:  # dots
+        for start, end in sides:
+            length = math.dist(start, end)
+            count = max(1, round(length / gap))
+            for number in range(count):  # the side's end is the next side's first dot
+                point = _along(start, end, number * length / count)
+                commands += [("M", *point), ("L", *point)]
+        return tuple(commands)
+    ends: list[float] = []  # the half dash each side gives each of its two corners
+    for start, end in sides:
+        length = math.dist(start, end)
+        count = max(0, round((length - dash - gap) / (dash + gap)))
+        scale = length / (dash + count * dash + (count + 1) * gap)
+        ends.append(dash * scale / 2)
+        position = dash * scale / 2 + gap * scale
+        for _ in range(count):
+            commands += [("M", *_along(start, end, position)), ("L", *_along(start, end, position + dash * scale))]
+            position += (dash + gap) * scale
+    for index, (start, end) in enumerate(sides):  # each corner's dash: the end of one side, the start of the next
+        before = sides[index - 1]
+        arm = ends[index - 1]
+        commands += [("M", *_along(before[1], before[0], arm)), ("L", *start), ("L", *_along(start, end, ends[index]))]
+    return tuple(commands)
+
+
+def _along(start: tuple[float, float], end: tuple[float, float], distance: float) -> tuple[float, float]:
+    length = math.dist(start, end) or 1.0
+    return (start[0] + (end[0] - start[0]) * distance / length, start[1] + (end[1] - start[1]) * distance / length)
 
 
 def _fitted_dashes(path: Path, pattern: tuple[float, ...], symmetric: bool) -> Path:

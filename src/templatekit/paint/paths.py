@@ -3,8 +3,8 @@ mask drawn at four times the resolution and reduced, as the raster painter draws
 curved shape.
 
 Both fill rules are exact for contours that do not cross themselves. Strokes are
-centred on the path, with round or square caps and round or bevelled joins as the path
-says.
+centred on the path, with round or square caps and round, bevelled or mitred joins as
+the path says.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import math
 from PIL import Image as PILImage
 from PIL import ImageChops, ImageDraw
 
-from templatekit.scene import Path, Point
+from templatekit.scene import MITRE_LIMIT, Path, Point
 
 SUPERSAMPLE = 4
 ZERO = 128  # the winding count zero in the 8-bit count image
@@ -118,7 +118,7 @@ def _stroke(draw: ImageDraw.ImageDraw, lines: list[tuple[list[Point], bool]], pa
         for before, at, after in zip(run, run[1:], run[2:], strict=False):
             if path.line_join == "round":
                 draw.ellipse((at[0] - radius, at[1] - radius, at[0] + radius, at[1] + radius), fill=255)
-            else:  # bevel; a mitre's point is left off
+            elif path.line_join != "miter" or not _mitre(draw, before, at, after, radius):
                 _bevel(draw, before, at, after, radius)
         if not closed and path.line_cap != "butt":
             for end, towards in ((points[0], points[1]), (points[-1], points[-2])):
@@ -146,6 +146,33 @@ def _bevel(draw: ImageDraw.ImageDraw, before: Point, at: Point, after: Point, ra
             ],
             fill=255,
         )
+
+
+def _mitre(draw: ImageDraw.ImageDraw, before: Point, at: Point, after: Point, radius: float) -> bool:
+    """The mitre's point on the outer side of a join, as PDF draws it (the wedge a bevel
+    fills and the point beyond it); False where the mitre would be longer than
+    ``MITRE_LIMIT`` stroke widths, which PDF bevels."""
+    first, second = _normal(before, at, radius), _normal(at, after, radius)
+    cosine = ((at[0] - before[0]) * (after[0] - at[0]) + (at[1] - before[1]) * (after[1] - at[1])) / (
+        (math.dist(before, at) * math.dist(at, after)) or 1.0
+    )
+    half = math.sqrt(max(0.0, (1 + cosine) / 2))  # the sine of half the angle between the segments
+    if half * MITRE_LIMIT < 1:
+        return False
+    outer = -1 if first[0] * (after[0] - at[0]) + first[1] * (after[1] - at[1]) > 0 else 1
+    middle = (first[0] + second[0], first[1] + second[1])
+    reach = radius / half / (math.hypot(*middle) or 1.0)
+    point = (at[0] + outer * middle[0] * reach, at[1] + outer * middle[1] * reach)
+    draw.polygon(
+        [
+            at,
+            (at[0] + outer * first[0], at[1] + outer * first[1]),
+            point,
+            (at[0] + outer * second[0], at[1] + outer * second[1]),
+        ],
+        fill=255,
+    )
+    return True
 
 
 def _normal(a: Point, b: Point, radius: float) -> Point:

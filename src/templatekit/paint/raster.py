@@ -338,10 +338,10 @@ def _paint_polygon(surface: Surface, item: Polygon) -> None:
 
 
 def path_pixels(area: Area, item: Path) -> tuple[int, int, int, int] | None:
-    """The visible pixels a path can paint (left, top, width, height); None when none."""
-    pad = item.stroke_width / 2 + 1
-    x0, y0, x1, y1 = item.hull()
-    left, top, pw, ph, _, _ = pixel_box(area, x0 - pad, y0 - pad, x1 - x0 + 2 * pad, y1 - y0 + 2 * pad)
+    """The visible pixels a path can paint (left, top, width, height), mitres included;
+    None when none."""
+    x0, y0, x1, y1 = grown(item.bounds() or item.hull(), 1)
+    left, top, pw, ph, _, _ = pixel_box(area, x0, y0, x1 - x0, y1 - y0)
     return visible_part(area, left, top, pw, ph, (item.fill, item.stroke))
 
 

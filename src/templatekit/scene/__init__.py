@@ -148,6 +148,11 @@ class Polygon:
         return 200 + 24 * sum(len(contour) for contour in self.contours)
 
 
+#: How far a mitred join may reach, in stroke widths, before it is bevelled: PDF's default,
+#: which the PDF painter keeps and the raster painter follows.
+MITRE_LIMIT = 10.0
+
+
 @frozen(cache_hash=True)
 class Path:
     """Contours of straight and cubic Bézier segments: ``("M", x, y)``, ``("L", x, y)``,
@@ -205,7 +210,11 @@ class Path:
         return (min(xs), min(ys), max(xs), max(ys))
 
     def bounds(self) -> Box | None:
-        return grown(self.hull(), self.stroke_width)
+        """The hull grown by the stroke (a square cap's corner reaches √2 half widths
+        beyond an end), or by its mitres' points where its joins are mitred (at most
+        ``MITRE_LIMIT`` half widths beyond a corner)."""
+        mitred = self.line_join == "miter" and self.stroke is not None
+        return grown(self.hull(), self.stroke_width * (MITRE_LIMIT / 2 if mitred else 1))
 
     def weight(self) -> int:
         return 200 + 48 * len(self.commands)

@@ -153,6 +153,37 @@ def test_a_closed_outline_takes_a_whole_number_of_its_dash_periods():
     assert outline.commands[0][1:] == (100, 22)
 
 
+@pytest.mark.parametrize(("pattern", "cap"), [([0, 16], "round"), ([16, 8], "butt")], ids=["dotted", "dashed"])
+def test_a_sharp_rectangle_has_a_dot_on_each_corner_or_a_dash_round_it_in_png_and_pdf(pattern, cap):
+    """As a CSS border: each side fitted on its own between its corners, so that every
+    corner has a dot centred on it, or a dash bent round it and mitred, and both sides of
+    a corner look alike (the outline used to be fitted whole, from the top's middle)."""
+    frame = layer("shape", "s", x=20, y=20, width=160, height=100, fill=None, stroke="#000000", strokeWidth=8,
+                  strokeDash=pattern, lineCap=cap)  # fmt: skip
+    page, png = pdf_and_png(template(frame, width=200, height=140, background="#ffffff"))
+    for image in (png, page):
+        for corner in ((24, 24), (176, 24), (176, 116), (24, 116)):  # each corner's centre line point
+            assert dark(image.getpixel(corner)), corner
+        if cap == "butt":  # the outer corner's square is filled: a mitre, not a bevel
+            assert all(dark(image.getpixel(point)) for point in ((21, 21), (178, 21), (178, 118), (21, 118)))
+        found = blobs(image, dark)
+        mirrored = {(round(200 - x), round(y)) for _, x, y in found}  # left and right alike, top and bottom
+        assert all(any(math.dist(m, (x, y)) < 2 for m in mirrored) for _, x, y in found)
+        sizes = sorted(size for size, *_ in found)
+        if cap == "round":
+            assert sizes[0] > 0.85 * sizes[-1], sizes  # no dots crowded or run together at a corner
+
+
+def test_sharp_corners_are_mitred_in_png_as_in_pdf():
+    """A polygon's corner sharper than a right angle reaches its mitre's point in the PNG
+    as PDF draws it (PNG strokes used to bevel every corner)."""
+    triangle = shape(shape="polygon", points=[[0, 0], [1, 0.5], [0, 1]], fill=None, stroke="#000000", strokeWidth=10)
+    page, png = pdf_and_png(template(triangle, width=200, height=200, background="#ffffff"))
+    # the tip at (180, 100); its mitre reaches 5 / sin(atan(80 / 160)) = 11.2 px beyond it
+    for image in (png, page):
+        assert dark(image.getpixel((189, 100))) and not dark(image.getpixel((194, 100)))
+
+
 def test_dots_and_arrowheads_on_lines():
     image = drawn(
         layer("shape", "dots", x=20, y=40, width=160, height=20, shape="line", stroke="#0000ff", strokeWidth=8,
@@ -175,14 +206,14 @@ def test_shapes_are_vector_in_pdf_with_native_dashes():
         template(
             shape(shape="path", fill="#e11d48", path=HEART, viewBox=[0, 0, 24, 24]),
             layer("shape", "frame", x=10, y=10, width=180, height=180, fill=None, stroke="#000", strokeWidth=2,
-                  strokeDash=[6, 3]),
+                  strokeDash=[6, 3], radius=12),
             width=200,
             height=200,
         )
     ).data  # fmt: skip
     page = pypdf.PdfReader(io.BytesIO(pdf)).pages[0]
     content = page.get_contents().get_data().decode("latin-1")
-    assert "[5.9333 2.9667] 7.4167 d" in content  # the frame's dashes, PDF's own: fitted, 80 round its 712 px
+    assert "[6.0775 3.0388] 7.5969 d" in content  # the rounded frame's dashes, PDF's own: fitted round it
     assert any(line.endswith(" c") for line in content.replace(" c ", " c\n").splitlines())  # the heart's curves
     assert not list(page.images)
 
