@@ -247,3 +247,55 @@ def test_rich_text_of_mixed_sizes_shares_a_baseline_as_in_chromium(page):
     mine = ours(text)
     for where in ("red", "ink"):
         assert ink_box(mine, where) == pytest.approx(ink_box(theirs, where), abs=TEXT_OFF), where
+
+
+SHY = "\u00ad"
+STEAMER = f"Donau{SHY}dampf{SHY}schiff{SHY}fahrt{SHY}gesell{SHY}schaft"
+
+
+def runs(line: np.ndarray) -> list[tuple[int, int]]:
+    """The first and last index of each run of True."""
+    edges = np.diff(np.concatenate([[0], line.astype(int), [0]]))
+    return list(zip(np.nonzero(edges == 1)[0].tolist(), (np.nonzero(edges == -1)[0] - 1).tolist(), strict=True))
+
+
+def ink_lines(image: Image.Image, size: int) -> list[tuple[tuple[int, int, int, int], bool]]:
+    """Each line's ink box (the lines apart by blank rows), and whether it ends with a
+    hyphen: its last 0.15 em of ink a thin bar well below the line's top (these lines all
+    have a letter with an ascender), where a letter's is taller, or an ``r``'s arm higher."""
+    mask = np.asarray(image).astype(int).sum(-1) < 600
+    found = []
+    for top, bottom in runs(mask.any(1)):
+        columns = np.nonzero(mask[top : bottom + 1].any(0))[0]
+        left, right = int(columns.min()), int(columns.max())
+        end = np.nonzero(mask[top : bottom + 1, right - int(0.15 * size) : right + 1].any(1))[0]
+        hyphen = end.max() - end.min() < 0.15 * size and end.min() > 0.3 * size
+        found.append(((left, top, right, bottom), bool(hyphen)))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("text", "width", "size", "hyphens"),
+    [
+        (STEAMER, 150, 28, [True, True, True, True, False]),  # Donau‐ dampf‐ schifffahrt‐ gesell‐ schaft
+        (STEAMER, 190, 28, [True, True, False]),  # Donaudampf‐ schifffahrt‐ gesellschaft
+        (STEAMER, 250, 28, [True, True, False]),  # Donaudampf‐ schifffahrtgesell‐ schaft
+        # none at a break: each draws nothing (Ein kurzer Satz mit / weichen Trennstrichen)
+        (f"Ein kur{SHY}zer Satz mit wei{SHY}chen Trenn{SHY}strichen", 280, 26, [False, False]),
+        # the word moves to the next line, then breaks at its last soft hyphen; the others draw nothing
+        (f"Wir fahren mit der Donau{SHY}dampf{SHY}schiff{SHY}fahrt bis nach Wien", 280, 26, [False, True, False]),
+    ],
+)
+def test_soft_hyphens_break_lines_and_show_where_chromium_shows_them(page, text, width, size, hyphens):
+    """U+00AD under CSS's ``hyphens: manual`` (the default): the lines break at the same
+    soft hyphens as Chromium's, each line's ink within ``TEXT_OFF`` px of Chromium's, a
+    hyphen at the end of each line broken at one and nothing where a line goes on."""
+    css = f"width:{width}px;font-size:{size}px;line-height:1.2;color:#0f172a;hyphens:manual"
+    theirs = chromium_text(page, text, css)
+    mine = ours(layer("text", "t", x=20, y=20, width=width, height=170, text=text, size=size, color="#0f172a"))
+    expected = ink_lines(theirs, size)
+    assert [hyphen for _, hyphen in expected] == hyphens  # Chromium breaks them so (the measure holds)
+    found = ink_lines(mine, size)
+    assert [hyphen for _, hyphen in found] == hyphens
+    for (box, _), (chromium_box, _) in zip(found, expected, strict=True):
+        assert box == pytest.approx(chromium_box, abs=TEXT_OFF)
