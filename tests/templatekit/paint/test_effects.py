@@ -71,6 +71,20 @@ def test_a_spread_shadow_has_the_grown_corners_in_png_and_pdf():
         assert image.getpixel((83, 110)) == white
 
 
+@pytest.mark.parametrize("blend", ["normal", "multiply"])
+def test_a_translucent_layer_and_its_shadow_fade_and_blend_as_one_picture_in_png_and_pdf(blend):
+    """As CSS's opacity and mix-blend-mode do with a box shadow: where the layer covers its
+    shadow, the shadow does not show through (the PDF faded them one by one)."""
+    shadow = {"x": 20, "y": 0, "blur": 0, "color": "#000000"}
+    card = layer("shape", "card", x=60, y=40, width=120, height=80, fill="#ffffff", opacity=0.5, shadows=[shadow],
+                 blend=blend)  # fmt: skip
+    page, png = pdf_and_png(template(card, width=240, height=160, background="#ff0000"))
+    for image in (png, page):
+        # over the shadow's covered part: half white over red, as where there is no shadow under it
+        assert image.getpixel((150, 80)) == pytest.approx(image.getpixel((70, 80)), abs=3)
+        assert image.getpixel((190, 80)) == pytest.approx((128, 0, 0), abs=3)  # the shadow alone, faded
+
+
 @pytest.mark.parametrize(
     "source",
     [

@@ -623,15 +623,31 @@ def _paint_group(canvas: _Canvas, group: Group) -> None:
     if not placed.is_identity:
         canvas.op(" ".join(number(v) for v in (placed.a, placed.b, placed.c, placed.d, placed.e, placed.f)) + " cm")
     effects = group.effects
+    blend = effects.blend if effects is not None else "normal"
+    if effects is not None and effects.shadows and not effects.blur and (opacity < 1 or blend != "normal"):
+        # CSS fades and blends a layer with its shadows as one picture: where the layer
+        # covers its shadow, the shadow does not show through it
+        inner = _Canvas(canvas.resources)
+        _paint_layer(inner, group, 1.0, "normal")
+        box = group.content_bounds()
+        bounds = _bounds(group.items) if box is None else grown(box, effects.reach + 4.0)
+        _show_form(canvas, inner, bounds, opacity, blend)
+    else:
+        _paint_layer(canvas, group, opacity, blend)
+    canvas.opacity = outer
+    canvas.op("Q")
+
+
+def _paint_layer(canvas: _Canvas, group: Group, opacity: float, blend: str) -> None:
+    """A group in its own frame: the pictures of its effects, then its items, clipped,
+    masked, faded to ``opacity`` and blended."""
+    effects = group.effects
     if effects is not None and (effects.blur or effects.shadows):
-        _effects_picture(canvas, group)  # PDF has no blur: these are pixels
+        _effects_picture(canvas, group, opacity)  # PDF has no blur: these are pixels
         if effects.blur:  # the whole layer is blurred: nothing of it stays vector
-            canvas.opacity = outer
-            canvas.op("Q")
             return
     if group.clip is not None:
         _clip(canvas, group.clip)
-    blend = effects.blend if effects is not None else "normal"
     if group.mask is not None:
         _soft_mask(canvas, group.mask, _bounds(group.items))
     if blend != "normal" or group.mask is not None:  # a mask covers the items as one
@@ -641,8 +657,6 @@ def _paint_group(canvas: _Canvas, group: Group) -> None:
         _paint_items(canvas, group.items)
     else:
         _paint_transparency_group(canvas, group.items, opacity)
-    canvas.opacity = outer
-    canvas.op("Q")
 
 
 def needs(pages: Sequence[Scene]) -> Iterator[Need]:
@@ -667,7 +681,7 @@ def _pictures_needs(items: Sequence[Item]) -> Iterator[Need]:
         yield from _pictures_needs(item.items)
 
 
-def _effects_picture(canvas: _Canvas, group: Group) -> None:
+def _effects_picture(canvas: _Canvas, group: Group, opacity: float) -> None:
     """What a group's effects draw, as an image at print resolution: its shadows (under
     the vector drawing that follows), or, when it is blurred, the whole group."""
     drawn = effects_alone(group, PRINT_SCALE)
@@ -676,7 +690,7 @@ def _effects_picture(canvas: _Canvas, group: Group) -> None:
     picture, left, top = drawn
     box = (left, top, picture.width / PRINT_SCALE, picture.height / PRINT_SCALE)
     saved = canvas.opacity
-    canvas.opacity = saved * group.opacity
+    canvas.opacity = opacity
     # each picture is its own: an id() could be taken again by the next once this one is freed
     key = ("effects", next(_PICTURES))
     _draw_image(canvas, key, lambda document: _pixels_object(document, picture), box)
@@ -718,7 +732,12 @@ def _paint_transparency_group(canvas: _Canvas, items: Sequence[Item], opacity: f
     composites the items with each other first, then fades and blends the result."""
     inner = _Canvas(canvas.resources)
     _paint_items(inner, items)
-    bounds = _bounds(items)
+    _show_form(canvas, inner, _bounds(items), opacity, blend)
+
+
+def _show_form(canvas: _Canvas, inner: _Canvas, bounds: Box, opacity: float, blend: str) -> None:
+    """What ``inner`` drew, as a form XObject marked as a transparency group, shown at
+    ``opacity`` and blended."""
     resources = canvas.resources
     form = resources.document.add_stream(
         {
