@@ -1,5 +1,5 @@
 """The typewriter: a text shown up to a share of its characters, each glyph where the
-whole text put it."""
+whole text put it, and its highlight, underline and strike-through as far as it is typed."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from attrs import evolve
 
-from templatekit.scene import GlyphRun, Group, Item, glyph_runs
+from templatekit.scene import GlyphRun, Group, Item, Rect, glyph_runs
 from templatekit.text.unicode import graphemes
 
 
@@ -33,9 +33,14 @@ def reveal(items: Sequence[Item], count: int) -> list[Item]:
 
 
 def _shown(items: Sequence[Item], shown: dict[int, int]) -> list[Item]:
+    runs = [item for item in items if isinstance(item, GlyphRun)]
     result: list[Item] = []
     for item in items:
-        if isinstance(item, GlyphRun):
+        if isinstance(item, Rect) and (run := _decorated(item, runs)) is not None:
+            extent = _typed_extent(run, shown[id(run)])
+            if extent is not None:
+                result.append(evolve(item, x=run.x + extent[0], width=extent[1] - extent[0]))
+        elif isinstance(item, GlyphRun):
             keep = [index for index, cluster in enumerate(item.clusters) if cluster < shown[id(item)]]
             if keep:
                 result.append(
@@ -51,3 +56,20 @@ def _shown(items: Sequence[Item], shown: dict[int, int]) -> list[Item]:
         else:
             result.append(item)
     return result
+
+
+def _decorated(rect: Rect, runs: Sequence[GlyphRun]) -> GlyphRun | None:
+    """The run a highlight, underline or strike-through rectangle belongs to: typesetting
+    gives it exactly the run's x and width, on the run's line."""
+    near = [run for run in runs if run.x == rect.x and run.width == rect.width and abs(rect.y - run.y) < 2 * run.size]
+    return min(near, key=lambda run: abs(rect.y - run.y), default=None)
+
+
+def _typed_extent(run: GlyphRun, characters: int) -> tuple[float, float] | None:
+    """From where to where along the run (px from its x) its typed glyphs reach, each
+    glyph to where the next one starts; None when none is typed yet."""
+    edges = [position[0] for position in run.positions] + [run.width]
+    typed = [index for index, cluster in enumerate(run.clusters) if cluster < characters]
+    if not typed:
+        return None
+    return min(edges[index] for index in typed), max(edges[index + 1] for index in typed)

@@ -16,6 +16,7 @@ import pytest
 from PIL import Image
 
 import templatekit as tk
+from templatekit.model.values import Color
 from templatekit.video.easing import easing_function
 from templatekit.video.timeline import Timeline
 from tests.conftest import decode, layer, template
@@ -447,6 +448,29 @@ def test_typewriter_reveals_grapheme_clusters_in_reading_order_where_the_line_pu
             assert {(run.text, g, p) for g, p in zip(run.glyphs, run.positions, strict=True)} <= full  # in place
     emoji = [run for count in (6, 7) for run in shown(count) if "👍" in run.text]
     assert [len(run.glyphs) for run in emoji] == [1]  # absent after 6 clusters, whole after 7
+
+
+def test_typewriter_shows_a_highlight_and_an_underline_as_far_as_their_text_is_typed():
+    """A span's decorations are typed with its letters: none before its first letter,
+    then as far as its last typed letter reaches (they were all there from the start)."""
+    from templatekit.scene import GlyphRun, Rect
+    from templatekit.text.fonts import FontBook
+    from templatekit.text.typeset import TextStyle, place, typeset
+    from templatekit.video.reveal import reveal
+
+    style = TextStyle(size=30, underline=True, highlight=Color(255, 230, 0))
+    items = place(typeset("Hello world", style, FontBook.bundled(), 600), 0, 0, 600, 60)
+    (run,) = [item for item in items if isinstance(item, GlyphRun)]
+    assert len([item for item in items if isinstance(item, Rect)]) == 2
+
+    def decorations(count: int) -> list[Rect]:
+        return [item for item in reveal(items, count) if isinstance(item, Rect)]
+
+    assert decorations(0) == []
+    half = decorations(5)  # "Hello": as far as the space starts
+    assert len(half) == 2 and all(rect.x == run.x for rect in half)
+    assert all(rect.width == pytest.approx(run.positions[5][0]) for rect in half)
+    assert all(rect.width == run.width for rect in decorations(11))
 
 
 # ------------------------------------------------------------------ stills
