@@ -21,9 +21,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +36,12 @@ from common import OUT, PEERS, ROOT, WARMUP, Column, Skipped, Timings
 from PIL import Image
 
 import templatekit as tk
+from templatekit.outputs.encode import encode
 
 TEMPLATE = ROOT / "examples" / "templates" / "social-card.json"
+#: The second card: a flat background and TrueType fonts (DejaVu Sans, from Debian's
+#: fonts-dejavu-core), where Pillow is at its fastest.
+FLAT_TEMPLATE = ROOT / "benchmarks" / "flat-card.json"
 QR_BASE = "https://templatekit.dev/p/"
 SUBTITLE_WORDS = [
     "one JSON design, many outputs.",
@@ -103,8 +109,7 @@ def all_new(title: str, number: int) -> tuple[str, str, str]:
 
 def bench_templatekit(iterations: int) -> tuple[Figures, ...]:
     """templatekit in-process: the same card again, a new title each time, and everything
-    new each time (title, subtitle and QR code); and the size Pillow's default PNG
-    settings give its pixels."""
+    new each time (title, subtitle and QR code)."""
     template = tk.load_template(TEMPLATE)
     last = b""
     count = 0
@@ -116,8 +121,6 @@ def bench_templatekit(iterations: int) -> tuple[Figures, ...]:
 
     times, size = common.timed(lambda title: render({"title": title}), TITLES, iterations)
     (OUT / "templatekit.png").write_bytes(last)
-    reencoded = io.BytesIO()
-    Image.open(io.BytesIO(last)).save(reencoded, "PNG")
     identical, _ = common.timed(lambda _: render({"title": TITLES[0]}), TITLES, iterations)
 
     def everything(title: str) -> int:
@@ -131,7 +134,6 @@ def bench_templatekit(iterations: int) -> tuple[Figures, ...]:
         Figures("templatekit", "templatekit (in-process), new title", times, size),
         Figures("templatekit-identical", "templatekit, the same card again", identical, size),
         Figures("templatekit-all-new", "templatekit, all new (title, subtitle, QR)", all_new_times, all_new_size),
-        Figures("pillow-encoding", "  same pixels, Pillow default PNG", [], len(reencoded.getvalue())),
     )
 
 
@@ -160,6 +162,77 @@ def bench_pillow(iterations: int) -> tuple[Figures, Figures]:
         Figures("pillow", "Pillow + segno (by hand), new title", times, size),
         Figures("pillow-all-new", "Pillow + segno, all new", all_new_times, all_new_size),
     )
+
+
+def bench_flat(iterations: int) -> tuple[Figures, Figures]:
+    """The flat card (a flat background, DejaVu Sans TrueType: Pillow's fastest path),
+    everything new each render, templatekit and Pillow taking turns render by render."""
+    card = common.load_peer("pillow_card.py")
+    if not (card.DEJAVU / "DejaVuSans.ttf").exists():
+        raise Skipped(f"DejaVu Sans not found in {card.DEJAVU} (apt-get install fonts-dejavu-core)")
+    template = tk.load_template(FLAT_TEMPLATE)
+    assets = card.load_flat_assets()
+    ours: dict[str, bytes] = {}
+
+    def templatekit(title: str, subtitle: str, url: str) -> bytes:
+        return tk.render_image(template, {"title": title, "subtitle": subtitle, "qr": url}, format="png").data
+
+    def pillow(title: str, subtitle: str, url: str) -> bytes:
+        return bytes(card.render_flat_card(assets, title, subtitle, url))
+
+    contenders = {"templatekit-flat": templatekit, "pillow-flat": pillow}
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    for number, title in enumerate(common.cycled(TITLES, common.WARMUP + iterations)):
+        inputs = all_new(title, number + 1)
+        for name, render in contenders.items():
+            start = time.perf_counter()
+            ours[name] = render(*inputs)
+            if number >= common.WARMUP:
+                times[name].append((time.perf_counter() - start) * 1000)
+    for name, data in ours.items():
+        (OUT / f"{name}.png").write_bytes(data)
+    return (
+        Figures(
+            "templatekit-flat",
+            "flat card: templatekit, all new",
+            times["templatekit-flat"],
+            len(ours["templatekit-flat"]),
+        ),
+        Figures("pillow-flat", "flat card: Pillow + segno, all new", times["pillow-flat"], len(ours["pillow-flat"])),
+    )
+
+
+def bench_encoders(iterations: int, workloads: list[str]) -> list[Figures]:
+    """Encoding alone, for each card: templatekit's PNG encoder on its own card's pixels
+    against Pillow's ``save(format="PNG")`` (its defaults) on Pillow's card, and the JPEG and
+    WebP templatekit writes against Pillow's at the same quality, on the same pixels."""
+    return [row for workload in workloads for row in encoders_of(workload, iterations)]
+
+
+def encoders_of(workload: str, iterations: int) -> list[Figures]:
+    image = Image.open(OUT / f"templatekit{workload}.png").convert("RGBA")
+    theirs = Image.open(OUT / f"pillow{workload}.png").convert("RGB")
+    card = " (flat card)" if workload else ""
+    ours_png, ours_size = common.timed(lambda _: len(encode(image, "png").data), ["png"], iterations)
+    pillow_png, pillow_size = common.timed(lambda _: len(pillow_saved(theirs, "PNG")), ["png"], iterations)
+    rows = [
+        Figures(f"encode-png{workload}", f"PNG encode, templatekit{card}", ours_png, ours_size),
+        Figures(f"pillow-png{workload}", f"PNG save, Pillow default{card}", pillow_png, pillow_size),
+    ]
+    flat = image.convert("RGB")
+    for kind, settings in (("jpeg", {"quality": 90}), ("webp", {"quality": 90, "method": 4})):
+        label = f"{kind.upper()} q90 on the same pixels{card}"
+        rows += [
+            Figures(f"{kind}{workload}", f"  templatekit {label}", [], len(encode(image, kind).data)),
+            Figures(f"pillow-{kind}{workload}", f"  Pillow {label}", [], len(pillow_saved(flat, kind, **settings))),
+        ]
+    return rows
+
+
+def pillow_saved(image: Image.Image, kind: str, **settings: Any) -> bytes:
+    out = io.BytesIO()
+    image.save(out, kind, **settings)
+    return out.getvalue()
 
 
 def bench_chromium(iterations: int) -> Figures:
@@ -315,20 +388,39 @@ def png_bytes(figures: Figures) -> float:
 TIME_TARGETS = [
     ("templatekit time <= 0.6x Pillow", "templatekit", "pillow", 0.6),
     ("all new: templatekit time <= 0.6x Pillow", "templatekit-all-new", "pillow-all-new", 0.6),
+    ("flat card, all new: templatekit time <= 0.6x Pillow", "templatekit-flat", "pillow-flat", 0.6),
+    ("PNG encode <= 0.5x Pillow save", "encode-png", "pillow-png", 0.5),
+    ("flat card: PNG encode <= 0.5x Pillow save", "encode-png-flat", "pillow-png-flat", 0.5),
     ("templatekit time <= 0.3x Chromium", "templatekit", "chromium", 0.3),
     ("templatekit time <= 0.5x Satori", "templatekit", "satori", 0.5),
-    ("cold templatekit render <= 2x cold Pillow script", "cold-templatekit", "cold-pillow", 2.0),
+    ("cold templatekit render <= 1.5x cold Pillow script", "cold-templatekit", "cold-pillow", 1.5),
 ]
-SIZE_TARGET = ("templatekit PNG <= 1.25x Pillow default encoding", "templatekit", "pillow-encoding", 1.25)
+SIZE_TARGETS = [
+    ("PNG bytes <= 1.1x Pillow's own card", "templatekit-all-new", "pillow-all-new", 1.1),
+    ("flat card: PNG bytes <= 1.1x Pillow's own card", "templatekit-flat", "pillow-flat", 1.1),
+    ("JPEG bytes <= Pillow's at the same quality", "jpeg", "pillow-jpeg", 1.0),
+    ("flat card: JPEG bytes <= Pillow's at the same quality", "jpeg-flat", "pillow-jpeg-flat", 1.0),
+    ("WebP bytes <= Pillow's at the same quality", "webp", "pillow-webp", 1.0),
+    ("flat card: WebP bytes <= Pillow's at the same quality", "webp-flat", "pillow-webp-flat", 1.0),
+]
+
+
+#: The Pillow row each templatekit row is compared with (the rest: "pillow").
+PILLOW_PEERS = {
+    "templatekit-all-new": "pillow-all-new",
+    "templatekit-flat": "pillow-flat",
+    "encode-png": "pillow-png",
+    "encode-png-flat": "pillow-png-flat",
+}
 
 
 def report(results: dict[str, Figures], skipped: dict[str, str]) -> list[dict[str, Any]]:
     """Print the table, the targets and where the PNGs are; return the targets' outcome."""
 
     def versus_pillow(figures: Figures) -> str:
-        """Against Pillow drawing the same variant (all new against all new)."""
-        pillow = results.get("pillow-all-new" if figures.name.endswith("all-new") else "pillow")
-        if pillow is None or not figures.times_ms or figures.name.startswith("cold"):
+        """Against Pillow doing the same (all new against all new, encoding against saving)."""
+        pillow = results.get(PILLOW_PEERS.get(figures.name, "pillow"))
+        if pillow is None or not figures.times_ms or figures.name.startswith(("cold", "pillow")):
             return ""
         return f"{figures.median / pillow.median:.2f}x"
 
@@ -337,9 +429,9 @@ def report(results: dict[str, Figures], skipped: dict[str, str]) -> list[dict[st
         ("PNG bytes", 10, lambda figures: f"{figures.png_bytes:,}" if figures.png_bytes is not None else ""),
         ("time vs Pillow", 15, versus_pillow),
     ]
-    common.print_table(results, skipped, 36, columns)
+    common.print_table(results, skipped, 52, columns)
     outcomes = common.ratio_outcomes(results, TIME_TARGETS, lambda figures: figures.median)
-    outcomes += common.ratio_outcomes(results, [SIZE_TARGET], png_bytes)
+    outcomes += common.ratio_outcomes(results, SIZE_TARGETS, png_bytes)
     common.print_targets(outcomes, 52)
     print(f"\nlast PNG of each contender: {OUT.relative_to(ROOT)}/")
     return outcomes
@@ -359,6 +451,14 @@ def main(argv: list[str] | None = None) -> int:
         results[figures.name] = figures
     print("Pillow + segno ...", flush=True)
     for figures in bench_pillow(args.iterations):
+        results[figures.name] = figures
+    flat = common.attempt(
+        "flat", "flat card: templatekit and Pillow + segno, in turns ...", partial(bench_flat, args.iterations), skipped
+    )
+    for figures in flat or ():
+        results[figures.name] = figures
+    print("encoders ...", flush=True)
+    for figures in bench_encoders(args.iterations, ["", "-flat"] if flat else [""]):
         results[figures.name] = figures
     peers: list[tuple[str, Callable[[int], Figures]]] = [("satori", bench_satori), ("chromium", bench_chromium)]
     common.run_contenders(peers, args.iterations, args.skip, results, skipped, args.rounds)

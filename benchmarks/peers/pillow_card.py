@@ -24,44 +24,60 @@ LOGO = ROOT / "examples" / "templates" / "assets" / "logo.svg"
 
 WIDTH, HEIGHT = 1200, 630
 QR_URL = "https://templatekit.dev/docs"
+#: Debian's fonts-dejavu-core, for the flat card.
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
+FLAT_BACKGROUND = "#f8fafc"
 DEFAULT_TITLE = "Render beautiful images from templates, at the speed of Pillow"
 SUBTITLE = "One JSON design, many outputs: PNG, JPEG, WebP, PDF and video."
 
 
 @dataclass
 class Assets:
+    """What does not change between cards: the fonts, and the card with everything but
+    its title, subtitle and QR code drawn (the gradient, the glow, the logo, the brand,
+    the caption and the address), onto which each card is drawn."""
+
     bold64: ImageFont.FreeTypeFont
-    semibold30: ImageFont.FreeTypeFont
-    semibold22: ImageFont.FreeTypeFont
     regular28: ImageFont.FreeTypeFont
-    regular18: ImageFont.FreeTypeFont
-    logo: Image.Image
+    base: Image.Image
     qr: Image.Image
+
+
+def font(style: str, size: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(FONTS / f"Inter-{style}.otf"), size)
+
+
+def logo(side: int) -> Image.Image:
+    """The logo rasterised from its SVG, once."""
+    png = resvg_py.svg_to_bytes(svg_path=str(LOGO), width=side, height=side, skip_system_fonts=True)
+    return Image.open(io.BytesIO(bytes(png))).convert("RGBA")
 
 
 def load_assets() -> Assets:
     """Everything that does not change between cards."""
-
-    def font(style: str, size: int) -> ImageFont.FreeTypeFont:
-        return ImageFont.truetype(str(FONTS / f"Inter-{style}.otf"), size)
-
-    logo_png = resvg_py.svg_to_bytes(svg_path=str(LOGO), width=56, height=56, skip_system_fonts=True)
+    base = gradient((WIDTH, HEIGHT), "#1e1b4b", "#0f172a").convert("RGBA")
+    glow = Image.new("RGBA", (640, 640))
+    ImageDraw.Draw(glow).ellipse((0, 0, 639, 639), fill=(99, 102, 241, 38))
+    base.alpha_composite(glow, dest=(760, 0), source=(0, 220))
+    base.alpha_composite(logo(56), dest=(64, 56))
+    draw = ImageDraw.Draw(base)
+    draw_lines(draw, ["templatekit"], font("SemiBold", 30), 136, 64 + (40 - 36) / 2, 36, "#e2e8f0")
+    draw.rectangle((908, 300, 908 + 228 - 1, 300 + 228 - 1), fill="#ffffff")
+    draw_lines(draw, ["Scan to read the docs"], font("Regular", 18), 908 + 114, 540, 18 * 1.2, "#cbd5e1", anchor="ms")
+    draw_lines(draw, ["templatekit.dev"], font("SemiBold", 22), 64, 560, 22 * 1.2, "#818cf8")
     return Assets(
         bold64=font("Bold", 64),
-        semibold30=font("SemiBold", 30),
-        semibold22=font("SemiBold", 22),
         regular28=font("Regular", 28),
-        regular18=font("Regular", 18),
-        logo=Image.open(io.BytesIO(bytes(logo_png))).convert("RGBA"),
+        base=base.convert("RGB"),
         qr=Image.open(io.BytesIO(qr_png())).convert("RGB"),
     )
 
 
-def qr_png(url: str = QR_URL) -> bytes:
+def qr_png(url: str = QR_URL, box: int = 228) -> bytes:
     """The QR code as the template draws it (error level M, a quiet zone of 2 modules),
-    with as many whole pixels per module as fit the 228 px box."""
+    with as many whole pixels per module as fit the box."""
     code = segno.make(url, error="m", micro=False, boost_error=False)
-    scale = 228 // code.symbol_size(scale=1, border=2)[0]
+    scale = box // code.symbol_size(scale=1, border=2)[0]
     out = io.BytesIO()
     code.save(out, kind="png", scale=scale, border=2, dark="#0f172a", light="#ffffff")
     return out.getvalue()
@@ -113,16 +129,8 @@ def draw_lines(
 def render_card(assets: Assets, title: str, subtitle: str = SUBTITLE, qr_url: str | None = None) -> bytes:
     """One card as PNG bytes; with ``qr_url``, its QR code is made for this card."""
     qr = assets.qr if qr_url is None else Image.open(io.BytesIO(qr_png(qr_url))).convert("RGB")
-    card = gradient((WIDTH, HEIGHT), "#1e1b4b", "#0f172a").convert("RGBA")
-
-    glow = Image.new("RGBA", (640, 640))
-    ImageDraw.Draw(glow).ellipse((0, 0, 639, 639), fill=(99, 102, 241, 38))
-    card.alpha_composite(glow, dest=(760, 0), source=(0, 220))
-    card.alpha_composite(assets.logo, dest=(64, 56))
-
+    card = assets.base.copy()
     draw = ImageDraw.Draw(card)
-    draw_lines(draw, ["templatekit"], assets.semibold30, 136, 64 + (40 - 36) / 2, 36, "#e2e8f0")
-
     # the title and the subtitle under it, 20 px apart, centred together in 168..524
     title_lines = wrap(title, assets.bold64, 760)[:3]
     subtitle_lines = wrap(subtitle, assets.regular28, 760)[:2]
@@ -130,16 +138,51 @@ def render_card(assets: Assets, title: str, subtitle: str = SUBTITLE, qr_url: st
     top = 168 + (356 - (title_height + 20 + len(subtitle_lines) * 28 * 1.35)) / 2
     draw_lines(draw, title_lines, assets.bold64, 64, top, 64 * 1.15, "#ffffff")
     draw_lines(draw, subtitle_lines, assets.regular28, 64, top + title_height + 20, 28 * 1.35, "#94a3b8")
-
-    draw.rectangle((908, 300, 908 + 228 - 1, 300 + 228 - 1), fill="#ffffff")
     offset = (228 - qr.width) // 2
     card.paste(qr, (908 + offset, 300 + offset))
-    draw_lines(draw, ["Scan to read the docs"], assets.regular18, 908 + 114, 540, 18 * 1.2, "#cbd5e1", anchor="ms")
-    draw_lines(draw, ["templatekit.dev"], assets.semibold22, 64, 560, 22 * 1.2, "#818cf8")
+    return png(card)
 
+
+def png(card: Image.Image) -> bytes:
+    """Pillow's default PNG settings."""
     out = io.BytesIO()
-    card.convert("RGB").save(out, "PNG")
+    card.save(out, "PNG")
     return out.getvalue()
+
+
+@dataclass
+class FlatAssets:
+    """The flat card's fonts (DejaVu Sans, TrueType: Pillow's fastest path) and its
+    background with the logo on it."""
+
+    bold64: ImageFont.FreeTypeFont
+    regular32: ImageFont.FreeTypeFont
+    base: Image.Image
+
+
+def load_flat_assets() -> FlatAssets:
+    base = Image.new("RGB", (WIDTH, HEIGHT), FLAT_BACKGROUND)
+    mark = logo(96)
+    base.paste(mark, (64, 56), mark)
+    ImageDraw.Draw(base).rectangle((1000, 430, 1000 + 160 - 1, 430 + 160 - 1), fill="#ffffff")
+    return FlatAssets(
+        bold64=ImageFont.truetype(str(DEJAVU / "DejaVuSans-Bold.ttf"), 64),
+        regular32=ImageFont.truetype(str(DEJAVU / "DejaVuSans.ttf"), 32),
+        base=base,
+    )
+
+
+def render_flat_card(assets: FlatAssets, title: str, subtitle: str, qr_url: str) -> bytes:
+    """The flat card (benchmarks/flat-card.json) as PNG bytes: a title of up to three
+    lines, a subtitle of up to two and a QR code, all new each time."""
+    card = assets.base.copy()
+    draw = ImageDraw.Draw(card)
+    draw_lines(draw, wrap(title, assets.bold64, 900)[:3], assets.bold64, 64, 184, 64 * 1.2, "#0f172a")
+    draw_lines(draw, wrap(subtitle, assets.regular32, 900)[:2], assets.regular32, 64, 440, 32 * 1.3, "#475569")
+    qr = Image.open(io.BytesIO(qr_png(qr_url, 160))).convert("RGB")
+    offset = (160 - qr.width) // 2
+    card.paste(qr, (1000 + offset, 430 + offset))
+    return png(card)
 
 
 def main(argv: list[str]) -> int:
