@@ -25,7 +25,6 @@ from templatekit.apply import Modifications
 from templatekit.errors import ModificationError, TemplatekitError
 from templatekit.loading import TemplateSource, load_template
 from templatekit.model.template import Template
-from templatekit.outputs import png
 from templatekit.outputs.result import RenderResult
 from templatekit.render import render_image, render_pdf
 
@@ -129,7 +128,6 @@ _WORKER_TEMPLATES: dict[str | None, Template] = {}
 
 def _start_worker(template: Template) -> None:
     _WORKER_TEMPLATES[None] = template
-    png.limit_threads(1)
 
 
 def render_rows(

@@ -24,7 +24,6 @@ from templatekit.model.checks import MAX_ROWS, field
 from templatekit.model.convert import converter, describe_error, format_path, iter_errors, json_name, shown_value
 from templatekit.model.layers import LAYER_KINDS
 from templatekit.model.schema import ModelSchema, modification_fields, template_schema
-from templatekit.outputs import png
 from templatekit.storage import checked_key
 from templatekit.text.fonts import FontBook
 from templatekit.web import WEB, page_headers
@@ -57,7 +56,6 @@ __all__ = [
     "memoized",
     "modification_fields",
     "page_headers",
-    "png",
     "post",
     "render_draft",
     "shown",

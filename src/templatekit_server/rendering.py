@@ -40,7 +40,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 import templatekit as tk
 from templatekit import Store, Template, TemplatekitError
-from templatekit.service import memoized, png, render_draft
+from templatekit.service import memoized, render_draft
 from templatekit_server import catalog, events
 from templatekit_server.assets import folder
 from templatekit_server.db import Database
@@ -166,8 +166,6 @@ def _start_worker(settings: Settings) -> None:
         max_pixels=settings.max_pixels,
     )
     _Worker.memory = settings.render_memory
-    # the render processes share the cores: PNG stripes on more threads would take turns
-    png.limit_threads((os.cpu_count() or 1) // settings.render_workers)
     _exit_with_parent()
 
 

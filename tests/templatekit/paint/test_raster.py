@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import io
 import math
-import random
-from types import SimpleNamespace
 
 import pytest
 from PIL import Image as PILImage
@@ -13,8 +10,6 @@ from PIL import ImageChops, ImageStat
 
 import templatekit as tk
 from templatekit.model.values import Color, Gradient
-from templatekit.outputs import png
-from templatekit.outputs.png import write_png
 from templatekit.paint import canvas
 from templatekit.scene import Bars, Clip, Ellipse, GlyphRun, Group, Line, Path, Polygon, Rect, Scene
 from templatekit.scene.geometry import Transform
@@ -200,44 +195,6 @@ def test_scale_multiplies_the_pixel_size():
     assert image.size == (200, 200)
     assert image.getpixel((21, 21))[:3] == (0, 0, 0)
     assert image.getpixel((61, 61))[:3] == (255, 255, 255)
-
-
-@pytest.mark.parametrize("mode", ["RGB", "RGBA"])
-@pytest.mark.parametrize("size", [(1, 1), (7, 1), (1, 9), (123, 45)])
-def test_png_writer_round_trips_exactly(mode, size):
-    rng = random.Random(size[0] * 1000 + size[1])
-    image = PILImage.new(mode, size)
-    image.putdata([tuple(rng.randrange(256) for _ in mode) for _ in range(size[0] * size[1])])
-    decoded = PILImage.open(io.BytesIO(write_png(image)))
-    assert decoded.mode == mode and decoded.size == size
-    assert decoded.tobytes() == image.tobytes()
-
-
-@pytest.mark.parametrize("mode", ["RGB", "RGBA"])
-def test_png_writer_deflates_large_images_in_stripes_into_one_stream(mode, monkeypatch):
-    monkeypatch.setattr(png, "_cores", lambda: 4)  # as on a machine of 4 cores
-    stripes: list[int] = []
-    pool = png._pool()
-
-    def recorded(work, item):  # a stripe handed to a thread (the calling thread does the first)
-        stripes.append(item)
-        return pool.submit(work, item)
-
-    monkeypatch.setattr(png, "_pool", lambda: SimpleNamespace(submit=recorded))
-    rng = random.Random(7)
-    size = (1100, 701)  # rows that do not divide into the stripes evenly
-    image = PILImage.frombytes(mode, size, rng.randbytes(size[0] * size[1] * len(mode)))
-    data = write_png(image)
-    decoded = PILImage.open(io.BytesIO(data))
-    assert decoded.tobytes() == image.tobytes()
-    assert stripes == [1, 2, 3]  # deflated as four stripes, joined into one stream
-    opaque = PILImage.new("RGBA", (300, 200), (10, 20, 30, 255))
-    assert PILImage.open(io.BytesIO(write_png(opaque, drop_alpha=True))).mode == "RGB"
-
-
-def test_png_writer_refuses_other_modes():
-    with pytest.raises(ValueError, match="RGB or RGBA"):
-        write_png(PILImage.new("L", (2, 2)))
 
 
 def test_a_gradient_to_transparent_fades_without_going_grey():
