@@ -35,7 +35,8 @@ SHARES: dict[str, float] = {
     "canvas.last": 0.15,  # the previous render of each canvas, painted layer by layer
     "canvas.snapshots": 0.10,  # the canvas as it was under each layer, for partial repaints
     "assets.images": 0.09,  # decoded images, by source and size
-    "assets.downloads": 0.08,  # downloaded and read files
+    "assets.downloads": 0.05,  # downloaded files
+    "assets.files": 0.03,  # local files read, by their version
     "image.prepared": 0.08,  # images fitted, cropped and filtered for their layer
     "raster.resized": 0.07,  # images scaled to the size they are drawn at
     "charts.rasters": 0.05,  # Plotly figures drawn by Kaleido

@@ -19,11 +19,16 @@ from urllib.parse import urlsplit
 from attrs import frozen
 
 from templatekit.assets.common import Problem
+from templatekit.cache import BoundedCache
 
 #: Kernel file systems: their files claim no size, and some never end.
 VIRTUAL = (Path("/proc"), Path("/sys"))
 #: How a confined loader answers both a missing file and one outside its folders.
 NOT_HERE = "no such file in the template's folder or the other folders files may be read from"
+#: Files read, by the version of the file they were read from (device, inode, size and
+#: change time): a template's fonts and pictures are read once, not at every render, and
+#: the same bytes object comes back, so the caches keyed by it hit at once.
+_READ: BoundedCache[tuple[int, int, int, int], bytes] = BoundedCache(64, name="assets.files")
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 
 
@@ -58,10 +63,15 @@ class LocalFiles:
         except OSError as exc:
             raise Problem(self._unreadable(path, exc)) from None
         with open(handle, "rb") as file:
-            _check_regular(os.fstat(handle), limit)  # the file opened is the one checked
-            data = file.read(limit + 1)
-        if len(data) > limit:  # it grew meanwhile
-            raise Problem(_too_large(limit))
+            found = os.fstat(handle)
+            _check_regular(found, limit)  # the file opened is the one checked
+            version = (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
+            data = _READ.get(version)
+            if data is None:
+                data = file.read(limit + 1)
+                if len(data) > limit:  # it grew meanwhile
+                    raise Problem(_too_large(limit))
+                _READ.put(version, data, len(data))
         return data
 
     def _unreadable(self, path: Path, exc: OSError) -> str:

@@ -767,3 +767,18 @@ def test_safe_references_are_allowed() -> None:
 def close(actual: tuple[int, ...], expected: tuple[int, ...], tolerance: int = 12) -> bool:
     """Channel by channel, within ``tolerance`` (JPEG is lossy); extra channels are ignored."""
     return all(abs(a - e) <= tolerance for a, e in zip(actual[: len(expected)], expected, strict=True))
+
+
+def test_a_local_file_is_read_once_until_it_changes(tmp_path):
+    """A template's font or picture is read once, and the same bytes come back at every
+    render (so that caches keyed by them hit at once); a file changed is read again."""
+    path = tmp_path / "face.bin"
+    path.write_bytes(b"first version")
+    loader = AssetLoader()
+    first = loader.fetch("face.bin", tmp_path)
+    assert loader.fetch("face.bin", tmp_path) is first
+    path.write_bytes(b"second, longer version")
+    assert loader.fetch("face.bin", tmp_path) == b"second, longer version"
+    os.utime(path, ns=(1, 1))  # the same size, another change time
+    path.write_bytes(b"second, LONGER version")
+    assert loader.fetch("face.bin", tmp_path) == b"second, LONGER version"
