@@ -191,6 +191,7 @@ async def _housekeeping(state: ServerState) -> None:
             await run_in_threadpool(render_cache.forget_expired, state.db, state.files)
             await run_in_threadpool(catalog.forget_deleted, state.db)
             await run_in_threadpool(webhooks.forget_old, state.db)
+            await run_in_threadpool(state.releases.settle, state.db)
         except Exception:  # logged; the next round tries again
             log.exception("housekeeping failed")
         await asyncio.sleep(HOUSEKEEPING_SECONDS)

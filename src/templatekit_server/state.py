@@ -18,6 +18,7 @@ from templatekit_server.rendering import RenderPool
 from templatekit_server.sealing import Sealer, server_secret
 from templatekit_server.settings import Settings
 from templatekit_server.startup import StartError, open_database, ready_data_dir
+from templatekit_server.usage import Releases
 from templatekit_server.webhooks import Announcer
 
 
@@ -38,6 +39,7 @@ class ServerState:
         )
         self.plans = load_plans(settings.config_path)
         self.limiter = RateLimiter(settings.rate_limit_url)
+        self.releases = Releases()
         self.stills = RenderPool(settings, settings.render_workers, settings.render_timeout)
         self.video_pool = RenderPool(settings, settings.video_workers, settings.video_timeout)
         try:

@@ -8,18 +8,22 @@ the limit; a render that fails releases its reservation. Days and months are UTC
 from __future__ import annotations
 
 import calendar
+import logging
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from attrs import frozen
 from sqlalchemy import Connection, select, update
+from sqlalchemy.exc import SQLAlchemyError
 
 from templatekit_server.db import Database, now, usage, usage_by_operation, usage_by_project
 from templatekit_server.errors import ApiError
 from templatekit_server.plans import Plan
 
 Clock = Callable[[], float]
+log = logging.getLogger("templatekit.usage")
 
 
 @frozen
@@ -85,6 +89,41 @@ def release(db: Database, reservation: Reservation) -> None:
     """Give back what a failed render reserved."""
     with db.write() as connection:
         release_in(connection, reservation)
+
+
+class Releases:
+    """The releases of failed renders that the database could not take (its disk full,
+    an outage): kept, and written as soon as it takes writes again (before the next
+    reservation, and by housekeeping), so that a failed render is not billed for good.
+    Only a server stopped before then keeps such a render billed."""
+
+    def __init__(self) -> None:
+        self._waiting: list[Reservation] = []
+        self._lock = threading.Lock()
+
+    def release(self, db: Database, reservation: Reservation) -> None:
+        """Give back what a failed render reserved, now or once the database can."""
+        try:
+            release(db, reservation)
+        except SQLAlchemyError as exc:
+            log.warning("a failed render's generation is given back later: the database refused (%s)", exc)
+            with self._lock:
+                self._waiting.append(reservation)
+
+    def settle(self, db: Database) -> None:
+        """Write the releases kept; those the database refuses again stay kept."""
+        with self._lock:
+            waiting = list(self._waiting)
+        if not waiting:
+            return
+        try:
+            with db.write() as connection:
+                for reservation in waiting:
+                    release_in(connection, reservation)
+        except SQLAlchemyError:
+            return
+        with self._lock:
+            del self._waiting[: len(waiting)]  # others may have been kept meanwhile, after these
 
 
 def release_in(connection: Connection, reservation: Reservation) -> None:

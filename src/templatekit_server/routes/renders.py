@@ -129,6 +129,7 @@ def _reserved(server: ServerState, still: Still) -> tuple[catalog.TemplateInfo, 
     caller = still.caller
     if still.thumbnail:
         return catalog.info(server.db, caller.workspace_id, still.template_id), None
+    server.releases.settle(server.db)
     with server.db.write() as connection:
         info = catalog.info_in(server.db, connection, caller.workspace_id, still.template_id)
         plan = server.plan(caller)
@@ -140,7 +141,7 @@ def _reserved(server: ServerState, still: Still) -> tuple[catalog.TemplateInfo, 
 
 async def _release(server: ServerState, reservation: usage.Reservation | None) -> None:
     if reservation is not None:
-        await run_in_threadpool(usage.release, server.db, reservation)
+        await run_in_threadpool(server.releases.release, server.db, reservation)
 
 
 async def delivered(server: ServerState, reservation: usage.Reservation | None, work: Any, *args: Any) -> Any:
