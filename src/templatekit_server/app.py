@@ -84,6 +84,12 @@ class RequestIds:
             await self.app(scope, receive, send_with_id)
         except ClientDisconnect:
             status = 499  # the client went away before its request was whole: nobody to answer
+        except asyncio.CancelledError:
+            # Only uvicorn cancels a request, when the server stops and the request outlived
+            # TEMPLATEKIT_SHUTDOWN_SECONDS: what it held is given back on the way out (the
+            # handlers' own except clauses), and the connection closes; not an error.
+            status = status if answered else 503
+            log.info("%s cancelled: the server is stopping", scope.get("path", ""))
         except Exception as exc:
             if answered:
                 raise  # half an answer is out: only closing the connection can say it failed

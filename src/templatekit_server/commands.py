@@ -45,7 +45,14 @@ def serve(args: argparse.Namespace) -> int:
         return 1
     # uvicorn's access log would show query strings, where API keys may be: the app logs
     # its own access lines without them.
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info", access_log=False)
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="info",
+        access_log=False,
+        timeout_graceful_shutdown=settings.shutdown_seconds,
+    )
     return 0
 
 

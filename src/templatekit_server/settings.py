@@ -50,6 +50,10 @@ class Settings:
     max_text_chars: int = 20_000
     #: SSE comment lines are sent this often when nothing else is.
     keep_alive_seconds: float = 15.0
+    #: On SIGTERM, requests in flight get this long to finish; then they are cancelled
+    #: (their generations given back, their videos queued again) and the server stops,
+    #: within the 30 s most orchestrators wait before they kill.
+    shutdown_seconds: int = 10
     #: Hosts or networks exempt from the address policy of fetched images
     #: (comma-separated; ``TEMPLATEKIT_FETCH_ALLOW``).
     fetch_allow: str = ""
@@ -153,6 +157,7 @@ _ENV = {
     "TEMPLATEKIT_WORKERS": "workers",
     "TEMPLATEKIT_VIDEO_WORKERS": "video_workers",
     "TEMPLATEKIT_RENDER_TIMEOUT": "render_timeout",
+    "TEMPLATEKIT_SHUTDOWN_SECONDS": "shutdown_seconds",
     "TEMPLATEKIT_VIDEO_TIMEOUT": "video_timeout",
     "TEMPLATEKIT_FILE_URL_TTL": "file_url_ttl",
     "TEMPLATEKIT_JOB_STALE_SECONDS": "job_stale_seconds",
