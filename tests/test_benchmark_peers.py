@@ -4,7 +4,6 @@ whole within a stated difference. A peer that drew less would be faster for it."
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import sys
 from pathlib import Path
@@ -34,13 +33,12 @@ INPUTS = ("Ship social cards for every blog post without a headless browser (7)"
 
 
 def peer() -> ModuleType:
-    path = BENCHMARKS / "peers" / "pillow_card.py"
-    spec = importlib.util.spec_from_file_location("pillow_card", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    """The hand-written Pillow card, loaded as the benchmarks load their peers."""
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.insert(0, str(BENCHMARKS))
+    import common
+
+    return common.load_peer("pillow_card.py")
 
 
 def decoded(data: bytes) -> Image.Image:

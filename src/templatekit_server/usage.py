@@ -112,8 +112,8 @@ class Releases:
 
     def settle(self, db: Database) -> None:
         """Write the releases kept; those the database refuses again stay kept."""
-        with self._lock:
-            waiting = list(self._waiting)
+        with self._lock:  # taken out, so that two threads settling never write one twice
+            waiting, self._waiting = self._waiting, []
         if not waiting:
             return
         try:
@@ -121,9 +121,8 @@ class Releases:
                 for reservation in waiting:
                     release_in(connection, reservation)
         except SQLAlchemyError:
-            return
-        with self._lock:
-            del self._waiting[: len(waiting)]  # others may have been kept meanwhile, after these
+            with self._lock:
+                self._waiting[:0] = waiting
 
 
 def release_in(connection: Connection, reservation: Reservation) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import random
+import zlib
 from pathlib import Path
 
 import pytest
@@ -18,8 +19,6 @@ from tests.conftest import layer, template
 
 def filters(data: bytes) -> set[int]:
     """The filter byte of every row, read back from the deflated image data."""
-    import zlib
-
     decoded = Image.open(io.BytesIO(data))
     row = decoded.width * len(decoded.mode) + 1
     idat, position = b"", 8
@@ -91,8 +90,9 @@ def test_png_writer_refuses_other_modes():
         write_png(Image.new("L", (2, 2)))
 
 
-def test_the_smoothness_is_read_from_sampled_rows_only():
-    """A photo band taller than the sampling step is seen; a single row is not a photo."""
+def test_a_photo_is_told_from_a_design_and_one_row_is_neither():
+    """A band of photo a few sampling steps tall is seen as smooth, a rendered design is
+    not, and a single row has no row above it to tell."""
     assert not png._smooth(b"\x00" * 30, 30, 1)
     assert png._smooth(photo((200, 64)).tobytes(), 600, 64)
     assert not png._smooth(design().tobytes(), 1200, 300)

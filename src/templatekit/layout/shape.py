@@ -83,10 +83,10 @@ def _border(layer: ShapeLayer) -> tuple[Command, ...]:
         for _ in range(count):
             commands += [("M", *_along(start, end, position)), ("L", *_along(start, end, position + dash * scale))]
             position += (dash + gap) * scale
-    for index, (start, end) in enumerate(sides):  # each corner's dash: the end of one side, the start of the next
-        before = sides[index - 1]
-        arm = ends[index - 1]
-        commands += [("M", *_along(before[1], before[0], arm)), ("L", *start), ("L", *_along(start, end, ends[index]))]
+    for index, (corner, next_corner) in enumerate(sides):  # a corner's dash: one side's end, the next's start
+        previous_corner = sides[index - 1][0]
+        arms = (_along(corner, previous_corner, ends[index - 1]), _along(corner, next_corner, ends[index]))
+        commands += [("M", *arms[0]), ("L", *corner), ("L", *arms[1])]
     return tuple(commands)
 
 

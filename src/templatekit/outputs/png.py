@@ -9,7 +9,8 @@ gradient shifted, again; photos deflate best with the "Up" filter (each byte les
 byte above it). So the writer measures, in C through Pillow, how the image changes from
 one row to the next: where smooth changes (photos) outweigh sharp ones (text, edges),
 every row is Up-filtered, else none is; then libdeflate deflates the rows at level 7
-(``level``), as small as zlib's level 9 and faster than its level 6.
+(``level``): on the social card a tenth smaller than zlib-ng's level 6, in a third more
+time, and half the time of Pillow's ``save``.
 """
 
 from __future__ import annotations
@@ -70,10 +71,9 @@ def _rows(samples: Image.Image, kind: int) -> bytes:
     above them, modulo 256, for Up): one greyscale image, one byte per sample."""
     width, height = samples.size
     rows = Image.new("L", (width + 1, height), kind)
-    if kind == _NONE:
-        rows.paste(samples, (1, 0))
-        return rows.tobytes()
     rows.paste(samples, (1, 0))
+    if kind == _NONE:
+        return rows.tobytes()
     above = Image.new("L", rows.size, 0)
     if height > 1:
         above.paste(rows.crop((0, 0, width + 1, height - 1)), (0, 1))
