@@ -3,19 +3,15 @@ service) with the caller's credentials, through s3fs."""
 
 from __future__ import annotations
 
-import asyncio
-import ipaddress
 import re
 import secrets
-import socket
 from typing import Any
 from urllib.parse import urlsplit
 
-from aiohttp.abc import AbstractResolver, ResolveResult
 from attrs import field, frozen
 
 from templatekit import StorageError, Store
-from templatekit.service import ALLOW_ENV, AllowList, Problem, address_refusal, checked_key, jsontext, shown
+from templatekit.service import AllowList, Problem, checked_key, jsontext, shown
 from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.files import EXTENSIONS
 
@@ -112,6 +108,8 @@ class Bucket:
     def upload(self, data: bytes, media_type: str) -> str:
         """Write the file and return its URL: ``publicUrl`` + key when given, else a
         presigned GET URL. INTERNAL_SERVER_ERROR with the storage's reason on failure."""
+        from templatekit_server.s3_resolver import PolicyResolver  # aiohttp, for the first upload only
+
         key = f"{self.prefix}{secrets.token_hex(16)}.{EXTENSIONS[media_type]}"
         client: dict[str, Any] = {}
         if self.region:
@@ -143,33 +141,3 @@ class Bucket:
         if url is None:
             raise ApiError("INTERNAL_SERVER_ERROR", f"bucket {self.bucket}: no presigned URL could be made")
         return url
-
-
-class PolicyResolver(AbstractResolver):
-    """Resolves a host for the S3 client and refuses it unless every address passes the
-    address policy. The client connects to the addresses resolved here, so the check
-    holds for the connection itself, not for a look-up made before it."""
-
-    def __init__(self, allow: AllowList) -> None:
-        self.allow = allow
-
-    async def resolve(
-        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
-    ) -> list[ResolveResult]:
-        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM, family=family)
-        found: list[ResolveResult] = []
-        for kind, _, proto, _, sockaddr in infos:
-            address = ipaddress.ip_address(str(sockaddr[0]).partition("%")[0])
-            reason = None if self.allow.permits(host, address) else address_refusal(address)
-            if reason is not None:
-                raise OSError(f"{host}: {reason} (allow it with {ALLOW_ENV})")
-            flags = socket.AI_NUMERICHOST | socket.AI_NUMERICSERV
-            found.append(
-                ResolveResult(
-                    hostname=host, host=str(sockaddr[0]), port=int(sockaddr[1]), family=kind, proto=proto, flags=flags
-                )
-            )
-        return found
-
-    async def close(self) -> None:
-        """Nothing to release: look-ups go through the event loop's own resolver."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
 
 from argon2 import PasswordHasher
@@ -30,9 +31,14 @@ THROTTLE_SECONDS = 15 * 60
 MIN_PASSWORD = 10
 
 _hasher = PasswordHasher()  # argon2id with RFC 9106's low-memory parameters
-#: Checked against when no user has the email, so that an unknown email takes as long
-#: as a wrong password.
-_NOBODY = _hasher.hash(secrets.token_urlsafe(16))
+
+
+@cache
+def _nobody() -> str:
+    """Checked against when no user has the email, so that an unknown email takes as long
+    as a wrong password. Made at the first sign-in, not at import: a hash costs a fifth
+    of a second, which every command and server start would pay."""
+    return _hasher.hash(secrets.token_urlsafe(16))
 
 
 @frozen
@@ -208,7 +214,7 @@ def check_password(db: Database, email: str, password: str, subjects: Iterable[s
     with db.read() as connection:
         row = connection.execute(select(users.c.id, users.c.password_hash).where(users.c.email == address)).first()
     try:
-        _hasher.verify(row.password_hash if row else _NOBODY, password)
+        _hasher.verify(row.password_hash if row else _nobody(), password)
         if row is not None:
             return str(row.id)
     except (VerificationError, InvalidHashError):

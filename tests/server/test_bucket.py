@@ -19,8 +19,9 @@ import boto3
 import httpx
 
 from templatekit.assets.policy import AllowList
-from templatekit_server.bucket import Bucket, PolicyResolver
+from templatekit_server.bucket import Bucket
 from templatekit_server.errors import ApiError
+from templatekit_server.s3_resolver import PolicyResolver
 from tests.conftest import decode
 from tests.server import services
 from tests.server.conftest import LiveServer, free_port, text_template, video_template
