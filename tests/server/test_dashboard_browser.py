@@ -5,6 +5,8 @@ form that changes anything, at a phone's width too; signing out ends the session
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import pytest
 
@@ -132,8 +134,9 @@ def test_every_page_for_every_role_loads_under_its_policy_or_is_refused(page, li
             assert "@example.com" in shown and f"your role ({role}) cannot" in page.text_content("main")
         page.wait_for_load_state("load")
         # thumbnails load lazily, rendered at a preview's priority (a new server's first
-        # starts its render process): the load event does not wait for them
-        page.wait_for_function("[...document.images].every(img => img.complete)", timeout=30_000)
+        # starts its render process): the load event does not wait for them.
+        # wait_for_function would poll with eval, which the page's policy refuses.
+        wait_for_images(page)
         broken = page.evaluate("[...document.images].filter(img => !img.naturalWidth).length")
         assert broken == 0, (role, path)
         if role == "viewer":  # the read-only pages fit a phone's screen
@@ -141,3 +144,11 @@ def test_every_page_for_every_role_loads_under_its_policy_or_is_refused(page, li
             assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
             page.set_viewport_size({"width": 1300, "height": 900})
     # the page fixture fails the test on any script error or Content-Security-Policy refusal
+
+
+def wait_for_images(page, seconds: float = 30.0) -> None:
+    """Until every picture of the page has loaded or failed."""
+    deadline = time.monotonic() + seconds
+    while not page.evaluate("[...document.images].every(img => img.complete)"):
+        assert time.monotonic() < deadline, f"pictures still loading after {seconds:g} s: {page.url}"
+        page.wait_for_timeout(100)
