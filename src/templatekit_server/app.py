@@ -210,6 +210,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[dict[str, Any]]:
+        state.stills.start()
         tasks = [
             asyncio.create_task(state.runner.run()),
             asyncio.create_task(state.sender.run()),

@@ -41,7 +41,7 @@ from sqlalchemy.exc import SQLAlchemyError
 import templatekit as tk
 from templatekit import Store, Template, TemplatekitError
 from templatekit.service import memoized, render_draft
-from templatekit_server import catalog, events
+from templatekit_server import catalog, events, warming
 from templatekit_server.assets import folder
 from templatekit_server.db import Database
 from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, from_library
@@ -167,6 +167,7 @@ def _start_worker(settings: Settings) -> None:
     )
     _Worker.memory = settings.render_memory
     _exit_with_parent()
+    warming.warm_templates(_Worker.db, _assets_of, _template)
 
 
 def _exit_with_parent() -> None:
@@ -185,6 +186,10 @@ def _exit_with_parent() -> None:
 @memoized("server.templates", 64, lambda template: len(pickle.dumps(template)))
 def _template(workspace_id: str, template_id: str, version: int) -> Template:
     return tk.load_template(catalog.body(_Worker.db, workspace_id, template_id, version))
+
+
+def _ready() -> None:
+    """Nothing: a first task makes the pool start its workers."""
 
 
 def render_still(job: StillJob) -> StillOutput | Failure:
@@ -338,7 +343,9 @@ class RenderPool:
     def _started(self) -> ProcessPool:
         if self._pool is None:
             context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["templatekit_server.rendering"])
+            # the fork server imports the renderer and warms its engine once; every worker,
+            # replacements included, is forked from it with what that loaded
+            context.set_forkserver_preload(["templatekit_server.rendering", "templatekit_server.warm_fork_server"])
             self._pool = ProcessPool(
                 max_workers=self.workers,
                 max_tasks=self.settings.worker_max_renders,
@@ -347,6 +354,11 @@ class RenderPool:
                 context=context,
             )
         return self._pool
+
+    def start(self) -> None:
+        """Start the workers now rather than at the first request, so that they are warm
+        (``warming``) when it comes."""
+        self._started().submit(_ready, None)
 
     async def run(self, function: Any, job: Any, share: Share | None = None) -> Any:
         """``function(job)`` in a worker, once ``share`` is given a slot (without a share,

@@ -250,6 +250,7 @@ class Files(http.server.ThreadingHTTPServer):
 
     def __init__(self) -> None:
         self.routes: dict[str, tuple[int, bytes, float]] = {}
+        self.requested: list[str] = []  # the paths asked for, in order
         super().__init__(("127.0.0.1", 0), _Handler)
 
     def url(self, path: str) -> str:
@@ -260,6 +261,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     server: Files
 
     def do_GET(self) -> None:  # noqa: N802 - the http.server interface
+        self.server.requested.append(self.path)
         status, body, delay = self.server.routes.get(self.path, (404, b"not here", 0.0))
         time.sleep(delay)
         self.send_response(status)

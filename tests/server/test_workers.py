@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from templatekit_server import accounts, catalog
 from tests.conftest import decode
-from tests.server.conftest import LiveServer, image_template, text_template
+from tests.server.conftest import DEFAULT_PLANS, LiveServer, image_template, text_template
 
 pytestmark = pytest.mark.slow
 
@@ -89,3 +90,22 @@ def test_a_render_over_the_time_limit_is_stopped_and_not_billed(client, server, 
     assert time.monotonic() - started < TIMEOUT + 2
     assert client.post(f"{server.api}/templates/createImage", json={"templateId": "card"}, headers=account.bearer)
     assert server.used(account) == 1
+
+
+def test_a_new_server_warms_its_workers_with_the_stored_templates_before_any_request(tmp_path, web):
+    """The render workers start with the server, not at its first request, and each renders
+    the stored templates once: their pictures are downloaded before anyone asks."""
+    server = LiveServer(tmp_path / "data", {})
+    server.data_dir.mkdir(parents=True)
+    workspace = accounts.create_workspace(server.db, "warm", "pro", DEFAULT_PLANS)
+    web.routes["/warm.png"] = (200, (Path(__file__).parents[2] / "docs/images/social-card.png").read_bytes(), 0.0)
+    catalog.save(server.db, workspace, image_template(web.url("/warm.png"), "warm"))
+    server.start()
+    try:
+        deadline = time.monotonic() + 30
+        while web.requested.count("/warm.png") < 2 or len(render_workers(server.process.pid)) < 2:
+            assert time.monotonic() < deadline, (web.requested, server.log())
+            time.sleep(0.1)
+        assert "createImage" not in server.log()  # nothing was asked of it but whether it lives
+    finally:
+        server.stop()

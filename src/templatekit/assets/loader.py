@@ -108,6 +108,13 @@ class AssetLoader:
         view._asset_store = store
         return view
 
+    def with_timeout(self, seconds: float) -> AssetLoader:
+        """This loader, its limits and caches, waiting at most ``seconds`` for a
+        download: for work that must not wait as long as a request may."""
+        view = copy.copy(self)
+        view.timeout = min(self.timeout, seconds)
+        return view
+
     def fetch(self, src: str, base_dir: Path | None = None) -> bytes:
         """The bytes of ``src``: an http(s) URL, a data URI, or (when files are allowed)
         a path, relative to ``base_dir``, or a file:// URL."""
