@@ -267,7 +267,7 @@ def machine() -> dict[str, str]:
 # (label, contender measured, contender compared with, highest allowed ratio)
 TIME_TARGETS = [
     ("templatekit time <= 0.1x MoviePy", "templatekit", "moviepy", 0.1),
-    ("templatekit time <= 1.5x the encoding floor", "templatekit", "floor", 1.5),
+    ("templatekit time <= 1.2x the encoding floor", "templatekit", "floor", 1.2),
 ]
 REAL_TIME = ("templatekit real-time factor (5 s / median) >= 3", 3.0)
 
