@@ -336,13 +336,13 @@ def test_a_stopped_server_cancels_what_is_in_flight_after_its_grace_and_queues_t
     """SIGTERM with a video streaming to a client: the server waits TEMPLATEKIT_SHUTDOWN_SECONDS
     for requests in flight, then cancels them and stops, well within the 30 s an
     orchestrator gives; the video goes back to the queue and is billed once when done.
-    The video takes several times the grace to render (7 s here against 1 s), so that it
+    The video takes several times the grace to render (6 s here against 1 s), so that it
     cannot finish within it."""
     server = LiveServer(tmp_path / "data", {"TEMPLATEKIT_SHUTDOWN_SECONDS": "1", "TEMPLATEKIT_WORKERS": "1"})
     server.data_dir.mkdir(parents=True)
     server.start()
     account = server.account()
-    server.add_template(account, video_template("long", seconds=90, fps=30, size=480))
+    server.add_template(account, video_template("long", seconds=60, fps=30, size=480))
     with stream_video(client, server, account, "long") as response:
         events = records(response.iter_lines())
         video_id = next(events)[1]["id"]
@@ -360,6 +360,6 @@ def test_a_stopped_server_cancels_what_is_in_flight_after_its_grace_and_queues_t
     try:
         done = wait_for(client, server, account, video_id)
         assert done["status"] == "done", server.log()
-        assert server.used(account) == 90
+        assert server.used(account) == 60
     finally:
         server.stop()
