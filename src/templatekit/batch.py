@@ -187,18 +187,23 @@ def csv_rows(template: Template, path: str | os.PathLike[str]) -> tuple[list[Csv
     cells that start with ``[`` or ``{`` are JSON (table, chart and key-value rows), all
     others are text, which the template's fields convert (``"4.5"`` for a star rating).
     """
-    with open(path, newline="", encoding="utf-8-sig") as handle:
-        reader = csv.DictReader(handle)
-        columns = list(reader.fieldnames or [])
-        targets = {column: _target(template, column) for column in columns}
-        rows = [
-            CsvRow(
-                number,
-                {k: v or "" for k, v in cells.items() if k is not None},
-                _row_modifications(number, targets, cells),
-            )
-            for number, cells in enumerate(reader, start=1)
-        ]
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            reader = csv.DictReader(handle)
+            columns = list(reader.fieldnames or [])
+            targets = {column: _target(template, column) for column in columns}
+            rows = [
+                CsvRow(
+                    number,
+                    {k: v or "" for k, v in cells.items() if k is not None},
+                    _row_modifications(number, targets, cells),
+                )
+                for number, cells in enumerate(reader, start=1)
+            ]
+    except OSError as exc:  # the rows are the modifications: without them there is nothing to render
+        raise ModificationError(f"the CSV file {os.fspath(path)} cannot be read: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise ModificationError(f"the CSV file {os.fspath(path)} is not UTF-8 CSV: {exc}") from None
     notes = [
         f"column {column!r} names no layer: it is used in file names only" for column, t in targets.items() if not t
     ]

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from templatekit import extras, jsontext
+from templatekit import __version__, extras, jsontext
 from templatekit.apply import normalize
 from templatekit.errors import TemplateError, TemplatekitError
 from templatekit.loading import load_template
@@ -63,6 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser(plugins: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="templatekit", description="Render design templates.")
+    python = ".".join(map(str, sys.version_info[:3]))
+    parser.add_argument("--version", action="version", version=f"templatekit {__version__} (Python {python})")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     render = commands.add_parser("render", help="render a template to an image, a PDF or an MP4 video")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shlex
 import subprocess
 import sys
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
@@ -147,3 +148,41 @@ def test_file_names_stay_in_the_folder(tmp_path):
     assert done.returncode == 0, done.stderr
     assert sorted(path.name for path in (tmp_path / "o").iterdir()) == ["escape.png", "etc_passwd.png"]
     assert not Path(tmp_path.parent / "escape.png").exists()
+
+
+def test_the_readme_batch_line_renders_the_example_csv(tmp_path):
+    """The README's batch command, as written but for its output folder, on the example CSV: one
+    PNG per row, named by its SKU, each with its own EAN-13 barcode."""
+    zxingcpp = pytest.importorskip("zxingcpp")
+    root = Path(__file__).resolve().parents[2]
+    line = next(line for line in (root / "README.md").read_text().splitlines() if line.startswith("templatekit batch"))
+    arguments = shlex.split(line.split("#")[0])[2:]
+    arguments[arguments.index("-o") + 1] = str(tmp_path / "out")  # run from the repository, written here
+    done = subprocess.run(
+        [sys.executable, "-m", "templatekit.cli", "batch", *arguments], capture_output=True, text=True, cwd=root
+    )
+    assert done.returncode == 0, done.stderr
+    with (root / "examples/data/products.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        image = decode((tmp_path / "out" / f"{row['sku']}.png").read_bytes())
+        found = zxingcpp.read_barcodes(image, formats=zxingcpp.BarcodeFormat.EAN13)
+        assert [code.text for code in found] == [row["ean"]], row
+
+
+def test_a_missing_csv_file_is_a_clean_error(tmp_path):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "templatekit.cli",
+            "batch",
+            str(Path(__file__).resolve().parents[2] / "examples/templates/product-card.json"),
+        ]
+        + ["--csv", "products.csv", "-o", "out"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip() == "error: the CSV file products.csv cannot be read: No such file or directory"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -151,3 +153,9 @@ def test_help_names_every_output_and_option():
     assert "render a template to an image, a PDF or an MP4 video" in overview
     batch = run("batch", "--help").stdout
     assert "file format of every row" in batch
+
+
+def test_version_names_the_installed_package_and_python():
+    done = run("--version")
+    expected = f"templatekit {importlib.metadata.version('templatekit')} (Python {platform.python_version()})"
+    assert (done.returncode, done.stdout.strip(), done.stderr) == (0, expected, "")
