@@ -18,7 +18,7 @@ from templatekit.layout.context import LayoutContext
 from templatekit.layout.glyph_memory import ScaleOf, at_scale, check_glyphs_fit
 from templatekit.loading import TemplateSource, load_template
 from templatekit.locales import format_values
-from templatekit.model.layers import Layer
+from templatekit.model.layers import Layer, walk_layers
 from templatekit.model.template import Template
 from templatekit.options import RenderOptions
 from templatekit.outputs.encode import encode
@@ -98,6 +98,12 @@ def _glyph_scale(options: RenderOptions, size: tuple[int, int]) -> ScaleOf:
     return at_scale(_scale(size, options))
 
 
+def _modified(loaded: Template, applied: Template) -> frozenset[str]:
+    """The names of the layers modifications changed: applying keeps the others as they
+    were, the same objects."""
+    return frozenset(layer.name for layer in walk_layers(applied.layers) if loaded.layer(layer.name) is not layer)
+
+
 def resolve(
     template: TemplateSource, modifications: Modifications, options: RenderOptions
 ) -> tuple[Template, LayoutContext, tuple[str, ...]]:
@@ -120,6 +126,7 @@ def resolve(
         density=options.density,
         vector=options.vector,
         locale=resolved.locale,
+        modified=_modified(loaded, applied.template),
     )
     return arrange(resolved, ctx), ctx, (*loaded.load_warnings, *applied.warnings, *formatting)
 

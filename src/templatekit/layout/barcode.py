@@ -21,7 +21,6 @@ from typing import Any
 from attrs import evolve, field, frozen
 
 from templatekit.cache import memoized
-from templatekit.errors import ModificationError
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import BarcodeLayer
 from templatekit.scene import Bars, Item, Rect
@@ -333,15 +332,16 @@ GEOMETRY: dict[str, Geometry] = {
 
 
 def layout(layer: BarcodeLayer, ctx: LayoutContext) -> list[Item]:
-    pattern = _pattern(layer)
+    pattern = _pattern(layer, ctx)
     geometry = GEOMETRY.get(layer.symbology, Geometry())
     total = geometry.quiet[0] + len(pattern.modules) + geometry.quiet[1]
     module = int(layer.width // total)
     if module < 1:
-        raise ModificationError(
+        raise ctx.layer_error(
+            layer.name,
             f"layer {layer.name!r}: the {layer.symbology} barcode of {layer.barcode!r} is {total} modules "
             f"wide with its quiet zones, and needs at least 1 px per module; the box is {layer.width:g} px "
-            f"wide, make it at least {total} px wide"
+            f"wide, make it at least {total} px wide",
         )
     ctx.scan_warning(layer.name, layer.scan_problem())
     top, bottom = round(layer.y), round(layer.y + layer.height)
@@ -373,13 +373,13 @@ def _within(module: int, ranges: tuple[tuple[int, int], ...]) -> bool:
     return any(start <= module < end for start, end in ranges)
 
 
-def _pattern(layer: BarcodeLayer) -> BarcodePattern:
+def _pattern(layer: BarcodeLayer, ctx: LayoutContext) -> BarcodePattern:
     try:
         return barcode_pattern(layer.symbology, layer.barcode)
     except _InvalidValue as invalid:
         rule = RULES[layer.symbology] + (f"; {invalid.detail}" if invalid.detail else "")
-        raise ModificationError(
-            f"layer {layer.name!r}: {layer.barcode!r} is not a valid {layer.symbology} value: {rule}"
+        raise ctx.layer_error(
+            layer.name, f"layer {layer.name!r}: {layer.barcode!r} is not a valid {layer.symbology} value: {rule}"
         ) from None
 
 

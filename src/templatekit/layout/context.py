@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from attrs import define, field
 
+from templatekit.errors import ModificationError, TemplateError, TemplatekitError
 from templatekit.text.fonts import FontBook
 from templatekit.text.typeset import TextBlock
 
@@ -27,6 +28,12 @@ class LayoutContext:
     vector: bool = False  # also keep vector versions (SVG) of charts, for vector output
     locale: str = "en-US"  # the template's: how charts write numbers unless the layer says
     warnings: list[str] = field(factory=list)
+    modified: frozenset[str] = frozenset()  # the layers a modification changed
+
+    def layer_error(self, layer: str, message: str) -> TemplatekitError:
+        """The error for values of ``layer`` that cannot be drawn: the request's
+        (ModificationError) when a modification changed the layer, else the template's."""
+        return ModificationError(message) if layer in self.modified else TemplateError([message])
 
     def warn(self, layer: str, message: str) -> None:
         self.warnings.append(f"layer {layer!r}: {message}")

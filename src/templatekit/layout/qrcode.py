@@ -13,7 +13,6 @@ import segno
 from attrs import frozen
 
 from templatekit.cache import memoized
-from templatekit.errors import ModificationError
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.qr_masks import qr_matrix
 from templatekit.model.layers import QRCodeLayer
@@ -56,9 +55,9 @@ def qr_geometry(content: str, error: str, margin: int, width: float, height: flo
 
 
 def layout(layer: QRCodeLayer, ctx: LayoutContext) -> list[Item]:
-    geometry = _geometry(layer)
+    geometry = _geometry(layer, ctx)
     if geometry.module < MIN_MODULE:
-        raise ModificationError(_too_small(layer, geometry))
+        raise ctx.layer_error(layer.name, _too_small(layer, geometry))
     ctx.scan_warning(layer.name, layer.scan_problem())
     left = round(layer.x + (layer.width - geometry.side) / 2)
     top = round(layer.y + (layer.height - geometry.side) / 2)
@@ -69,13 +68,14 @@ def layout(layer: QRCodeLayer, ctx: LayoutContext) -> list[Item]:
     ]
 
 
-def _geometry(layer: QRCodeLayer) -> QRGeometry:
+def _geometry(layer: QRCodeLayer, ctx: LayoutContext) -> QRGeometry:
     try:
         return qr_geometry(layer.qrcode, layer.error_correction, layer.margin, layer.width, layer.height)
     except segno.DataOverflowError:
-        raise ModificationError(
+        raise ctx.layer_error(
+            layer.name,
             f"layer {layer.name!r}: {len(layer.qrcode)} characters do not fit in a QR code at error "
-            f"correction {layer.error_correction}; shorten the content or use a lower level (L holds most)"
+            f"correction {layer.error_correction}; shorten the content or use a lower level (L holds most)",
         ) from None
 
 

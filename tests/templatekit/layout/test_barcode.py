@@ -21,6 +21,8 @@ from templatekit.text.fonts import FontBook
 from tests.conftest import layer, template
 
 CTX = LayoutContext(fonts=FontBook.bundled(), assets=None)
+#: Laid out for a request whose modifications changed the layer named "code".
+MODIFIED = LayoutContext(fonts=FontBook.bundled(), assets=None, modified=frozenset({"code"}))
 
 # symbology -> (value, the full code that is printed and scanned)
 VALUES = {
@@ -176,7 +178,7 @@ def test_text_wider_than_the_box_is_made_smaller():
 )
 def test_invalid_values_name_the_layer_and_the_rule(symbology, value, detail):
     with pytest.raises(tk.ModificationError) as raised:
-        barcode.layout(code(symbology=symbology, barcode=value), CTX)
+        barcode.layout(code(symbology=symbology, barcode=value), MODIFIED)
     expected = f"layer 'code': {value!r} is not a valid {symbology} value: {barcode.RULES[symbology]}"
     if detail:
         expected += f"; {detail}"
@@ -192,7 +194,9 @@ def test_a_correct_check_digit_is_accepted():
 def test_too_narrow_a_box_says_the_minimum_width():
     total = len(barcode.barcode_pattern("code128", "12345678").modules) + 2 * barcode.QUIET_ZONE
     with pytest.raises(tk.ModificationError, match=f"layer 'code': .* make it at least {total} px wide"):
-        barcode.layout(code(width=total - 1), CTX)
+        barcode.layout(code(width=total - 1), MODIFIED)
+    with pytest.raises(tk.TemplateError, match=f"layer 'code': .* make it at least {total} px wide"):
+        barcode.layout(code(width=total - 1), CTX)  # as the template has it
     assert parts(code(width=total))[1].rects[0][2] >= 1
 
 

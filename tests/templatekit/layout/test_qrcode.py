@@ -19,9 +19,11 @@ from templatekit.model.values import Color
 from templatekit.paint.canvas import paint
 from templatekit.scene import Bars, Rect
 from templatekit.text.fonts import FontBook
-from tests.conftest import layer, template
+from tests.conftest import decode, layer, template
 
 CTX = LayoutContext(fonts=FontBook.bundled(), assets=None)
+#: Laid out for a request whose modifications changed the layers named "ticket" and "qr".
+MODIFIED = LayoutContext(fonts=FontBook.bundled(), assets=None, modified=frozenset({"ticket", "qr"}))
 
 
 def qr(**fields) -> QRCodeLayer:
@@ -94,7 +96,7 @@ def test_too_small_a_box_says_how_big_the_layer_must_be():
     count = len(matrix(content))
     needed = (count + 4) * 2
     with pytest.raises(tk.ModificationError) as raised:
-        qrcode.layout(qr(name="ticket", qrcode=content, width=needed - 1, height=300), CTX)
+        qrcode.layout(qr(name="ticket", qrcode=content, width=needed - 1, height=300), MODIFIED)
     message = str(raised.value)
     assert message.startswith("layer 'ticket': ")
     assert f"{len(content)} characters" in message
@@ -106,7 +108,19 @@ def test_too_small_a_box_says_how_big_the_layer_must_be():
 
 def test_content_too_long_for_any_qr_code_is_a_modification_error():
     with pytest.raises(tk.ModificationError, match="layer 'qr': 3000 characters do not fit .* correction H"):
-        qrcode.layout(qr(qrcode="é" * 3000, error_correction="H", width=2000, height=2000), CTX)
+        qrcode.layout(qr(qrcode="é" * 3000, error_correction="H", width=2000, height=2000), MODIFIED)
+
+
+def test_a_code_too_small_in_the_template_is_the_templates_error_and_made_so_the_requests():
+    """No modification involved: the template is wrong (TemplateError); a modification that
+    makes the code too big for its box: the request is (ModificationError)."""
+    small = template(layer("qrcode", "qr", qrcode="https://example.com/" + "p" * 60, width=40, height=40))
+    with pytest.raises(tk.TemplateError, match="layer 'qr': a QR code of 80 characters"):
+        tk.render_image(small)
+    roomy = template(layer("qrcode", "qr", qrcode="https://example.com", width=120, height=120))
+    assert decode(tk.render_image(roomy).data).size == (400, 200)
+    with pytest.raises(tk.ModificationError, match="layer 'qr': a QR code of 500 characters"):
+        tk.render_image(roomy, {"qr": "x" * 500})
 
 
 def test_a_geometry_is_kept_once_it_is_asked_for_again():
