@@ -3,11 +3,14 @@
 A file already in the output folder is not rendered again, so a batch that stopped (a
 crash, Ctrl-C, a full disk) goes on where it stopped when run again; files are written
 beside their place and renamed, so a file that exists is whole. Rows that fail are
-listed at the end, and the command exits 1.
+listed at the end, and the command exits 1. Warnings (text cut to fit, a column naming a
+field the layer does not have) are counted, listed and kept in ``WARNINGS_FILE`` beside
+the files, row by row across runs; with ``strict`` they make the command exit 1 too.
 """
 
 from __future__ import annotations
 
+import csv
 import re
 import string
 import sys
@@ -21,6 +24,8 @@ from templatekit.loading import load_template
 EXTENSIONS = {"png": "png", "jpeg": "jpg", "webp": "webp", "pdf": "pdf"}
 _UNSAFE = re.compile(r"[^\w.\-]+")
 SHOWN_FAILURES = 20
+#: The warnings of every row rendered, beside the files: row, file, warning.
+WARNINGS_FILE = "batch-warnings.csv"
 
 
 def file_name(pattern: str, row: CsvRow, extension: str) -> str:
@@ -42,6 +47,7 @@ def run_batch(
     format: str,
     workers: int | None,
     progress: Callable[[int, int], None],
+    strict: bool = False,
 ) -> int:
     template = load_template(template_path)
     rows, notes = csv_rows(template, csv_path)
@@ -60,6 +66,7 @@ def run_batch(
     if skipped:
         print(f"{skipped} of {len(rows)} files exist already; rendering the other {len(todo)}", file=sys.stderr)
     failures: list[str] = []
+    warnings: list[tuple[int, str, str]] = []
     items = render_many(
         template,
         [row.modifications for row, _ in todo],
@@ -75,13 +82,49 @@ def run_batch(
         partial = output / f".{name}.partial"
         partial.write_bytes(item.result.data)
         partial.replace(output / name)
+        warnings.extend((row.number, name, warning) for warning in item.result.warnings)
     written = len(todo) - len(failures)
-    print(f"{output}: {written} written, {skipped} there already, {len(failures)} failed")
-    for failure in failures[:SHOWN_FAILURES]:
-        print(f"  {failure}", file=sys.stderr)
-    if len(failures) > SHOWN_FAILURES:
-        print(f"  … and {len(failures) - SHOWN_FAILURES} more", file=sys.stderr)
-    return 1 if failures else 0
+    warned = len({number for number, _, _ in warnings})
+    _keep_warnings(output / WARNINGS_FILE, {name for _, name in todo}, warnings)
+    print(
+        f"{output}: {written} written, {skipped} there already, {len(failures)} failed, "
+        f"{warned} with warnings" + (f" (listed in {output / WARNINGS_FILE})" if warned else "")
+    )
+    _list("failed", failures)
+    _list("warnings", [f"row {number} ({name}): {warning}" for number, name, warning in warnings])
+    return 1 if failures or (strict and warnings) else 0
+
+
+def _list(title: str, lines: list[str]) -> None:
+    if not lines:
+        return
+    print(f"{title}:", file=sys.stderr)
+    for line in lines[:SHOWN_FAILURES]:
+        print(f"  {line}", file=sys.stderr)
+    if len(lines) > SHOWN_FAILURES:
+        print(f"  … and {len(lines) - SHOWN_FAILURES} more", file=sys.stderr)
+
+
+def _keep_warnings(path: Path, rendered: set[str], warnings: list[tuple[int, str, str]]) -> None:
+    """The warnings file with this run's rows in place of what earlier runs said of them
+    (a resumed batch keeps the warnings of the rows it did not render again)."""
+    kept: list[tuple[int, str, str]] = []
+    if path.exists():
+        with path.open(newline="", encoding="utf-8") as handle:
+            kept = [
+                (int(entry["row"]), entry["file"], entry["warning"])
+                for entry in csv.DictReader(handle)
+                if entry.get("file") not in rendered
+            ]
+    entries = sorted(kept + warnings, key=lambda entry: entry[0])
+    if not entries and not path.exists():
+        return
+    partial = path.with_name(f".{path.name}.partial")
+    with partial.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["row", "file", "warning"])
+        writer.writerows(entries)
+    partial.replace(path)
 
 
 def _check_pattern(pattern: str) -> None:

@@ -101,6 +101,9 @@ def _parser(plugins: bool = True) -> argparse.ArgumentParser:
         "--format", choices=("png", "jpeg", "webp", "pdf"), default="png", help="file format of every row (default png)"
     )
     batch.add_argument("--workers", type=int, default=None, help="processes (default: one per core)")
+    batch.add_argument(
+        "--strict", action="store_true", help="exit 1 if any row rendered with warnings (text cut, unknown fields)"
+    )
     batch.set_defaults(run=_batch)
 
     validate = commands.add_parser("validate", help="check template files and list every problem")
@@ -181,7 +184,9 @@ def _usage(message: str) -> int:
 def _batch(args: argparse.Namespace) -> int:
     from templatekit.batch_command import run_batch
 
-    return run_batch(args.template, args.csv, args.output, args.name, args.format, args.workers, ProgressBar("rows"))
+    return run_batch(
+        args.template, args.csv, args.output, args.name, args.format, args.workers, ProgressBar("rows"), args.strict
+    )
 
 
 def _modifications(template: Template, source: str | None, settings: list[str]) -> list[Modification]:

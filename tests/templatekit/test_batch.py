@@ -114,7 +114,7 @@ def test_a_thousand_rows_are_rendered_failures_listed_and_a_second_run_resumes(t
     assert first.returncode == 1, first.stderr
     assert "998 written, 0 there already, 2 failed" in first.stdout
     assert "row 18: " in first.stderr and "row 513: " in first.stderr and "not-a-colour" in first.stderr
-    files = sorted(path.name for path in out.iterdir())
+    files = sorted(path.name for path in out.iterdir() if path.name != "batch-warnings.csv")
     assert len(files) == 998 and files[0] == "SKU-0000.webp" and not [name for name in files if "partial" in name]
     image = decode((out / "SKU-0200.webp").read_bytes()).convert("RGB")
     assert image.size == (200, 100) and abs(image.getpixel((5, 5))[0] - 200) <= 3
@@ -146,7 +146,7 @@ def test_file_names_stay_in_the_folder(tmp_path):
     template_path, data = card_and_rows(tmp_path, "sku\n../../escape\n/etc/passwd\n")
     done = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "o"), "--name", "{sku}")
     assert done.returncode == 0, done.stderr
-    assert sorted(path.name for path in (tmp_path / "o").iterdir()) == ["escape.png", "etc_passwd.png"]
+    assert sorted(path.name for path in (tmp_path / "o").glob("*.png")) == ["escape.png", "etc_passwd.png"]
     assert not Path(tmp_path.parent / "escape.png").exists()
 
 
@@ -186,3 +186,37 @@ def test_a_missing_csv_file_is_a_clean_error(tmp_path):
     )
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.strip() == "error: the CSV file products.csv cannot be read: No such file or directory"
+
+
+def test_warnings_are_counted_listed_kept_beside_the_files_and_fail_a_strict_batch(tmp_path):
+    """A misspelt column (price.colr) and a description cut to fit: the summary counts the
+    rows with warnings, stderr lists them, batch-warnings.csv keeps them across a resumed
+    run, and --strict exits 1 on them."""
+    card = Path(__file__).resolve().parents[2] / "examples/templates/product-card.json"
+    rows = tmp_path / "rows.csv"
+    long = "Very long words that go on and on " * 30
+    rows.write_text(f"sku,description,price.colr\nA,Fine,#ff0000\nB,{long},\n", encoding="utf-8")
+    out = tmp_path / "out"
+
+    def batch(*extra: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "templatekit.cli", "batch", str(card), "--csv", str(rows), "-o", str(out)]
+        return subprocess.run([*command, "--name", "{sku}", *extra], capture_output=True, text=True)
+
+    def kept() -> dict[str, list[str]]:
+        with (out / "batch-warnings.csv").open(encoding="utf-8") as handle:
+            entries = list(csv.DictReader(handle))
+        return {name: [e["warning"] for e in entries if e["file"] == name] for name in ("A.png", "B.png")}
+
+    done = batch()
+    assert done.returncode == 0, done.stderr
+    assert "2 written, 0 there already, 0 failed, 2 with warnings" in done.stdout
+    assert "row 1 (A.png): modifications[1].colr: layer 'price' (text) has no such field" in done.stderr
+    assert "row 2 (B.png): layer 'description': text cut to" in done.stderr
+    warnings = kept()
+    assert ["colr" in w for w in warnings["A.png"]] == [True] and ["cut" in w for w in warnings["B.png"]] == [True]
+
+    (out / "B.png").unlink()
+    strict = batch("--strict")
+    assert strict.returncode == 1, strict.stderr
+    assert "1 written, 1 there already, 0 failed, 1 with warnings" in strict.stdout
+    assert kept() == warnings  # row A was not rendered again: its warning is kept
