@@ -4,7 +4,8 @@ they cannot fall out of date.
 - ``gallery/<name>.png``: each template of ``docs/gallery/*.json`` rendered by templatekit,
   with exactly the warnings ``gallery-warnings.json`` lists for it;
 - ``api-reference.md`` and ``openapi.json``: the HTTP API from the server's own OpenAPI
-  document.
+  document (in place of the page of that name kept in the repository, which says where
+  the reference is for people browsing the files).
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         files.append(File.generated(config, f"gallery/{sheet.stem}.png", content=result.data))
     spec = document()
     files.append(File.generated(config, "openapi.json", content=json.dumps(spec, indent=2)))
+    # the page kept in the repository says where the reference is; the site shows it
+    kept = files.get_file_from_path("api-reference.md")
+    if kept is not None:
+        files.remove(kept)
     files.append(File.generated(config, "api-reference.md", content=api_reference(spec)))
     return files
 
