@@ -23,7 +23,7 @@ from templatekit.loading import load_template
 
 EXTENSIONS = {"png": "png", "jpeg": "jpg", "webp": "webp", "pdf": "pdf"}
 _UNSAFE = re.compile(r"[^\w.\-]+")
-SHOWN_FAILURES = 20
+SHOWN_LINES = 20  # of failures and of warnings, each; the rest counted
 #: The warnings of every row rendered, beside the files: row, file, warning.
 WARNINGS_FILE = "batch-warnings.csv"
 
@@ -99,10 +99,10 @@ def _list(title: str, lines: list[str]) -> None:
     if not lines:
         return
     print(f"{title}:", file=sys.stderr)
-    for line in lines[:SHOWN_FAILURES]:
+    for line in lines[:SHOWN_LINES]:
         print(f"  {line}", file=sys.stderr)
-    if len(lines) > SHOWN_FAILURES:
-        print(f"  … and {len(lines) - SHOWN_FAILURES} more", file=sys.stderr)
+    if len(lines) > SHOWN_LINES:
+        print(f"  … and {len(lines) - SHOWN_LINES} more", file=sys.stderr)
 
 
 def _keep_warnings(path: Path, rendered: set[str], warnings: list[tuple[int, str, str]]) -> None:

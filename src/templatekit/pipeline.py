@@ -101,7 +101,8 @@ def _glyph_scale(options: RenderOptions, size: tuple[int, int]) -> ScaleOf:
 def _modified(loaded: Template, applied: Template) -> frozenset[str]:
     """The names of the layers modifications changed: applying keeps the others as they
     were, the same objects."""
-    return frozenset(layer.name for layer in walk_layers(applied.layers) if loaded.layer(layer.name) is not layer)
+    before = {id(layer) for layer in walk_layers(loaded.layers)}
+    return frozenset(layer.name for layer in walk_layers(applied.layers) if id(layer) not in before)
 
 
 def resolve(

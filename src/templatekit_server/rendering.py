@@ -153,7 +153,7 @@ def _assets_of(workspace_id: str) -> tk.AssetLoader:
     return _Worker.assets.with_asset_store(_Worker.store.below(folder(workspace_id)))
 
 
-def _start_worker(settings: Settings) -> None:
+def _start_worker(settings: Settings, warm: bool) -> None:
     os.nice(WORKER_NICENESS)
     _Worker.db = Database(settings.database, migrate=False)
     _Worker.store = Store(settings.storage, timeout=settings.storage_timeout)
@@ -167,7 +167,8 @@ def _start_worker(settings: Settings) -> None:
     )
     _Worker.memory = settings.render_memory
     _exit_with_parent()
-    warming.warm_templates(_Worker.db, _assets_of, _template)
+    if warm:
+        warming.warm_templates(_Worker.db, _warm_render)
 
 
 def _exit_with_parent() -> None:
@@ -186,6 +187,13 @@ def _exit_with_parent() -> None:
 @memoized("server.templates", 64, lambda template: len(pickle.dumps(template)))
 def _template(workspace_id: str, template_id: str, version: int) -> Template:
     return tk.load_template(catalog.body(_Worker.db, workspace_id, template_id, version))
+
+
+def _warm_render(workspace_id: str, template_id: str, version: int, seconds: float) -> None:
+    """A stored template rendered as a request renders it, downloads waiting ``seconds``
+    at most: what it loads stays in the worker's caches."""
+    assets = _assets_of(workspace_id).with_timeout(seconds)
+    tk.render_image(_template(workspace_id, template_id, version), assets=assets, memory_limit=_Worker.memory)
 
 
 def _ready() -> None:
@@ -332,8 +340,9 @@ class RenderPool:
     workspaces (``fairness.FairQueue``): a request waits for a slot of its own before it
     goes to a worker, so that pebble's own queue (first come, first served) stays empty."""
 
-    def __init__(self, settings: Settings, workers: int, timeout: float) -> None:
+    def __init__(self, settings: Settings, workers: int, timeout: float, *, warm: bool = False) -> None:
         self.settings = settings
+        self.warm = warm  # each new worker renders the stored image templates first (``warming``)
         self.workers = workers
         self.timeout = timeout
         self.queue = FairQueue(workers)
@@ -350,7 +359,7 @@ class RenderPool:
                 max_workers=self.workers,
                 max_tasks=self.settings.worker_max_renders,
                 initializer=_start_worker,
-                initargs=(self.settings,),
+                initargs=(self.settings, self.warm),
                 context=context,
             )
         return self._pool

@@ -40,7 +40,7 @@ class ServerState:
         self.plans = load_plans(settings.config_path)
         self.limiter = RateLimiter(settings.rate_limit_url)
         self.releases = Releases()
-        self.stills = RenderPool(settings, settings.render_workers, settings.render_timeout)
+        self.stills = RenderPool(settings, settings.render_workers, settings.render_timeout, warm=True)
         self.video_pool = RenderPool(settings, settings.video_workers, settings.video_timeout)
         try:
             backoff = settings.webhook_backoff

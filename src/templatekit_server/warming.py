@@ -8,7 +8,7 @@ p99 several times its usual. Two steps take that cost before any request pays it
   weights templates use most. The render pool's fork server runs it once, by importing
   ``warm_fork_server``, and every worker forked from it, replacements included, starts
   with what it loaded.
-- ``warm_templates`` runs in each worker as it starts: it loads the workspace templates
+- ``warm_templates`` runs in each image render worker as it starts: it loads the templates
   changed most recently and renders each once with its own values, so that their images
   and fonts are in the worker's caches, within a time budget.
 """
@@ -85,24 +85,18 @@ def warm_engine() -> None:
         log.exception("warming the render engine failed")
 
 
-def warm_templates(
-    db: Database, assets_of: Callable[[str], tk.AssetLoader], load: Callable[[str, str, int], tk.Template]
-) -> int:
-    """Render the stored still templates changed most recently, newest first, until the
-    budget is spent (a download waits no longer than what is left of it); the number
-    rendered."""
+def warm_templates(db: Database, render: Callable[[str, str, int, float], None]) -> None:
+    """``render(workspace, template, version, seconds left)`` for the stored image
+    templates changed most recently, newest first, until the budget is spent."""
     deadline = time.monotonic() + TEMPLATES_BUDGET_SECONDS
-    rendered = 0
     for workspace_id, template_id, version in _recent(db):
         left = deadline - time.monotonic()
         if left <= 0:
             break
         try:
-            tk.render_image(load(workspace_id, template_id, version), assets=assets_of(workspace_id).with_timeout(left))
-            rendered += 1
+            render(workspace_id, template_id, version, left)
         except Exception as exc:  # a template that cannot render now fails its requests, not the worker
             log.info("warming template %s skipped: %s", template_id, exc)
-    return rendered
 
 
 def _recent(db: Database, limit: int = 16) -> Iterator[tuple[str, str, int]]:
