@@ -18,7 +18,7 @@ from templatekit.assets.policy import ALLOW_ENV, AllowList, address_refusal
 from templatekit.assets.svg import check_svg
 from templatekit.browser import find_browser
 from templatekit.cache import memoized
-from templatekit.editing.draft import render_draft
+from templatekit.editing.draft import DraftRender, render_draft
 from templatekit.errors import listed
 from templatekit.model.checks import MAX_ROWS, field
 from templatekit.model.convert import converter, describe_error, format_path, iter_errors, json_name, shown_value
@@ -57,6 +57,7 @@ __all__ = [
     "modification_fields",
     "page_headers",
     "post",
+    "DraftRender",
     "render_draft",
     "shown",
     "shown_value",

@@ -42,7 +42,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 import templatekit as tk
 from templatekit import AssetLoader, load_template
-from templatekit.service import WEB, FontBook, render_draft
+from templatekit.service import WEB, DraftRender, FontBook, render_draft
 from templatekit_server.answers import json_response, warnings_header
 from templatekit_server.app import RequestIds, error_handlers, error_response
 from templatekit_server.asset_types import EXTENSIONS, measured, sniffed
@@ -62,6 +62,7 @@ from templatekit_server.inputs import given_key, parse_json, read_as, read_body
 from templatekit_server.local_file import FILE_ID, EditedFile
 from templatekit_server.openapi import document
 from templatekit_server.pages import PageHeaders
+from templatekit_server.rendering import DraftOutput
 from templatekit_server.routes.assets import read_upload
 from templatekit_server.routes.editor import draft_headers
 from templatekit_server.routes.templates import if_match, version_query
@@ -164,7 +165,7 @@ async def versions(request: Request) -> Response:
     await run_in_threadpool(editor.edited.read)  # a change made on disk is listed too
     listed = [
         TemplateVersion(version=v.number, created_at=v.created_at, note=v.note)  # type: ignore[arg-type]
-        for v in reversed(editor.edited.versions)
+        for v in reversed(editor.edited.saved)
     ]
     return json_response(listed)
 
@@ -203,7 +204,7 @@ async def preview(request: Request) -> Response:
 
     modifications: Any = asked.modifications  # read whole, as the renders read it
 
-    def draw() -> Any:
+    def draw() -> DraftRender:
         return render_draft(
             asked.template,
             modifications,
@@ -215,10 +216,8 @@ async def preview(request: Request) -> Response:
             assets=editor.assets,
         )
 
-    drawn = await run_in_threadpool(draw)
-    scans = [scan.as_json() for scan in drawn.scans]
-    headers = draft_headers(drawn.result.warnings, scans, drawn.boxes)
-    return Response(drawn.result.data, media_type=drawn.result.media_type, headers=headers)
+    drawn = DraftOutput.of(await run_in_threadpool(draw))
+    return Response(drawn.data, media_type=drawn.media_type, headers=draft_headers(drawn))
 
 
 async def upload_asset(request: Request) -> Response:

@@ -67,7 +67,8 @@ class EditedFile:
             edited.disk_text = text
             edited.versions.append(Version(1, text, time.time(), "as opened"))
         else:
-            edited.versions.append(Version(1, _as_text(blank_template(path)), time.time(), "new file"))
+            # not a version until saved: the first save is version 1
+            edited.versions.append(Version(0, _as_text(blank_template(path)), time.time(), "new file"))
         found = json.loads(edited.current.text)
         given = found.get("id") if isinstance(found, dict) else None
         edited.template_id = given if isinstance(given, str) and given else FILE_ID
@@ -113,8 +114,13 @@ class EditedFile:
         self.versions.append(version)
         return version
 
+    @property
+    def saved(self) -> list[Version]:
+        """The versions the file has had (a new file's blank design is none of them)."""
+        return [version for version in self.versions if version.number > 0]
+
     def version(self, number: int) -> Version:
-        found = next((v for v in self.versions if v.number == number), None)
+        found = next((v for v in self.saved if v.number == number), None)
         if found is None:
             raise ApiError("NOT_FOUND", f"template {self.template_id} version {number} does not exist")
         return found

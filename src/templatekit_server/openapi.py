@@ -621,10 +621,13 @@ def _editor_paths(errors: _ErrorResponses) -> Json:
         "an editor's canvas. `time` shows a video template's frame at that moment. Free, so it needs the "
         "`templates:write` scope; it counts against the rate limit. A full-size PNG also says whether each "
         "code scans, in `X-Templatekit-Scans`; where layout placed the layers of frames is in "
-        "`X-Templatekit-Boxes`; an invalid template's problems are in `error.problems`.",
+        "`X-Templatekit-Boxes`; the height the box of cut text needs to show it all is in "
+        "`X-Templatekit-Text-Heights`; an invalid template's problems are in `error.problems`.",
         {
             "200": _response(
-                "The image.", _images(), ("X-Templatekit-Warnings", "X-Templatekit-Scans", "X-Templatekit-Boxes")
+                "The image.",
+                _images(),
+                ("X-Templatekit-Warnings", "X-Templatekit-Scans", "X-Templatekit-Boxes", "X-Templatekit-Text-Heights"),
             ),
             **errors(*KEYED, "FETCH_IMAGE_ERROR"),
         },
@@ -927,6 +930,12 @@ def _headers() -> Json:
                 },
                 "A JSON object of boxes.",
             ),
+        ),
+        "X-Templatekit-Text-Heights": header(
+            "For each visible text layer whose text is cut (set at its size, without `autoFit` or `maxLines`), "
+            "by name: the height in pixels its box would need to show all of it at its width; absent when "
+            "no text is cut.",
+            _json_text({"type": "object", "additionalProperties": {"type": "number"}}, "A JSON object of heights."),
         ),
         "Idempotent-Replayed": header(
             "`true` when the answer is the first answer to the same `Idempotency-Key`.",

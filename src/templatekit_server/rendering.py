@@ -40,7 +40,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 import templatekit as tk
 from templatekit import Store, Template, TemplatekitError
-from templatekit.service import memoized, render_draft
+from templatekit.service import DraftRender, memoized, render_draft
 from templatekit_server import catalog, events, warming
 from templatekit_server.assets import folder
 from templatekit_server.db import Database
@@ -95,6 +95,13 @@ class DraftOutput:
     warnings: tuple[str, ...]
     scans: tuple[dict[str, Any], ...]
     boxes: dict[str, tuple[float, float, float, float]]
+    text_heights: dict[str, float]
+
+    @classmethod
+    def of(cls, drawn: DraftRender) -> DraftOutput:
+        result = drawn.result
+        scans = tuple(scan.as_json() for scan in drawn.scans)
+        return cls(result.data, result.media_type, result.warnings, scans, drawn.boxes, drawn.text_heights)
 
 
 @frozen
@@ -240,9 +247,7 @@ def render_draft_job(job: DraftJob) -> DraftOutput | Failure:
         )
     except TemplatekitError as exc:
         return _failure(exc)
-    result = drawn.result
-    scans = tuple(scan.as_json() for scan in drawn.scans)
-    return DraftOutput(result.data, result.media_type, result.warnings, scans, drawn.boxes)
+    return DraftOutput.of(drawn)
 
 
 def _failure(exc: Exception) -> Failure:

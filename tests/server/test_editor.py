@@ -531,3 +531,43 @@ def test_an_injected_inline_script_does_not_run(page, live, csp_violations):
     assert page.evaluate("window.hacked") is None
     assert any("script-src" in violation for violation in csp_violations)
     csp_violations.clear()  # provoked on purpose
+
+
+def test_a_new_text_grows_with_its_type_try_it_starts_from_the_design_and_a_save_lists_it(page, live):
+    account = live.account()
+    live.add_template(account, text_template())
+    open_editor(page, live, account)
+    assert page.locator("#templates option").all_text_contents()[0] == "choose… (1)"
+    add(page, "text")
+    assert place(page)["height"] == 80
+    # larger type: the box grows to show all of the text rather than cutting it with "…"
+    page.fill("#pane-layer [aria-label='size']", "120")
+    page.wait_for_function("() => Number(document.querySelector(\"#pane-layer [aria-label='height']\").value) > 80")
+    settled(page)
+    grown = place(page)
+    assert grown["height"] >= 2 * 120 * 1.2  # two lines of 120 px type in 480 px
+    assert "cut" not in page.text_content("#render-note")
+    page.click("#undo")  # the size and the growth are one step
+    settled(page)
+    assert place(page)["height"] == 80 and page.input_value("#pane-layer [aria-label='size']") == "48"
+    page.click("#redo")
+    settled(page)
+    # a box made smaller by hand stays as it is made: the text is cut, with a warning
+    page.fill("#pane-layer [aria-label='height']", "100")
+    settled(page)
+    assert place(page)["height"] == 100 and "cut" in page.text_content("#render-note")
+
+    # Try it starts from the design's values, and follows the design until written in
+    page.click("#tab-try")
+    assert json.loads(page.input_value("#try-modifications")) == [{"name": "text", "text": "Your text here"}]
+    select(page, "text")
+    page.fill("#pane-layer [aria-label='text']", "Changed")
+    settled(page)
+    page.click("#tab-try")
+    assert json.loads(page.input_value("#try-modifications")) == [{"name": "text", "text": "Changed"}]
+
+    save(page, 1)
+    listed = httpx.get(f"{live.api}/templates", headers=account.bearer).json()
+    (created,) = [t for t in listed if t["id"] != "card"]
+    page.wait_for_function("() => document.getElementById('templates').options[0].text === 'choose… (2)'")
+    assert page.input_value("#templates") == created["id"]

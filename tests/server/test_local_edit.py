@@ -187,11 +187,15 @@ def test_a_new_file_is_made_on_the_first_save(tmp_path):
     path = tmp_path / "new.json"
     editing = Editing(path)
     try:
-        blank = editing.api("GET", "/templates/file/source").json()
+        source = editing.api("GET", "/templates/file/source")
+        blank = source.json()
         assert blank["layers"] == [] and blank["name"] == "new"
         assert not path.exists()
-        editing.api("PUT", "/templates/file", json=blank)
+        # the blank design is not a version of the file: the first save is version 1
+        assert source.headers["ETag"] == '"0"' and editing.api("GET", "/templates/file/versions").json() == []
+        assert editing.api("PUT", "/templates/file", json=blank).json() == {"id": "file", "version": 1}
         assert json.loads(path.read_text()) == blank
+        assert [v["version"] for v in editing.api("GET", "/templates/file/versions").json()] == [1]
     finally:
         editing.stop()
 

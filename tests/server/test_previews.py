@@ -130,3 +130,25 @@ def test_fonts_and_the_source_version(live, client):
     source = client.get(f"{live.api}/templates/etag/source", headers=account.bearer)
     assert source.headers["etag"] == '"2"'
     assert client.get(f"{live.api}/templates/etag/source?version=1", headers=account.bearer).headers["etag"] == '"1"'
+
+
+def test_a_preview_says_how_tall_the_box_of_cut_text_needs_to_be(live, client):
+    account = live.account()
+    card = text_template(layers=[])
+    words = "A title that has grown far too large for its box"
+    title = {"type": "text", "name": "title", "x": 10, "y": 10, "width": 220, "height": 30, "text": words, "size": 28}
+    shrinks, short = {**title, "name": "shrinks", "autoFit": "shrink"}, {**title, "name": "short", "text": "Hi"}
+    card["layers"] = [title, shrinks, short]
+    cut = preview(client, live, account, card)
+    heights = json.loads(cut.headers["X-Templatekit-Text-Heights"])
+    assert list(heights) == ["title"]  # shrinking text and text that fits need nothing
+    assert heights["title"] > 30 and heights["title"] == int(heights["title"])
+    assert "layer 'title': text cut" in cut.headers["X-Templatekit-Warnings"]
+    # at that height the text shows whole: no warning, nothing left to report
+    card["layers"] = [{**title, "height": heights["title"]}]
+    whole = preview(client, live, account, card)
+    assert "X-Templatekit-Text-Heights" not in whole.headers
+    assert "X-Templatekit-Warnings" not in whole.headers
+    # one pixel less, and it is cut again
+    card["layers"] = [{**title, "height": heights["title"] - 1}]
+    assert "layer 'title': text cut" in preview(client, live, account, card).headers["X-Templatekit-Warnings"]

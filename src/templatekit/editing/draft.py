@@ -1,10 +1,12 @@
 """Renders of a template being designed, not stored: the editor's canvas. A draft
 renders through the pipeline of ``render_image`` like any template, so the canvas shows
 the bytes a render of the saved version gives; besides them it tells the editor where
-layout put what it placed (the boxes of frames and of the layers they hold)."""
+layout put what it placed (the boxes of frames and of the layers they hold) and how tall
+the boxes of cut text would have to be to show it all."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,12 +17,16 @@ from templatekit.apply import Modifications
 from templatekit.assets import AssetLoader
 from templatekit.editing.scans import CodeScan, code_scans
 from templatekit.errors import TemplateError
+from templatekit.layout.context import LayoutContext
+from templatekit.layout.text import height_to_show_all
 from templatekit.loading import TemplateSource, load_template
-from templatekit.model.layers import AnyLayer, FrameLayer
+from templatekit.model.layers import AnyLayer, FrameLayer, TextLayer
+from templatekit.model.template import Template
 from templatekit.options import RenderOptions
 from templatekit.outputs.encode import image_format
 from templatekit.outputs.result import RenderResult
-from templatekit.pipeline import painted, prepared
+from templatekit.pipeline import default_loader, painted, prepared
+from templatekit.text.template_fonts import template_fonts
 
 #: A layer's laid-out box on the canvas: x, y, width, height (before its rotation).
 Box = tuple[float, float, float, float]
@@ -33,6 +39,9 @@ class DraftRender:
     scans: tuple[CodeScan, ...]
     #: by name, the box of every frame and of every layer inside one, as layout placed it
     boxes: dict[str, Box]
+    #: by name, the height the box of each text layer whose text is cut would need to
+    #: show it all at its width (the editor grows a box whose type was just made larger)
+    text_heights: dict[str, float]
 
 
 def render_draft(
@@ -68,10 +77,12 @@ def render_draft(
     with budget.render(memory_limit):
         laid_out = prepared(loaded, modifications, options)
         result = painted(laid_out, options)
+        heights = _cut_text_heights(laid_out.template, options.assets or default_loader())
     boxes = dict(_framed_boxes(laid_out.template.layers))
     if thumbnail or scale != 1 or result.media_type != "image/png":
-        return DraftRender(result, (), boxes)
-    return DraftRender(result, code_scans(list(_shown(laid_out.template.layers)), result.data), boxes)
+        return DraftRender(result, (), boxes, heights)
+    scans = code_scans(list(_shown(laid_out.template.layers)), result.data)
+    return DraftRender(result, scans, boxes, heights)
 
 
 def _framed_boxes(layers: tuple[AnyLayer, ...], framed: bool = False) -> Iterator[tuple[str, Box]]:
@@ -82,6 +93,19 @@ def _framed_boxes(layers: tuple[AnyLayer, ...], framed: bool = False) -> Iterato
             yield layer.name, (round(layer.x, 2), round(layer.y, 2), round(layer.width, 2), round(layer.height, 2))
         if isinstance(layer, FrameLayer):
             yield from _framed_boxes(layer.layers, True)
+
+
+def _cut_text_heights(template: Template, assets: AssetLoader) -> dict[str, float]:
+    """The heights the boxes of visible text layers whose text is cut need to show it all,
+    for those set at their size (not shrunk to fit, not limited to a number of lines)."""
+    ctx = LayoutContext(fonts=template_fonts(template, assets), assets=assets, base_dir=template.base_dir)
+    heights = {}
+    for layer in _shown(template.layers):
+        if isinstance(layer, TextLayer) and layer.auto_fit == "none" and layer.max_lines is None:
+            needed = height_to_show_all(layer, ctx)
+            if needed is not None:
+                heights[layer.name] = float(math.ceil(needed))
+    return heights
 
 
 def _shown(layers: tuple[AnyLayer, ...]) -> Iterator[AnyLayer]:

@@ -16,10 +16,7 @@ def layout(layer: TextLayer, ctx: LayoutContext) -> list[Item]:
     items: list[Item] = []
     if layer.background is not None:
         items.append(Rect(layer.x, layer.y, layer.width, layer.height, fill=layer.background, radius=layer.radius))
-    pad = layer.padding
-    x, y = layer.x + pad.left, layer.y + pad.top
-    width = max(1.0, layer.width - pad.left - pad.right)
-    height = max(1.0, layer.height - pad.top - pad.bottom)
+    x, y, width, height = _inside(layer)
     style = text_style(layer)
     text = text_content(layer, style)
     if not isinstance(text, str):
@@ -47,6 +44,25 @@ def measure(layer: TextLayer, ctx: LayoutContext, max_width: float | None) -> tu
     text = text_content(layer, style)
     block = _block(layer, ctx, text, style, width, None)
     return block.width + across, block.height + pad.top + pad.bottom
+
+
+def height_to_show_all(layer: TextLayer, ctx: LayoutContext) -> float | None:
+    """The height the layer's box needs to show all its text at its width, when its text
+    is cut; None when all of it shows."""
+    _, _, width, height = _inside(layer)
+    style = text_style(layer)
+    text = text_content(layer, style)
+    if not _block(layer, ctx, text, style, width, height).truncated:
+        return None
+    return measure(layer, ctx, layer.width)[1]
+
+
+def _inside(layer: TextLayer) -> tuple[float, float, float, float]:
+    """Where the text goes: the layer's box inside its padding (at least a pixel)."""
+    pad = layer.padding
+    width = max(1.0, layer.width - pad.left - pad.right)
+    height = max(1.0, layer.height - pad.top - pad.bottom)
+    return layer.x + pad.left, layer.y + pad.top, width, height
 
 
 def _block(

@@ -4,8 +4,6 @@ template being designed (previewTemplate) and the fonts to offer (listFonts)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -17,11 +15,12 @@ from templatekit_server.answers import warnings_header
 from templatekit_server.bodies import PreviewRequest
 from templatekit_server.errors import bad_request
 from templatekit_server.inputs import authenticate, read_as, read_request
-from templatekit_server.rendering import DraftJob, render_draft_job
+from templatekit_server.rendering import DraftJob, DraftOutput, render_draft_job
 from templatekit_server.state import server_of
 
 SCANS_HEADER = "X-Templatekit-Scans"
 BOXES_HEADER = "X-Templatekit-Boxes"
+TEXT_HEIGHTS_HEADER = "X-Templatekit-Text-Heights"
 
 
 async def preview(request: Request) -> Response:
@@ -29,7 +28,8 @@ async def preview(request: Request) -> Response:
     stored and not billed, so it needs the ``templates:write`` scope of a designer's key,
     counts against the rate limit and against the plan's previews a minute, and runs
     after every billed render that waits (``fairness``). Besides the image, the editor is
-    told where layout put the layers of frames (``X-Templatekit-Boxes``)."""
+    told where layout put the layers of frames (``X-Templatekit-Boxes``) and how tall the
+    boxes of cut text would need to be (``X-Templatekit-Text-Heights``)."""
     server = server_of(request)
     caller, body = await read_request(request, "previewTemplate")
     if not isinstance(body, dict):
@@ -41,20 +41,20 @@ async def preview(request: Request) -> Response:
         asked.template, asked.modifications, asked.format, asked.thumbnail, asked.scale, asked.time, caller.workspace_id
     )
     output = await server.stills.run(render_draft_job, job, server.share(caller, preview=True))
-    headers = draft_headers(output.warnings, output.scans, output.boxes)
+    headers = draft_headers(output)
     return Response(output.data, media_type=output.media_type, headers=headers)
 
 
-def draft_headers(
-    warnings: Sequence[str], scans: Sequence[dict[str, Any]], boxes: dict[str, tuple[float, ...]]
-) -> dict[str, str]:
-    """What a preview tells besides its image: warnings, whether codes scan, and the
-    boxes layout gave the layers of frames."""
-    headers = warnings_header(warnings)
-    if scans:
-        headers[SCANS_HEADER] = json.dumps(list(scans))
-    if boxes:
-        headers[BOXES_HEADER] = json.dumps(boxes, separators=(",", ":"))
+def draft_headers(output: DraftOutput) -> dict[str, str]:
+    """What a preview tells besides its image: warnings, whether codes scan, the boxes
+    layout gave the layers of frames, and the heights cut text needs."""
+    headers = warnings_header(output.warnings)
+    if output.scans:
+        headers[SCANS_HEADER] = json.dumps(list(output.scans))
+    if output.boxes:
+        headers[BOXES_HEADER] = json.dumps(output.boxes, separators=(",", ":"))
+    if output.text_heights:
+        headers[TEXT_HEIGHTS_HEADER] = json.dumps(output.text_heights, separators=(",", ":"))
     return headers
 
 

@@ -92,13 +92,20 @@ export class Canvas extends EventTarget {
     this.image.dataset.kind = kind;
     // "true" once the full-size image of the latest change is shown
     this.image.dataset.current = String(kind === "full" && changedAt === this.changedAt);
-    const boxes = response.headers.get("X-Templatekit-Boxes");
-    this.doc.boxes = boxes ? JSON.parse(boxes) : {};
+    const header = (name, absent) => {
+      const value = response.headers.get(`X-Templatekit-${name}`);
+      return value ? JSON.parse(value) : absent;
+    };
+    this.doc.boxes = header("Boxes", {});
     if (!this.dragging) this.drawOverlay(); // what layout placed may have moved
-    const scans = response.headers.get("X-Templatekit-Scans");
-    const warnings = response.headers.get("X-Templatekit-Warnings");
     this.dispatchEvent(new CustomEvent("rendered", {
-      detail: { kind, scans: scans ? JSON.parse(scans) : null, warnings: warnings ? JSON.parse(warnings) : [] },
+      detail: {
+        kind,
+        current: this.image.dataset.current === "true",
+        scans: header("Scans", null),
+        warnings: header("Warnings", []),
+        textHeights: header("Text-Heights", {}),
+      },
     }));
   }
 

@@ -70,8 +70,9 @@ export const SIZE_PRESETS = [
   ["Business card (300 dpi)", 1050, 600],
 ];
 
-export class Inspector {
+export class Inspector extends EventTarget {
   constructor(doc, schema, forms, parts) {
+    super();
     this.doc = doc;
     this.schema = schema;
     this.forms = forms;
@@ -209,7 +210,16 @@ export class Inspector {
   /** A field's new value; the forms are drawn again only after a structural change. */
   set(path, value, structural = false) {
     const source = structural ? "inspector-structure" : "inspector";
-    this.doc.change((template) => setAt(template, path, value), { key: structural ? null : pathText(path), source });
+    const key = structural ? null : pathText(path);
+    this.doc.change((template) => setAt(template, path, value), { key, source });
+    this.dispatchEvent(new CustomEvent("set", { detail: { path, key } }));
+  }
+
+  /** A value the editor itself changed while a field may be being typed in: shown in its
+   * field in place (drawing the form again would take the focus away). */
+  showValue(path, value) {
+    const input = this.layerBox.querySelector(`[data-path="${CSS.escape(pathText(path))}"] input[type=number]`);
+    if (input) input.value = String(value);
   }
 
   /** The model's messages ("layers[2].size: must be …"), each at its field when shown. */

@@ -9,6 +9,7 @@ import { Forms } from "./forms.js";
 import { Inspector } from "./inspector.js";
 import { LayersPanel } from "./layers.js";
 import { FormatSchema } from "./schema.js";
+import { TextFit } from "./textfit.js";
 import { Timeline } from "./timeline.js";
 import { TryIt } from "./tryit.js";
 import { Versions } from "./versions.js";
@@ -38,11 +39,10 @@ async function connect(key, { templateId = null, local = false } = {}) {
     $("open-box").hidden = local;
     $("doc-actions").hidden = false;
     $("workspace").hidden = false;
-    const select = $("templates");
-    select.replaceChildren(new Option("choose…", ""), ...templates.map((t) => new Option(`${t.name} (${t.width}×${t.height})`, t.id)));
+    listTemplates(templates);
     const first = templateId || (local ? templates[0]?.id : null);
     if (first) {
-      select.value = first;
+      $("templates").value = first;
       await ui.versions.open(first);
     } else {
       ui.versions.blank();
@@ -51,6 +51,13 @@ async function connect(key, { templateId = null, local = false } = {}) {
   } catch (error) {
     say(error.message, true);
   }
+}
+
+/** The templates to open, the one being edited chosen (none: "choose…"). */
+function listTemplates(templates) {
+  const options = templates.map((t) => new Option(`${t.name} (${t.width}×${t.height})`, t.id));
+  $("templates").replaceChildren(new Option(`choose… (${templates.length})`, ""), ...options);
+  $("templates").value = session.templateId || "";
 }
 
 function build(schema, bundledFonts) {
@@ -68,6 +75,8 @@ function build(schema, bundledFonts) {
   const inspector = new Inspector(doc, schema, forms, {
     layer: $("pane-layer"), settings: $("pane-template"), problems: $("problems"),
   });
+  const textFit = new TextFit(doc);
+  inspector.addEventListener("set", ({ detail }) => textFit.changed(detail.path, detail.key));
   const timeline = new Timeline(doc, canvas, {
     box: $("timeline"), rows: $("timeline-rows"), scrub: $("scrub"), moment: $("moment"), atRest: $("at-rest"),
   });
@@ -85,8 +94,7 @@ function build(schema, bundledFonts) {
     canvas.fit();
     canvas.changed();
     everything("");
-    $("try-modifications").value = "";
-    tryIt.draw();
+    tryIt.opened();
   });
   doc.addEventListener("change", (event) => {
     canvas.changed();
@@ -107,7 +115,10 @@ function build(schema, bundledFonts) {
   canvas.addEventListener("rendered", ({ detail }) => {
     $("render-note").textContent = $("render-note").title = detail.kind === "quick" ? "preview" : detail.warnings.join("; ");
     inspector.showProblems([]);
-    if (detail.kind === "full") inspector.showScans(detail.scans || []);
+    if (detail.kind !== "full") return;
+    inspector.showScans(detail.scans || []);
+    const grown = detail.current ? textFit.rendered(detail.textHeights) : null;
+    if (grown) inspector.showValue(grown, getAt(doc.template, grown));
   });
   canvas.addEventListener("failed", ({ detail: error }) => {
     $("render-note").textContent = "not rendered: see the problems";
@@ -117,6 +128,8 @@ function build(schema, bundledFonts) {
   canvas.addEventListener("zoom", ({ detail }) => ($("zoom-label").textContent = `${Math.round(detail * 100)} %`));
   versions.addEventListener("status", ({ detail }) => say(detail.text, detail.failed));
   versions.addEventListener("problems", ({ detail }) => inspector.showProblems(detail));
+  // a new template, or a new name, shows in the list at once
+  versions.addEventListener("stored", () => session.api.json("/templates").then(listTemplates, () => {}));
 
   function everything(source) {
     if (source !== "history" && doc.template.video === undefined) canvas.time = null;

@@ -15,7 +15,11 @@ export class TryIt {
     parts.pdf.addEventListener("click", () => this.pdf());
     parts.video.addEventListener("click", () => this.video());
     parts.sign.addEventListener("click", () => this.sign());
-    parts.modifications.addEventListener("input", () => this.showCode());
+    this.written = false; // whether the modifications are the user's (else the sample, kept up to date)
+    parts.modifications.addEventListener("input", () => {
+      this.written = parts.modifications.value.trim() !== "";
+      this.showCode();
+    });
     parts.format.addEventListener("change", () => this.showCode());
   }
 
@@ -30,7 +34,14 @@ export class TryIt {
 
   fillSample() {
     this.parts.modifications.value = JSON.stringify(this.sample(), null, 2);
+    this.written = false;
     this.showCode();
+  }
+
+  /** Another template is open: its sample replaces what was written for the last one. */
+  opened() {
+    this.written = false;
+    this.draw();
   }
 
   draw() {
@@ -44,8 +55,8 @@ export class TryIt {
       : this.doc.dirty
         ? "These render the saved version: save to try your latest changes."
         : "";
-    if (!this.parts.modifications.value) this.fillSample();
-    else this.showCode();
+    if (this.written) this.showCode();
+    else this.fillSample(); // the design's current values, until the user writes their own
   }
 
   modifications() {

@@ -75,6 +75,7 @@ export class Versions extends EventTarget {
       this.overwrite = false;
       this.doc.markSaved(sent);
       this.say(`saved: version ${this.session.version}`);
+      this.dispatchEvent(new CustomEvent("stored"));
       await this.refresh();
     } catch (error) {
       if (error.code === "CONFLICT" && !this.session.local) {
