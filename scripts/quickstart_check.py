@@ -6,6 +6,9 @@ a new virtual environment, ``pip install -e ".[server]"``, ``templatekit serve -
 ``python scripts/quickstart_check.py wheel`` builds the wheel, installs
 ``templatekit[server]`` from it into a fresh virtual environment, and starts
 ``templatekit serve --demo`` from an empty folder.
+``python scripts/quickstart_check.py container`` builds the Dockerfile with podman from a
+fresh copy of the repository (on the base image ``$TEMPLATEKIT_CONTAINER_BASE`` names, when
+set) and runs ``templatekit serve --demo`` in the image, on the host's network.
 
 Either way the server runs with nothing of this environment (no PATH entry, no
 PYTHONPATH), and this script, from the outside, runs the curl line the server printed,
@@ -68,6 +71,16 @@ def readme_command() -> str:
     return first
 
 
+def readme_block(heading: str) -> str:
+    """The ```sh block of the README's section ``heading``."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split(f"\n## {heading}\n", 1)[-1].split("\n## ", 1)[0]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    if block is None:
+        raise CheckFailed(f"README.md: the section {heading!r} has no ```sh block")
+    return block.group(1)
+
+
 def clean_environment() -> dict[str, str]:
     """This process's environment without its virtual environment: what a new shell has."""
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
@@ -113,6 +126,23 @@ def wheel_command(work: Path, port: int) -> tuple[list[str], Path]:
     folder = work / "empty"
     folder.mkdir()
     return [str(work / "venv/bin/templatekit"), "serve", "--demo", "--port", str(port)], folder
+
+
+#: The image and the container of the container check.
+IMAGE = "localhost/templatekit:quickstart-check"
+CONTAINER = "templatekit-quickstart-check"
+
+
+def container_command(work: Path, port: int) -> tuple[list[str], Path]:
+    context = copy_of_repository(work / "templatekit")
+    base = os.environ.get("TEMPLATEKIT_CONTAINER_BASE")
+    build = ["podman", "build", "--quiet", "--network=host", "--tag", IMAGE]
+    run([*build, *(["--build-arg", f"BASE={base}"] if base else []), str(context)], work)
+    serve = ["templatekit", "serve", "--demo", "--port", str(port)]
+    return ["podman", "run", "--rm", "--name", CONTAINER, "--network=host", IMAGE, *serve], work
+
+
+COMMANDS = {"editable": editable_command, "wheel": wheel_command, "container": container_command}
 
 
 def run(command: list[str], cwd: Path) -> None:
@@ -301,6 +331,37 @@ class Client:
         return f"video ({seconds:g} s, streamed: {', '.join(dict.fromkeys(events))})"
 
 
+def readme_commands(checkout: Path, port: int, key: str) -> str:
+    """The README's HTTP and command-line blocks, run as written in the checkout with its
+    virtual environment active and ``$KEY`` the demo key (the port is the server's), and
+    what each wrote decoded."""
+    env = {**clean_environment(), "KEY": key, "VIRTUAL_ENV": str(checkout / ".venv")}
+    env["PATH"] = f"{checkout / '.venv/bin'}{os.pathsep}{env['PATH']}"
+    printed = ""
+    for heading in ("Use it over HTTP", "Use it from the command line"):
+        block = readme_block(heading).replace("127.0.0.1:8000", f"127.0.0.1:{port}")
+        done = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", block], cwd=checkout, env=env, capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            raise CheckFailed(f"README, {heading}: failed ({done.returncode}):\n{block}\n{done.stdout}\n{done.stderr}")
+        printed += done.stdout
+    if '"done"' not in printed and "event: done" not in printed:
+        raise CheckFailed(f"README: the streamed video did not end with done:\n{printed[-2000:]}")
+    decoded_image((checkout / "invoice.png").read_bytes(), "PNG", (794, 1123), "README: invoice.png (curl)")
+    decoded_image((checkout / "card.png").read_bytes(), "PNG", (1200, 630), "README: card.png")
+    decoded_image((checkout / "mug.jpg").read_bytes(), "JPEG", (1080, 1080), "README: mug.jpg")
+    decoded_image((checkout / "ticket.webp").read_bytes(), "WEBP", (320, 128), "README: ticket.webp")
+    decoded_pdf((checkout / "invoice.pdf").read_bytes(), (794, 1123), "README: invoice.pdf")
+    probed_video((checkout / "promo.mp4").read_bytes(), (1280, 720), 5.0, "README: promo.mp4")
+    cards = sorted((checkout / "out").glob("*.png"))
+    for card in cards:
+        decoded_image(card.read_bytes(), "PNG", (1080, 1080), f"README: batch {card.name}")
+    if len(cards) < 3:
+        raise CheckFailed(f"README: the batch wrote {[card.name for card in cards]}")
+    return f"the HTTP and command-line blocks ran as written; {len(cards)} batch cards and 6 files decoded"
+
+
 def sse(lines: Iterator[str]) -> Iterator[tuple[str, Any]]:
     event = None
     for line in lines:
@@ -365,7 +426,7 @@ def check(mode: str) -> None:
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="quickstart-") as scratch:
         work = Path(scratch)
-        command, cwd = (editable_command if mode == "editable" else wheel_command)(work, port)
+        command, cwd = COMMANDS[mode](work, port)
         server = Server(command, cwd, port)
         try:
             server.wait_until_up()
@@ -390,6 +451,8 @@ def check(mode: str) -> None:
                 if reason is not None:
                     raise CheckFailed(f"{template['id']}: the server says it cannot render it: {reason}")
                 print(f"{template['id']}: {', '.join(client.render_all(template))}", flush=True)
+            if mode == "editable":
+                print(f"README: {readme_commands(cwd, port, key)}", flush=True)
             editor = server.printed(rf"(http://127\.0\.0\.1:{port}/editor/)").group(1)
             print(f"editor: {editor_works(client, editor)}", flush=True)
             signing_in = server.printed(r"dashboard: (\S+)  sign in with (\S+) / (\S+)$")
@@ -399,11 +462,15 @@ def check(mode: str) -> None:
             raise
         finally:
             server.stop()
+            if mode == "container":  # stopped by the signal podman passes on; else removed here
+                subprocess.run(["podman", "rm", "--force", "--ignore", CONTAINER], capture_output=True, check=False)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=("editable", "wheel"), help="install as the README says, or from the wheel")
+    parser.add_argument(
+        "mode", choices=COMMANDS, help="install as the README says, from the wheel, or in the container image"
+    )
     args = parser.parse_args()
     started = time.monotonic()
     try:
