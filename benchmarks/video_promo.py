@@ -150,7 +150,7 @@ def painted_frames() -> list[np.ndarray]:
     yuv420p planes as ``render_video`` hands them to the encoder; painted once, untimed."""
     if not _frames:
         template, ctx, _ = resolve(PROMO, {"title": TITLES[0]}, RenderOptions())
-        assert template.video is not None and frame_count(template) == FRAMES
+        assert template.video is not None and frame_count(template, template.video.fps) == FRAMES
         maker = FrameMaker(template, ctx)
         try:
             _frames.extend(yuv420p(maker.compose(maker.looks(index / FPS))) for index in range(FRAMES))

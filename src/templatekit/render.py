@@ -16,6 +16,7 @@ from templatekit.errors import RenderError, TemplateError
 from templatekit.loading import TemplateSource
 from templatekit.options import PdfInfo, RenderOptions
 from templatekit.outputs.encode import image_format
+from templatekit.outputs.motion import motion_format
 from templatekit.outputs.result import RenderResult
 from templatekit.pipeline import Prepared, prepared, resolve, still
 
@@ -124,18 +125,29 @@ def render_video(
     *,
     on_progress: Callable[[int, int], None] | None = None,
     path: str | os.PathLike[str] | None = None,
+    format: str | None = None,
     assets: AssetLoader | None = None,
     memory_limit: int | None = None,
 ) -> RenderResult:
-    """Render a video template (one with a ``video`` field) to MP4: H.264 in yuv420p at
-    the template's frame rate, with AAC sound when the template has music or its clips
-    have sound. Frames are encoded as they are painted; none is kept.
+    """Render a video template (one with a ``video`` field) as ``format``, else as the
+    extension of ``path`` names, else MP4:
 
-    ``on_progress(done, total)`` is called as frames are done (every hundredth of them,
-    at least once a second). With ``path`` the video is written to that file and the
-    result reads it back only when its ``data`` is asked for. ``memory_limit``: see
-    ``prepare`` (it bounds each frame's painting, not the video's length).
+    - ``mp4``: H.264 in yuv420p at the template's frame rate, AAC sound;
+    - ``webm``: VP9, transparent where the template is when its background is none or
+      see-through (yuva420p), Opus sound;
+    - ``gif``: looping, at most ``video.gif.fps`` frames a second and ``video.gif.width``
+      pixels wide, one palette for the whole animation;
+    - ``webp``: animated, looping, lossy at ``video.webp.quality`` or lossless.
+
+    GIF and WebP have no sound: it is left out with a warning. Frames are encoded as
+    they are painted; none is kept. ``on_progress(done, total)`` is called as frames are
+    done (every hundredth of them, at least once a second). With ``path`` the video is
+    written to that file and the result reads it back only when its ``data`` is asked
+    for. ``memory_limit``: see ``prepare`` (it bounds each frame's painting, not the
+    video's length). An unknown format or extension is a ``ValueError`` naming the ones
+    supported.
     """
+    output = motion_format(path, format)
     with budget.render(memory_limit):
         try:
             from templatekit.video.movie import write_video
@@ -148,12 +160,12 @@ def render_video(
             )
         target = Path(path) if path is not None else None
         with tempfile.TemporaryDirectory(prefix="templatekit-") as scratch:
-            out = target or Path(scratch) / "video.mp4"
+            out = target or Path(scratch) / f"video.{output.name}"
             try:
-                width, height = write_video(resolved, ctx, out, on_progress)
+                width, height = write_video(resolved, ctx, out, on_progress, output)
             except BaseException:
                 out.unlink(missing_ok=True)  # never leave half a video behind
                 raise
             data = None if target is not None else out.read_bytes()
         result_warnings = (*warnings, *ctx.warnings)
-        return RenderResult(data, "video/mp4", width, height, result_warnings, path=target)
+        return RenderResult(data, output.media_type, width, height, result_warnings, path=target)

@@ -61,10 +61,33 @@ class BackgroundImage:
 
 
 @frozen(kw_only=True)
+class GifSettings:
+    """How a video is written as an animated GIF: at most ``fps`` frames a second (GIF
+    delays are in hundredths of a second) and ``width`` pixels wide (scaled down keeping
+    the ratio), its colours dithered or not."""
+
+    fps: int = field(15, check=between(1, 50))
+    width: int = field(640, check=between(16, MAX_SIDE))
+    dither: bool = True
+
+
+@frozen(kw_only=True)
+class WebpSettings:
+    """How a video is written as an animated WebP: lossy at ``quality`` (0–100) or
+    lossless, at most ``fps`` frames a second."""
+
+    lossless: bool = False
+    quality: int = field(80, check=between(0, 100))
+    fps: int = field(30, check=between(1, 60))
+
+
+@frozen(kw_only=True)
 class VideoSettings:
     duration: float = field(check=between(0.1, 300), schema={"examples": [5]})
     fps: int = field(30, check=between(1, 60))
     poster: float | None = field(None, check=between(0, 300))
+    gif: GifSettings = GifSettings()
+    webp: WebpSettings = WebpSettings()
 
     def problems(self) -> Iterator[tuple[str, str]]:
         if self.poster is not None and self.poster > self.duration:

@@ -47,12 +47,15 @@ def _premultiplied(image: PILImage.Image) -> tuple[np.ndarray, bool]:
 
 
 def paint_frame(scene: Scene) -> np.ndarray:
-    """The Scene (with an opaque background) as RGBA pixels; safe in several threads."""
-    assert scene.background is not None and scene.background.a == 255
+    """The Scene (with an opaque background, or none: transparent) as premultiplied RGBA
+    pixels; safe in several threads."""
+    assert scene.background is None or scene.background.a == 255
     items = scene.items
     if items and _covers(items[0], scene):  # a bottom plate: the frame starts as its copy
         frame = _pixels(items[0].image)[0].copy()  # type: ignore[union-attr]
         items = items[1:]
+    elif scene.background is None:
+        frame = np.zeros((scene.height, scene.width, 4), np.uint8)
     else:
         frame = np.empty((scene.height, scene.width, 4), np.uint8)
         frame.view(np.uint32).fill(int.from_bytes(bytes(scene.background.rgba), sys.byteorder))  # 30x a broadcast

@@ -157,10 +157,13 @@ class _Actor:
 
 class FrameMaker:
     """Paints the frames of a laid-out video template; the frame size is the canvas made
-    even (H.264 in yuv420p needs even sides), the extra row or column in the background."""
+    even (H.264 in yuv420p needs even sides), the extra row or column in the background.
+    Frames are opaque, over black, unless ``transparent``: then they keep the alpha of
+    the template's background and layers."""
 
-    def __init__(self, template: Template, ctx: LayoutContext) -> None:
+    def __init__(self, template: Template, ctx: LayoutContext, transparent: bool = False) -> None:
         assert template.video is not None
+        self.transparent = transparent
         self.width = template.width + template.width % 2
         self.height = template.height + template.height % 2
         self.timeline = Timeline(template.video.duration, template.width, template.height)
@@ -198,12 +201,15 @@ class FrameMaker:
 
     def _add_plate(self, items: list[Item], background: object, bottom: bool) -> None:
         """Still layers painted once into a picture (cut to what they cover); the bottom
-        one with the background, over black: a video has no transparency."""
+        one with the background, over black unless the frames are transparent."""
         if not items and not bottom:
             return
         plate = Scene(self.width, self.height, background, tuple(items))  # type: ignore[arg-type]
         budget.ask(canvas_needs(plate, 1.0))
         image = paint(plate)
+        if bottom and self.transparent:
+            self._stack.append(picture(image, 0, 0, 1.0, "plate:bottom"))
+            return
         if bottom:
             black = PILImage.new("RGBA", image.size, BLACK.rgba)
             black.alpha_composite(image)
@@ -230,10 +236,11 @@ class FrameMaker:
                 items.append(part)
             elif look is not None and (shown := part.item(look)) is not None:
                 items.append(shown)
-        return Scene(self.width, self.height, BLACK, tuple(items))
+        return Scene(self.width, self.height, None if self.transparent else BLACK, tuple(items))
 
     def compose(self, looks: tuple[Look | None, ...]) -> np.ndarray:
-        """The frame for ``looks`` (RGBA, opaque); safe to call from several threads."""
+        """The frame for ``looks`` (premultiplied RGBA; opaque unless the frames are
+        transparent); safe to call from several threads."""
         return paint_frame(self.scene(looks))
 
     def frame(self, time: float) -> PILImage.Image:

@@ -1,5 +1,5 @@
-"""A video template to an MP4 file: frames painted in time order and encoded as they
-come, with progress reported along the way."""
+"""A video template to a file (MP4, WebM, GIF or animated WebP): frames painted in time
+order and encoded as they come, with progress reported along the way."""
 
 from __future__ import annotations
 
@@ -9,14 +9,17 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
 import cv2
-import numpy as np
 
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import VideoLayer
 from templatekit.model.template import Template
-from templatekit.video.encode import Mp4Writer, yuv420p
+from templatekit.model.values import Color
+from templatekit.outputs.motion import MotionFormat
+from templatekit.video.animated import PALETTE_SAMPLES, GifWriter, WebpWriter
+from templatekit.video.encode import AvWriter, Mp4Writer, WebmWriter
 from templatekit.video.frames import FrameMaker, Look
 from templatekit.video.sound import soundtrack
 
@@ -47,20 +50,40 @@ class ProgressReporter:
             self.reported, self.at = done, now
 
 
-def frame_count(template: Template) -> int:
+def frame_rate(template: Template, output: MotionFormat) -> int:
+    """Frames a second of the file: the template's, at most what its format's settings
+    allow (GIF and WebP)."""
+    assert template.video is not None
+    video = template.video
+    most = {"gif": video.gif.fps, "webp": video.webp.fps}.get(output.name, video.fps)
+    return min(video.fps, most)
+
+
+def frame_count(template: Template, fps: int) -> int:
     """Frames of the video: frame n shows the moment n / fps."""
     assert template.video is not None
-    return max(1, round(template.video.duration * template.video.fps))
+    return max(1, round(template.video.duration * fps))
+
+
+def transparent(template: Template) -> bool:
+    """Whether the template's frames have see-through pixels to keep: its background is
+    none or not opaque."""
+    background = template.background
+    return background is None or (isinstance(background, Color) and background.a < 255)
 
 
 def write_video(
-    template: Template, ctx: LayoutContext, path: str | os.PathLike[str], on_progress: Progress | None
+    template: Template,
+    ctx: LayoutContext,
+    path: str | os.PathLike[str],
+    on_progress: Progress | None,
+    output: MotionFormat,
 ) -> tuple[int, int]:
-    """Write the MP4 to ``path``; returns the frame size (width, height)."""
+    """Write the video to ``path`` as ``output``; returns the frame size (width, height)."""
     assert template.video is not None
-    fps = template.video.fps
-    total = frame_count(template)
-    maker = FrameMaker(template, ctx)
+    fps = frame_rate(template, output)
+    total = frame_count(template, fps)
+    maker = FrameMaker(template, ctx, transparent=output.alpha and transparent(template))
     try:
         clips = [
             (layer, ctx.assets.fetch_media(layer.src, ctx.base_dir))
@@ -71,10 +94,15 @@ def write_video(
         if template.audio is not None:
             music = (template.audio, ctx.assets.fetch_media(template.audio.src, ctx.base_dir))
         sound = soundtrack(maker.timeline, music, clips)
-        writer = Mp4Writer(path, maker.width, maker.height, fps, sound)
+        if sound is not None and not output.sound:
+            ctx.warnings.append(f"the sound is left out: {output.name.upper()} has none (MP4 and WebM keep it)")
+        writer = _writer(template, maker, path, fps, sound, output)
+        if isinstance(writer, GifWriter):  # clips seek back to the start by themselves
+            moments = (n * template.video.duration / PALETTE_SAMPLES for n in range(PALETTE_SAMPLES))
+            writer.learn([maker.compose(maker.looks(moment)) for moment in moments])
         progress = ProgressReporter(on_progress, total)
         try:
-            for index, frame in enumerate(_frames(maker, total, fps), start=1):
+            for index, frame in enumerate(_frames(maker, writer, total, fps), start=1):
                 writer.add(frame)
                 progress.update(index)
             writer.close()
@@ -83,14 +111,28 @@ def write_video(
             raise
     finally:
         maker.close()
-    return maker.width, maker.height
+    return writer.width, writer.height
 
 
-def _painted(maker: FrameMaker, looks: tuple[Look | None, ...]) -> np.ndarray:
-    return yuv420p(maker.compose(looks))
+def _writer(
+    template: Template, maker: FrameMaker, path: str | os.PathLike[str], fps: int, sound: Any, output: MotionFormat
+) -> AvWriter:
+    assert template.video is not None
+    size = (maker.width, maker.height)
+    if output.name == "webm":
+        return WebmWriter(path, *size, fps, sound, alpha=maker.transparent)
+    if output.name == "gif":
+        return GifWriter(path, *size, fps, template.video.gif)
+    if output.name == "webp":
+        return WebpWriter(path, *size, fps, template.video.webp, alpha=maker.transparent)
+    return Mp4Writer(path, *size, fps, sound)
 
 
-def _frames(maker: FrameMaker, total: int, fps: int) -> Iterator[np.ndarray]:
+def _converted(maker: FrameMaker, writer: AvWriter, looks: tuple[Look | None, ...]) -> Any:
+    return writer.convert(maker.compose(looks))
+
+
+def _frames(maker: FrameMaker, writer: AvWriter, total: int, fps: int) -> Iterator[Any]:
     """The frames in order, composed by a pool of threads a few frames ahead of the
     encoder (OpenCV and x264 work outside the GIL), so that painting and encoding
     overlap; at most AHEAD frames wait at any time. A frame that looks like the one
@@ -98,14 +140,14 @@ def _frames(maker: FrameMaker, total: int, fps: int) -> Iterator[np.ndarray]:
     opencv_threads = cv2.getNumThreads()
     cv2.setNumThreads(1)  # frames are painted in parallel already; OpenCV's own threads would spin against them
     try:
-        yield from _painted_in_order(maker, total, fps)
+        yield from _painted_in_order(maker, writer, total, fps)
     finally:
         cv2.setNumThreads(opencv_threads)
 
 
-def _painted_in_order(maker: FrameMaker, total: int, fps: int) -> Iterator[np.ndarray]:
-    pending: deque[Future[np.ndarray]] = deque()
-    previous: tuple[tuple[Look | None, ...], Future[np.ndarray]] | None = None
+def _painted_in_order(maker: FrameMaker, writer: AvWriter, total: int, fps: int) -> Iterator[Any]:
+    pending: deque[Future[Any]] = deque()
+    previous: tuple[tuple[Look | None, ...], Future[Any]] | None = None
     with ThreadPoolExecutor(max_workers=PAINTERS, thread_name_prefix="templatekit-frames") as pool:
         for index in range(total):
             looks = maker.looks(index / fps)
@@ -113,7 +155,7 @@ def _painted_in_order(maker: FrameMaker, total: int, fps: int) -> Iterator[np.nd
                 future = previous[1]
             else:
                 # each frame in a copy of this context: the render's memory budget holds in the painters too
-                future = pool.submit(contextvars.copy_context().run, _painted, maker, looks)
+                future = pool.submit(contextvars.copy_context().run, _converted, maker, writer, looks)
                 previous = (looks, future)
             pending.append(future)
             if len(pending) > AHEAD:

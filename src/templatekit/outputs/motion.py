@@ -1,0 +1,47 @@
+"""The files a video template is written as: chosen by ``format`` or by the file's
+extension, each with what it can carry (sound, transparency)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from attrs import frozen
+
+
+@frozen
+class MotionFormat:
+    name: str
+    media_type: str
+    sound: bool  # the soundtrack is kept (else dropped, with a warning)
+    alpha: bool  # transparent where the template is, when its background is
+
+
+MOTION_FORMATS = {
+    "mp4": MotionFormat("mp4", "video/mp4", sound=True, alpha=False),
+    "webm": MotionFormat("webm", "video/webm", sound=True, alpha=True),
+    "gif": MotionFormat("gif", "image/gif", sound=False, alpha=False),
+    "webp": MotionFormat("webp", "image/webp", sound=False, alpha=True),
+}
+_NAMES = ", ".join(MOTION_FORMATS)
+_EXTENSIONS = ", ".join(f".{name}" for name in MOTION_FORMATS)
+
+
+def motion_format(path: str | os.PathLike[str] | None = None, format: str | None = None) -> MotionFormat:
+    """The format ``format`` names, else the one ``path``'s extension names (MP4 without
+    either); ``ValueError`` naming the supported ones for any other, or when the two
+    disagree."""
+    chosen = None
+    if format is not None:
+        chosen = MOTION_FORMATS.get(format.lower())
+        if chosen is None:
+            raise ValueError(f"format: a video is written as one of {_NAMES} (got {format!r})")
+    if path is None:
+        return chosen or MOTION_FORMATS["mp4"]
+    suffix = Path(path).suffix.lower().lstrip(".")
+    named = MOTION_FORMATS.get(suffix)
+    if named is None:
+        raise ValueError(f"path: {os.fspath(path)}: a video is written as {_EXTENSIONS} (got {suffix or 'none'!r})")
+    if chosen is not None and named is not chosen:
+        raise ValueError(f"format: {format!r} differs from the extension of {os.fspath(path)}")
+    return named

@@ -1,0 +1,145 @@
+"""Video templates as WebM, GIF and animated WebP: each file read back by tools that are
+not the writer (ffprobe and ffmpeg's own decoders, Pillow's GIF and WebP readers)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import templatekit as tk
+from tests.conftest import layer
+from tests.templatekit.video.test_movie import make_tone, video
+
+needs_ffmpeg = pytest.mark.skipif(shutil.which("ffprobe") is None, reason="ffmpeg (Debian's ffmpeg package) is missing")
+
+# A red box sliding across the canvas over half a second, on a background given per test.
+SLIDE = {"preset": "slide-in", "from": "left", "duration": 0.5}
+
+
+def sliding(background: str | None, settings: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
+    """A 1 s, 30 fps video of a red box sliding in; ``settings`` join its ``video`` object."""
+    box = layer("shape", "box", x=40, y=20, width=40, height=40, fill="#ff0000", animations=[SLIDE])
+    made = video(box, width=160, height=80, background=background, **fields)
+    made["video"].update(settings or {})
+    return made
+
+
+def frames_of(path: Path) -> tuple[list[Image.Image], list[int], Image.Image]:
+    """Every frame of an animated GIF or WebP as Pillow reads it, and each one's duration (ms)."""
+    with Image.open(path) as animation:
+        frames, durations = [], []
+        for index in range(animation.n_frames):
+            animation.seek(index)
+            frames.append(animation.convert("RGBA"))
+            durations.append(animation.info["duration"])
+        return frames, durations, animation
+
+
+def ffprobe(path: Path) -> dict[str, Any]:
+    done = subprocess.run(
+        ["ffprobe", "-v", "error", "-count_frames", "-show_streams", "-show_format", "-of", "json", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def over_colour(path: Path, colour: str, moment: float) -> Image.Image:
+    """The video's frame at ``moment`` laid over a plain ``colour`` by ffmpeg (its libvpx
+    decoder reads VP9's alpha), as a PNG."""
+    out = path.with_suffix(".over.png")
+    size = "160x80"
+    command = ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"color=c={colour}:s={size}"]
+    command += ["-c:v", "libvpx-vp9", "-i", str(path), "-filter_complex", "[0][1]overlay=shortest=1"]
+    command += ["-ss", f"{moment}", "-frames:v", "1", str(out)]
+    subprocess.run(command, capture_output=True, check=True)
+    return Image.open(out).convert("RGB")
+
+
+@needs_ffmpeg
+def test_webm_is_vp9_with_alpha_where_the_template_is_transparent(tmp_path):
+    path = tmp_path / "overlay.webm"
+    result = tk.render_video(sliding(None), path=path)
+    assert result.media_type == "video/webm" and (result.width, result.height) == (160, 80)
+    info = ffprobe(path)
+    (stream,) = info["streams"]
+    assert stream["codec_name"] == "vp9" and stream["tags"].get("alpha_mode") == "1"
+    assert int(stream["nb_read_frames"]) == 30 and float(info["format"]["duration"]) == pytest.approx(1.0, abs=0.05)
+    assert info["format"]["format_name"] == "matroska,webm"
+    # laid over green: green where the template is transparent, the red box where it is drawn
+    frame = over_colour(path, "0x00ff00", 0.9)
+    assert frame.getpixel((140, 70)) == pytest.approx((0, 255, 0), abs=12)
+    red = np.asarray(frame)[20:60, 40:80].reshape(-1, 3).mean(axis=0)
+    assert red == pytest.approx((255, 0, 0), abs=16)
+
+
+@needs_ffmpeg
+def test_webm_of_an_opaque_template_has_no_alpha_and_keeps_the_sound_as_opus(tmp_path):
+    make_tone(tmp_path / "music.m4a", 2.0)
+    path = tmp_path / "clip.webm"
+    tk.render_video(sliding("#123456", audio={"src": str(tmp_path / "music.m4a")}), format="webm", path=path)
+    streams = {stream["codec_type"]: stream for stream in ffprobe(path)["streams"]}
+    assert streams["video"]["codec_name"] == "vp9" and streams["video"]["pix_fmt"] == "yuv420p"
+    assert "alpha_mode" not in streams["video"].get("tags", {})
+    assert streams["audio"]["codec_name"] == "opus"
+
+
+def test_gif_loops_at_most_15_fps_and_640_wide_and_drops_the_sound_with_a_warning(tmp_path):
+    make_tone(tmp_path / "music.m4a", 2.0)
+    wide = sliding("#ffffff", audio={"src": str(tmp_path / "music.m4a")})
+    wide["width"], wide["height"] = 1280, 640
+    wide["layers"][0].update(width=320, height=320)
+    result = tk.render_video(wide, path=tmp_path / "wide.gif")
+    assert result.media_type == "image/gif" and (result.width, result.height) == (640, 320)
+    assert any("sound is left out" in warning for warning in result.warnings)
+    frames, durations, gif = frames_of(tmp_path / "wide.gif")
+    assert gif.format == "GIF" and gif.size == (640, 320) and gif.info["loop"] == 0
+    assert len(frames) == 15 and sum(durations) == pytest.approx(1000, abs=20)
+    assert all(60 <= duration <= 70 for duration in durations)  # 1/15 s, in hundredths
+    # the box has slid in and stays: red at its place, white around it
+    assert frames[-1].getpixel((40 + 80, 20 + 80))[:3] == pytest.approx((255, 0, 0), abs=40)
+    assert frames[-1].getpixel((600, 300))[:3] == pytest.approx((255, 255, 255), abs=24)
+    # at the start it is still outside, left of its place
+    assert frames[0].getpixel((40 + 80, 20 + 80))[:3] == pytest.approx((255, 255, 255), abs=24)
+
+
+def test_gif_settings_come_from_the_template(tmp_path):
+    tk.render_video(sliding("#ffffff", {"gif": {"fps": 5, "width": 80, "dither": False}}), path=tmp_path / "small.gif")
+    frames, durations, gif = frames_of(tmp_path / "small.gif")
+    assert gif.size == (80, 40) and len(frames) == 5 and durations == [200] * 5
+    # without dither, the white background is one colour
+    assert frames[-1].getpixel((75, 35)) == frames[-1].getpixel((5, 35)) == (255, 255, 255, 255)
+
+
+def test_animated_webp_loops_keeps_alpha_and_takes_its_settings(tmp_path):
+    lossy = tk.render_video(sliding(None), path=tmp_path / "lossy.webp")
+    assert lossy.media_type == "image/webp"
+    frames, durations, webp = frames_of(tmp_path / "lossy.webp")
+    # frames that do not change are one frame shown longer
+    assert webp.is_animated and 2 < len(frames) <= 30 and sum(durations) == pytest.approx(1000, abs=40)
+    assert webp.info.get("loop", 0) == 0
+    assert frames[-1].getpixel((150, 5))[3] == 0  # transparent where the template is
+    assert frames[-1].getpixel((60, 40)) == pytest.approx((255, 0, 0, 255), abs=24)
+    lossless = sliding("#102030", {"webp": {"lossless": True, "fps": 10}})
+    tk.render_video(lossless, path=tmp_path / "lossless.webp")
+    frames, durations, _ = frames_of(tmp_path / "lossless.webp")
+    assert sum(durations) == pytest.approx(1000, abs=40) and min(durations) >= 100  # 10 fps
+    assert frames[-1].getpixel((150, 5)) == (16, 32, 48, 255)  # exact: lossless
+    assert frames[-1].getpixel((60, 40)) == (255, 0, 0, 255)
+
+
+def test_an_extension_or_format_no_writer_has_is_an_error_naming_those_it_has(tmp_path):
+    for path, format in ((tmp_path / "clip.avi", None), (tmp_path / "clip", None), (None, "mov")):
+        with pytest.raises(ValueError, match=r"mp4, .*webm, .*gif, .*webp"):
+            tk.render_video(sliding(None), path=path, format=format)
+    with pytest.raises(ValueError, match="differs from the extension"):
+        tk.render_video(sliding(None), path=tmp_path / "clip.gif", format="webm")
+    assert not list(tmp_path.iterdir())  # nothing written
