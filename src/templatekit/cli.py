@@ -15,10 +15,14 @@ from templatekit.loading import load_template
 from templatekit.model.layers import walk_layers
 from templatekit.model.modification import Modification
 from templatekit.model.template import Template
+from templatekit.outputs.motion import frame_rate, motion_format
 from templatekit.render import render_image, render_pdf, render_video
 
 IMAGE_SUFFIXES = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".webp": "webp"}
-OUTPUT_SUFFIXES = (*IMAGE_SUFFIXES, ".pdf", ".mp4")
+STILL_SUFFIXES = (*IMAGE_SUFFIXES, ".pdf")
+#: what a video template is written as (``.webp`` too: animated, unless ``--still``)
+VIDEO_SUFFIXES = (".mp4", ".webm", ".gif", ".webp")
+OUTPUT_SUFFIXES = (*STILL_SUFFIXES, *VIDEO_SUFFIXES[:3])
 BAR_WIDTH = 30
 
 
@@ -82,8 +86,12 @@ def _parser(plugins: bool = True) -> argparse.ArgumentParser:
         "--output",
         type=Path,
         required=True,
-        help="output file (.png, .jpg, .webp, .pdf; .mp4 for video templates); missing folders are made",
+        help=(
+            "output file (.png, .jpg, .webp, .pdf; for video templates .mp4, .webm, .gif, .webp animated,"
+            " .png/.jpg/.pdf the poster); missing folders are made"
+        ),
     )
+    render.add_argument("--still", action="store_true", help="a still of a video template (its poster), as .webp too")
     render.add_argument("--thumbnail", action="store_true", help="a small preview (longest side 320 px)")
     render.add_argument("--debug", action="store_true", help="draw every layer's box and name")
     render.set_defaults(run=_render)
@@ -141,11 +149,14 @@ def _render(args: argparse.Namespace) -> int:
     if suffix not in OUTPUT_SUFFIXES:
         return _usage(f"-o {output}: the output must end in one of {', '.join(OUTPUT_SUFFIXES)}")
     template = load_template(args.template)
-    if suffix == ".mp4" and template.video is None:
+    moving = template.video is not None and suffix in VIDEO_SUFFIXES and not args.still
+    if suffix in VIDEO_SUFFIXES and suffix not in STILL_SUFFIXES and template.video is None:
         return _usage(
-            f'-o {output}: MP4 output needs a video template (one with a "video" field);'
-            f" {template.name!r} is a still design: write .png, .jpg, .webp or .pdf"
+            f'-o {output}: {suffix[1:].upper()} output needs a video template (one with a "video" field);'
+            f" {template.name!r} is a still design: write {', '.join(STILL_SUFFIXES)}"
         )
+    if args.still and suffix not in STILL_SUFFIXES:
+        return _usage(f"-o {output}: --still writes a still: {', '.join(STILL_SUFFIXES)}")
     modifications = _modifications(template, args.modifications, args.set)
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
@@ -154,7 +165,7 @@ def _render(args: argparse.Namespace) -> int:
         return _usage(f"-o {output}: {blocker} is a file, not a folder")
     except OSError as exc:
         return _usage(f"-o {output}: cannot make the folder {output.parent} ({exc.strerror or exc})")
-    if suffix == ".mp4":
+    if moving:
         result = render_video(template, modifications, on_progress=ProgressBar(), path=output)
     elif suffix == ".pdf":
         result = render_pdf(template, modifications, debug=args.debug)
@@ -169,8 +180,10 @@ def _render(args: argparse.Namespace) -> int:
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     pages = f", {result.pages} pages" if result.pages > 1 else ""
-    if template.video is not None and suffix == ".mp4":
-        pages = f", {template.video.duration:g} s at {template.video.fps} fps"
+    if moving:
+        assert template.video is not None
+        fps = frame_rate(template.video, motion_format(output))
+        pages = f", {template.video.duration:g} s at {fps} fps"
     print(f"{output} ({result.width}x{result.height}{pages}, {result.size:,} bytes)")
     return 0
 

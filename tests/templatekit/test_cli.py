@@ -58,8 +58,9 @@ def test_render_reports_warnings_and_errors(tmp_path):
     bad = run("render", str(EXAMPLES / "social-card.json"), "--set", "title.size=-3", "-o", str(out))
     assert bad.returncode == 1 and "size: must be a positive number (got -3.0)" in bad.stderr
     assert "Traceback" not in bad.stderr
-    wrong = run("render", str(EXAMPLES / "social-card.json"), "-o", str(tmp_path / "x.gif"))
-    assert wrong.returncode == 2 and "must end in one of .png, .jpg, .jpeg, .webp, .pdf" in wrong.stderr
+    wrong = run("render", str(EXAMPLES / "social-card.json"), "-o", str(tmp_path / "x.tiff"))
+    assert wrong.returncode == 2
+    assert "must end in one of .png, .jpg, .jpeg, .webp, .pdf, .mp4, .webm, .gif" in wrong.stderr
 
 
 def test_validate_lists_every_problem(tmp_path):
@@ -98,7 +99,36 @@ def test_a_still_template_to_mp4_is_an_error_about_the_extension(tmp_path):
     done = run("render", str(path), "-o", str(tmp_path / "x.mp4"))
     assert done.returncode == 2 and not (tmp_path / "x.mp4").exists()
     assert f"-o {tmp_path / 'x.mp4'}: MP4 output needs a video template" in done.stderr
-    assert "write .png, .jpg, .webp or .pdf" in done.stderr and "Traceback" not in done.stderr
+    assert "write .png, .jpg, .jpeg, .webp, .pdf" in done.stderr and "Traceback" not in done.stderr
+    for suffix in ("webm", "gif"):
+        refused = run("render", str(path), "-o", str(tmp_path / f"x.{suffix}"))
+        assert refused.returncode == 2 and f"{suffix.upper()} output needs a video template" in refused.stderr
+    assert run("render", str(path), "-o", str(tmp_path / "x.avi")).returncode == 2
+    assert not list(tmp_path.glob("x.*"))
+
+
+def test_a_video_template_to_each_format_and_a_still_with_still(tmp_path):
+    import av
+    from PIL import Image
+
+    path = tmp_path / "clip.json"
+    box = layer("shape", "box", x=0, y=0, width=100, height=100, fill="#ff0000", animations=[{"preset": "fade-in"}])
+    path.write_text(json.dumps(template(box, video={"duration": 1, "fps": 30}, background="#ffffff")))
+    for suffix, fps in (("webm", 30), ("gif", 15), ("webp", 30)):
+        done = run("render", str(path), "-o", str(tmp_path / f"clip.{suffix}"))
+        assert done.returncode == 0, done.stderr
+        assert f"clip.{suffix} (400x200, 1 s at {fps} fps" in done.stdout
+    with av.open(str(tmp_path / "clip.webm")) as container:
+        assert container.format.name == "matroska,webm" and sum(1 for _ in container.decode(video=0)) == 30
+    for suffix in ("gif", "webp"):  # FFmpeg's WebP decoder reads no animation: Pillow reads both
+        with Image.open(tmp_path / f"clip.{suffix}") as animation:
+            assert animation.format == suffix.upper() and animation.is_animated
+    still = run("render", str(path), "--still", "-o", str(tmp_path / "poster.webp"))
+    assert still.returncode == 0, still.stderr
+    with Image.open(tmp_path / "poster.webp") as poster:
+        assert not getattr(poster, "is_animated", False) and poster.size == (400, 200)
+    wrong = run("render", str(path), "--still", "-o", str(tmp_path / "poster.gif"))
+    assert wrong.returncode == 2 and "--still writes a still" in wrong.stderr
 
 
 def test_validate_and_render_report_the_same_problems(tmp_path):

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from attrs import frozen
 
+from templatekit.model.template import VideoSettings
+
 
 @frozen
 class MotionFormat:
@@ -45,3 +47,10 @@ def motion_format(path: str | os.PathLike[str] | None = None, format: str | None
     if chosen is not None and named is not chosen:
         raise ValueError(f"format: {format!r} differs from the extension of {os.fspath(path)}")
     return named
+
+
+def frame_rate(video: VideoSettings, output: MotionFormat) -> int:
+    """Frames a second of the file: the template's, at most what its format's settings
+    allow (GIF and WebP)."""
+    most = {"gif": video.gif.fps, "webp": video.webp.fps}.get(output.name, video.fps)
+    return min(video.fps, most)

@@ -17,7 +17,7 @@ from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import VideoLayer
 from templatekit.model.template import Template
 from templatekit.model.values import Color
-from templatekit.outputs.motion import MotionFormat
+from templatekit.outputs.motion import MotionFormat, frame_rate
 from templatekit.video.animated import PALETTE_SAMPLES, GifWriter, WebpWriter
 from templatekit.video.encode import AvWriter, Mp4Writer, WebmWriter
 from templatekit.video.frames import FrameMaker, Look
@@ -50,15 +50,6 @@ class ProgressReporter:
             self.reported, self.at = done, now
 
 
-def frame_rate(template: Template, output: MotionFormat) -> int:
-    """Frames a second of the file: the template's, at most what its format's settings
-    allow (GIF and WebP)."""
-    assert template.video is not None
-    video = template.video
-    most = {"gif": video.gif.fps, "webp": video.webp.fps}.get(output.name, video.fps)
-    return min(video.fps, most)
-
-
 def frame_count(template: Template, fps: int) -> int:
     """Frames of the video: frame n shows the moment n / fps."""
     assert template.video is not None
@@ -81,7 +72,7 @@ def write_video(
 ) -> tuple[int, int]:
     """Write the video to ``path`` as ``output``; returns the frame size (width, height)."""
     assert template.video is not None
-    fps = frame_rate(template, output)
+    fps = frame_rate(template.video, output)
     total = frame_count(template, fps)
     maker = FrameMaker(template, ctx, transparent=output.alpha and transparent(template))
     try:
