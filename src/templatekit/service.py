@@ -24,6 +24,7 @@ from templatekit.model.checks import MAX_ROWS, field
 from templatekit.model.convert import converter, describe_error, format_path, iter_errors, json_name, shown_value
 from templatekit.model.layers import LAYER_KINDS
 from templatekit.model.schema import ModelSchema, modification_fields, template_schema
+from templatekit.outputs.motion import MOTION_FORMATS
 from templatekit.storage import checked_key
 from templatekit.text.fonts import FontBook
 from templatekit.web import WEB, page_headers
@@ -35,6 +36,7 @@ __all__ = [
     "LAYER_KINDS",
     "MAX_MODIFICATIONS",
     "MAX_ROWS",
+    "MOTION_FORMATS",
     "WEB",
     "AllowList",
     "FontBook",

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Literal, NewType
 
 from attrs import frozen
 
-from templatekit.service import converter, field, shown_value
+from templatekit.service import MOTION_FORMATS, converter, field, shown_value
 from templatekit_server.errors import STATUS
 
 Json = dict[str, Any]
@@ -37,6 +37,8 @@ Version = NewType("Version", int)
 MAX_VERSION = 2**31 - 1
 #: An image format, any case, ``jpg`` for ``jpeg``.
 ImageFormat = NewType("ImageFormat", str)
+#: What a video is written as, any case.
+VideoFormat = NewType("VideoFormat", str)
 #: Values read whole by a later step, which names what is wrong with them.
 Modifications = NewType("Modifications", object)
 S3ConfigValue = NewType("S3ConfigValue", object)
@@ -58,6 +60,12 @@ VALUE_SCHEMAS: dict[Any, Json] = {
     Number: {"type": "number"},
     Version: {"type": "integer", "minimum": 1},
     ImageFormat: _ref("ImageFormat"),
+    VideoFormat: {
+        "type": "string",
+        "enum": list(MOTION_FORMATS),
+        "description": "mp4 (H.264), webm (VP9, transparent where the template is), gif or webp (animated,"
+        " looping, without sound).",
+    },
     Modifications: _ref("Modifications"),
     S3ConfigValue: _ref("S3ConfigValue"),
     WebhookUrl: _ref("WebhookUrl"),
@@ -101,6 +109,13 @@ def _image_format(value: Any, _: Any) -> str:
     return text
 
 
+def _video_format(value: Any, _: Any) -> str:
+    text = _text(value, None).lower()
+    if text not in MOTION_FORMATS:
+        raise ValueError(f"must be one of {', '.join(MOTION_FORMATS)} (got {shown_value(value)})")
+    return text
+
+
 def _template(value: Any, _: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ValueError(f"must be a template object (got {type(value).__name__})")
@@ -112,6 +127,7 @@ converter.register_structure_hook(Text, _text)
 converter.register_structure_hook(Number, _number)
 converter.register_structure_hook(Version, _version)
 converter.register_structure_hook(ImageFormat, _image_format)
+converter.register_structure_hook(VideoFormat, _video_format)
 converter.register_structure_hook(TemplateValue, _template)
 for _whole in (Modifications, S3ConfigValue, WebhookUrl):
     converter.register_structure_hook(_whole, lambda value, _: value)
@@ -184,6 +200,7 @@ class VideoRequest:
     template_id: Text = _template_id("The video template to render.")
     modifications: Modifications = Modifications(None)
     webhook_url: WebhookUrl = WebhookUrl(None)
+    format: VideoFormat = VideoFormat("mp4")
 
 
 @frozen(kw_only=True)

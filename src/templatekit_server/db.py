@@ -149,6 +149,7 @@ videos = Table(
     Column("duration", Float),  # seconds, for the video.done webhook
     Column("api_base", Text),  # the /v1 base URL the request came to: the webhooks' file URLs start with it
     Column("webhook_url", Text),  # the request's own webhook target, if it named one
+    Column("output", String(8)),  # mp4, webm, gif or webp (none: mp4, as before there was a choice)
     Index("ix_videos_status_created", "status", "created_at"),
 )
 
@@ -396,6 +397,10 @@ def _people(connection: Connection) -> None:
     metadata.create_all(connection, tables=made)
 
 
+def _video_outputs(connection: Connection) -> None:
+    _add_columns(connection, videos, ["output"])
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [
     lambda connection: metadata.create_all(connection),
     _key_scopes_and_template_history,
@@ -404,6 +409,7 @@ MIGRATIONS: list[Callable[[Connection], None]] = [
     _paused_endpoints,
     _hook_signatures,
     _people,
+    _video_outputs,
 ]
 
 

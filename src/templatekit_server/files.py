@@ -16,6 +16,8 @@ EXTENSIONS = {
     "image/webp": "webp",
     "application/pdf": "pdf",
     "video/mp4": "mp4",
+    "video/webm": "webm",
+    "image/gif": "gif",
 }
 MEDIA_TYPES = {extension: media for media, extension in EXTENSIONS.items()}
 

@@ -58,8 +58,9 @@ def create(
     request_id: str,
     api_base: str,
     webhook_url: str | None = None,
+    output: str = "mp4",
 ) -> str:
-    """Queue a video and count its generations (USAGE_EXCEEDED queues nothing).
+    """Queue a video (written as ``output``) and count its generations (USAGE_EXCEEDED queues nothing).
     ``api_base`` begins the URL its webhooks give; ``webhook_url`` is the request's own
     webhook target."""
     video_id = new_id("vid")
@@ -88,6 +89,7 @@ def create(
                 duration=template.video.duration if template.video else None,
                 api_base=api_base,
                 webhook_url=webhook_url,
+                output=output,
             )
         )
         events.add(connection, video_id, "created", {"id": video_id})
@@ -110,8 +112,8 @@ def ahead(db: Database, video: Any) -> int:
         return int(connection.execute(query).scalar() or 0)
 
 
-def file_key(video_id: str) -> str:
-    return f"videos/{video_id}-{secrets.token_hex(8)}.mp4"
+def file_key(video_id: str, output: str) -> str:
+    return f"videos/{video_id}-{secrets.token_hex(8)}.{output}"
 
 
 def claim(db: Database, worker: str, weight_of: Callable[[str], float]) -> Any:
@@ -319,8 +321,10 @@ class VideoRunner:
     async def _render(self, job: Any) -> None:
         beating = asyncio.create_task(self._beat(job.id))
         try:
-            key = file_key(job.id)
-            work = VideoJob(job.id, job.workspace_id, job.template_id, job.template_version, job.modifications, key)
+            output = job.output or "mp4"
+            key = file_key(job.id, output)
+            modifications = job.modifications
+            work = VideoJob(job.id, job.workspace_id, job.template_id, job.template_version, modifications, key, output)
             await self.pool.run(render_movie, work)
         except ApiError as exc:
             log.warning("video %s failed: %s %s (request %s)", job.id, exc.code, exc.message, job.request_id)

@@ -112,6 +112,7 @@ class VideoJob:
     version: int
     modifications: Any
     file_key: str
+    output: str  # mp4, webm, gif or webp
 
 
 @frozen
@@ -283,18 +284,19 @@ def render_movie(job: VideoJob) -> VideoOutput | Failure:
     """Render a video job to a scratch file, store it under ``job.file_key`` and record
     progress events on the way."""
     with tempfile.TemporaryDirectory(prefix="templatekit-video-") as scratch:
-        path = Path(scratch) / "video.mp4"
+        path = Path(scratch) / f"video.{job.output}"
         try:
             template = _template(job.workspace_id, job.template_id, job.version)
             result = tk.render_video(
                 template,
                 job.modifications,
                 path=path,
+                format=job.output,
                 assets=_assets_of(job.workspace_id),
                 on_progress=ProgressEvents(job.video_id),
                 memory_limit=_Worker.memory,
             )
-            _Worker.store.put_file(job.file_key, path, "video/mp4")
+            _Worker.store.put_file(job.file_key, path, result.media_type)
         except (TemplatekitError, ApiError, SQLAlchemyError) as exc:
             return _failure(exc)
     return VideoOutput(result.width, result.height, result.warnings)

@@ -143,7 +143,7 @@ def test_s3config_marks_required_what_the_server_requires() -> None:
 
 def test_the_template_and_video_schemas_come_from_the_model() -> None:
     schemas = document()["components"]["schemas"]
-    assert set(schemas["VideoSettings"]["properties"]) == {"duration", "fps", "poster"}
+    assert set(schemas["VideoSettings"]["properties"]) == {"duration", "fps", "poster", "gif", "webp"}
     assert schemas["VideoSettings"]["properties"]["fps"] == {
         "type": "integer",
         "minimum": 1,

@@ -111,6 +111,30 @@ def test_waiting_for_a_video_answers_its_url_and_the_mp4_is_right(client, live, 
     assert live.used(account) == 1  # ceil(1 s)
 
 
+def test_a_video_is_stored_in_the_format_asked_for_with_its_media_type(client, live, account):
+    from PIL import Image
+
+    for output, media_type in (("gif", "image/gif"), ("WebM", "video/webm"), ("webp", "image/webp")):
+        body = {"templateId": "clip", "format": output}
+        answer = client.post(f"{live.api}/templates/renderVideo", json=body, headers=account.bearer)
+        assert answer.status_code == 200, answer.text
+        url = answer.json()["url"]
+        assert url.split("?")[0].endswith(f".{output.lower()}")
+        video = client.get(url)
+        assert video.headers["content-type"] == media_type
+        if output == "WebM":
+            assert probe(video.content) == ("vp9", 96, 96, 10, 10)
+        else:
+            with Image.open(io.BytesIO(video.content)) as animation:
+                assert animation.format == output.upper() and animation.is_animated and animation.size == (96, 96)
+    refused = client.post(
+        f"{live.api}/templates/renderVideo", json={"templateId": "clip", "format": "avi"}, headers=account.bearer
+    )
+    assert refused.status_code == 400
+    assert refused.json()["error"]["message"] == "format: must be one of mp4, webm, gif, webp (got 'avi')"
+    assert live.used(account) == 3
+
+
 def test_wait_false_answers_at_once_and_the_video_can_be_polled(client, live, account):
     answer = client.post(
         f"{live.api}/templates/renderVideo",

@@ -48,7 +48,7 @@ async def render_video(request: Request) -> Response:
 
     async def produce() -> Answer:
         video_id = await run_in_threadpool(
-            queued_video, server, caller, template_id, modifications, request, webhook_url
+            queued_video, server, caller, template_id, modifications, request, webhook_url, asked.format
         )
         server.runner.wake()
         answer = json_answer(VideoQueued(id=video_id, status="queued"), 202)
@@ -70,9 +70,11 @@ def queued_video(
     modifications: Any,
     request: Request,
     webhook_url: str | None = None,
+    output: str = "mp4",
 ) -> str:
-    """Check the template and the modifications, then queue the video (announced when
-    it ends to the project's webhook endpoints and to ``webhook_url``)."""
+    """Check the template and the modifications, then queue the video, written as
+    ``output`` (announced when it ends to the project's webhook endpoints and to
+    ``webhook_url``)."""
     info = catalog.info(server.db, caller.workspace_id, template_id)
     if info.kind != "video":
         raise bad_request(f"templateId: {template_id} is not a video template (it has no video field)")
@@ -94,6 +96,7 @@ def queued_video(
         request_id,
         server.api_base(request),
         webhook_url,
+        output,
     )
 
 
