@@ -138,11 +138,9 @@ def _apply_one(layer: AnyLayer, mod: Modification, where: str, warnings: list[st
             raise ModificationError(_message(where, key, mod.name, str(exc) or repr(exc))) from None
     if not changes:
         return layer
-    if layer.TYPE == "text":  # new text replaces the spans, new spans the text
-        if "text" in changes and "spans" not in changes:
-            changes["spans"] = ()
-        elif "spans" in changes and "text" not in changes:
-            changes["text"] = ""
+    for given, (other, unset) in layer.ALTERNATIVES.items():  # new text replaces the spans, …
+        if given in changes and other not in changes:
+            changes[other] = unset
     updated = attrs.evolve(layer, **changes)
     problems = list(model_problems(updated))
     if problems:

@@ -153,10 +153,10 @@ def check_images_fit(template: Template, ctx: LayoutContext) -> None:
                 budget.current().check(needed, what)
 
 
-# Kinds whose layout depends on nothing but the layer and the context (an image or a
-# video layer also depends on the file or URL it names, which may change between renders).
-# (A frame's layers are reused each by its kind.)
-REUSABLE = BUILT_IN_KINDS - {"image", "video", "frame"}
+# Kinds whose layout depends on nothing but the layer and the context (an image, a
+# video or a captions layer also depends on the file or URL it names, which may change
+# between renders; captions on the moment too). (A frame's layers are reused each by its kind.)
+REUSABLE = BUILT_IN_KINDS - {"image", "video", "captions", "frame"}
 
 _DONE: BoundedCache[tuple[Any, ...], tuple[weakref.ref[Layer], weakref.ref[Any], Any, tuple[str, ...]]]
 _DONE = BoundedCache(4096, name="layout.groups", second_use=True)

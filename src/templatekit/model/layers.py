@@ -244,6 +244,12 @@ class Layer:
 
     TYPE: ClassVar[str]
     MAIN_FIELD: ClassVar[str | None] = None
+    #: whether the layer changes over a video by its own content (a clip, captions), so
+    #: that it is never still, and needs a video template
+    PLAYS: ClassVar[bool] = False
+    #: fields that are each other's alternative: a modification of the one unsets the
+    #: other (the field it unsets, and that field's unset value)
+    ALTERNATIVES: ClassVar[dict[str, tuple[str, Any]]] = {}
 
     name: str = field(check=NAME)
     x: float = field(check=within(MAX_EXTENT), schema=PLACED)
@@ -370,6 +376,7 @@ class ValueFormat:
 class TextLayer(Layer):
     TYPE = "text"
     MAIN_FIELD = "text"
+    ALTERNATIVES = {"text": ("spans", ()), "spans": ("text", "")}
     HUGS = True
 
     text: str = _text()
@@ -693,12 +700,78 @@ class Trim:
 class VideoLayer(Layer):
     TYPE = "video"
     MAIN_FIELD = "src"
+    PLAYS = True
 
     src: Source = field(check=SOURCE)
     fit: Fit = "cover"
     loop: bool = False
     trim: Trim | None = None
     muted: bool = False
+
+
+#: Cues of a captions layer.
+MAX_CUES = 10_000
+
+
+@frozen(kw_only=True)
+class Cue:
+    """Text on screen from ``start`` until ``end`` (seconds), as WebVTT cue text: ``<b>``,
+    ``<i>`` and ``<u>``, and ``<00:00:01.200>`` timestamps where a word begins."""
+
+    start: float = field(check=between(0, 300))
+    end: float = field(check=between(0, 300))
+    text: str = _text()
+
+    def problems(self) -> Iterator[tuple[str, str]]:
+        if self.end <= self.start:
+            yield "end", f"must be after start ({self.end:g} <= {self.start:g})"
+
+
+@frozen(kw_only=True)
+class WordHighlight:
+    """How the word being spoken is set apart: its colour, a background behind it."""
+
+    color: Color | None = Color(250, 204, 21)
+    background: Color | None = None
+
+
+@frozen(kw_only=True)
+class CaptionsLayer(Layer):
+    """Subtitles: the cue of ``src`` (an SRT or WebVTT file) or of ``cues`` shown at each
+    moment, set as a text layer sets its text in the layer's box, shrunk to fit down to
+    ``minSize`` and then split into pages; ``wordHighlight`` colours each word while it
+    is spoken."""
+
+    TYPE = "captions"
+    MAIN_FIELD = "src"
+    PLAYS = True
+    ALTERNATIVES = {"src": ("cues", ()), "cues": ("src", None)}
+
+    src: Source | None = field(None, check=SOURCE)
+    cues: tuple[Cue, ...] = field((), check=at_most_items(MAX_CUES))
+    color: Color = Color(255, 255, 255)
+    font: str = family("Inter")
+    weight: int = field(600, check=between(100, 900), schema=WEIGHT_STEP)
+    italic: bool = False
+    size: float = field(40.0, check=FONT_SIZE)
+    min_size: float = field(20.0, check=FONT_SIZE)
+    line_height: float = field(1.25, check=all_of(positive, at_most(10)))
+    letter_spacing: float = field(0.0, check=within(MAX_FONT_SIZE))
+    align: Literal["left", "center", "right"] = "center"
+    vertical_align: Literal["top", "middle", "bottom"] = "bottom"
+    max_lines: int | None = field(2, check=positive)
+    transform: Literal["none", "uppercase", "lowercase"] = "none"
+    padding: Insets = Insets()
+    background: Color | None = None
+    radius: float = field(0.0, check=non_negative)
+    outline: TextOutline | None = None
+    word_highlight: WordHighlight | None = None
+
+    def problems(self) -> Iterator[tuple[str, str]]:
+        if (self.src is None) == (not self.cues):
+            yield "src", "captions come from a subtitle file (src) or from cues, one of the two"
+        if self.min_size > self.size:
+            yield "minSize", f"must not be larger than size ({self.min_size:g} > {self.size:g})"
 
 
 #: Layers in frames, frames in frames: at most this deep.
@@ -748,6 +821,7 @@ AnyLayer = Union[
     ChartLayer,
     KeyValueLayer,
     VideoLayer,
+    CaptionsLayer,
     FrameLayer,
     UnknownLayer,
 ]

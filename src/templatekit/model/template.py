@@ -131,8 +131,8 @@ class Template:
             if layer.name in seen:
                 yield f"{path}.name", f"{layer.name!r} is used by an earlier layer; names must be unique"
             seen.add(layer.name)
-            if layer.TYPE == "video" and self.video is None:
-                yield f"{path}.type", "video layers need a video template (add a 'video' field)"
+            if layer.PLAYS and self.video is None:
+                yield f"{path}.type", f"{layer.kind} layers need a video template (add a 'video' field)"
             for number, animation in enumerate(layer.animations):
                 where = f"{path}.animations[{number}].property"
                 if animation.property in FILTERS and layer.TYPE != "image":

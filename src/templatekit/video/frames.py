@@ -22,9 +22,11 @@ from PIL import Image as PILImage
 from templatekit import budget
 from templatekit.assets.clips import ClipReader
 from templatekit.cache import BoundedCache
+from templatekit.layout.captions import CaptionTrack, Shown
 from templatekit.layout.compose import (
     background_color,
     background_items,
+    layer_group,
     layout_function,
     layout_layers,
     mask_layer_names,
@@ -32,7 +34,7 @@ from templatekit.layout.compose import (
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.glyph_memory import at_scale, check_glyphs_fit
 from templatekit.layout.image import fitted_pixels
-from templatekit.model.layers import Layer, VideoLayer
+from templatekit.model.layers import CaptionsLayer, Layer, VideoLayer
 from templatekit.model.template import Template
 from templatekit.paint.canvas import paint
 from templatekit.paint.frame import paint_frame, picture
@@ -75,16 +77,25 @@ class _Actor:
     the clip); ``item`` may run in several threads at once."""
 
     def __init__(
-        self, layer: Layer, group: Group, timeline: Timeline, clip: ClipReader | None, relayout: Relayout
+        self,
+        layer: Layer,
+        group: Group,
+        timeline: Timeline,
+        clip: ClipReader | None,
+        relayout: Relayout,
+        track: CaptionTrack | None = None,
     ) -> None:
         self.layer = layer
         self.group = group  # as laid out
         self.timeline = timeline
         self.clip = clip
+        self.track = track  # what a captions layer shows when
         self.relayout = relayout
         self.scale = 1.0 if clip is not None else min(MAX_SPRITE_SCALE, timeline.max_scale(layer))
         self.blend, self.effects = split_blend(group.effects)
         self.moving_children = not all(timeline.is_still(child) for child in getattr(layer, "layers", ()))
+        self._shown_key: Shown | None = None
+        self._shown = group
         # the looks of one layer during one render (a few, each painted once): the working
         # set of the render, freed with it, not a cache that outlives it; bounded by count
         self._pictures: BoundedCache[Hashable, tuple[Image | None]] = BoundedCache(
@@ -114,6 +125,13 @@ class _Actor:
         return evolve(look, content=key, group=group)
 
     def _content(self, state: LayerState, time: float) -> Look:
+        if self.track is not None:
+            shown = self.track.shown_at(time)
+            if shown is None:
+                return Look(state, None)
+            if shown != self._shown_key:  # set anew when the page or the word changes
+                self._shown_key, self._shown = shown, evolve(self.group, items=tuple(self.track.items(shown)))
+            return Look(state, shown, group=self._shown)
         if self.clip is not None:
             moment, pixels = self.clip.frame_at(time - self.timeline.window(self.layer)[0])
             return Look(state, moment, pixels)
@@ -179,7 +197,7 @@ class FrameMaker:
             return lay_out(layer, ctx) if lay_out is not None else []
 
         for index, layer in enumerate(template.layers):
-            if not layer.visible or layer.name in masks or (index not in drawn and layer.TYPE != "video"):
+            if not layer.visible or layer.name in masks or (index not in drawn and not layer.PLAYS):
                 continue
             # a blend mode mixes with what is under it: painted into a plate of its own,
             # it would mix with nothing; the bottom plate holds the background
@@ -193,8 +211,9 @@ class FrameMaker:
             if isinstance(layer, VideoLayer):
                 clip = ClipReader(layer, ctx.assets.fetch_media(layer.src, ctx.base_dir))
                 self.clips.append(clip)
-            group = drawn.get(index) or Group((), opacity=layer.opacity, label=layer.name)
-            actor = _Actor(layer, group, self.timeline, clip, relayout)
+            track = CaptionTrack(layer, ctx) if isinstance(layer, CaptionsLayer) else None
+            group = drawn.get(index) or layer_group(layer, [])
+            actor = _Actor(layer, group, self.timeline, clip, relayout, track)
             check_glyphs_fit([group], at_scale(actor.scale))  # as its picture is painted
             self._stack.append(actor)
         self._add_plate(still, background_color(template) if bottom else None, bottom)

@@ -82,7 +82,7 @@ class Timeline:
         """True when the layer looks the same for the whole video (a frame: with the
         layers it holds)."""
         start, end = self.window(layer)
-        still = not layer.animations and start <= 0 and end >= self.duration and layer.TYPE != "video"
+        still = not layer.animations and start <= 0 and end >= self.duration and not layer.PLAYS
         return still and all(self.is_still(child) for child in getattr(layer, "layers", ()))
 
     def children_states(self, layer: Layer, time: float) -> tuple[LayerState, ...]:

@@ -148,7 +148,7 @@ def every_case() -> Iterator[Case]:
         yield f"{path} {what}", path, changed
     kinds = {s["properties"]["type"].get("const"): s for s in SCHEMAS.values() if "type" in s.get("properties", {})}
     for layer in EVERY_KIND:
-        video = {"video": {"duration": 2}} if layer["type"] == "video" else {}
+        video = {"video": {"duration": 2}} if layer["type"] in ("video", "captions") else {}
         wrap: Wrap = lambda changed, video=video: template(changed, **video)  # noqa: E731
         for path, what, changed in cases_of(layer, kinds[layer["type"]], "layers[0]", wrap):
             yield f"{layer['type']} {path} {what}", path, changed

@@ -46,6 +46,13 @@ EVERY_KIND = [
     layer("keyvalue", "kv", rows=[{"key": "Total", "value": "$10", "valueStyle": {"weight": 700}}]),
     layer("video", "v", src="clip.mp4", loop=True, trim={"start": 1, "end": 3}),
     layer(
+        "captions",
+        "cap",
+        cues=[{"start": 0, "end": 1.5, "text": "Hi <00:00:00.800><b>there</b>"}],
+        wordHighlight={"color": "#facc15", "background": "#00000080"},
+        padding=[4, 8],
+    ),
+    layer(
         "frame",
         "f",
         height="hug",
