@@ -128,11 +128,13 @@ def test_no_module_outside_video_builds_frames(graph):
 def test_video_frames_are_placed_and_blended_by_the_painters():
     """One compositor: a frame is the moment's Scene painted by the raster painter's fast
     path; the video package resamples and blends nothing itself (OpenCV is there only to
-    convert a frame's colours for the encoder and to keep its threads to the painters')."""
+    convert a frame's colours for the encoders, dither a GIF's, and keep its threads to
+    the painters')."""
     external = grimp.build_graph(LIBRARY, include_external_packages=True, cache_dir=None)
     assert external.find_modules_that_directly_import("cv2") == {
         "templatekit.paint.frame",
         "templatekit.paint.resample",
+        "templatekit.video.animated",
         "templatekit.video.encode",
         "templatekit.video.movie",
     }

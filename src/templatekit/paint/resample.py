@@ -56,3 +56,11 @@ def warp(pixels: np.ndarray, matrix: Matrix, size: tuple[int, int], into: np.nda
     return cv2.warpAffine(
         pixels, cv_matrix, size, flags=flags, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0)
     )
+
+
+def shrunk(pixels: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``pixels`` made smaller to ``size`` (width, height), each output pixel the mean of
+    the source pixels it covers (area averaging: no moiré on text and fine lines)."""
+    if cv2 is not None:
+        return cv2.resize(pixels, size, interpolation=cv2.INTER_AREA)
+    return np.asarray(PILImage.fromarray(pixels).resize(size, PILImage.Resampling.BOX))

@@ -28,6 +28,7 @@ import numpy as np
 from PIL import Image as PILImage
 
 from templatekit.model.template import GifSettings, WebpSettings
+from templatekit.paint.resample import shrunk
 from templatekit.video.encode import AvWriter, unpremultiplied
 
 #: frames the GIF palette is learnt from, spread over the animation
@@ -99,7 +100,7 @@ class GifWriter(AvWriter):
     def _rgb(self, frame: np.ndarray) -> np.ndarray:
         rgb = cv2.cvtColor(frame, cv2.COLOR_RGBA2RGB)  # opaque frames
         if (self.width, self.height) != self.source_size:
-            rgb = cv2.resize(rgb, (self.width, self.height), interpolation=cv2.INTER_AREA)
+            rgb = shrunk(rgb, (self.width, self.height))
         return rgb
 
     def learn(self, frames: list[np.ndarray]) -> None:
