@@ -124,3 +124,8 @@ def _timed(found: list[tuple[str, bool, frozenset[str], float | None]], cue: Cue
         result.append(Word(text, space, "b" in styles, "i" in styles, "u" in styles, start))
         spoken += len(text)
     return result
+
+
+def plain_text(cue: Cue) -> str:
+    """The cue's words without tags, as a person reads them."""
+    return "".join((" " if word.space_before else "") + word.text for word in words(cue))

@@ -627,7 +627,13 @@ def _editor_paths(errors: _ErrorResponses) -> Json:
             "200": _response(
                 "The image.",
                 _images(),
-                ("X-Templatekit-Warnings", "X-Templatekit-Scans", "X-Templatekit-Boxes", "X-Templatekit-Text-Heights"),
+                (
+                    "X-Templatekit-Warnings",
+                    "X-Templatekit-Scans",
+                    "X-Templatekit-Boxes",
+                    "X-Templatekit-Text-Heights",
+                    "X-Templatekit-Cues",
+                ),
             ),
             **errors(*KEYED, "FETCH_IMAGE_ERROR"),
         },
@@ -929,6 +935,15 @@ def _headers() -> Json:
                     },
                 },
                 "A JSON object of boxes.",
+            ),
+        ),
+        "X-Templatekit-Cues": header(
+            "The cues of each visible captions layer, by name, as renders read them (its subtitle file included): "
+            "`[start, end, text]` in seconds, the first 300, each text cut to 24 characters; absent without "
+            "captions.",
+            _json_text(
+                {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "array"}}},
+                "A JSON object of cue lists.",
             ),
         ),
         "X-Templatekit-Text-Heights": header(

@@ -96,12 +96,13 @@ class DraftOutput:
     scans: tuple[dict[str, Any], ...]
     boxes: dict[str, tuple[float, float, float, float]]
     text_heights: dict[str, float]
+    cues: dict[str, list[tuple[float, float, str]]]
 
     @classmethod
     def of(cls, drawn: DraftRender) -> DraftOutput:
         result = drawn.result
         scans = tuple(scan.as_json() for scan in drawn.scans)
-        return cls(result.data, result.media_type, result.warnings, scans, drawn.boxes, drawn.text_heights)
+        return cls(result.data, result.media_type, result.warnings, scans, drawn.boxes, drawn.text_heights, drawn.cues)
 
 
 @frozen

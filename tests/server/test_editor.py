@@ -571,3 +571,74 @@ def test_a_new_text_grows_with_its_type_try_it_starts_from_the_design_and_a_save
     (created,) = [t for t in listed if t["id"] != "card"]
     page.wait_for_function("() => document.getElementById('templates').options[0].text === 'choose… (2)'")
     assert page.input_value("#templates") == created["id"]
+
+
+CAPTIONED = {
+    "id": "captioned",
+    "name": "Captioned",
+    "width": 160,
+    "height": 96,
+    "background": "#000000",
+    "video": {"duration": 2, "fps": 10},
+    "layers": [
+        {"type": "shape", "name": "corner", "x": 0, "y": 0, "width": 40, "height": 40, "fill": "#ff0000"},
+        {
+            "type": "captions",
+            "name": "subs",
+            "x": 0,
+            "y": 48,
+            "width": 160,
+            "height": 48,
+            "size": 20,
+            "minSize": 10,
+            "cues": [{"start": 0.2, "end": 0.8, "text": "One"}, {"start": 1.0, "end": 1.8, "text": "Two <b>more</b>"}],
+        },
+    ],
+}
+
+# draws the shown picture (an <img> or a <video>'s current frame) into a canvas and
+# reads a pixel back: what the browser decoded, not what the server sent
+READ_PIXEL = """([selector, x, y]) => {
+    const shown = document.querySelector(selector);
+    const canvas = document.createElement('canvas');
+    canvas.width = shown.naturalWidth || shown.videoWidth;
+    canvas.height = shown.naturalHeight || shown.videoHeight;
+    const context = canvas.getContext('2d');
+    context.drawImage(shown, 0, 0);
+    return [canvas.width, canvas.height, ...context.getImageData(x, y, 1, 1).data];
+}"""
+
+
+def test_captions_cues_on_the_timeline_and_every_video_format_plays_in_try_it(page, live):
+    account = live.account()
+    live.add_template(account, CAPTIONED)
+    open_stored(page, live, account, "captioned")
+    marks = page.locator("#timeline .cue")
+    marks.first.wait_for()
+    assert marks.evaluate_all("marks => marks.map(m => m.getAttribute('aria-label'))") == [
+        "cue 0.20 to 0.80 seconds: One",
+        "cue 1.00 to 1.80 seconds: Two more",
+    ]
+    marks.nth(1).click()  # shows the cue's first moment on the canvas
+    assert page.text_content("#moment") == "1.00 s"
+    settled(page)
+
+    page.click("#tab-try")
+    for format in ("gif", "webp", "webm", "mp4"):
+        page.select_option("#try-video-format", format)
+        page.click("#try-video")
+        if format in ("gif", "webp"):
+            page.wait_for_selector("#try-result img")
+            page.wait_for_function("() => document.querySelector('#try-result img').complete")
+            width, height, *corner = page.evaluate(READ_PIXEL, ["#try-result img", 10, 10])
+        else:
+            page.wait_for_selector("#try-result video")
+            page.evaluate(
+                "() => { const v = document.querySelector('#try-result video'); v.muted = true; v.currentTime = 0.5; }"
+            )
+            page.wait_for_function(
+                "() => { const v = document.querySelector('#try-result video'); return v.readyState >= 2 && !v.seeking; }"
+            )
+            width, height, *corner = page.evaluate(READ_PIXEL, ["#try-result video", 10, 10])
+        assert (width, height) == (160, 96), format
+        assert corner[0] > 200 and corner[1] < 60 and corner[2] < 60 and corner[3] == 255, (format, corner)

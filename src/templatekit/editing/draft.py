@@ -17,15 +17,18 @@ from templatekit.apply import Modifications
 from templatekit.assets import AssetLoader
 from templatekit.editing.scans import CodeScan, code_scans
 from templatekit.errors import TemplateError
+from templatekit.layout.captions import CaptionTrack
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.text import height_to_show_all
 from templatekit.loading import TemplateSource, load_template
-from templatekit.model.layers import AnyLayer, FrameLayer, TextLayer
+from templatekit.model.layers import AnyLayer, CaptionsLayer, FrameLayer, TextLayer
 from templatekit.model.template import Template
 from templatekit.options import RenderOptions
 from templatekit.outputs.encode import image_format
 from templatekit.outputs.result import RenderResult
 from templatekit.pipeline import default_loader, painted, prepared
+from templatekit.subtitles import plain_text
+from templatekit.text.fonts import FontBook
 from templatekit.text.template_fonts import template_fonts
 
 #: A layer's laid-out box on the canvas: x, y, width, height (before its rotation).
@@ -42,6 +45,9 @@ class DraftRender:
     #: by name, the height the box of each text layer whose text is cut would need to
     #: show it all at its width (the editor grows a box whose type was just made larger)
     text_heights: dict[str, float]
+    #: by name, the cues of each captions layer as the renders read them (at most
+    #: SHOWN_CUES, each text cut to SHOWN_CUE_TEXT characters): the editor's cue bars
+    cues: dict[str, list[tuple[float, float, str]]]
 
 
 def render_draft(
@@ -77,12 +83,14 @@ def render_draft(
     with budget.render(memory_limit):
         laid_out = prepared(loaded, modifications, options)
         result = painted(laid_out, options)
-        heights = _cut_text_heights(laid_out.template, options.assets or default_loader())
+        loader = options.assets or default_loader()
+        heights = _cut_text_heights(laid_out.template, loader)
+        cues = _cues(laid_out.template, loader)
     boxes = dict(_framed_boxes(laid_out.template.layers))
     if thumbnail or scale != 1 or result.media_type != "image/png":
-        return DraftRender(result, (), boxes, heights)
+        return DraftRender(result, (), boxes, heights, cues)
     scans = code_scans(list(_shown(laid_out.template.layers)), result.data)
-    return DraftRender(result, scans, boxes, heights)
+    return DraftRender(result, scans, boxes, heights, cues)
 
 
 def _framed_boxes(layers: tuple[AnyLayer, ...], framed: bool = False) -> Iterator[tuple[str, Box]]:
@@ -106,6 +114,22 @@ def _cut_text_heights(template: Template, assets: AssetLoader) -> dict[str, floa
             if needed is not None:
                 heights[layer.name] = float(math.ceil(needed))
     return heights
+
+
+#: what the editor is told of a captions layer's cues: enough to draw them on the timeline
+SHOWN_CUES = 300
+SHOWN_CUE_TEXT = 24
+
+
+def _cues(template: Template, assets: AssetLoader) -> dict[str, list[tuple[float, float, str]]]:
+    """The cues of the visible captions layers, as a render reads them (files included)."""
+    ctx = LayoutContext(fonts=FontBook.bundled(), assets=assets, base_dir=template.base_dir)
+    found = {}
+    for layer in _shown(template.layers):
+        if isinstance(layer, CaptionsLayer):
+            cues = CaptionTrack(layer, ctx).cues[:SHOWN_CUES]
+            found[layer.name] = [(cue.start, cue.end, plain_text(cue)[:SHOWN_CUE_TEXT]) for cue in cues]
+    return found
 
 
 def _shown(layers: tuple[AnyLayer, ...]) -> Iterator[AnyLayer]:

@@ -21,6 +21,7 @@ from templatekit_server.state import server_of
 SCANS_HEADER = "X-Templatekit-Scans"
 BOXES_HEADER = "X-Templatekit-Boxes"
 TEXT_HEIGHTS_HEADER = "X-Templatekit-Text-Heights"
+CUES_HEADER = "X-Templatekit-Cues"
 
 
 async def preview(request: Request) -> Response:
@@ -29,7 +30,8 @@ async def preview(request: Request) -> Response:
     counts against the rate limit and against the plan's previews a minute, and runs
     after every billed render that waits (``fairness``). Besides the image, the editor is
     told where layout put the layers of frames (``X-Templatekit-Boxes``) and how tall the
-    boxes of cut text would need to be (``X-Templatekit-Text-Heights``)."""
+    boxes of cut text would need to be (``X-Templatekit-Text-Heights``), and the cues of
+    captions layers (``X-Templatekit-Cues``)."""
     server = server_of(request)
     caller, body = await read_request(request, "previewTemplate")
     if not isinstance(body, dict):
@@ -55,6 +57,8 @@ def draft_headers(output: DraftOutput) -> dict[str, str]:
         headers[BOXES_HEADER] = json.dumps(output.boxes, separators=(",", ":"))
     if output.text_heights:
         headers[TEXT_HEIGHTS_HEADER] = json.dumps(output.text_heights, separators=(",", ":"))
+    if output.cues:  # ASCII: a header's value is Latin-1
+        headers[CUES_HEADER] = json.dumps(output.cues, separators=(",", ":"))
     return headers
 
 

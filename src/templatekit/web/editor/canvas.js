@@ -105,6 +105,7 @@ export class Canvas extends EventTarget {
         scans: header("Scans", null),
         warnings: header("Warnings", []),
         textHeights: header("Text-Heights", {}),
+        cues: header("Cues", {}),
       },
     }));
   }

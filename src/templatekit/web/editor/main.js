@@ -83,7 +83,7 @@ function build(schema, bundledFonts) {
   const versions = new Versions(doc, session, { list: $("versions"), exportButton: $("export"), importInput: $("import") });
   const tryIt = new TryIt(doc, schema, session, {
     modifications: $("try-modifications"), sample: $("try-sample"), format: $("try-format"), png: $("try-png"),
-    pdf: $("try-pdf"), video: $("try-video"), sign: $("try-sign"), expires: $("try-expires"), signed: $("try-signed"),
+    pdf: $("try-pdf"), video: $("try-video"), videoBox: $("try-video-box"), videoFormat: $("try-video-format"), sign: $("try-sign"), expires: $("try-expires"), signed: $("try-signed"),
     signedBox: $("try-signed-box"), curl: $("try-curl"), python: $("try-python"), result: $("try-result"),
     status: $("try-status"), note: $("try-note"),
   });
@@ -117,6 +117,10 @@ function build(schema, bundledFonts) {
     inspector.showProblems([]);
     if (detail.kind !== "full") return;
     inspector.showScans(detail.scans || []);
+    if (JSON.stringify(detail.cues) !== JSON.stringify(timeline.cues)) {
+      timeline.cues = detail.cues;
+      timeline.draw();
+    }
     const grown = detail.current ? textFit.rendered(detail.textHeights) : null;
     if (grown) inspector.showValue(grown, getAt(doc.template, grown));
   });

@@ -1,6 +1,7 @@
 // The timeline of a video template: each layer's time on screen as a bar to drag (its
-// body moves the start, its edges the start or the end), its animation presets, and a
-// scrubber that shows the frame at a moment on the canvas.
+// body moves the start, its edges the start or the end), its animation presets, the cues
+// of captions layers (as the last render read them, from their file or their cues), and
+// a scrubber that shows the frame at a moment on the canvas.
 
 import { el, round } from "./dom.js";
 import { listed, locate } from "./tree.js";
@@ -14,6 +15,7 @@ export class Timeline {
     this.scrub = parts.scrub;
     this.moment = parts.moment;
     this.atRest = parts.atRest;
+    this.cues = {}; // captions layer name -> [[start, end, text], …], from the last full render
     this.scrub.addEventListener("input", () => this.showMoment(Number(this.scrub.value), "quick"));
     this.scrub.addEventListener("change", () => this.showMoment(Number(this.scrub.value), "full"));
     this.atRest.addEventListener("click", () => {
@@ -61,7 +63,7 @@ export class Timeline {
       el("span", { className: "presets", textContent: presets.join(" · ") }),
       el("span", { className: "edge end" }),
     );
-    const track = el("div", { className: "track" }, bar);
+    const track = el("div", { className: "track" }, bar, ...this.cueMarks(layer.name, total));
     if (this.canvas.time !== null) {
       const playhead = el("div", { className: "playhead" });
       playhead.style.left = `${(this.canvas.time / total) * 100}%`;
@@ -73,6 +75,22 @@ export class Timeline {
     const row = el("div", { className: "timeline-row" }, label, track);
     row.classList.toggle("selected", this.doc.selection.has(layer.name));
     return row;
+  }
+
+  /** A captions layer's cues on its track: each a mark from its start to its end,
+   * its text as the title; a click shows the cue's first moment. */
+  cueMarks(name, total) {
+    return (this.cues[name] || []).map(([start, end, text]) => {
+      const mark = el("div", { className: "cue", title: `${start.toFixed(2)}–${end.toFixed(2)} s: ${text}` });
+      mark.setAttribute("aria-label", `cue ${start.toFixed(2)} to ${end.toFixed(2)} seconds: ${text}`);
+      Object.assign(mark.style, { left: `${(start / total) * 100}%`, width: `${((Math.min(end, total) - start) / total) * 100}%` });
+      mark.addEventListener("pointerdown", (event) => event.stopPropagation()); // not a drag of the layer's bar
+      mark.addEventListener("click", () => {
+        this.scrub.value = String(start);
+        this.showMoment(start, "full");
+      });
+      return mark;
+    });
   }
 
   drag(event, name, track, { start, end, total, fps, toEnd }) {

@@ -47,7 +47,7 @@ export class TryIt {
   draw() {
     const saved = Boolean(this.session.templateId);
     const video = Boolean(this.doc.template?.video);
-    this.parts.video.hidden = !video || this.session.local;
+    this.parts.videoBox.hidden = !video || this.session.local;
     this.parts.signedBox.hidden = this.session.local;
     for (const button of [this.parts.png, this.parts.pdf, this.parts.video, this.parts.sign]) button.disabled = !saved;
     this.parts.note.textContent = !saved
@@ -134,12 +134,17 @@ export class TryIt {
   async video() {
     const progress = el("progress", { max: 1, value: 0 });
     this.parts.result.replaceChildren(progress);
+    const format = this.parts.videoFormat.value;
     try {
-      const url = await renderVideoStreamed(this.session.api, this.body(), (text, done) => {
+      const url = await renderVideoStreamed(this.session.api, this.body({ format }), (text, done) => {
         this.say(text);
         progress.value = done;
       });
-      this.parts.result.replaceChildren(el("video", { src: url, controls: true }));
+      // GIF and WebP are animated images; MP4 and WebM play in a video element
+      const shown = ["gif", "webp"].includes(format)
+        ? el("img", { src: url, alt: `the video as ${format.toUpperCase()}` })
+        : el("video", { src: url, controls: true, loop: true });
+      this.parts.result.replaceChildren(shown);
     } catch (error) {
       this.say(error.message);
     }
