@@ -633,12 +633,9 @@ def test_captions_cues_on_the_timeline_and_every_video_format_plays_in_try_it(pa
             width, height, *corner = page.evaluate(READ_PIXEL, ["#try-result img", 10, 10])
         else:
             page.wait_for_selector("#try-result video")
-            page.evaluate(
-                "() => { const v = document.querySelector('#try-result video'); v.muted = true; v.currentTime = 0.5; }"
-            )
-            page.wait_for_function(
-                "() => { const v = document.querySelector('#try-result video'); return v.readyState >= 2 && !v.seeking; }"
-            )
+            video = "document.querySelector('#try-result video')"
+            page.evaluate(f"() => {{ const v = {video}; v.muted = true; v.currentTime = 0.5; }}")
+            page.wait_for_function(f"() => {video}.readyState >= 2 && !{video}.seeking")
             width, height, *corner = page.evaluate(READ_PIXEL, ["#try-result video", 10, 10])
         assert (width, height) == (160, 96), format
         assert corner[0] > 200 and corner[1] < 60 and corner[2] < 60 and corner[3] == 255, (format, corner)
