@@ -177,7 +177,9 @@ def add_admin(commands: Any) -> None:
     made = hook.add_parser("create", help="create a hook (its URL and secret are shown once)")
     made.add_argument("--project", required=True)
     made.add_argument("--template", required=True)
-    made.add_argument("--output", default="png", help="png (default), jpeg, webp, pdf or mp4")
+    made.add_argument(
+        "--output", default="png", help="png (default), jpeg, webp, pdf; mp4, webm or gif for video templates"
+    )
     made.add_argument("--map", default=None, help='JSON: {"layer": "$.path", "layer.field": "$.other"}')
     made.add_argument(
         "--signature",

@@ -40,7 +40,10 @@ from templatekit_server.db import Database, hooks, iso_time, now
 from templatekit_server.errors import bad_request
 from templatekit_server.sealing import Sealer
 
-OUTPUTS = ("png", "jpeg", "webp", "pdf", "mp4")
+OUTPUTS = ("png", "jpeg", "webp", "pdf", "mp4", "webm", "gif")
+#: the outputs a hook queues as a video job (a WebP is the still; an animated one is asked
+#: for through renderVideo)
+VIDEO_OUTPUTS = ("mp4", "webm", "gif")
 RESPONDS = ("url", "file")
 STANDARD_WEBHOOKS = "standard-webhooks"
 #: How far a Standard Webhooks timestamp may be from the server's clock, in seconds.

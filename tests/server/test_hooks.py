@@ -107,7 +107,7 @@ def test_bad_hooks_are_refused_naming_the_option(live, account):
     command += ["--project", account.project, "--template", "hooked"]
     for extra, named in [
         (["--map", json.dumps({"title": "name"})], "map.title: 'name' is not a path"),
-        (["--output", "gif"], "output 'gif': must be one of png, jpeg, webp, pdf, mp4"),
+        (["--output", "avi"], "output 'avi': must be one of png, jpeg, webp, pdf, mp4, webm, gif"),
         (["--respond", "email"], "respond 'email': must be one of url, file"),
     ]:
         done = subprocess.run([*command, *extra], capture_output=True, text=True, timeout=60)
@@ -122,6 +122,11 @@ def test_a_video_hook_queues_the_video(client, live, account):
     assert queued.status_code == 202 and queued.json()["status"] == "queued"
     video = client.get(f"{live.api}/videos/{queued.json()['id']}", params={"stream": "true"}, headers=account.bearer)
     assert "event: done" in video.text
+    as_gif = admin(live, "hook", "create", "--project", account.project, "--template", "hooked-clip", "--output", "gif")
+    queued = client.post(f"{live.root}{hook_path(as_gif)}", json={})
+    streamed = client.get(f"{live.api}/videos/{queued.json()['id']}", params={"stream": "true"}, headers=account.bearer)
+    url = json.loads(streamed.text.split("event: done\ndata: ", 1)[1].split("\n", 1)[0])["url"]
+    assert client.get(url).headers["content-type"] == "image/gif"
 
 
 def signed_as_standard_webhooks(secret: str, message_id: str, raw: bytes, at: datetime | None = None) -> dict:

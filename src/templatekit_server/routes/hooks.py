@@ -50,9 +50,9 @@ async def call_hook(request: Request) -> Response:
     delivery = _delivery_id(hook, request)
 
     async def produce() -> Answer:
-        if hook.output == "mp4":
+        if hook.output in hooks.VIDEO_OUTPUTS:
             video_id = await run_in_threadpool(
-                queued_video, server, caller, hook.template_id, modifications, request, hook.webhook_url
+                queued_video, server, caller, hook.template_id, modifications, request, hook.webhook_url, hook.output
             )
             server.runner.wake()
             return json_answer(VideoQueued(id=video_id, status="queued"), 202)
