@@ -399,7 +399,7 @@ def test_every_kind_can_be_added_and_renders(page, live):
     account = live.account()
     open_editor(page, live, account)
     kinds = page.locator("#kind option").evaluate_all("options => options.map(o => o.value)")
-    assert "video" not in kinds  # clips only in video templates
+    assert "video" not in kinds and "captions" not in kinds  # clips and captions only in video templates
     assert len(kinds) == 12 and "frame" in kinds
     for kind in kinds:
         add(page, kind)

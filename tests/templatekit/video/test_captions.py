@@ -10,7 +10,6 @@ from typing import Any
 
 import av
 import numpy as np
-import pypdf
 import pytest
 
 import templatekit as tk
@@ -104,6 +103,7 @@ def test_a_still_shows_the_cue_at_the_poster_and_none_without_one(tmp_path):
     assert not inked(np.asarray(decode(tk.render_image(clip).data).convert("RGB")))
     clip["video"]["poster"] = 2.0
     assert inked(np.asarray(decode(tk.render_image(clip).data).convert("RGB")))
+    pypdf = pytest.importorskip("pypdf")
     pdf = pypdf.PdfReader(io.BytesIO(tk.render_pdf(clip).data))
     assert "Second line" in pdf.pages[0].extract_text()
 

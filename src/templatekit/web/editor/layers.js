@@ -21,8 +21,12 @@ const SAMPLES = {
   chart: { width: 480, height: 300, rows: [{ label: "Q1", value: 12 }, { label: "Q2", value: 19 }, { label: "Q3", value: 15 }] },
   keyvalue: { width: 420, height: 120, rows: [{ key: "Date", value: "12 May" }, { key: "Place", value: "Berlin" }] },
   video: { width: 480, height: 270, src: "" },
+  captions: { width: 640, height: 120, cues: [{ start: 0, end: 2, text: "Your captions here" }], wordHighlight: { color: "#facc15" } },
   frame: { width: 400, height: 240, layout: "column", gap: 16, padding: 24, fill: "#f1f5f9", radius: 12 },
 };
+
+/** Kinds that only a video template has. */
+const VIDEO_ONLY = ["video", "captions"];
 
 /** A picture to stand in for an image until one is chosen (a data URI, drawn here). */
 function placeholderImage() {
@@ -88,13 +92,13 @@ export class LayersPanel {
     parts.frame.addEventListener("click", () => this.frameSelection());
   }
 
-  /** The kinds to offer: video clips only in video templates. */
+  /** The kinds to offer: clips and captions only in video templates. */
   showKinds() {
     const video = Boolean(this.doc.template?.video);
     if (video === this.offersVideo) return; // drawn anew only when it changes: the kind chosen stays
     this.offersVideo = video;
     const chosen = this.kind.value;
-    const kinds = Object.keys(this.schema.kinds).filter((kind) => kind !== "video" || video);
+    const kinds = Object.keys(this.schema.kinds).filter((kind) => !VIDEO_ONLY.includes(kind) || video);
     this.kind.replaceChildren(...kinds.map((kind) => new Option(kind, kind)));
     if (kinds.includes(chosen)) this.kind.value = chosen;
   }
