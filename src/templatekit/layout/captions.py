@@ -20,7 +20,7 @@ from attrs import frozen
 from templatekit.errors import AssetError
 from templatekit.layout import text
 from templatekit.layout.context import LayoutContext
-from templatekit.model.layers import CaptionsLayer, Cue, TextLayer, TextSpan
+from templatekit.model.layers import CaptionsLayer, Cue, Layer, TextLayer, TextSpan
 from templatekit.scene import Item
 from templatekit.subtitles import Word, read_subtitles, words
 
@@ -108,32 +108,17 @@ class CaptionTrack:
         return items
 
     def _text_layer(self, page: Sequence[Word], spoken: int | None) -> TextLayer:
-        layer = self.layer
-        return TextLayer(
-            name=layer.name,
-            x=layer.x,
-            y=layer.y,
-            width=layer.width,
-            height=layer.height,
-            spans=tuple(_spans(page, spoken, layer)),
-            color=layer.color,
-            font=layer.font,
-            weight=layer.weight,
-            italic=layer.italic,
-            size=layer.size,
-            min_size=layer.min_size,
-            auto_fit="shrink",
-            line_height=layer.line_height,
-            letter_spacing=layer.letter_spacing,
-            align=layer.align,
-            vertical_align=layer.vertical_align,
-            max_lines=layer.max_lines,
-            transform=layer.transform,
-            padding=layer.padding,
-            background=layer.background,
-            radius=layer.radius,
-            outline=layer.outline,
-        )
+        shared = {name: getattr(self.layer, name) for name in _SHARED}
+        return TextLayer(**shared, spans=tuple(_spans(page, spoken, self.layer)), auto_fit="shrink")
+
+
+#: What a cue's text layer takes from its captions layer: the box, and every text setting
+#: the two kinds share (the layer's opacity, turn and effects are its group's, not the text's).
+_SHARED = sorted(
+    ({field.name for field in attrs.fields(TextLayer)} & {field.name for field in attrs.fields(CaptionsLayer)})
+    - {field.name for field in attrs.fields(Layer)}
+    | {"name", "x", "y", "width", "height"}
+)
 
 
 def _read(layer: CaptionsLayer, ctx: LayoutContext) -> tuple[Cue, ...]:
