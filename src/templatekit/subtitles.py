@@ -29,7 +29,7 @@ _DROPPED = {"rt"}
 
 def read_subtitles(data: bytes, source: str) -> tuple[Cue, ...]:
     """The cues of a WebVTT file (it starts with ``WEBVTT``) or else of an SRT file;
-    ``AssetError`` naming ``source`` when it is neither."""
+    ``AssetError`` naming ``source`` (as errors show a source) when it is neither."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import attrs
 from attrs import frozen
 
+from templatekit.assets.common import shown
 from templatekit.errors import AssetError
 from templatekit.layout import text
 from templatekit.layout.context import LayoutContext
@@ -124,9 +125,9 @@ _SHARED = sorted(
 def _read(layer: CaptionsLayer, ctx: LayoutContext) -> tuple[Cue, ...]:
     assert layer.src is not None
     try:
-        return read_subtitles(ctx.assets.fetch(layer.src, ctx.base_dir), layer.src)
+        return read_subtitles(ctx.assets.fetch(layer.src, ctx.base_dir), shown(layer.src))
     except AssetError as exc:
-        raise AssetError(f"layer {layer.name!r}: {exc}", layer=layer.name, url=layer.src) from exc
+        raise AssetError(f"layer {layer.name!r}: {exc}", layer=layer.name, url=shown(layer.src)) from exc
 
 
 def _even_pages(cue_words: tuple[Word, ...], count: int) -> tuple[tuple[Word, ...], ...]:
