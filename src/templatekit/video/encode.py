@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import av
 import cv2
@@ -40,6 +40,22 @@ def unpremultiplied(frame: np.ndarray) -> np.ndarray:
     colour = frame[:, :, :3].astype(np.uint16) * 255 + alpha // 2
     straight = np.where(alpha > 0, colour // np.maximum(alpha, 1), 0).astype(np.uint8)
     return np.concatenate([straight, alpha], axis=2)
+
+
+class FrameWriter(Protocol):
+    """What writes a video's file: ``convert`` runs in the painting threads, ``add`` takes
+    its results in frame order."""
+
+    width: int
+    height: int
+
+    def convert(self, frame: np.ndarray) -> Any: ...
+
+    def add(self, converted: Any) -> None: ...
+
+    def close(self) -> None: ...
+
+    def abort(self) -> None: ...
 
 
 class AvWriter:

@@ -19,7 +19,7 @@ from templatekit.model.template import Template
 from templatekit.model.values import Color
 from templatekit.outputs.motion import MotionFormat, frame_rate
 from templatekit.video.animated import PALETTE_SAMPLES, GifWriter, WebpWriter
-from templatekit.video.encode import AvWriter, Mp4Writer, WebmWriter
+from templatekit.video.encode import FrameWriter, Mp4Writer, WebmWriter
 from templatekit.video.frames import FrameMaker, Look
 from templatekit.video.sound import soundtrack
 
@@ -107,7 +107,7 @@ def write_video(
 
 def _writer(
     template: Template, maker: FrameMaker, path: str | os.PathLike[str], fps: int, sound: Any, output: MotionFormat
-) -> AvWriter:
+) -> FrameWriter:
     assert template.video is not None
     size = (maker.width, maker.height)
     if output.name == "webm":
@@ -119,11 +119,11 @@ def _writer(
     return Mp4Writer(path, *size, fps, sound)
 
 
-def _converted(maker: FrameMaker, writer: AvWriter, looks: tuple[Look | None, ...]) -> Any:
+def _converted(maker: FrameMaker, writer: FrameWriter, looks: tuple[Look | None, ...]) -> Any:
     return writer.convert(maker.compose(looks))
 
 
-def _frames(maker: FrameMaker, writer: AvWriter, total: int, fps: int) -> Iterator[Any]:
+def _frames(maker: FrameMaker, writer: FrameWriter, total: int, fps: int) -> Iterator[Any]:
     """The frames in order, composed by a pool of threads a few frames ahead of the
     encoder (OpenCV and x264 work outside the GIL), so that painting and encoding
     overlap; at most AHEAD frames wait at any time. A frame that looks like the one
@@ -136,7 +136,7 @@ def _frames(maker: FrameMaker, writer: AvWriter, total: int, fps: int) -> Iterat
         cv2.setNumThreads(opencv_threads)
 
 
-def _painted_in_order(maker: FrameMaker, writer: AvWriter, total: int, fps: int) -> Iterator[Any]:
+def _painted_in_order(maker: FrameMaker, writer: FrameWriter, total: int, fps: int) -> Iterator[Any]:
     pending: deque[Future[Any]] = deque()
     previous: tuple[tuple[Look | None, ...], Future[Any]] | None = None
     with ThreadPoolExecutor(max_workers=PAINTERS, thread_name_prefix="templatekit-frames") as pool:

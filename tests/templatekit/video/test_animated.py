@@ -3,6 +3,7 @@ not the writer (ffprobe and ffmpeg's own decoders, Pillow's GIF and WebP readers
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import subprocess
@@ -143,3 +144,30 @@ def test_an_extension_or_format_no_writer_has_is_an_error_naming_those_it_has(tm
     with pytest.raises(ValueError, match="differs from the extension"):
         tk.render_video(sliding(None), path=tmp_path / "clip.gif", format="webm")
     assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_a_webp_frame_stores_only_what_changed_and_every_frame_is_the_whole_picture(tmp_path):
+    """Lossless, so that each frame read back must equal the moment's still."""
+    clip = sliding("#102030", {"webp": {"lossless": True, "fps": 10}})
+    tk.render_video(clip, path=tmp_path / "slide.webp")
+    data = (tmp_path / "slide.webp").read_bytes()
+    frames, durations, _ = frames_of(tmp_path / "slide.webp")
+    stored = [(int.from_bytes(data[at + 14 : at + 17], "little") + 1) for at in _anmf_offsets(data)]
+    assert stored[0] == 160 and max(stored[1:]) < 160  # after the first frame, only the box's stretch
+    shown_at = 0.0
+    for frame, duration in zip(frames, durations, strict=True):
+        still = tk.render_image(clip, moment=shown_at)
+        expected = np.asarray(Image.open(io.BytesIO(still.data)).convert("RGBA"), np.int16)
+        assert np.abs(np.asarray(frame, np.int16) - expected).max() <= 2, shown_at
+        shown_at += duration / 1000
+
+
+def _anmf_offsets(data: bytes) -> list[int]:
+    """Where each ANMF chunk of a WebP file starts."""
+    offsets, at = [], 12
+    while at + 8 <= len(data):
+        size = int.from_bytes(data[at + 4 : at + 8], "little")
+        if data[at : at + 4] == b"ANMF":
+            offsets.append(at)
+        at += 8 + size + (size & 1)
+    return offsets
