@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from fontTools.svgLib.path import parse_path
-
 from templatekit.model.checks import PATH
 
 Command = tuple[Any, ...]  # ("M", x, y), ("L", x, y), ("C", x1, y1, x2, y2, x, y), ("Z",)
@@ -23,6 +21,8 @@ def parse_path_data(data: str) -> tuple[Command, ...]:
     too_long = PATH(data)
     if too_long:
         raise PathDataError(too_long)
+    from fontTools.svgLib.path import parse_path  # a tenth of the package's import: only for paths
+
     pen = _CommandPen()
     try:
         parse_path(data, pen)
