@@ -32,7 +32,8 @@ _EXTENSIONS = ", ".join(f".{name}" for name in MOTION_FORMATS)
 def motion_format(path: str | os.PathLike[str] | None = None, format: str | None = None) -> MotionFormat:
     """The format ``format`` names, else the one ``path``'s extension names (MP4 without
     either); ``ValueError`` naming the supported ones for any other, or when the two
-    disagree."""
+    disagree. With ``format`` given, a path whose extension names no format is written
+    as that format (a scratch file's name)."""
     chosen = None
     if format is not None:
         chosen = MOTION_FORMATS.get(format.lower())
@@ -42,11 +43,16 @@ def motion_format(path: str | os.PathLike[str] | None = None, format: str | None
         return chosen or MOTION_FORMATS["mp4"]
     suffix = Path(path).suffix.lower().lstrip(".")
     named = MOTION_FORMATS.get(suffix)
-    if named is None:
-        raise ValueError(f"path: {os.fspath(path)}: a video is written as {_EXTENSIONS} (got {suffix or 'none'!r})")
-    if chosen is not None and named is not chosen:
+    if chosen is None:
+        if named is None:
+            raise ValueError(
+                f"path: {os.fspath(path)}: a video is written as {_EXTENSIONS}, or give format"
+                f" (got {suffix or 'no extension'!r})"
+            )
+        return named
+    if named is not None and named is not chosen:
         raise ValueError(f"format: {format!r} differs from the extension of {os.fspath(path)}")
-    return named
+    return chosen
 
 
 def frame_rate(video: VideoSettings, output: MotionFormat) -> int:

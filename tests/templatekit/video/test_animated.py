@@ -144,6 +144,9 @@ def test_an_extension_or_format_no_writer_has_is_an_error_naming_those_it_has(tm
     with pytest.raises(ValueError, match="differs from the extension"):
         tk.render_video(sliding(None), path=tmp_path / "clip.gif", format="webm")
     assert not list(tmp_path.iterdir())  # nothing written
+    # a name that names no format is written as the format given (a scratch file, say)
+    scratch = tk.render_video(sliding(None), path=tmp_path / "render.part", format="mp4")
+    assert scratch.media_type == "video/mp4" and ffprobe(tmp_path / "render.part")["streams"][0]["codec_name"] == "h264"
 
 
 def test_a_webp_frame_stores_only_what_changed_and_every_frame_is_the_whole_picture(tmp_path):
