@@ -154,14 +154,12 @@ class WebpWriter:
         self._queued: deque[tuple[Future[bytes], int, int, int]] = deque()  # picture, x, y, frames shown
         self._previous: np.ndarray | None = None
         self._shown = 0  # frames written or queued
-        self.frames = 0
 
     def convert(self, frame: np.ndarray) -> np.ndarray:
         return unpremultiplied(frame) if self.alpha else np.ascontiguousarray(frame[:, :, :3])
 
     def add(self, pixels: np.ndarray) -> None:
         """The next frame; one that looks as the one before lengthens that frame."""
-        self.frames += 1
         box = (0, 0, self.width, self.height) if self._previous is None else _changed(self._previous, pixels)
         if box is None:
             self._lengthen()
