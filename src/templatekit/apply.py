@@ -10,7 +10,6 @@ any is read, and a value's lists and texts are measured against its field's limi
 
 from __future__ import annotations
 
-import typing
 from functools import cache
 from typing import Any
 
@@ -23,6 +22,7 @@ from templatekit.model import plotly_settings, sizes
 from templatekit.model.convert import converter, error_lines, json_name, model_problems, shown_value
 from templatekit.model.layers import LAYER_KINDS, AnyLayer, ChartLayer, UnknownLayer, replaced_layers, walk_layers
 from templatekit.model.modification import Modification
+from templatekit.model.schema import field_types
 from templatekit.model.template import Template
 
 MAX_MODIFICATIONS = 500
@@ -173,7 +173,7 @@ def _modifiable_fields(kind: str) -> dict[str, tuple[str, Any]]:
     """JSON name -> (attribute name, resolved type) for the fields a modification may set
     on layers of ``kind``."""
     cls = LAYER_KINDS[kind]
-    hints = typing.get_type_hints(cls)
+    hints = field_types(cls)
     return {
         json_name(a.name): (a.name, hints[a.name]) for a in attrs.fields(cls) if json_name(a.name) not in _FIXED_FIELDS
     }

@@ -133,7 +133,7 @@ class ModelSchema:
     def object_of(self, cls: type, *, skip: frozenset[str] = frozenset()) -> Json:
         """The object schema of an attrs class: each field by its JSON name, with its
         checks; required when it has no default."""
-        hints = typing.get_type_hints(cls)
+        hints = field_types(cls)
         properties: Json = {}
         required: list[str] = []
         for attribute in attrs.fields(cls):
@@ -172,6 +172,14 @@ class ModelSchema:
         return schema
 
 
+def field_types(cls: type) -> dict[str, Any]:
+    """Each field's type, its annotation resolved once for the class: attrs keeps them on
+    the class's fields, where cattrs reads them too (resolving them is a good part of
+    building the schema)."""
+    attrs.resolve_types(cls)
+    return {attribute.name: attribute.type for attribute in attrs.fields(cls)}
+
+
 def with_limits(schema: Json, limits: Json) -> Json:
     """``schema`` with the keywords of a check added; those of its items (``each``) go
     into the items' schema, beside what the item type says."""
@@ -193,7 +201,7 @@ def modification_fields(schemas: ModelSchema) -> Json:
     Every field also allows null, which means "not set"."""
     found: dict[str, list[Json]] = {}
     for cls in LAYER_KINDS.values():
-        hints = typing.get_type_hints(cls)
+        hints = field_types(cls)
         for attribute in attrs.fields(cls):
             name = json_name(attribute.name)
             if name in FIXED_FIELDS or attribute.metadata.get("schema", {}).get("x-internal"):
