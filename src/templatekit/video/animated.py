@@ -46,7 +46,7 @@ PALETTE_SAMPLES = 12
 #: rounds of k-means that move the octree's colours to the pixels' (more gained nothing)
 REFINE_ROUNDS = 4
 #: how far the ordered dither moves a colour (in levels of 255) each way: enough to
-#: break the bands of gradients, little enough to keep the PSNR above FFmpeg's
+#: break the bands of gradients, little enough to keep the PSNR within 2 dB of FFmpeg's
 DITHER_SPREAD = 3.0
 
 
