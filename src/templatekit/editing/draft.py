@@ -17,7 +17,7 @@ from templatekit.apply import Modifications
 from templatekit.assets import AssetLoader
 from templatekit.editing.scans import CodeScan, code_scans
 from templatekit.errors import TemplateError
-from templatekit.layout.captions import CaptionTrack
+from templatekit.layout.captions import layer_cues
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.text import height_to_show_all
 from templatekit.loading import TemplateSource, load_template
@@ -28,7 +28,6 @@ from templatekit.outputs.encode import image_format
 from templatekit.outputs.result import RenderResult
 from templatekit.pipeline import default_loader, painted, prepared
 from templatekit.subtitles import plain_text
-from templatekit.text.fonts import FontBook
 from templatekit.text.template_fonts import template_fonts
 
 #: A layer's laid-out box on the canvas: x, y, width, height (before its rotation).
@@ -123,11 +122,10 @@ SHOWN_CUE_TEXT = 24
 
 def _cues(template: Template, assets: AssetLoader) -> dict[str, list[tuple[float, float, str]]]:
     """The cues of the visible captions layers, as a render reads them (files included)."""
-    ctx = LayoutContext(fonts=FontBook.bundled(), assets=assets, base_dir=template.base_dir)
     found = {}
     for layer in _shown(template.layers):
         if isinstance(layer, CaptionsLayer):
-            cues = CaptionTrack(layer, ctx).cues[:SHOWN_CUES]
+            cues = layer_cues(layer, assets, template.base_dir)[:SHOWN_CUES]
             found[layer.name] = [(cue.start, cue.end, plain_text(cue)[:SHOWN_CUE_TEXT]) for cue in cues]
     return found
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 from attrs import frozen
@@ -25,13 +27,16 @@ from templatekit.model.layers import CaptionsLayer, Cue, Layer, TextLayer, TextS
 from templatekit.scene import Item
 from templatekit.subtitles import Word, read_subtitles, words
 
+if TYPE_CHECKING:
+    from templatekit.assets import AssetLoader
+
 
 def layout(layer: CaptionsLayer, ctx: LayoutContext) -> list[Item]:
     if ctx.time is None:
         return []
     track = CaptionTrack(layer, ctx)
-    shown = track.shown_at(ctx.time)
-    return [] if shown is None else track.items(shown)
+    at_time = track.shown_at(ctx.time)
+    return [] if at_time is None else track.items(at_time)
 
 
 @frozen
@@ -50,8 +55,7 @@ class CaptionTrack:
     def __init__(self, layer: CaptionsLayer, ctx: LayoutContext) -> None:
         self.layer = layer
         self.ctx = ctx
-        self.cues = layer.cues or _read(layer, ctx)
-        self.cues = tuple(sorted(self.cues, key=lambda cue: cue.start))
+        self.cues = layer_cues(layer, ctx.assets, ctx.base_dir)
         self._starts = [cue.start for cue in self.cues]
         self._reach = list(itertools.accumulate((cue.end for cue in self.cues), max))  # the latest end so far
         self._pages: dict[int, tuple[tuple[Word, ...], ...]] = {}
@@ -122,12 +126,17 @@ _SHARED = sorted(
 )
 
 
-def _read(layer: CaptionsLayer, ctx: LayoutContext) -> tuple[Cue, ...]:
+def layer_cues(layer: CaptionsLayer, assets: AssetLoader, base_dir: Path | None) -> tuple[Cue, ...]:
+    """The layer's cues in the order they start: its own, or its subtitle file's (read
+    from ``src`` relative to ``base_dir``)."""
+    if layer.cues:
+        return tuple(sorted(layer.cues, key=lambda cue: cue.start))
     assert layer.src is not None
     try:
-        return read_subtitles(ctx.assets.fetch(layer.src, ctx.base_dir), shown(layer.src))
+        cues = read_subtitles(assets.fetch(layer.src, base_dir), shown(layer.src))
     except AssetError as exc:
         raise AssetError(f"layer {layer.name!r}: {exc}", layer=layer.name, url=shown(layer.src)) from exc
+    return tuple(sorted(cues, key=lambda cue: cue.start))
 
 
 def _even_pages(cue_words: tuple[Word, ...], count: int) -> tuple[tuple[Word, ...], ...]:
