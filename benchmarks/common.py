@@ -42,6 +42,7 @@ CHROMIUM_ARGS = [
 WARMUP = 3
 
 T = TypeVar("T")
+X = TypeVar("X")
 
 
 @dataclass
@@ -127,6 +128,24 @@ def timed(render: Callable[[str], T], inputs: Sequence[str], iterations: int) ->
     if last is None:
         raise ValueError("nothing was timed")
     return times, last
+
+
+def in_turns(
+    renders: Mapping[str, Callable[[X], T]], inputs: Sequence[X], iterations: int
+) -> dict[str, tuple[list[float], T]]:
+    """Time each of ``renders`` once per input, the contenders taking turns render by
+    render (so that a slow spell of a shared machine falls on all of them alike), after
+    ``WARMUP`` untimed turns; each one's times in ms and its last output."""
+    times: dict[str, list[float]] = {name: [] for name in renders}
+    last: dict[str, T] = {}
+    for number in range(WARMUP + iterations):
+        item = inputs[number % len(inputs)]
+        for name, render in renders.items():
+            start = time.perf_counter()
+            last[name] = render(item)
+            if number >= WARMUP:
+                times[name].append((time.perf_counter() - start) * 1000)
+    return {name: (times[name], last[name]) for name in renders}
 
 
 def command_ms(command: Sequence[str]) -> float:

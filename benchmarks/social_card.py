@@ -21,7 +21,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -172,23 +171,18 @@ def bench_flat(iterations: int) -> tuple[Figures, Figures]:
         raise Skipped(f"DejaVu Sans not found in {card.DEJAVU} (apt-get install fonts-dejavu-core)")
     template = tk.load_template(FLAT_TEMPLATE)
     assets = card.load_flat_assets()
-    ours: dict[str, bytes] = {}
 
-    def templatekit(title: str, subtitle: str, url: str) -> bytes:
+    def templatekit(texts: tuple[str, str, str]) -> bytes:
+        title, subtitle, url = texts
         return tk.render_image(template, {"title": title, "subtitle": subtitle, "qr": url}, format="png").data
 
-    def pillow(title: str, subtitle: str, url: str) -> bytes:
-        return bytes(card.render_flat_card(assets, title, subtitle, url))
+    def pillow(texts: tuple[str, str, str]) -> bytes:
+        return bytes(card.render_flat_card(assets, *texts))
 
-    contenders = {"templatekit-flat": templatekit, "pillow-flat": pillow}
-    times: dict[str, list[float]] = {name: [] for name in contenders}
-    for number, title in enumerate(common.cycled(TITLES, common.WARMUP + iterations)):
-        inputs = all_new(title, number + 1)
-        for name, render in contenders.items():
-            start = time.perf_counter()
-            ours[name] = render(*inputs)
-            if number >= common.WARMUP:
-                times[name].append((time.perf_counter() - start) * 1000)
+    inputs = [all_new(title, number + 1) for number, title in enumerate(common.cycled(TITLES, WARMUP + iterations))]
+    timed = common.in_turns({"templatekit-flat": templatekit, "pillow-flat": pillow}, inputs, iterations)
+    times = {name: found[0] for name, found in timed.items()}
+    ours = {name: found[1] for name, found in timed.items()}
     for name, data in ours.items():
         (OUT / f"{name}.png").write_bytes(data)
     return (
@@ -213,8 +207,16 @@ def encoders_of(workload: str, iterations: int) -> list[Figures]:
     image = Image.open(OUT / f"templatekit{workload}.png").convert("RGBA")
     theirs = Image.open(OUT / f"pillow{workload}.png").convert("RGB")
     card = " (flat card)" if workload else ""
-    ours_png, ours_size = common.timed(lambda _: len(encode(image, "png").data), ["png"], iterations)
-    pillow_png, pillow_size = common.timed(lambda _: len(pillow_saved(theirs, "PNG")), ["png"], iterations)
+    timed = common.in_turns(
+        {
+            # opaque, as a render of the card passes it: its background is (is_opaque)
+            "ours": lambda _: len(encode(image, "png", opaque=True).data),
+            "pillow": lambda _: len(pillow_saved(theirs, "PNG")),
+        },
+        ["png"],
+        iterations,
+    )
+    (ours_png, ours_size), (pillow_png, pillow_size) = timed["ours"], timed["pillow"]
     rows = [
         Figures(f"encode-png{workload}", f"PNG encode, templatekit{card}", ours_png, ours_size),
         Figures(f"pillow-png{workload}", f"PNG save, Pillow default{card}", pillow_png, pillow_size),

@@ -59,8 +59,9 @@ def pillow_size(image: Image.Image) -> int:
 
 
 @pytest.mark.parametrize("mode", ["RGB", "RGBA"])
-@pytest.mark.parametrize("size", [(1, 1), (7, 1), (1, 9), (123, 45), (40, 90)])
+@pytest.mark.parametrize("size", [(1, 1), (7, 1), (1, 9), (123, 45), (40, 90), (17000, 3)])
 def test_png_writer_round_trips_exactly(mode, size):
+    """Rows wider than Pillow's 64 KiB encoding block too (17,000 RGBA pixels)."""
     rng = random.Random(size[0] * 1000 + size[1])
     for image in (Image.frombytes(mode, size, rng.randbytes(size[0] * size[1] * len(mode))), photo(size).convert(mode)):
         decoded = Image.open(io.BytesIO(write_png(image)))
