@@ -8,8 +8,9 @@ import string
 
 import pytest
 import segno
+from segno import encoder as segno_encoder
 
-from templatekit.layout.qr_masks import qr_matrix
+from templatekit.layout.qr_masks import _Lines, _penalty, qr_matrix
 
 hypothesis = pytest.importorskip("hypothesis")
 st = hypothesis.strategies
@@ -43,3 +44,22 @@ def test_every_mask_and_large_versions() -> None:
         assert qr_matrix(content, "l") == segnos(content, "l"), (length, code.mask)
         chosen.add(code.mask)
     assert chosen == set(range(8))
+
+
+OVERLAPPING = ("10111011101", "1011101011101", "00001011101", "10111010000")
+
+
+@hypothesis.settings(max_examples=400, deadline=None)
+@hypothesis.given(st.integers(21, 45), st.randoms(use_true_random=False))
+def test_the_penalty_is_segnos(size: int, rng: random.Random) -> None:
+    """Any matrix scores as segno's ``evaluate_mask`` scores it, among them matrices full
+    of finder-like patterns that overlap (4 and 6 modules apart) or touch the edge."""
+    rows = []
+    for _ in range(size):
+        line = "".join(rng.choice(("0", "1", *OVERLAPPING)) for _ in range(size))
+        rows.append(line[:size] if rng.random() < 0.7 else line[-size:])
+    matrix = [bytearray(int(bit) for bit in row) for row in rows]
+    lines = _Lines.of(size)
+    packed = lines.pack([int(row, 2) for row in rows])
+    columns = lines.pack([int("".join(column), 2) for column in zip(*rows, strict=True)])
+    assert _penalty(packed, columns, lines) == segno_encoder.evaluate_mask(matrix, size, size)
