@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import random
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,19 @@ def test_a_photo_is_told_from_a_design_and_one_row_is_neither():
     assert not png._smooth(b"\x00" * 30, 30, 1)
     assert png._smooth(photo((200, 64)).tobytes(), 600, 64)
     assert not png._smooth(design().tobytes(), 1200, 300)
+
+
+def test_threads_and_images_larger_than_the_kept_buffer_round_trip(monkeypatch):
+    """Each thread keeps its own buffer of rows, reused from image to image: images
+    written at once on several threads, and in turn larger, smaller and larger than the
+    buffer kept, all come back exactly."""
+    rng = random.Random(3)
+    images = [Image.frombytes("RGB", (w, h), rng.randbytes(w * h * 3)) for w, h in ((300, 200), (40, 30), (500, 90))]
+    monkeypatch.setattr(png, "REUSED", 300 * 200 * 3 + 200)  # the third image is not kept
+
+    def round_trip(image: Image.Image) -> bool:
+        return Image.open(io.BytesIO(write_png(image))).tobytes() == image.tobytes()
+
+    assert all(round_trip(image) for image in images * 2)
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(round_trip, images * 8))
