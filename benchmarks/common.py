@@ -40,6 +40,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 WARMUP = 3
+#: Seconds of rest before each contender's turn, for the machine to settle.
+SETTLE = 1.0
 
 T = TypeVar("T")
 X = TypeVar("X")
@@ -185,12 +187,15 @@ def run_contenders(
     """Run each bench not in ``skip`` into ``results`` (or ``skipped``), in ``rounds``
     turns of about ``iterations / rounds`` renders each: contenders take turns, so a
     slow spell of a shared machine falls on all of them, not on the one that ran then.
-    A contender's figures are those of its last turn, with the times of all turns."""
+    A contender's figures are those of its last turn, with the times of all turns. Each
+    turn starts ``SETTLE`` seconds after the one before: renders right after Chromium
+    closed took a third longer for about a second."""
     for turn in range(rounds):
         count = iterations // rounds + (turn < iterations % rounds)
         for name, bench in benches:
             if name in skip or name in skipped:
                 continue
+            time.sleep(SETTLE)
             figures = attempt(name, f"{name} ({turn + 1}/{rounds}) ...", partial(bench, count), skipped)
             if figures is None:
                 results.pop(name, None)

@@ -1,6 +1,7 @@
 """Every performance target in one run: the social card against Pillow, Satori and
 Chromium (identical, new-title and all-new renders, PNG size, cold start), what layer
-effects add to it, the invoice PDF
+effects add to it, a bar chart against the card and Chart.js, the dashboard against the
+card, the invoice PDF
 against ReportLab and WeasyPrint, the promo video against MoviePy and the x264 floor,
 batches on every core, the server against the library's pool, and memory over renders
 where nothing repeats.
@@ -46,6 +47,13 @@ SUITE: list[tuple[str, str, list[str], list[str]]] = [
         [],
         ["--iterations", "2", "--moviepy-iterations", "2", "--rounds", "1"],
     ),
+    (
+        "charts",
+        "bar chart, 600x400 PNG",
+        [],
+        ["--iterations", "12", "--rounds", "2", "--skip", "plotly", "--skip", "matplotlib"],
+    ),
+    ("dashboard", "dashboard, 1600x900 PNG", [], ["--iterations", "8"]),
     ("batch", "batches on every core", [], ["--rows", "300", "--rounds", "2"]),
     ("http_server", "server over HTTP", CLIENT, ["--seconds", "4", "--concurrency", "4,8", "--rounds", "1", *CLIENT]),
     ("memory", "memory, nothing repeats", [], ["--cards", "1000", "--dashboards", "200"]),
