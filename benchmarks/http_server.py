@@ -727,7 +727,12 @@ def target(label: str, ratio: float | None, limit: float, passed: Callable[[floa
 
 
 def targets(results: dict[str, Figures]) -> list[dict[str, Any]]:
-    servers = [figures for figures in results.values() if figures.name.startswith("server") and figures.completed]
+    # warm servers only: the first seconds after start have a target of their own
+    servers = [
+        figures
+        for figures in results.values()
+        if figures.name.startswith("server") and figures.name != "server-first" and figures.completed
+    ]
     pool = results.get("library-pool")
     best = max(servers, key=lambda figures: figures.rate or 0.0, default=None)
     throughput = None
