@@ -38,7 +38,7 @@ def layout(layer: ChartLayer, ctx: LayoutContext) -> list[Item]:
         svg = vectorise(figure, width, height, layer=layer.name)
         vector = svg_vector(svg, (layer.x, layer.y, layer.width, layer.height), ctx.fonts)
     key = f"chart:{raster.key}"
-    return [Image(layer.x, layer.y, layer.width, layer.height, raster.image, key, vector=vector)]
+    return [Image(layer.x, layer.y, layer.width, layer.height, raster.image, key, from_vector=True, vector=vector)]
 
 
 def merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:

@@ -454,18 +454,22 @@ def _paint_outline(surface: Surface, outline: Outline, mask: PILImage.Image, lef
     _fill_through(surface, outline.color, ring.size, ring, left - reach, top - reach)
 
 
-_RESIZED: BoundedCache[tuple[str, tuple[int, int], bool], PILImage.Image] = BoundedCache(128, name="raster.resized")
+_RESIZED: BoundedCache[tuple[str, tuple[int, int]], PILImage.Image] = BoundedCache(128, name="raster.resized")
 
 
-def _resized(key: str, image: PILImage.Image, size: tuple[int, int], smooth: bool) -> PILImage.Image:
-    """Images scaled to their drawn size, kept by content key (logos repeat across renders)."""
+def _resized(item: Image, size: tuple[int, int]) -> PILImage.Image:
+    """The item's pixels scaled to their drawn size, kept by content key (logos repeat
+    across renders): vector art shrunk by averaging, anything else by Lanczos."""
+    image = item.image
     if image.size == size:
         return image
-    cached = _RESIZED.get((key, size, smooth))
+    cached = _RESIZED.get((item.key, size))
     if cached is None:
-        resample = PILImage.Resampling.LANCZOS if smooth else PILImage.Resampling.NEAREST
-        cached = image.resize(size, resample, reducing_gap=3.0 if smooth else None)
-        _RESIZED.put((key, size, smooth), cached, size[0] * size[1] * 4)
+        if item.from_vector and size[0] <= image.width and size[1] <= image.height:
+            cached = image.resize(size, PILImage.Resampling.BOX)
+        else:
+            cached = image.resize(size, PILImage.Resampling.LANCZOS, reducing_gap=3.0)
+        _RESIZED.put((item.key, size), cached, size[0] * size[1] * 4)
     return cached
 
 
@@ -474,7 +478,7 @@ def _paint_image(surface: Surface, item: Image) -> None:
     right, bottom = surface.px(item.x + item.width, item.y + item.height)
     x0, y0 = round(left), round(top)
     size = (max(1, round(right) - x0), max(1, round(bottom) - y0))
-    resized = _resized(item.key, item.image, size, item.smooth)
+    resized = _resized(item, size)
     if resized.mode in ("RGBA", "RGBa"):  # RGBa: premultiplied (a video's pictures)
         _blend(surface.image, resized, x0, y0)
     else:

@@ -310,8 +310,11 @@ class EncodedSource:
 @frozen(cache_hash=True)
 class Image:
     """A decoded image drawn into a box. ``key`` identifies its content (and crop):
-    images compare by key, and the painters cache by it. ``smooth`` False keeps hard
-    pixel edges when scaling."""
+    images compare by key, and the painters cache by it. ``from_vector``: the pixels
+    were drawn from a vector source (an SVG, a Plotly figure) at more than the box's
+    size (twice, by default), so they are shrunk by averaging, which is drawing the
+    source at the painted size with more samples a pixel; a filter made for photos
+    (Lanczos) rings around such sharp edges."""
 
     x: float
     y: float
@@ -319,7 +322,7 @@ class Image:
     height: float
     image: PILImage.Image = field(eq=False)  # compared through key
     key: str
-    smooth: bool = True
+    from_vector: bool = False
     source: EncodedSource | None = field(default=None, eq=False)
     vector: Group | None = field(default=None, eq=False)  # the same picture as paths, for vector output
 

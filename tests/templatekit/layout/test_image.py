@@ -3,12 +3,16 @@ and errors; a few pixel checks through the raster painter."""
 
 from __future__ import annotations
 
+import base64
 import io
 from typing import Any
 
+import numpy as np
 import pytest
+import resvg_py
 from PIL import Image as PILImage
 
+import templatekit as tk
 from templatekit.assets import AssetLoader, MemoryAssetLoader
 from templatekit.errors import AssetError
 from templatekit.layout import image
@@ -153,6 +157,41 @@ def test_svg_is_rasterised_for_the_box(ctx: LayoutContext) -> None:
 def test_svg_with_fit_none_is_drawn_at_its_natural_size(ctx: LayoutContext) -> None:
     item = only_image(image.layout(image_layer("logo.svg", fit="none"), ctx))
     assert box(item) == (10 + 40, 20 + 45, 20, 10)
+
+
+CIRCLE = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><circle cx="32" cy="32" r="24" fill="#0f172a"/></svg>'
+)
+
+
+def test_an_svg_is_shrunk_by_averaging_without_a_halo() -> None:
+    """The SVG is drawn at twice the box, then shrunk to it by averaging: as resvg draws it
+    at the box's own size to within edge rounding, and the background two pixels off its
+    edge untouched (Lanczos, a filter for photos, left a halo of 200 pixels there)."""
+    template = {
+        "name": "logo",
+        "width": 96,
+        "height": 96,
+        "background": "#ffffff",
+        "layers": [
+            {"type": "image", "name": "logo", "x": 16, "y": 16, "width": 64, "height": 64, "src": svg_uri(CIRCLE)}
+        ],
+    }
+    drawn = np.asarray(PILImage.open(io.BytesIO(tk.render_image(template).data)).convert("RGB")).astype(int)[
+        16:80, 16:80
+    ]
+    alone = PILImage.open(io.BytesIO(bytes(resvg_py.svg_to_bytes(svg_string=CIRCLE.decode(), width=64, height=64))))
+    expected = PILImage.new("RGBA", (64, 64), "white")
+    expected.alpha_composite(alone.convert("RGBA"))
+    difference = np.abs(drawn - np.asarray(expected.convert("RGB")).astype(int))
+    assert difference.mean() < 0.45 and difference.max() <= 32
+    rows, columns = np.mgrid[0:64, 0:64]
+    off_the_edge = np.hypot(columns + 0.5 - 32, rows + 0.5 - 32) > 26
+    assert (drawn[off_the_edge] == 255).all()
+
+
+def svg_uri(document: bytes) -> str:
+    return "data:image/svg+xml;base64," + base64.b64encode(document).decode()
 
 
 # ------------------------------------------------------------------ corners, border, grayscale
