@@ -5,7 +5,9 @@ whole within a stated difference. A peer that drew less would be faster for it."
 from __future__ import annotations
 
 import io
+import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
@@ -95,3 +97,33 @@ def test_the_pillow_peer_draws_the_flat_card_as_templatekit_does():
         decoded(card.render_flat_card(assets, " ", " ", url)),
     )
     compare(ours, theirs, bare, FLAT_REGIONS)
+
+
+def test_the_reportlab_peer_draws_the_invoice_as_templatekit_does():
+    """The same words (poppler reads them from both PDFs), the same payment QR code read
+    back, and the page within a mean difference of 2 levels at 48 dpi (the fonts are the
+    same; ReportLab does not shape, so pairs are kerned differently)."""
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.insert(0, str(BENCHMARKS))
+    import common
+    import invoice_pdf
+
+    invoice = common.load_peer("reportlab_invoice.py")
+    client = "Cobalt & Finch LLP"
+    template = tk.load_template(invoice_pdf.TEMPLATE)
+    ours = tk.render_pdf(template, {"bill_to": client + invoice_pdf.bill_to_after_name()}).data
+    theirs = invoice.render_invoice(invoice.load_assets(), client)
+    assert Counter(pdf_words(ours)) == Counter(pdf_words(theirs))
+    assert client.split()[0] in pdf_words(theirs)
+    assert payloads(pdf_page(ours, 192)) == payloads(pdf_page(theirs, 192)) == [invoice_pdf.QR_URL]
+    difference = np.abs(np.asarray(pdf_page(ours, 48), np.int16) - np.asarray(pdf_page(theirs, 48), np.int16))
+    assert difference.mean() < 2
+
+
+def pdf_words(pdf: bytes) -> list[str]:
+    return subprocess.run(["pdftotext", "-", "-"], input=pdf, capture_output=True, check=True).stdout.decode().split()
+
+
+def pdf_page(pdf: bytes, dpi: int) -> Image.Image:
+    command = ["pdftoppm", "-r", str(dpi), "-png", "-singlefile", "-"]
+    return decoded(subprocess.run(command, input=pdf, capture_output=True, check=True).stdout)
