@@ -10,17 +10,21 @@ Each benchmark runs in a process of its own, one after another (so that none sha
 cores with another), and saves its figures as JSON; this script then prints every target
 in one table, saves them together, and draws them as a chart with templatekit itself.
 
-    python benchmarks/performance.py [--quick] [--only social_card,batch] [--out DIR]
+    python benchmarks/performance.py [--quick] [--only social_card,batch] [--out DIR] [--docs]
 
 ``--quick`` runs each with fewer renders (a minute or two in all, for a look; the
-figures in the docs come from a full run, about a quarter of an hour on 2 cores).
-The logs, JSON and chart go to ``--out`` (default benchmarks/out/performance).
+figures in the docs come from a full run, about twenty minutes on 2 cores).
+The logs, JSON and chart go to ``--out`` (default benchmarks/out/performance); ``--docs``
+also writes the table into docs/benchmarks.md (between its ``TARGETS`` marks) and the
+chart to docs/images/benchmark-targets.png.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -33,6 +37,12 @@ import common
 import templatekit as tk
 
 HERE = Path(__file__).resolve().parent
+DOCS = HERE.parent / "docs" / "benchmarks.md"
+DOCS_CHART = HERE.parent / "docs" / "images" / "benchmark-targets.png"
+#: The part of docs/benchmarks.md that ``--docs`` writes: the run's line and its table.
+DOCS_PART = re.compile(
+    r"(<!-- TARGETS: written by benchmarks/performance.py --docs -->\n).*?(<!-- TARGETS: end -->)", re.S
+)
 #: The load generator of the server's benchmark: wrk where it is installed (a few percent
 #: of a core; the Python client takes a tenth of the cores the server renders on).
 CLIENT = ["--client", "wrk"] if shutil.which("wrk") else []
@@ -143,11 +153,41 @@ def chart(rows: list[dict[str, Any]], path: Path) -> None:
     tk.render_image(template, {}).save(path)
 
 
+def docs_table(rows: list[dict[str, Any]], machine: dict[str, str], quick: bool) -> str:
+    """The targets as the Markdown table of docs/benchmarks.md, after a line saying when,
+    where and at which commit they were measured."""
+    descriptions = {name: description for name, description, _, _ in SUITE}
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
+    when = datetime.date.today().isoformat()
+    lines = [
+        f"Run on {when}{' (--quick)' if quick else ''} on {machine['nproc']} cores ({machine['cpu']}), Python "
+        f"{machine['python']}, templatekit at commit `{commit.stdout.strip() or 'unknown'}`:",
+        "",
+        "| benchmark | target | measured | result |",
+        "|---|---|---|---|",
+    ]
+    for row in rows:
+        ratio = "-" if row["ratio"] is None else f"{row['ratio']:.3f}×"
+        target = row["target"].replace("<=", "≤").replace(">=", "≥")
+        lines.append(f"| {descriptions[row['benchmark']]} | {target} | {ratio} | {row['result']} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_docs(table: str, chart_png: Path) -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    if not DOCS_PART.search(text):
+        raise SystemExit(f"{DOCS} has no TARGETS marks to write between")
+    DOCS.write_text(DOCS_PART.sub(lambda found: found.group(1) + table + found.group(2), text), encoding="utf-8")
+    shutil.copyfile(chart_png, DOCS_CHART)
+    print(f"table written into {DOCS}, chart into {DOCS_CHART}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer renders per benchmark")
     parser.add_argument("--only", type=lambda text: text.split(","), help="comma-separated benchmark names")
     parser.add_argument("--out", type=Path, default=HERE / "out" / "performance", help="folder for logs, JSON, chart")
+    parser.add_argument("--docs", action="store_true", help="write the table and chart into docs/benchmarks.md")
     args = parser.parse_args(argv)
     names = [name for name, *_ in SUITE]
     unknown = set(args.only or ()) - set(names)
@@ -166,8 +206,11 @@ def main(argv: list[str] | None = None) -> int:
         if (path := args.out / f"{name}.json").exists()
     }
     rows = print_summary(found)
-    common.save_json(args.out / "summary.json", {"machine": common.machine({}), "quick": args.quick, "targets": rows})
+    machine = common.machine({})
+    common.save_json(args.out / "summary.json", {"machine": machine, "quick": args.quick, "targets": rows})
     chart(rows, args.out / "targets.png")
+    if args.docs:
+        write_docs(docs_table(rows, machine, args.quick), args.out / "targets.png")
     print(f"figures in {args.out}/ (summary.json, targets.png, and each benchmark's log and JSON)")
     return 0 if all(row["result"] != "MISS" for row in rows) else 1
 
