@@ -35,7 +35,9 @@ class Shaped:
         return sum(self.advances)
 
 
-@memoized("text.shaped", 8192, lambda shaped: 200 + 40 * len(shaped.glyphs), second_use=True)
+# weighed as measured: five tuples of ints (a glyph's id and advance are objects of their
+# own), the key and the cache's entry
+@memoized("text.shaped", 8192, lambda shaped: 500 + 100 * len(shaped.glyphs), second_use=True)
 def shape(
     text: str,
     start: int,
