@@ -125,46 +125,43 @@ def all_new(title: str, number: int) -> tuple[str, str, str]:
     )
 
 
-def bench_templatekit(iterations: int) -> tuple[Figures, ...]:
-    """templatekit in-process: the same card again, a new title each time, and everything
-    new each time (title, subtitle and QR code)."""
+def bench_cards(iterations: int) -> tuple[Figures, ...]:
+    """templatekit in-process and the Pillow card by hand, taking turns render by render
+    (so that the machine's changes of speed fall on both): a new title each time, then
+    everything new each time (title, subtitle and QR code); and templatekit drawing the
+    same card again."""
     template = tk.load_template(TEMPLATE)
-
-    def render(modifications: dict[str, str]) -> bytes:
-        return tk.render_image(template, modifications, format="png").data
-
-    new_title = Sized(lambda title: render({"title": title}))
-    times, last = common.timed(new_title, TITLES, iterations)
-    (OUT / "templatekit.png").write_bytes(last)
-    again = Sized(lambda _: render({"title": TITLES[0]}))
-    identical, _ = common.timed(again, TITLES, iterations)
-    texts = iter(all_new_inputs(iterations))  # a new card at every call, warm-ups included
-    everything = Sized(lambda _: render(dict(zip(("title", "subtitle", "qr"), next(texts), strict=True))))
-    all_new_times, _ = common.timed(everything, TITLES, iterations)
-    return (
-        Figures("templatekit", "templatekit (in-process), new title", times, new_title.mean(iterations)),
-        Figures("templatekit-identical", "templatekit, the same card again", identical, again.mean(iterations)),
-        Figures(
-            "templatekit-all-new",
-            "templatekit, all new (title, subtitle, QR)",
-            all_new_times,
-            everything.mean(iterations),
-        ),
-    )
-
-
-def bench_pillow(iterations: int) -> tuple[Figures, Figures]:
     card = common.load_peer("pillow_card.py")
     assets = card.load_assets()
-    new_title = Sized(lambda title: bytes(card.render_card(assets, title)))
-    times, last = common.timed(new_title, TITLES, iterations)
-    (OUT / "pillow.png").write_bytes(last)
-    texts = iter(all_new_inputs(iterations))
-    everything = Sized(lambda _: bytes(card.render_card(assets, *next(texts))))
-    all_new_times, _ = common.timed(everything, TITLES, iterations)
+
+    def ours(modifications: dict[str, str]) -> bytes:
+        return tk.render_image(template, modifications, format="png").data
+
+    new_title = {
+        "templatekit": Sized(lambda title: ours({"title": title})),
+        "pillow": Sized(lambda title: bytes(card.render_card(assets, title))),
+    }
+    titled = common.in_turns(new_title, TITLES, iterations)
+    everything = {
+        "templatekit-all-new": Sized(lambda texts: ours(dict(zip(("title", "subtitle", "qr"), texts, strict=True)))),
+        "pillow-all-new": Sized(lambda texts: bytes(card.render_card(assets, *texts))),
+    }
+    all_new = common.in_turns(everything, all_new_inputs(iterations), iterations)
+    (OUT / "templatekit.png").write_bytes(titled["templatekit"][1])
+    (OUT / "pillow.png").write_bytes(titled["pillow"][1])
+    again = Sized(lambda _: ours({"title": TITLES[0]}))
+    identical, _ = common.timed(again, TITLES, iterations)
+    labels = {
+        "templatekit": "templatekit (in-process), new title",
+        "pillow": "Pillow + segno (by hand), new title",
+        "templatekit-all-new": "templatekit, all new (title, subtitle, QR)",
+        "pillow-all-new": "Pillow + segno, all new",
+    }
+    timed = {**titled, **all_new}
+    renders = {**new_title, **everything}
     return (
-        Figures("pillow", "Pillow + segno (by hand), new title", times, new_title.mean(iterations)),
-        Figures("pillow-all-new", "Pillow + segno, all new", all_new_times, everything.mean(iterations)),
+        *(Figures(name, labels[name], timed[name][0], renders[name].mean(iterations)) for name in labels),
+        Figures("templatekit-identical", "templatekit, the same card again", identical, again.mean(iterations)),
     )
 
 
@@ -460,11 +457,8 @@ def main(argv: list[str] | None = None) -> int:
 
     results: dict[str, Figures] = {}
     skipped: dict[str, str] = {}
-    print("templatekit ...", flush=True)
-    for figures in bench_templatekit(args.iterations):
-        results[figures.name] = figures
-    print("Pillow + segno ...", flush=True)
-    for figures in bench_pillow(args.iterations):
+    print("templatekit and Pillow + segno, in turns ...", flush=True)
+    for figures in bench_cards(args.iterations):
         results[figures.name] = figures
     flat = common.attempt(
         "flat", "flat card: templatekit and Pillow + segno, in turns ...", partial(bench_flat, args.iterations), skipped
