@@ -103,22 +103,23 @@ def qr_svg_uri() -> str:
 # ------------------------------------------------------------------ contenders
 
 
-def bench_templatekit(iterations: int) -> Figures:
+def bench_in_process(iterations: int) -> tuple[Figures, Figures]:
+    """templatekit and the ReportLab canvas by hand, both in this process, taking turns
+    render by render (so that the machine's changes of speed fall on both alike)."""
     template = tk.load_template(TEMPLATE)
     after_name = bill_to_after_name()
-
-    def render(client: str) -> bytes:
-        return tk.render_pdf(template, {"bill_to": client + after_name}).data
-
-    times, pdf = common.timed(render, CLIENTS, iterations)
-    return inspected("templatekit", "templatekit (in-process)", times, pdf, common.last_input(CLIENTS, iterations))
-
-
-def bench_reportlab(iterations: int) -> Figures:
     invoice = common.load_peer("reportlab_invoice.py")
     assets = invoice.load_assets()
-    times, pdf = common.timed(lambda client: invoice.render_invoice(assets, client), CLIENTS, iterations)
-    return inspected("reportlab", "ReportLab canvas (by hand)", times, pdf, common.last_input(CLIENTS, iterations))
+    renders = {
+        "templatekit": lambda client: tk.render_pdf(template, {"bill_to": client + after_name}).data,
+        "reportlab": lambda client: invoice.render_invoice(assets, client),
+    }
+    timed = common.in_turns(renders, CLIENTS, iterations)
+    client = CLIENTS[(common.WARMUP + iterations - 1) % len(CLIENTS)]
+    return (
+        inspected("templatekit", "templatekit (in-process)", *timed["templatekit"], client),
+        inspected("reportlab", "ReportLab canvas (by hand)", *timed["reportlab"], client),
+    )
 
 
 def bench_weasyprint(iterations: int) -> Figures:
@@ -235,9 +236,10 @@ def main(argv: list[str] | None = None) -> int:
 
     results: dict[str, Figures] = {}
     skipped: dict[str, str] = {}
+    print("templatekit and ReportLab, in turns ...", flush=True)
+    for figures in bench_in_process(args.iterations):
+        results[figures.name] = figures
     contenders: list[tuple[str, Callable[[int], Figures]]] = [
-        ("templatekit", bench_templatekit),
-        ("reportlab", bench_reportlab),
         ("weasyprint", bench_weasyprint),
         ("chromium", bench_chromium),
     ]
