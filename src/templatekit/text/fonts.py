@@ -134,6 +134,7 @@ class FontBook:
 
     def __init__(self, faces: Iterable[Face]) -> None:
         self._fallbacks: dict[tuple[int, bool], tuple[FontFile, ...]] = {}
+        self._matched: dict[tuple[str, int, bool], Face] = {}  # a book's faces do not change
         self.key = next(_BOOK_KEYS)  # one book's layouts are not another's
         self._families: dict[str, list[Face]] = {}
         for face in faces:
@@ -165,10 +166,16 @@ class FontBook:
         return sorted(listed, key=lambda entry: (entry["family"] != DEFAULT_FAMILY, entry["family"].casefold()))
 
     def match(self, family: str, weight: int = 400, italic: bool = False) -> Face:
-        """The closest face of ``family`` (or of the default family if unknown)."""
-        name = _ALIASES.get(family.casefold(), family).casefold()
-        faces = self._families.get(name) or self._families[DEFAULT_FAMILY.casefold()]
-        return min(faces, key=lambda f: (f.italic != italic, _weight_distance(f.weight, weight)))
+        """The closest face of ``family`` (or of the default family if unknown); each
+        style is matched once per book (a document asks for its few styles thousands of
+        times)."""
+        face = self._matched.get((family, weight, italic))
+        if face is None:
+            name = _ALIASES.get(family.casefold(), family).casefold()
+            faces = self._families.get(name) or self._families[DEFAULT_FAMILY.casefold()]
+            face = min(faces, key=lambda f: (f.italic != italic, _weight_distance(f.weight, weight)))
+            self._matched[(family, weight, italic)] = face
+        return face
 
     def fallbacks(self, weight: int, italic: bool) -> tuple[FontFile, ...]:
         chain = self._fallbacks.get((weight, italic))

@@ -134,8 +134,10 @@ def _write_font(document: Document, file: FontFile, font: _Font) -> None:
         )
 
 
+@lru_cache(maxsize=4096)
 def _format_characters(text: str) -> bool:
-    """Whether ``text`` is only invisible format characters (Unicode category Cf)."""
+    """Whether ``text`` is only invisible format characters (Unicode category Cf); asked
+    of every glyph's text, which are a few letters over and over."""
     return all(unicodedata.category(char) == "Cf" for char in text)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from attrs import frozen
 from zlib_ng import zlib_ng
@@ -22,8 +23,14 @@ class Name:
     value: str
 
     def __str__(self) -> str:
-        escaped = "".join(c if c.isalnum() or c in "-_.+" else f"#{ord(c):02X}" for c in self.value)
-        return f"/{escaped}"
+        return _name(self.value)
+
+
+@lru_cache(maxsize=1024)
+def _name(value: str) -> str:
+    """A name as PDF writes it; a document writes its few dozen names over and over."""
+    escaped = "".join(c if c.isalnum() or c in "-_.+" else f"#{ord(c):02X}" for c in value)
+    return f"/{escaped}"
 
 
 @frozen
