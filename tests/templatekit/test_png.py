@@ -101,9 +101,9 @@ def test_a_photo_is_told_from_a_design_and_one_row_is_neither():
 
 
 def test_threads_and_images_larger_than_the_kept_buffer_round_trip(monkeypatch):
-    """Each thread keeps its own buffer of rows, reused from image to image: images
-    written at once on several threads, and in turn larger, smaller and larger than the
-    buffer kept, all come back exactly."""
+    """Buffers of rows are kept and reused from image to image: images written at once
+    on several threads, and in turn larger, smaller and larger than the buffers kept,
+    all come back exactly, and no more than two buffers are kept."""
     rng = random.Random(3)
     images = [Image.frombytes("RGB", (w, h), rng.randbytes(w * h * 3)) for w, h in ((300, 200), (40, 30), (500, 90))]
     monkeypatch.setattr(png, "REUSED", 300 * 200 * 3 + 200)  # the third image is not kept
@@ -114,3 +114,13 @@ def test_threads_and_images_larger_than_the_kept_buffer_round_trip(monkeypatch):
     assert all(round_trip(image) for image in images * 2)
     with ThreadPoolExecutor(4) as pool:
         assert all(pool.map(round_trip, images * 8))
+    assert len(png._SPARES) <= png.SPARES
+
+
+def test_an_image_read_from_a_file_is_written():
+    """An image opened from a file is decoded only when its pixels are first asked for."""
+    image = photo((64, 48))
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    opened = Image.open(io.BytesIO(buffer.getvalue()))
+    assert Image.open(io.BytesIO(write_png(opened))).tobytes() == image.tobytes()

@@ -34,9 +34,11 @@ _NONE, _UP = 0, 2
 SMOOTH = 16
 #: One row in this many is compared with the row above it: enough to tell a photo.
 SAMPLED = 8
-#: The rows of images up to this many bytes are written into a buffer each thread keeps.
+#: Buffers of rows kept for the next images: this many, of at most ``REUSED`` bytes each.
+SPARES = 2
 REUSED = 32 << 20
-_BUFFER = threading.local()
+_SPARES: list[bytearray] = []
+_SPARES_LOCK = threading.Lock()
 
 
 def _chunk(tag: bytes, data: bytes) -> bytes:
@@ -67,6 +69,7 @@ def _padded_rows(image: Image.Image, mode: str, stride: int) -> bytes:
     """Each row packed as ``mode`` and followed by a zero byte, in one pass: Pillow's raw
     encoder pads rows to ``stride`` with zeros. Put one byte before them and each zero
     is the filter byte (0, none) of the row after it: PNG's rows, with no other copy."""
+    image.load()  # an image opened from a file is read only now
     encoder = Image._getencoder(image.mode, "raw", (mode, stride))
     try:
         encoder.setimage(image.im, (0, 0, *image.size))
@@ -107,16 +110,35 @@ def _up_filtered(padded: bytes, stride: int, height: int) -> bytes:
 @contextmanager
 def _png_rows(padded: bytes, kind: int) -> Iterator[memoryview]:
     """The padded rows moved one byte on, after the first row's filter byte ``kind``: the
-    rows as PNG stores them (the last pad byte left out). They are copied into a buffer
-    this thread keeps for the next image, up to ``REUSED`` bytes: fresh memory of that
-    size costs a page fault per 4 KiB, more than the copy itself."""
+    rows as PNG stores them (the last pad byte left out). They are copied into a spare
+    buffer kept from an image before when one is large enough: fresh memory of that size
+    costs a page fault per 4 KiB, more than the copy itself."""
     size = len(padded)
-    rows: bytearray = getattr(_BUFFER, "rows", bytearray())
-    if size > REUSED:
-        rows = bytearray(size)
-    elif len(rows) < size:
-        rows = _BUFFER.rows = bytearray(size)
-    rows[0] = kind
-    rows[1:size] = memoryview(padded)[:-1]
-    with memoryview(rows)[:size] as view:
-        yield view
+    rows = _spare(size)
+    try:
+        rows[0] = kind
+        rows[1:size] = memoryview(padded)[:-1]
+        with memoryview(rows)[:size] as view:
+            yield view
+    finally:
+        _keep(rows)
+
+
+def _spare(size: int) -> bytearray:
+    """A kept buffer of at least ``size`` bytes, else a new one."""
+    with _SPARES_LOCK:
+        for index, buffer in enumerate(_SPARES):
+            if len(buffer) >= size:
+                return _SPARES.pop(index)
+    return bytearray(size)
+
+
+def _keep(rows: bytearray) -> None:
+    """Keep a buffer for the next image: at most ``SPARES`` of at most ``REUSED`` bytes
+    each, the largest, whatever the number of threads writing."""
+    if len(rows) > REUSED:
+        return
+    with _SPARES_LOCK:
+        _SPARES.append(rows)
+        _SPARES.sort(key=len, reverse=True)
+        del _SPARES[SPARES:]
