@@ -169,12 +169,14 @@ class FontBook:
         """The closest face of ``family`` (or of the default family if unknown); each
         style is matched once per book (a document asks for its few styles thousands of
         times)."""
-        face = self._matched.get((family, weight, italic))
+        name = _ALIASES.get(family.casefold(), family).casefold()
+        if name not in self._families:
+            name = DEFAULT_FAMILY.casefold()
+        face = self._matched.get((name, weight, italic))  # the book's families only: bounded
         if face is None:
-            name = _ALIASES.get(family.casefold(), family).casefold()
-            faces = self._families.get(name) or self._families[DEFAULT_FAMILY.casefold()]
+            faces = self._families[name]
             face = min(faces, key=lambda f: (f.italic != italic, _weight_distance(f.weight, weight)))
-            self._matched[(family, weight, italic)] = face
+            self._matched[(name, weight, italic)] = face
         return face
 
     def fallbacks(self, weight: int, italic: bool) -> tuple[FontFile, ...]:
