@@ -37,7 +37,7 @@ class _Lines:
     stride: int
     content: int  # every module's bit
     light: int  # every bit of the packing, the gaps above and below included
-    pairs: int  # modules with one after them in their line and a line above them
+    pairs: int  # modules with one before them in their line and a line above them
 
     @classmethod
     def of(cls, size: int) -> _Lines:
