@@ -91,8 +91,17 @@ def fitted_image(
         source = EncodedSource(loaded.data, loaded.format, loaded.image.size, crop)
     if loaded.format == "SVG" and tone.identity and ctx.vector:
         vector = _vector(loaded, _whole_box(placed, crop, loaded.image.size), ctx)
-    from_vector = loaded.format == "SVG"
-    item = Image(placed.x, placed.y, placed.width, placed.height, pixels, key, from_vector, source, vector)
+    item = Image(
+        placed.x,
+        placed.y,
+        placed.width,
+        placed.height,
+        pixels,
+        key,
+        from_vector=loaded.format == "SVG",
+        source=source,
+        vector=vector,
+    )
     ellipse, corner = _corners(radius, width, height)
     if not ellipse and corner == 0:
         return item
