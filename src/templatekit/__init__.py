@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+# First: the classes defined below compile their generated methods through the cache.
+import templatekit.codecache  # noqa: F401  # isort: split
 from templatekit.apply import Applied, apply, normalize
 from templatekit.assets import AssetLoader, MemoryAssetLoader
 from templatekit.cache import CacheUsage, cache_usage, set_cache_limit

@@ -1,0 +1,172 @@
+"""The code that attrs and cattrs generate, compiled once and kept between processes.
+
+attrs writes the ``__init__``, ``__eq__`` and ``__repr__`` of every class as Python source
+and compiles it when the class is defined; cattrs does the same for the function that
+reads each class from JSON. For the template model that is some 150 scripts, and
+compiling them took 50 ms of the 300 ms a new process spends importing templatekit and
+rendering one card from the command line. Python keeps compiled modules in
+``__pycache__``; this keeps these compiled scripts beside them, in one file per Python
+version, with the same rules: it is written only where Python may write bytecode (not
+under ``-B`` or ``PYTHONDONTWRITEBYTECODE``), it follows ``PYTHONPYCACHEPREFIX``, and a
+file that is missing, stale or unreadable is ignored and written again.
+
+A script is found by a digest of its file name, its source and its compiler flags: the
+code object ``compile`` would return for them is the one kept, so nothing the libraries
+generate can differ from what they would have compiled themselves. One part of a script
+differs from process to process: the number that attrs puts alone on a line of each
+``__hash__`` (the hash of a string, salted per process). Such numbers are written as
+placeholders in the digested source and in the kept code, and each process puts its own
+back into the constants of the code it takes.
+"""
+
+from __future__ import annotations
+import __future__
+
+import atexit
+import builtins
+import hashlib
+import importlib.util
+import marshal
+import os
+import re
+import sys
+import threading
+from pathlib import Path
+from types import CodeType, ModuleType
+
+import attr._make
+import cattrs.gen
+
+#: Compiled scripts kept at most; past this, a process writes only those it used.
+MAX_ENTRIES = 4000
+_FUTURE_FEATURES = [getattr(__future__, name) for name in __future__.all_feature_names]
+#: A number of ten digits or more alone on a line (as an item of a tuple display): the
+#: per-process hash attrs writes into ``__hash__``.
+_SALTED_NUMBER = re.compile(r"^([ \t]*)(-?\d{10,}),$", re.MULTILINE)
+#: The placeholders written instead, one per distinct number of a script, in order.
+_PLACEHOLDER = 0x5EED_0000_0000_0000
+
+
+class CodeCache:
+    """Compiled scripts by digest, loaded from and saved to one file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.kept: dict[bytes, CodeType] = _read(path)
+        self.used: dict[bytes, CodeType] = {}
+        self.compiled = 0  # scripts this process compiled itself (the cache missed)
+        self._lock = threading.Lock()
+
+    def compiler(self, module: ModuleType) -> object:
+        """A ``compile`` for ``module``'s generated scripts: the same flags as the
+        builtin called from that module (its ``__future__`` imports), kept by digest."""
+        present = {id(value) for value in vars(module).values()}
+        flags = 0
+        for feature in _FUTURE_FEATURES:
+            if id(feature) in present:
+                flags |= feature.compiler_flag
+
+        def cached_compile(source: str, filename: str, mode: str, *args: object, **kwargs: object) -> CodeType:
+            if args or kwargs or not isinstance(source, str):
+                return builtins.compile(source, filename, mode, *args, **kwargs)  # type: ignore[call-overload]
+            return self.code(source, filename, mode, flags)
+
+        return cached_compile
+
+    def code(self, source: str, filename: str, mode: str, flags: int) -> CodeType:
+        generic, numbers = _without_salted_numbers(source)
+        digest = hashlib.blake2b(f"{flags}\0{mode}\0{filename}\0{generic}".encode(), digest_size=16).digest()
+        code = self.kept.get(digest)
+        if code is None:
+            code = self.kept[digest] = builtins.compile(generic, filename, mode, flags, dont_inherit=True)
+            with self._lock:
+                self.compiled += 1
+        self.used[digest] = code
+        return _with_constants(code, numbers) if numbers else code
+
+    def save(self) -> None:
+        """Write what this process compiled, with what the file already holds, as a new
+        file put in place at once (processes saving together never mix their writes)."""
+        if not self.compiled or sys.dont_write_bytecode:
+            return
+        entries = {**_read(self.path), **self.used}
+        if len(entries) > MAX_ENTRIES:
+            entries = dict(self.used)
+        partial = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            partial.write_bytes(importlib.util.MAGIC_NUMBER + marshal.dumps(entries))
+            os.replace(partial, self.path)
+        except OSError:
+            partial.unlink(missing_ok=True)
+
+
+def _without_salted_numbers(source: str) -> tuple[str, dict[int, int]]:
+    """The source with each salted number replaced by a placeholder, and the numbers by
+    placeholder. A script that already holds a placeholder's digits is left whole."""
+    numbers: dict[int, int] = {}
+    by_text: dict[str, int] = {}
+
+    def placeholder(match: re.Match[str]) -> str:
+        text = match.group(2)
+        if text not in by_text:
+            by_text[text] = _PLACEHOLDER + len(by_text)
+            numbers[by_text[text]] = int(text)
+        return f"{match.group(1)}{by_text[text]},"
+
+    generic = _SALTED_NUMBER.sub(placeholder, source)
+    if any(str(written) in source for written in numbers):
+        return source, {}
+    return generic, numbers
+
+
+def _with_constants(code: CodeType, numbers: dict[int, int]) -> CodeType:
+    """``code`` with the placeholders among its constants (and its functions')
+    replaced by their numbers."""
+    constants = tuple(
+        _with_constants(value, numbers)
+        if isinstance(value, CodeType)
+        else numbers.get(value, value)
+        if type(value) is int
+        else value
+        for value in code.co_consts
+    )
+    return code.replace(co_consts=constants)
+
+
+def _read(path: Path) -> dict[bytes, CodeType]:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return {}
+    magic = importlib.util.MAGIC_NUMBER
+    if not data.startswith(magic):
+        return {}
+    try:
+        entries = marshal.loads(data[len(magic) :])
+    except (EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(entries, dict):
+        return {}
+    return {key: code for key, code in entries.items() if isinstance(key, bytes) and isinstance(code, CodeType)}
+
+
+def cache_path() -> Path:
+    """Where the compiled scripts live: this package's ``__pycache__`` (or its place
+    under ``PYTHONPYCACHEPREFIX``), named for the Python that compiled them."""
+    module_cache = Path(importlib.util.cache_from_source(__file__))
+    return module_cache.with_name(f"generated-code.{sys.implementation.cache_tag}.marshal")
+
+
+def install(modules: list[ModuleType]) -> CodeCache:
+    """Give each of ``modules`` a ``compile`` that uses the cache, and save the cache
+    when the process ends."""
+    cache = CodeCache(cache_path())
+    for module in modules:
+        module.compile = cache.compiler(module)  # type: ignore[attr-defined]
+    atexit.register(cache.save)
+    return cache
+
+
+#: Installed on import, before the package defines its first class.
+CODE_CACHE = install([attr._make, cattrs.gen])
