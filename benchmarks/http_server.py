@@ -132,15 +132,20 @@ def _plus(a: float | None, b: float | None) -> float | None:
 # ------------------------------------------------------------------ CPU time from /proc
 
 
-def cpu_seconds(pid: int) -> float:
+def cpu_seconds(pid: int, *, reaped: bool = False) -> float:
     """User + system CPU time of one process (0 when it is gone), read from /proc so that
-    the server's processes can be measured from outside while they run."""
+    the server's processes can be measured from outside while they run; with ``reaped``,
+    also that of its children that have ended and been waited for (render workers the
+    pool replaced, whose time the fork server that forked them holds)."""
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
             fields = stat.read().rpartition(")")[2].split()
     except (FileNotFoundError, ProcessLookupError):
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
+    ticks = int(fields[11]) + int(fields[12])  # utime, stime
+    if reaped:
+        ticks += int(fields[13]) + int(fields[14])  # cutime, cstime
+    return ticks / CLOCK_TICKS
 
 
 def descendants(pid: int) -> list[int]:
@@ -192,7 +197,7 @@ class CpuSample:
 
     @classmethod
     def take(cls, pid: int) -> CpuSample:
-        below = sum(cpu_seconds(child) for child in descendants(pid))
+        below = sum(cpu_seconds(child, reaped=True) for child in descendants(pid))
         return cls(time.perf_counter(), time.process_time(), cpu_seconds(pid), below)
 
 
