@@ -11,7 +11,6 @@ cheap; it is parsed in a worker thread."""
 
 from __future__ import annotations
 
-import functools
 import json
 import typing
 from collections.abc import AsyncIterator, Mapping
@@ -277,9 +276,14 @@ def read_as(cls: type[T], body: Any, max_text: int) -> T:
     return found
 
 
-@functools.cache
+_TEXT_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def _text_fields(cls: type) -> tuple[str, ...]:
     """The fields of a request class that hold text (its annotations resolved once: that
     took 7% of the server's own time per render request)."""
-    hints = typing.get_type_hints(cls)
-    return tuple(a.name for a in attrs.fields(cls) if hints[a.name] in (Text, Text | None))
+    found = _TEXT_FIELDS.get(cls)
+    if found is None:
+        hints = typing.get_type_hints(cls)
+        found = _TEXT_FIELDS[cls] = tuple(a.name for a in attrs.fields(cls) if hints[a.name] in (Text, Text | None))
+    return found
