@@ -22,6 +22,7 @@ from PIL import ImageChops, ImageDraw
 from templatekit.cache import BoundedCache
 from templatekit.model.values import Color
 from templatekit.paint import effects
+from templatekit.paint.boxes import box_mask, rounded_box
 from templatekit.paint.glyphs import glyph_image
 from templatekit.paint.gradient import gradient_image
 from templatekit.paint.paths import path_mask
@@ -42,7 +43,7 @@ from templatekit.scene import (
     Polygon,
     Rect,
 )
-from templatekit.scene.geometry import Box, grown, overlap
+from templatekit.scene.geometry import Box, Corners, grown, overlap
 
 SUPERSAMPLE = 4
 
@@ -279,14 +280,24 @@ def _paint_box(surface: Surface, item: Rect | Ellipse, radius: float, ellipse: b
 
 
 def _fill_rounded(
-    surface: Surface, fill: Color, mask: PILImage.Image, x0: int, y0: int, box: Box, radius: float
+    surface: Surface,
+    fill: Color,
+    mask: PILImage.Image,
+    x0: int,
+    y0: int,
+    box: Box,
+    radius: float,
+    corners: Corners = (True, True, True, True),
 ) -> None:
     """A (rounded) rectangle of opaque colour: its core, clear of the corners and the
     anti-aliased edges, filled as whole pixels, and only the frame around it through
-    the mask. Cards are large: the mask then touches a fraction of their pixels."""
+    the mask: bands across the top and bottom as deep as their corners, and a column of
+    edge pixels down each side between them. Cards and bars are large: the mask then
+    touches a fraction of their pixels."""
     width, height = mask.size
-    left, top = math.ceil(box[0] + radius), math.ceil(box[1] + radius)
-    right, bottom = math.floor(box[2] - radius), math.floor(box[3] - radius)
+    top = math.ceil(box[1] + (radius if corners[0] or corners[1] else 0.0))
+    bottom = math.floor(box[3] - (radius if corners[2] or corners[3] else 0.0))
+    left, right = math.ceil(box[0]), math.floor(box[2])
     if right - left < 8 or bottom - top < 8:
         _fill_through(surface, fill, (width, height), mask, x0, y0)
         return
@@ -351,12 +362,32 @@ def _paint_path(surface: Surface, item: Path) -> None:
         return
     left, top, pw, ph = visible
     origin = ((left + surface.left) / surface.scale, (top + surface.top) / surface.scale)
-    if item.fill is not None:
+    as_box = isinstance(item.fill, Color) and item.fill.a == 255 and _filled_as_box(surface, item.fill, item)
+    if item.fill is not None and not as_box:
         mask = path_mask(item, surface.scale, origin, (pw, ph), stroke=False)
         _fill_through(surface, item.fill, (pw, ph), mask, left, top)
     if item.stroke is not None and item.stroke_width > 0:
         mask = path_mask(item, surface.scale, origin, (pw, ph), stroke=True)
         _fill_through(surface, item.stroke, (pw, ph), mask, left, top)
+
+
+def _filled_as_box(surface: Surface, fill: Color, item: Path) -> bool:
+    """A path that is a box with some corners rounded (a chart's bar), filled with an
+    opaque colour as a box is: its core as whole pixels, the frame through an exact
+    mask. False, having drawn nothing, for any other path."""
+    shape = rounded_box(item)
+    if shape is None:
+        return False
+    (left, top, right, bottom), radius, corners = shape
+    placed = box_pixels(surface, Rect(left, top, right - left, bottom - top, fill), radius)
+    if placed is None:
+        return True  # none of it on this surface
+    x0, y0, pw, ph, pixels, r = placed
+    mask = box_mask((pw, ph), pixels, r, corners)
+    if mask is None:
+        return False
+    _fill_rounded(surface, fill, mask, x0, y0, pixels, r, corners)
+    return True
 
 
 def _paint_line(surface: Surface, item: Line) -> None:

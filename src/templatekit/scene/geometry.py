@@ -108,3 +108,32 @@ class Transform:
 
 
 IDENTITY = Transform()
+
+
+#: A quarter circle's Bézier handles, as a share of its radius.
+KAPPA = 0.5522847498
+#: Which corners of a box are rounded: top-left, top-right, bottom-right, bottom-left.
+Corners = tuple[bool, bool, bool, bool]
+
+
+def rounded_box_commands(box: Box, radius: float, corners: Corners) -> tuple[tuple[float | str, ...], ...]:
+    """The path of ``box`` with the flagged corners rounded by quarter circles of
+    ``radius``, clockwise from the top-left: the one way charts write such a box, so
+    that the raster painter knows it again and fills it as a box (``paint.boxes``)."""
+    left, top, right, bottom = box
+    k = radius * (1 - KAPPA)
+    top_left, top_right, bottom_right, bottom_left = (radius if flag else 0.0 for flag in corners)
+    commands: list[tuple[float | str, ...]] = [("M", left + top_left, top), ("L", right - top_right, top)]
+    if top_right:
+        commands.append(("C", right - k, top, right, top + k, right, top + radius))
+    commands.append(("L", right, bottom - bottom_right))
+    if bottom_right:
+        commands.append(("C", right, bottom - k, right - k, bottom, right - radius, bottom))
+    commands.append(("L", left + bottom_left, bottom))
+    if bottom_left:
+        commands.append(("C", left + k, bottom, left, bottom - k, left, bottom - radius))
+    commands.append(("L", left, top + top_left))
+    if top_left:
+        commands.append(("C", left, top + k, left + k, top, left + radius, top))
+    commands.append(("Z",))
+    return tuple(commands)

@@ -9,38 +9,25 @@ from typing import Any, Literal
 
 from templatekit.model.values import Color
 from templatekit.scene import Ellipse, Item, Path, Point
+from templatekit.scene.geometry import Corners, rounded_box_commands
 
 End = Literal["top", "bottom", "left", "right"]
+#: The corners rounded at each end of a bar: top-left, top-right, bottom-right, bottom-left.
+_ROUNDED: dict[str, Corners] = {
+    "top": (True, True, False, False),
+    "bottom": (False, False, True, True),
+    "left": (True, False, False, True),
+    "right": (False, True, True, False),
+}
 Command = tuple[Any, ...]
-_KAPPA = 0.5523  # a quarter circle's control points, as a share of its radius
 
 
 def bar(x0: float, y0: float, x1: float, y1: float, radius: float, end: End | None, fill: Color) -> Path:
     """A bar from ``x0, y0`` to ``x1, y1`` with its corners at ``end`` rounded."""
     left, right, top, bottom = min(x0, x1), max(x0, x1), min(y0, y1), max(y0, y1)
     r = max(0.0, min(radius, (right - left) / 2, (bottom - top) / 2)) if end else 0.0
-    k = r * (1 - _KAPPA)
-    rounded = {
-        "top": (True, True, False, False),
-        "bottom": (False, False, True, True),
-        "left": (True, False, False, True),
-        "right": (False, True, True, False),
-    }.get(end or "", (False, False, False, False))
-    top_left, top_right, bottom_right, bottom_left = (r if flag else 0.0 for flag in rounded)
-    commands: list[Command] = [("M", left + top_left, top), ("L", right - top_right, top)]
-    if top_right:
-        commands.append(("C", right - top_right + _KAPPA * r, top, right, top + k, right, top + r))
-    commands.append(("L", right, bottom - bottom_right))
-    if bottom_right:
-        commands.append(("C", right, bottom - k, right - k, bottom, right - r, bottom))
-    commands.append(("L", left + bottom_left, bottom))
-    if bottom_left:
-        commands.append(("C", left + k, bottom, left, bottom - k, left, bottom - r))
-    commands.append(("L", left, top + top_left))
-    if top_left:
-        commands.append(("C", left, top + k, left + k, top, left + r, top))
-    commands.append(("Z",))
-    return Path(tuple(commands), fill=fill)
+    rounded = _ROUNDED[end] if end and r > 0 else (False, False, False, False)
+    return Path(rounded_box_commands((left, top, right, bottom), r, rounded), fill=fill)
 
 
 def on_circle(cx: float, cy: float, radius: float, angle: float) -> Point:
