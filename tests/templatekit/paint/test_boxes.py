@@ -7,8 +7,6 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from PIL import Image as PILImage
 from PIL import ImageChops, ImageDraw
 
@@ -17,6 +15,10 @@ from templatekit.model.values import Color
 from templatekit.paint import boxes, canvas, raster
 from templatekit.scene import Path, Rect, Scene
 from templatekit.scene.geometry import rounded_box_commands
+
+hypothesis = pytest.importorskip("hypothesis")
+st = hypothesis.strategies
+given, settings = hypothesis.given, hypothesis.settings
 
 BLUE, WHITE = Color(59, 130, 246), Color(255, 255, 255)
 ENDS = ["top", "bottom", "left", "right", None]
