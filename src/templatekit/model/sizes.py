@@ -21,7 +21,7 @@ from typing import Any
 from templatekit.model.checks import too_long, too_many_items, too_many_keys
 from templatekit.model.convert import Path_, format_path
 from templatekit.model.layers import LAYER_KINDS
-from templatekit.model.schema import ModelSchema, template_schema
+from templatekit.model.schema import ModelSchema, layer_schema, template_schema
 
 Json = dict[str, Any]
 Found = list[tuple[Path_, str]]
@@ -57,7 +57,7 @@ class _Node:
         self.properties: dict[str, _Node] = {}
         self.other: _Node | None = None  # additionalProperties
         self.options: list[_Node] = []
-        self.tagged: tuple[str, dict[str, _Node]] | None = None  # discriminator: property, value -> node
+        self.tagged: tuple[str, _Tagged] | None = None  # discriminator: property, and the node of each value
         self.leaf = True  # nothing inside: no items, properties or options
         self.inert = False  # nothing in it, at any depth, has a limit
 
@@ -137,13 +137,16 @@ class _Sizes:
             node.other = self.node(schema["additionalProperties"])
         node.options = [self.node(option) for option in schema.get("anyOf") or schema.get("oneOf") or ()]
         tag = schema.get("discriminator")
-        if tag is not None:
-            mapping = {value: self.node({"$ref": ref}) for value, ref in tag["mapping"].items()}
-            node.tagged = (tag["propertyName"], mapping)
+        if tag is not None:  # its options are made as values ask for them
+            node.tagged = (tag["propertyName"], _Tagged(self, tag["mapping"]))
         parts = [node.items, node.other, *node.properties.values(), *node.options]
         limits = (node.max_items, node.max_length, node.max_keys, node.key_length)
-        node.leaf = not any(parts)
-        node.inert = all(limit is None for limit in limits) and all(part is None or part.inert for part in parts)
+        node.leaf = not any(parts) and node.tagged is None
+        node.inert = (
+            node.tagged is None
+            and all(limit is None for limit in limits)
+            and all(part is None or part.inert for part in parts)
+        )
 
     def measure(self, value: Any, node: _Node, path: Path_, found: Found) -> None:
         """Add to ``found`` every place in ``value`` over its limit (at most MAX_FOUND);
@@ -153,7 +156,7 @@ class _Sizes:
         message = node.over(value)
         if message:
             found.append((path, message))
-        elif node.options:
+        elif node.options or node.tagged is not None:
             chosen = node.choose(value)
             if chosen is not None:
                 self.measure(value, chosen, path, found)
@@ -179,10 +182,61 @@ class _Sizes:
                 return
 
 
+class _Tagged:
+    """The options of a union told apart by a property, each made into a node when a
+    value first names it."""
+
+    def __init__(self, sizes: _Sizes, refs: dict[str, str]) -> None:
+        self.sizes = sizes
+        self.refs = refs
+        self.made: dict[str, _Node] = {}
+
+    def get(self, value: str) -> _Node | None:
+        made = self.made.get(value)
+        if made is None and value in self.refs:
+            made = self.made[value] = self.sizes.node({"$ref": self.refs[value]})
+        return made
+
+
+class _LayerKinds(dict[str, Json]):
+    """Schema definitions in which a layer kind's is made when first looked up: a
+    template is measured against the kinds it holds, and making all of them took most
+    of a process's first template load."""
+
+    def __init__(self, schemas: ModelSchema) -> None:
+        super().__init__()
+        self.schemas = schemas
+        self.kinds = {schemas.name_of(cls): kind for kind, cls in LAYER_KINDS.items()}
+
+    def __missing__(self, name: str) -> Json:
+        kind = self.kinds.get(name)
+        if kind is None:
+            raise KeyError(name)
+        return self.setdefault(name, layer_schema(self.schemas, kind))
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self[name] if name in self or name in self.kinds else default
+
+
+class _LazyLayers(ModelSchema):
+    """The model's schema with its layer kinds made on first use (``_LayerKinds``): the
+    union of layers names each kind, told apart by ``type``, without making it."""
+
+    def __init__(self) -> None:
+        super().__init__(prefix="")
+        self.definitions = _LayerKinds(self)
+
+    def any_layer(self) -> Json:
+        if "Layer" not in self.definitions:
+            kinds = {kind: f"{self.prefix}{self.name_of(cls)}" for kind, cls in LAYER_KINDS.items()}
+            self.definitions["Layer"] = {"discriminator": {"propertyName": "type", "mapping": kinds}}
+        return {"$ref": f"{self.prefix}Layer"}
+
+
 @cache
 def _model() -> tuple[_Sizes, _Node]:
     """The template's schema as nodes (made again once ``forget`` is called)."""
-    schemas = ModelSchema(prefix="")
+    schemas = _LazyLayers()
     root = template_schema(schemas)
     sizes = _Sizes(schemas.definitions)
     return sizes, sizes.node(root)

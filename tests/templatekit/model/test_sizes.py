@@ -93,6 +93,11 @@ OVER = [
     ("a name", {"layers": [layer("text", "n" * 201)]}, "layers[0].name: must be at most 200 characters"),
     ("a family", {"layers": [layer("text", "t", font="f" * 201)]}, "layers[0].font: must be at most 200"),
     ("text", {"layers": [layer("text", "t", text="x" * 20_001)]}, "layers[0].text: must be at most 20,000"),
+    (
+        "a frame's layer",
+        {"layers": [layer("text", "a"), layer("frame", "f", layers=[layer("text", "t", text="x" * 20_001)])]},
+        "layers[1].layers[0].text: must be at most 20,000",
+    ),
     ("a mask", {"layers": [layer("text", "t", mask={"layer": "m" * 201})]}, "mask.layer: must be at most 200"),
     ("an easing", {"layers": [layer("text", "t", animations=[{"preset": "fade-in", "easing": "e" * 201}])]}, "easing"),
 ]
