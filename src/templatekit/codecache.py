@@ -38,7 +38,10 @@ import attr._make
 import cattrs.gen
 
 #: Compiled scripts kept at most; past this, a process writes only those it used.
-MAX_ENTRIES = 4000
+MAX_ENTRIES = 2000
+#: The generated scripts kept: those of this package's classes (and its server's), named
+#: by module in their file names; other libraries' attrs classes compile as before.
+_OURS = re.compile(r" templatekit(_server)?\.")
 _FUTURE_FEATURES = [getattr(__future__, name) for name in __future__.all_feature_names]
 #: A number of ten digits or more alone on a line (as an item of a tuple display): the
 #: per-process hash attrs writes into ``__hash__``.
@@ -67,7 +70,7 @@ class CodeCache:
                 flags |= feature.compiler_flag
 
         def cached_compile(source: str, filename: str, mode: str, *args: object, **kwargs: object) -> CodeType:
-            if args or kwargs or not isinstance(source, str):
+            if args or kwargs or not isinstance(source, str) or not _OURS.search(filename):
                 return builtins.compile(source, filename, mode, *args, **kwargs)  # type: ignore[call-overload]
             return self.code(source, filename, mode, flags)
 

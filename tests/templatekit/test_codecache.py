@@ -25,6 +25,9 @@ from templatekit.codecache import CODE_CACHE
 from templatekit.model.layers import TextLayer
 template = tk.load_template({str(TEMPLATE)!r})
 png = tk.render_image(template, {{"title": "Kept"}}).data
+import attrs
+Other = attrs.frozen(type("Other", (), {{"__annotations__": {{"x": "int"}}}}))  # a class of another module
+assert Other(1) == Other(1)
 a, b = (TextLayer(name="t", x=0, y=0, width=1, height=1) for _ in range(2))
 salt = hash("<attrs generated hash templatekit.model.layers.TextLayer>")
 print(json.dumps({{
@@ -34,6 +37,7 @@ print(json.dumps({{
     "salted": salt in TextLayer.__hash__.__code__.co_consts,
     "hashes_agree": hash(a) == hash(b) and a == b,
     "png": hashlib.sha256(png).hexdigest(),
+    "foreign": sorted({{c.co_filename for c in CODE_CACHE.used.values() if "templatekit" not in c.co_filename}}),
 }}))
 """
 
@@ -57,6 +61,7 @@ def test_a_second_process_compiles_nothing_and_hashes_with_its_own_salt(tmp_path
     assert second["used"] == first["used"]
     assert second["salted"] and second["hashes_agree"]
     assert second["png"] == first["png"]
+    assert first["foreign"] == second["foreign"] == []  # other modules' classes compile as they would
 
 
 def test_a_damaged_file_is_ignored_and_written_again(tmp_path: Path) -> None:
