@@ -90,6 +90,28 @@ def _pdfminer_text(pdf: bytes) -> str:
     return extract_text(io.BytesIO(pdf))
 
 
+def pdf_objects(pdf: bytes) -> bytes:
+    """Every object of the document written out as PDF syntax, those packed in object
+    streams too (streams as their dictionaries): what a test looks for in a document's
+    fonts, images, shadings and blend modes, read by pypdf."""
+    import pytest
+
+    pypdf = pytest.importorskip("pypdf")
+    from pypdf.generic import DictionaryObject, IndirectObject, StreamObject
+
+    reader = pypdf.PdfReader(io.BytesIO(pdf))
+    out = io.BytesIO()
+    for number in range(1, int(reader.trailer["/Size"])):
+        found = reader.get_object(IndirectObject(number, 0, reader))
+        if found is None:
+            continue
+        value = DictionaryObject(found) if isinstance(found, StreamObject) else found
+        out.write(b"%d 0 obj\n" % number)
+        value.write_to_stream(out)
+        out.write(b"\nendobj\n")
+    return out.getvalue()
+
+
 def _pypdf_text(pdf: bytes) -> str:
     import pypdf
 

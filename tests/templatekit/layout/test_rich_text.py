@@ -20,6 +20,7 @@ from templatekit.render import prepare
 from templatekit.scene import GlyphRun, Group, Item
 from templatekit.text.fonts import FontBook
 from tests.conftest import decode, layer, template
+from tests.pdf_readers import pdf_objects
 
 RED = (255, 0, 0)
 INK = (17, 24, 39)
@@ -171,7 +172,7 @@ def test_rich_text_in_a_pdf_is_vector_and_searchable():
     pdf = tk.render_pdf(rich('Find <b>this</b> <span style="color:#f00">word</span> <u>here</u>'))
     text = pypdf.PdfReader(io.BytesIO(pdf.data)).pages[0].extract_text()
     assert "Find this word here" in " ".join(text.split())
-    assert b"/Image" not in pdf.data  # glyphs and lines, no picture of them
+    assert b"/Image" not in pdf_objects(pdf.data)  # glyphs and lines, no picture of them
 
 
 # ------------------------------------------------------------------ a span's end

@@ -14,6 +14,7 @@ from templatekit.errors import LimitError, TemplateError
 from templatekit.model.values import Color
 from templatekit.scene import Clip, Ellipse, Rect
 from tests.conftest import decode, layer, template
+from tests.pdf_readers import pdf_objects
 from tests.templatekit.paint.pdf.test_painter import pdf_and_png
 
 
@@ -235,7 +236,7 @@ def test_pdf_blends_natively_and_draws_shadows_and_blur_as_pictures():
             height=200,
         )
     ).data
-    assert b"/BM /Multiply" in pdf
+    assert b"/BM /Multiply" in pdf_objects(pdf)
     reader = pypdf.PdfReader(io.BytesIO(pdf))
     text = " ".join(reader.pages[0].extract_text().split())
     assert "Shadowed words" in text  # the shadowed text stays text

@@ -12,6 +12,7 @@ import pytest
 import templatekit as tk
 from templatekit.errors import TemplateError
 from tests.conftest import decode, layer, template
+from tests.pdf_readers import pdf_objects
 from tests.templatekit.paint.pdf.test_painter import assert_looks_alike, pdf_and_png, rasterise
 
 GALLERY = Path(__file__).parents[3] / "docs" / "gallery" / "masks.json"
@@ -101,7 +102,8 @@ def test_pdf_masks_with_a_soft_mask_and_keeps_masked_text_searchable():
     words = layer("text", "words", x=10, y=160, width=380, height=30, text="Seen through a circle", size=20)
     source = template({**photo, "mask": {"layer": "letters"}}, letters, {**words, "mask": {"shape": "ellipse"}})
     pdf = tk.render_pdf(source).data
-    assert b"/SMask" in pdf and b"/S /Alpha" in pdf
+    objects = pdf_objects(pdf)
+    assert b"/SMask" in objects and b"/S /Alpha" in objects
     text = " ".join(pypdf.PdfReader(io.BytesIO(pdf)).pages[0].extract_text().split())
     assert "Seen through a circle" in text  # masked text is still text
     assert "MASKED" not in text  # the mask layer is drawn only as the mask

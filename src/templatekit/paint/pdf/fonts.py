@@ -219,7 +219,9 @@ def _subset(file: FontFile, glyphs: tuple[int, ...]) -> tuple[bytes, int, bool]:
     options = hb.SubsetInput()
     for glyph in glyphs:
         options.glyph_set.add(glyph)
-    options.flags = hb.SubsetFlags.RETAIN_GIDS | hb.SubsetFlags.NOTDEF_OUTLINE | hb.SubsetFlags.NO_HINTING
+    # CFF subroutines inlined: deflate packs the plain charstrings better (1.3 KB of an invoice)
+    flags = hb.SubsetFlags.RETAIN_GIDS | hb.SubsetFlags.NOTDEF_OUTLINE | hb.SubsetFlags.NO_HINTING
+    options.flags = flags | hb.SubsetFlags.DESUBROUTINIZE
     for tag in _DROPPED:
         options.drop_table_tag_set.add(int.from_bytes(tag.encode("ascii").ljust(4), "big"))
     subset = hb.subset(font.face, options)

@@ -1,9 +1,12 @@
 """PDF objects and the file around them (ISO 32000): values written as PDF syntax,
-numbered indirect objects, and the cross-reference table.
+numbered indirect objects, and the cross-reference stream.
 
 Objects may be reserved before they are written (a font is named on a page before its
 subset is known), and every number is written the same way each time, so that the
-same document gives the same bytes.
+same document gives the same bytes. The objects that are not streams (pages, fonts'
+dictionaries, the catalog) are packed into compressed object streams and found through
+a compressed cross-reference stream (PDF 1.5): an invoice is 5 KB smaller than with
+each object and a table of offsets written out plainly.
 """
 
 from __future__ import annotations
@@ -16,6 +19,12 @@ from attrs import frozen
 from zlib_ng import zlib_ng
 
 COMPRESSION = 6  # zlib level of streams
+#: Objects packed into one object stream at most: a reader unpacks a whole stream to
+#: reach one of them.
+PACKED_PER_STREAM = 100
+#: Bytes of the cross-reference stream's fields: kind, offset or object stream, and
+#: generation or place in that stream.
+_XREF_WIDTHS = (1, 4, 2)
 
 
 @frozen
@@ -96,6 +105,7 @@ class Document:
 
     def __init__(self) -> None:
         self._objects: list[bytes | None] = []
+        self._streams: set[int] = set()  # numbers of the stream objects (never packed)
 
     def reserve(self) -> Ref:
         self._objects.append(None)
@@ -116,30 +126,72 @@ class Document:
             entries = {**entries, "Filter": Name("FlateDecode")}
         head = serialise({**entries, "Length": len(data)}).encode("latin-1")
         self._objects[ref.number - 1] = head + b"\nstream\n" + data + b"\nendstream"
+        self._streams.add(ref.number)
         return ref
 
     def add_stream(self, entries: Mapping[str, Value], data: bytes, compress: bool = True) -> Ref:
         return self.set_stream(self.reserve(), entries, data, compress)
 
     def write(self, root: Ref, info: Ref) -> bytes:
-        """The file: header, objects, cross-reference table and trailer. The file id
-        is a hash of the content, so that the same document gives the same bytes."""
-        parts = [b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"]
-        offsets = []
-        position = len(parts[0])
+        """The file: header, the stream objects, the other objects packed into object
+        streams, and the cross-reference stream. The file id is a hash of the content,
+        so that the same document gives the same bytes."""
         for number, body in enumerate(self._objects, start=1):
             if body is None:
                 raise ValueError(f"PDF object {number} was reserved and never written")
+        bodies = [body for body in self._objects if body is not None]
+        loose = [number for number in range(1, len(bodies) + 1) if number in self._streams]
+        packed = [number for number in range(1, len(bodies) + 1) if number not in self._streams]
+        # where each object is: (1, offset, 0) written out, (2, object stream, index) packed
+        places: dict[int, tuple[int, int, int]] = {}
+        parts = [b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"]
+        position = len(parts[0])
+
+        def put(number: int, body: bytes) -> None:
+            nonlocal position
             chunk = b"%d 0 obj\n%s\nendobj\n" % (number, body)
-            offsets.append(position)
+            places[number] = (1, position, 0)
             parts.append(chunk)
             position += len(chunk)
+
+        for number in loose:
+            put(number, bodies[number - 1])
+        next_number = len(bodies) + 1
+        for start in range(0, len(packed), PACKED_PER_STREAM):
+            group = packed[start : start + PACKED_PER_STREAM]
+            for index, number in enumerate(group):
+                places[number] = (2, next_number, index)
+            put(next_number, _object_stream([(number, bodies[number - 1]) for number in group]))
+            next_number += 1
         digest = hashlib.md5(b"".join(parts), usedforsecurity=False).hexdigest().upper()
-        table = [f"xref\n0 {len(offsets) + 1}\n0000000000 65535 f \n"]
-        table += [f"{offset:010d} 00000 n \n" for offset in offsets]
-        trailer = serialise(
-            {"Size": len(offsets) + 1, "Root": root, "Info": info, "ID": [Raw(f"<{digest}>"), Raw(f"<{digest}>")]}
-        )
-        parts.append("".join(table).encode("ascii"))
-        parts.append(f"trailer\n{trailer}\nstartxref\n{position}\n%%EOF\n".encode("ascii"))
+        places[next_number] = (1, position, 0)  # the cross-reference stream, last
+        rows = [(0, 0, 65535)] + [places[number] for number in range(1, next_number + 1)]
+        table = b"".join(b"".join(v.to_bytes(w, "big") for v, w in zip(row, _XREF_WIDTHS, strict=True)) for row in rows)
+        compressed = zlib_ng.compress(table, COMPRESSION)
+        entries = {
+            "Type": Name("XRef"),
+            "Size": next_number + 1,
+            "W": list(_XREF_WIDTHS),
+            "Root": root,
+            "Info": info,
+            "ID": [Raw(f"<{digest}>"), Raw(f"<{digest}>")],
+            "Filter": Name("FlateDecode"),
+            "Length": len(compressed),
+        }
+        head = serialise(entries).encode("latin-1")
+        parts.append(b"%d 0 obj\n%s\nstream\n%s\nendstream\nendobj\n" % (next_number, head, compressed))
+        parts.append(f"startxref\n{position}\n%%EOF\n".encode("ascii"))
         return b"".join(parts)
+
+
+def _object_stream(objects: list[tuple[int, bytes]]) -> bytes:
+    """An object stream holding ``objects`` (number, body), compressed: a line of each
+    object's number and offset, then the bodies."""
+    offsets, offset = [], 0
+    for number, body in objects:
+        offsets.append(f"{number} {offset}")
+        offset += len(body) + 1
+    index = (" ".join(offsets) + "\n").encode("ascii")
+    data = zlib_ng.compress(index + b"\n".join(body for _, body in objects) + b"\n", COMPRESSION)
+    entries = {"Type": Name("ObjStm"), "N": len(objects), "First": len(index), "Filter": Name("FlateDecode")}
+    return serialise({**entries, "Length": len(data)}).encode("latin-1") + b"\nstream\n" + data + b"\nendstream"
