@@ -7,9 +7,10 @@ the face nearest its weight and style, turned and scaled by its transforms. svgl
 fonts through ReportLab by name, so each Inter face is known to ReportLab under a name
 of its own, measuring as Inter does (svglib places a text's pieces by those widths).
 
-What svglib cannot give as plain shapes (gradients, clip paths, embedded images, text
-that is skewed, stretched or mirrored) leaves the image without a vector version, and
-vector output then embeds its bitmap.
+What svglib cannot give as plain shapes (clip paths, embedded images, text that is
+skewed, stretched or mirrored, gradients other than two colours along a CSS angle of
+their shape) leaves the image without a vector version, and vector output then embeds
+its bitmap.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from reportlab.graphics import shapes
 from reportlab.lib.colors import Color as RLColor
 from reportlab.pdfbase import pdfmetrics
 
-from templatekit.model.values import Color
+from templatekit.model.values import Color, Gradient
 from templatekit.scene import Clip, Group, Item, LineCap, LineJoin, Path
 from templatekit.scene.geometry import Transform
 from templatekit.text.fonts import DEFAULT_FAMILY, Face, FontBook
@@ -87,8 +88,37 @@ def _items(node: object, matrix: Matrix, fonts: FontBook) -> Iterator[Item]:
         commands = _commands(node, matrix)
         if commands:
             yield _path(node, commands, matrix)
+    elif type(node).__name__ == "LinearGradientShape":
+        yield _gradient_fill(node, matrix)
     else:
         raise _Unsupported(type(node).__name__)
+
+
+def _gradient_fill(node: Any, m: Matrix) -> Path:
+    """svglib's linear gradient, filling its clip shape: a path with a gradient fill when
+    the gradient is what a CSS angle gives over the shape's box (two stops, at its ends;
+    the axis centred on the box, as long as the box is across at that angle), as a
+    logo's corner-to-corner or side-to-side gradient is. Other gradients keep the bitmap."""
+    shape = node._clip_shape
+    commands = _commands(shape, m) if type(shape) in _OUTLINES or isinstance(shape, shapes.Path) else ()
+    colours = [_color(colour, None) for colour in node._rl_colors]
+    if not commands or list(node._positions) != [0.0, 1.0] or len(colours) != 2 or None in colours:
+        raise _Unsupported("a gradient other than two stops at its ends")
+    points = [point for command in commands for point in zip(command[1::2], command[2::2], strict=True)]
+    left, top = min(x for x, _ in points), min(y for _, y in points)
+    right, bottom = max(x for x, _ in points), max(y for _, y in points)
+    (x0, y0), (x1, y1) = _apply(m, node._x0, node._y0), _apply(m, node._x1, node._y1)
+    angle = math.degrees(math.atan2(x1 - x0, y0 - y1)) % 360  # CSS: 0 up, 90 right (scene y runs down)
+    turn = math.radians(angle)
+    across = abs((right - left) * math.sin(turn)) + abs((bottom - top) * math.cos(turn))
+    # how far the axis's middle is from the box's centre along the axis (across it, the
+    # colours do not change)
+    off_centre = abs(((x0 + x1 - left - right) * math.sin(turn) - (y0 + y1 - top - bottom) * math.cos(turn)) / 2)
+    if abs(math.hypot(x1 - x0, y1 - y0) - across) > 0.01 * across or off_centre > 0.01 * across:
+        raise _Unsupported("a gradient whose axis is not a CSS angle's over its shape")
+    start, end = colours
+    assert start is not None and end is not None
+    return Path(commands, fill=Gradient(start, end, angle))
 
 
 def _group_items(children: list[object], matrix: Matrix, fonts: FontBook) -> Iterator[Item]:

@@ -356,7 +356,8 @@ def _paint_path(canvas: _Canvas, item: Path) -> None:
             _set_fill(canvas, item.fill)
             canvas.op(f"{path} f{even_odd}")
         else:
-            _fill_path(canvas, path, item.fill, item.hull())
+            left, top, right, bottom = item.hull()
+            _fill_path(canvas, path, item.fill, (left, top, right - left, bottom - top))
     if item.stroke is not None and item.stroke_width > 0:
         canvas.op(f"{_LINE_CAPS[item.line_cap]} J {_LINE_JOINS[item.line_join]} j")
         if item.dash:

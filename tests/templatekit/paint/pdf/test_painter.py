@@ -746,6 +746,38 @@ def test_opacity_of_an_svg_image():
     assert_looks_alike(*pdf_and_png(source))
 
 
+GRADIENT_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 120 60" width="120" height="60"><defs>'
+    '<linearGradient id="g" x1="0" y1="0" x2="1" y2="0">{stops}</linearGradient></defs>'
+    '<rect x="4" y="4" width="112" height="52" rx="12" fill="url(#g)"/></svg>'
+)
+TWO_STOPS = '<stop offset="0" stop-color="#0ea5e9"/><stop offset="1" stop-color="#f43f5e"/>'
+THREE_STOPS = TWO_STOPS.replace('<stop offset="1"', '<stop offset="0.5" stop-color="#facc15"/><stop offset="1"')
+
+
+@pytest.mark.parametrize(("stops", "vector"), [(TWO_STOPS, True), (THREE_STOPS, False)], ids=["two", "three"])
+def test_an_svg_gradient_of_two_stops_is_drawn_as_vectors(tmp_path, stops, vector):
+    """A logo's gradient along its box is a shading over its path; one that the scene
+    cannot hold (a middle stop) keeps the image's bitmap. Either way the page looks
+    like the PNG."""
+    svg = tmp_path / "badge.svg"
+    svg.write_text(GRADIENT_SVG.format(stops=stops))
+    source = simple(layer("image", "badge", x=40, y=20, width=320, height=160, src=str(svg)))
+    data = tk.render_pdf(source).data
+    assert (image_xobjects(reader(data).pages[0]) == []) is vector
+    assert_looks_alike(rasterise(data)[0], flatten(tk.render_image(source).data))
+
+
+def test_a_path_filled_with_a_gradient_spans_the_gradient_over_its_own_box():
+    """Corners of their own make a shape a path; its gradient runs corner to corner as
+    in the PNG (it was laid over a box as wide as the path's right edge)."""
+    shape = layer(
+        "shape", "card", x=150, y=40, width=200, height=120, radii=[30, 0, 30, 0],
+        fill={"from": "#1d4ed8", "to": "#db2777", "angle": 135},
+    )  # fmt: skip
+    assert_looks_alike(*pdf_and_png(simple(shape)))
+
+
 def test_translucent_large_text_looks_like_the_png():
     text = {"text": "IIII", "weight": 900, "color": "#ff000080"}  # half-transparent red on dark blue
     small = layer("text", "small", x=10, y=10, width=380, height=60, size=40, **text)
