@@ -24,12 +24,11 @@ from functools import lru_cache
 
 import uharfbuzz as hb
 from attrs import define, field
-from zlib_ng import zlib_ng
 
 from templatekit.cache import memoized
 from templatekit.font_file import HbFont, hb_font
 from templatekit.paint.pdf.cff_charset import identity_charset
-from templatekit.paint.pdf.objects import COMPRESSION, Document, Name, Raw, Ref, number
+from templatekit.paint.pdf.objects import Document, Name, Raw, Ref, compressed, number
 from templatekit.scene import FontFile
 
 MARK_WIDTH = 100.0  # thousandths of an em, the /W width of a glyph that advances nothing
@@ -168,7 +167,7 @@ def _box_font() -> tuple[bytes, int, bool]:
     out = io.BytesIO()
     builder.save(out)
     data = out.getvalue()
-    return zlib_ng.compress(data, COMPRESSION), len(data), False
+    return compressed(data), len(data), False
 
 
 def _all_to_box(glyphs: list[int]) -> bytes:
@@ -229,7 +228,7 @@ def _subset(file: FontFile, glyphs: tuple[int, ...]) -> tuple[bytes, int, bool]:
         raise RuntimeError("the font could not be subset")
     cff = "CFF " in font.face.table_tags
     data = identity_charset(subset.blob.data) if cff else subset.blob.data
-    return zlib_ng.compress(data, COMPRESSION), len(data), cff
+    return compressed(data), len(data), cff
 
 
 def _table(font: HbFont, tag: str) -> bytes:
