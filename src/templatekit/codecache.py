@@ -24,6 +24,7 @@ import __future__
 
 import atexit
 import builtins
+import contextlib
 import hashlib
 import importlib.util
 import marshal
@@ -101,7 +102,8 @@ class CodeCache:
             partial.write_bytes(importlib.util.MAGIC_NUMBER + marshal.dumps(entries))
             os.replace(partial, self.path)
         except OSError:
-            partial.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # at exit, nothing to raise to
+                partial.unlink(missing_ok=True)
 
 
 def _without_salted_numbers(source: str) -> tuple[str, dict[int, int]]:
