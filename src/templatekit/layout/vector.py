@@ -99,15 +99,20 @@ def _gradient_fill(node: Any, m: Matrix) -> Path:
     the gradient is what a CSS angle gives over the shape's box (two stops, at its ends;
     the axis centred on the box, as long as the box is across at that angle), as a
     logo's corner-to-corner or side-to-side gradient is. Other gradients keep the bitmap."""
-    shape = node._clip_shape
-    commands = _commands(shape, m) if type(shape) in _OUTLINES or isinstance(shape, shapes.Path) else ()
-    colours = [_color(colour, None) for colour in node._rl_colors]
-    if not commands or list(node._positions) != [0.0, 1.0] or len(colours) != 2 or None in colours:
+    try:  # svglib's own attributes, not a published API: another version keeps the bitmap
+        shape, stops, positions = node._clip_shape, list(node._rl_colors), list(node._positions)
+        (x0, y0), (x1, y1) = _apply(m, node._x0, node._y0), _apply(m, node._x1, node._y1)
+    except AttributeError:
+        raise _Unsupported("a gradient this svglib keeps otherwise") from None
+    if len(stops) != 2 or positions != [0.0, 1.0]:
         raise _Unsupported("a gradient other than two stops at its ends")
+    start, end = (_color(colour, None) for colour in stops)
+    commands = _commands(shape, m) if type(shape) in _OUTLINES or isinstance(shape, shapes.Path) else ()
+    if not commands or start is None or end is None:
+        raise _Unsupported("a gradient over a shape or in colours that are not plain")
     points = [point for command in commands for point in zip(command[1::2], command[2::2], strict=True)]
     left, top = min(x for x, _ in points), min(y for _, y in points)
     right, bottom = max(x for x, _ in points), max(y for _, y in points)
-    (x0, y0), (x1, y1) = _apply(m, node._x0, node._y0), _apply(m, node._x1, node._y1)
     angle = math.degrees(math.atan2(x1 - x0, y0 - y1)) % 360  # CSS: 0 up, 90 right (scene y runs down)
     turn = math.radians(angle)
     across = abs((right - left) * math.sin(turn)) + abs((bottom - top) * math.cos(turn))
@@ -116,8 +121,6 @@ def _gradient_fill(node: Any, m: Matrix) -> Path:
     off_centre = abs(((x0 + x1 - left - right) * math.sin(turn) - (y0 + y1 - top - bottom) * math.cos(turn)) / 2)
     if abs(math.hypot(x1 - x0, y1 - y0) - across) > 0.01 * across or off_centre > 0.01 * across:
         raise _Unsupported("a gradient whose axis is not a CSS angle's over its shape")
-    start, end = colours
-    assert start is not None and end is not None
     return Path(commands, fill=Gradient(start, end, angle))
 
 
