@@ -138,7 +138,7 @@ def test_bars_are_painted_as_the_path_painter_paints_them(scale, monkeypatch):
     assert fast.getpixel((round(25 * scale), round(100 * scale))) == BLUE.rgba[:3]  # the core, whole
 
 
-def test_a_bar_is_filled_as_a_box_and_a_rounded_rect_as_before(monkeypatch):
+def test_a_bar_path_is_filled_as_a_box_and_a_rounded_rect_keeps_its_own_mask(monkeypatch):
     made = []
     real = raster.box_mask
     monkeypatch.setattr(raster, "box_mask", lambda *args: made.append(args[0]) or real(*args))
