@@ -691,7 +691,7 @@ def machine(client: str) -> dict[str, str]:
         "pillow": PIL.__version__,
         "client": f"httpx {httpx.__version__}" if client == "httpx" else wrk.split(" Copyright")[0],
     }
-    for name in ("uvicorn", "starlette", "h11", "httptools", "uvloop", "sqlalchemy", "pebble", "limits"):
+    for name in ("uvicorn", "starlette", "h11", "httptools", "uvloop", "sqlalchemy", "limits"):
         versions[name] = common.package_version(name)
     return common.machine(versions)
 

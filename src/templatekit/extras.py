@@ -34,7 +34,6 @@ EDITOR_MODULES = {
     "uvicorn": "uvicorn",
     "sqlalchemy": "sqlalchemy",
     "cryptography": "cryptography",
-    "pebble": "pebble",
     "limits": "limits",
     "aiohttp": "aiohttp",
 }

@@ -1,8 +1,8 @@
 """Renders run in worker processes, never on the event loop.
 
-``RenderPool`` is a pebble process pool: a render that takes longer than its time limit
-has its worker killed, a worker that dies fails only the render it was doing, and either
-way the pool starts a fresh worker. Workers read templates from the database themselves
+``RenderPool`` runs them in worker processes (``workers``): a render that takes longer
+than its time limit has its worker killed, a worker that dies fails only the render it
+was doing, and either way a fresh worker takes its place. Workers read templates from the database themselves
 (cached by id and version), so a request sends only ids and modifications.
 
 Failures come back as ``Failure`` values (an API code and message), mapped from the
@@ -10,15 +10,13 @@ library's exceptions in the worker, so that the server gets the answer to send a
 nothing else to interpret.
 
 Each render holds to the memory budget of ``Settings.render_memory``. Memory a large
-render took is given back: a worker is replaced after ``worker_max_renders`` renders
-(pebble's ``max_tasks``), and every answer carries the worker's resident memory, so that
-the server replaces the whole pool, gracefully, once a worker passes ``worker_max_rss``.
+render took is given back: a worker is replaced after ``worker_max_renders`` renders,
+and every answer carries the worker's resident memory, so that a worker that passes
+``worker_max_rss`` is replaced once its answer is in.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import ctypes
 import ctypes.util
 import functools
@@ -29,13 +27,11 @@ import pickle
 import tempfile
 import threading
 import time
-from concurrent.futures import TimeoutError as FutureTimeout
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from attrs import frozen
-from pebble import ProcessExpired, ProcessPool
 from sqlalchemy.exc import SQLAlchemyError
 
 import templatekit as tk
@@ -47,6 +43,7 @@ from templatekit_server.db import Database
 from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, from_library
 from templatekit_server.fairness import FairQueue, Share
 from templatekit_server.settings import Settings
+from templatekit_server.workers import WorkerDied, WorkerPool, WorkerTimedOut
 
 log = logging.getLogger("templatekit.server")
 WORKER_NICENESS = 5
@@ -205,10 +202,6 @@ def _warm_render(workspace_id: str, template_id: str, version: int, seconds: flo
     tk.render_image(_template(workspace_id, template_id, version), assets=assets, memory_limit=_Worker.memory)
 
 
-def _ready() -> None:
-    """Nothing: a first task makes the pool start its workers."""
-
-
 def render_still(job: StillJob) -> StillOutput | Failure:
     try:
         template = _template(job.workspace_id, job.template_id, job.version)
@@ -344,38 +337,31 @@ def _trim_heap() -> None:
 
 
 class RenderPool:
-    """Worker processes for renders, started on first use, shared fairly between
+    """Worker processes for renders (``workers.WorkerPool``), shared fairly between
     workspaces (``fairness.FairQueue``): a request waits for a slot of its own before it
-    goes to a worker, so that pebble's own queue (first come, first served) stays empty."""
+    goes to a worker, so that a worker is free when it does."""
 
     def __init__(self, settings: Settings, workers: int, timeout: float, *, warm: bool = False) -> None:
         self.settings = settings
-        self.warm = warm  # each new worker renders the stored image templates first (``warming``)
-        self.workers = workers
         self.timeout = timeout
         self.queue = FairQueue(workers)
-        self._pool: ProcessPool | None = None
-        self.replaced = 0  # pools replaced because a worker passed worker_max_rss
-
-    def _started(self) -> ProcessPool:
-        if self._pool is None:
-            context = multiprocessing.get_context("forkserver")
-            # the fork server imports the renderer and warms its engine once; every worker,
-            # replacements included, is forked from it with what that loaded
-            context.set_forkserver_preload(["templatekit_server.rendering", "templatekit_server.warm_fork_server"])
-            self._pool = ProcessPool(
-                max_workers=self.workers,
-                max_tasks=self.settings.worker_max_renders,
-                initializer=_start_worker,
-                initargs=(self.settings, self.warm),
-                context=context,
-            )
-        return self._pool
+        context = multiprocessing.get_context("forkserver")
+        # the fork server imports the renderer and warms its engine once; every worker,
+        # replacements included, is forked from it with what that loaded
+        context.set_forkserver_preload(["templatekit_server.rendering", "templatekit_server.warm_fork_server"])
+        self.pool = WorkerPool(
+            workers,
+            initializer=_start_worker,
+            initargs=(settings, warm),  # warm: each new worker renders the stored image templates first
+            max_tasks=settings.worker_max_renders,
+            name="templatekit-render",
+            context=context,
+        )
 
     def start(self) -> None:
         """Start the workers now rather than at the first request, so that they are warm
         (``warming``) when it comes."""
-        self._started().submit(_ready, None)
+        self.pool.start()
 
     async def run(self, function: Any, job: Any, share: Share | None = None) -> Any:
         """``function(job)`` in a worker, once ``share`` is given a slot (without a share,
@@ -388,50 +374,27 @@ class RenderPool:
 
     async def _run(self, function: Any, job: Any) -> Any:
         try:
-            future = self._started().submit(measured, self.timeout, function, job)
-        except RuntimeError:  # pebble's pool broke (a worker died at a bad moment): start a new one
-            log.warning("the render pool stopped working; starting a new one")
-            self._discard()
-            future = self._started().submit(measured, self.timeout, function, job)
-        try:
-            answer = await asyncio.wrap_future(future)
-        except FutureTimeout:
+            answer = await self.pool.run(functools.partial(measured, function), job, self.timeout, self._too_large)
+        except WorkerTimedOut:
             raise ApiError(
                 "INTERNAL_SERVER_ERROR", f"the render took longer than {self.timeout:g} s and was stopped"
             ) from None
-        except ProcessExpired as exc:
+        except WorkerDied as exc:
             raise ApiError(
                 "INTERNAL_SERVER_ERROR", f"the render worker stopped unexpectedly (exit code {exc.exitcode})"
             ) from None
-        except asyncio.CancelledError:
-            future.cancel()  # the client went away: stop the render (pebble kills its worker)
-            raise
-        if answer.rss > self.settings.worker_max_rss:
-            self._replace(answer.rss)
         if isinstance(answer.outcome, Failure):
             raise answer.outcome.error()
         return answer.outcome
 
-    def _replace(self, rss: int) -> None:
-        """New renders go to a new pool; the old one finishes what it has, then its
-        workers exit and their memory goes back to the system."""
-        pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        self.replaced += 1
+    def _too_large(self, answer: Measured) -> bool:
+        """Whether the worker that gave ``answer`` holds more memory than it may keep:
+        then it is replaced, and what a large render took goes back to the system."""
         limit = self.settings.worker_max_rss
-        log.info("a render worker holds %d MB (over %d MB): replacing the workers", rss >> 20, limit >> 20)
-        pool.close()
-        threading.Thread(target=pool.join, name="templatekit-retired-pool", daemon=True).start()
-
-    def _discard(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            with contextlib.suppress(Exception):
-                pool.stop()
+        if answer.rss <= limit:
+            return False
+        log.info("a render worker holds %d MB (over %d MB): replacing it", answer.rss >> 20, limit >> 20)
+        return True
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.stop()
-            self._pool.join(timeout=10)
-            self._pool = None
+        self.pool.close()

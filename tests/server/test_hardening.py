@@ -452,7 +452,7 @@ def test_a_worker_over_its_memory_cap_is_replaced_without_failing_a_request(tmp_
                 worker_memory(server),
             )
             assert client.post(url, json={"templateId": "card"}, headers=account.bearer).status_code == 200
-        assert "replacing the workers" in server.log()
+        assert "replacing it" in server.log()
         assert "Traceback" not in server.log()
 
 
