@@ -11,7 +11,8 @@ and the virtual time becomes that tag. So:
 - under contention, workspaces start requests in proportion to their weights;
 - a workspace's next request, arriving behind another's backlog, is tagged at the
   virtual time, before that backlog's later requests: it waits for one slot to free,
-  about one render, however long the backlog.
+  and then, when it is the one admitted ahead (``ready``), for the next worker to free:
+  one or two renders, however long the backlog.
 
 Previews (free, for the editor) are a class of their own: one starts only when no other
 request waits, and previews hold at most all slots but one, so that billed renders
@@ -62,11 +63,15 @@ class _Waiter:
 
 
 class FairQueue:
-    """Admits requests to ``slots`` slots, fairly between workspaces (see the module)."""
+    """Admits requests to ``workers`` slots, fairly between workspaces (see the module),
+    and ``ready`` more: those wait at the workers, so that a worker that answers starts
+    the next render at once, without a turn of the event loop in between. Previews hold
+    at most ``workers - 1`` slots, ready ones included."""
 
-    def __init__(self, slots: int) -> None:
-        self.slots = max(1, slots)
-        self.preview_slots = max(1, self.slots - 1)
+    def __init__(self, workers: int, ready: int = 0) -> None:
+        self.workers = max(1, workers)
+        self.slots = self.workers + ready
+        self.preview_slots = max(1, workers - 1)
         self.busy: Counter[str] = Counter()  # slots held, by workspace
         self.busy_previews = 0
         self._virtual = {False: 0.0, True: 0.0}  # by class: previews or not
@@ -155,14 +160,14 @@ class FairQueue:
 
     def _forget_idle(self) -> None:
         """Finish tags at or behind the virtual time say nothing more: drop them."""
-        if len(self._finish) > 64 * self.slots:
+        if len(self._finish) > 64 * self.workers:
             for key, finish in list(self._finish.items()):
                 if finish <= self._virtual[key[0]]:
                     del self._finish[key]
 
     def _too_long(self, share: Share) -> ApiError:
         ahead = self.waiting(False) + (self.waiting(True) if share.preview else 0)
-        retry = max(1, math.ceil(self._render_seconds * (ahead + 1) / self.slots))
+        retry = max(1, math.ceil(self._render_seconds * (ahead + 1) / self.workers))
         what = "preview" if share.preview else "render"
         return ApiError(
             "RATE_LIMITED",

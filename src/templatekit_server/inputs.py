@@ -62,6 +62,9 @@ async def read_request(request: Request, operation: str) -> tuple[Caller, Any]:
     return caller, parsed
 
 
+INLINE_JSON_BYTES = 16_384
+
+
 def parse_json(raw: bytes) -> Any:
     """A body as JSON (None when empty); BAD_REQUEST when it is not JSON, may hold more
     than ``jsontext.MAX_VALUES`` values or nests deeper than ``jsontext.MAX_DEPTH``."""
@@ -107,8 +110,13 @@ class _Body:
         return self.ended
 
     async def json(self) -> Any:
-        """The whole body as JSON (``parse_json``), parsed in a worker thread."""
+        """The whole body as JSON (``parse_json``): a body of up to ``INLINE_JSON_BYTES``
+        on the event loop, where it takes less time than a trip to a thread (about 0.2 ms
+        at the limit, 10 µs for a render's usual few hundred bytes); a larger one in a
+        worker thread, so that the loop goes on serving others meanwhile."""
         await self.read(self.limit)
+        if len(self.data) <= INLINE_JSON_BYTES:
+            return parse_json(bytes(self.data))
         return await run_in_threadpool(parse_json, bytes(self.data))
 
 

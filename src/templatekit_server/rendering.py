@@ -339,12 +339,13 @@ def _trim_heap() -> None:
 class RenderPool:
     """Worker processes for renders (``workers.WorkerPool``), shared fairly between
     workspaces (``fairness.FairQueue``): a request waits for a slot of its own before it
-    goes to a worker, so that a worker is free when it does."""
+    goes to a worker. One request more than there are workers is admitted, to wait at
+    the workers: a worker that answers starts it at once."""
 
     def __init__(self, settings: Settings, workers: int, timeout: float, *, warm: bool = False) -> None:
         self.settings = settings
         self.timeout = timeout
-        self.queue = FairQueue(workers)
+        self.queue = FairQueue(workers, ready=1)
         context = multiprocessing.get_context("forkserver")
         # the fork server imports the renderer and warms its engine once; every worker,
         # replacements included, is forked from it with what that loaded

@@ -61,12 +61,14 @@ class WorkerDied(Exception):
 
 
 def serve(own_end: socket.socket, initializer: Callable[..., None], initargs: tuple[Any, ...]) -> None:
-    """A worker's life: ``initializer(*initargs)``, then tasks until the socket closes.
-    A task is a pickled ``(function, argument)``; its answer, ``(True, result)`` or
-    ``(False, exception)``."""
+    """A worker's life: ``initializer(*initargs)`` (which may take a while: it warms the
+    worker's caches), an empty message to say it is ready, then tasks until the socket
+    closes. A task is a pickled ``(function, argument)``; its answer, ``(True, result)``
+    or ``(False, exception)``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's: it stops its workers
     connection = Connection(own_end.detach())
     initializer(*initargs)
+    connection.send_bytes(b"")  # ready: the owner sends tasks from now on
     while True:
         try:
             task = connection.recv_bytes()
@@ -134,6 +136,39 @@ class _Answers(asyncio.Protocol):
         self.worker.lost()
 
 
+def _unpickled(payload: bytes) -> tuple[bool, Any]:
+    try:
+        outcome: tuple[bool, Any] = pickle.loads(payload)
+    except Exception as exc:  # an exception class this process cannot make, say
+        return False, RuntimeError(f"the worker's answer could not be read: {exc!r}")
+    return outcome
+
+
+class _Job:
+    """A task on its way: waiting for a worker, then running in one."""
+
+    def __init__(self, task: bytes, timeout: float, retire_if: Callable[[Any], bool] | None) -> None:
+        self.task = task
+        self.timeout = timeout
+        self.retire_if = retire_if
+        self.answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.worker: Worker | None = None  # the worker running it
+        self.timer: asyncio.TimerHandle | None = None
+
+    def settle(self, outcome: tuple[bool, Any] | BaseException) -> None:
+        """Its result, or the exception its worker raised or it met."""
+        if self.timer is not None:
+            self.timer.cancel()
+        if self.answer.done():
+            return
+        if isinstance(outcome, BaseException):
+            self.answer.set_exception(outcome)
+        elif outcome[0]:
+            self.answer.set_result(outcome[1])
+        else:
+            self.answer.set_exception(outcome[1])
+
+
 class Worker:
     """One worker process and its socket, seen from the owner."""
 
@@ -141,9 +176,9 @@ class Worker:
         self.pool = pool
         self.process = process
         self.transport: asyncio.Transport | None = None
-        self.answer: asyncio.Future[tuple[bool, Any]] | None = None
+        self.job: _Job | None = None  # the one it runs
+        self.ready = False  # it has said so, once its initializer ran
         self.tasks = 0  # tasks given to it
-        self.retiring = False
         self.gone = False
 
     async def connect(self, end: socket.socket) -> None:
@@ -152,38 +187,45 @@ class Worker:
         transport, _ = await loop.create_unix_connection(lambda: _Answers(self), sock=end)
         self.transport = transport
 
-    async def do(self, function: Callable[[Any], Any], argument: Any, timeout: float) -> Any:
-        """``function(argument)`` in this worker: its result, or the exception it raised."""
+    def start(self, job: _Job) -> None:
+        """Send ``job`` to this idle worker; its time limit runs from now."""
         assert self.transport is not None
-        task = pickle.dumps((function, argument), pickle.HIGHEST_PROTOCOL)
-        self.answer = asyncio.get_running_loop().create_future()
+        self.job, job.worker = job, self
         self.tasks += 1
-        self.transport.writelines(framed(task))
-        try:
-            ok, value = await asyncio.wait_for(self.answer, timeout)
-        except TimeoutError:
+        self.transport.writelines(framed(job.task))
+        job.timer = asyncio.get_running_loop().call_later(job.timeout, self.expire, job)
+
+    def expire(self, job: _Job) -> None:
+        if self.job is job:
+            self.job = None
             self.kill()
-            raise WorkerTimedOut from None
-        except WorkerDied:
-            raise WorkerDied(await self.exitcode()) from None
-        except asyncio.CancelledError:
-            self.kill()  # nobody waits for the answer any more: stop the work
-            raise
-        finally:
-            self.answer = None
-        if not ok:
-            raise value
-        return value
+            job.settle(WorkerTimedOut())
 
     def answered(self, payload: bytes) -> None:
-        if self.answer is not None and not self.answer.done():
-            self.answer.set_result(pickle.loads(payload))
+        """The answer to its job: the worker takes the next job at once (before the
+        answer is read by anyone), then the job is settled. The first message says the
+        worker is ready for jobs."""
+        if not self.ready:
+            self.ready = True
+            self.pool.free(self)
+            return
+        job, self.job = self.job, None
+        if job is None:
+            return
+        outcome = _unpickled(payload)
+        retire = outcome[0] and job.retire_if is not None and job.retire_if(outcome[1])
+        if retire or (self.pool.max_tasks and self.tasks >= self.pool.max_tasks):
+            self.close()
+        else:
+            self.pool.free(self)
+        job.settle(outcome)
 
     def lost(self) -> None:
         """The socket closed: the worker exited, was killed or was retired."""
         self.gone = True
-        if self.answer is not None and not self.answer.done():
-            self.answer.set_exception(WorkerDied(None))
+        job, self.job = self.job, None
+        if job is not None:
+            job.settle(WorkerDied(None))
         self.pool.left(self)
 
     def kill(self) -> None:
@@ -228,8 +270,8 @@ class WorkerPool:
         self.name = name
         self.context = context or multiprocessing.get_context("forkserver")
         self.workers: set[Worker] = set()  # running or starting
-        self.idle: deque[Worker] = deque()
-        self.waiting: deque[asyncio.Future[Worker]] = deque()
+        self.idle: list[Worker] = []  # the last to have worked last
+        self.waiting: deque[_Job] = deque()
         self.starting: set[asyncio.Task[None]] = set()
         self.closed = False
 
@@ -247,16 +289,23 @@ class WorkerPool:
         timeout: float,
         retire_if: Callable[[Any], bool] | None = None,
     ) -> Any:
-        """``function(argument)`` in an idle worker (waiting for one, within ``timeout``);
+        """``function(argument)`` in a worker (waiting for one for up to ``timeout``);
         WorkerTimedOut when it runs past ``timeout``, WorkerDied when its worker dies.
         A worker whose result meets ``retire_if`` takes no more tasks."""
-        worker = await self._idle_worker(timeout)
+        job = _Job(pickle.dumps((function, argument), pickle.HIGHEST_PROTOCOL), timeout, retire_if)
+        self._place(job)
         try:
-            result = await worker.do(function, argument, timeout)
-            worker.retiring = retire_if is not None and retire_if(result)
-            return result
-        finally:
-            self._done(worker)
+            return await job.answer
+        except WorkerDied:
+            if job.worker is None:  # the pool closed while it waited
+                raise
+            raise WorkerDied(await job.worker.exitcode()) from None
+        except asyncio.CancelledError:  # nobody waits for the answer any more: stop the work
+            with contextlib.suppress(ValueError):
+                self.waiting.remove(job)
+            if job.worker is not None and job.worker.job is job:
+                job.worker.kill()
+            raise
 
     def close(self) -> None:
         """Stop every worker now."""
@@ -266,42 +315,35 @@ class WorkerPool:
         for worker in list(self.workers):
             worker.kill()
             worker.joined()
-        for waiter in self.waiting:
-            if not waiter.done():
-                waiter.set_exception(WorkerDied(None))
+        while self.waiting:
+            self.waiting.popleft().settle(WorkerDied(None))
 
     # -------------------------------------------------------------- bookkeeping
 
-    async def _idle_worker(self, timeout: float) -> Worker:
+    def _place(self, job: _Job) -> None:
+        """Start ``job`` in an idle worker, or queue it for the next one to be free."""
         while self.idle:
-            worker = self.idle.pop()  # the one that worked last: its caches are warm
+            worker = self.idle.pop()
             if not worker.gone:
-                return worker
+                worker.start(job)
+                return
         self.start()
-        waiter: asyncio.Future[Worker] = asyncio.get_running_loop().create_future()
-        self.waiting.append(waiter)
-        try:
-            return await asyncio.wait_for(waiter, timeout)
-        except TimeoutError:
-            raise WorkerTimedOut from None
-        finally:
-            with contextlib.suppress(ValueError):
-                self.waiting.remove(waiter)
+        self.waiting.append(job)
+        job.timer = asyncio.get_running_loop().call_later(job.timeout, self._waited_too_long, job)
 
-    def _done(self, worker: Worker) -> None:
-        """After a task: the worker serves the next one, or retires."""
-        if worker.gone:
-            return
-        if worker.retiring or (self.max_tasks and worker.tasks >= self.max_tasks):
-            worker.close()
-            return
-        self._hand_over(worker)
+    def _waited_too_long(self, job: _Job) -> None:
+        with contextlib.suppress(ValueError):
+            self.waiting.remove(job)
+            job.settle(WorkerTimedOut())
 
-    def _hand_over(self, worker: Worker) -> None:
+    def free(self, worker: Worker) -> None:
+        """``worker`` has answered: it starts the next job waiting, or waits for one."""
         while self.waiting:
-            waiter = self.waiting.popleft()
-            if not waiter.done():
-                waiter.set_result(worker)
+            job = self.waiting.popleft()
+            if not job.answer.done():
+                if job.timer is not None:
+                    job.timer.cancel()
+                worker.start(job)
                 return
         self.idle.append(worker)
 
@@ -344,5 +386,4 @@ class WorkerPool:
         if self.closed:
             worker.kill()
             return
-        self.workers.add(worker)
-        self._hand_over(worker)
+        self.workers.add(worker)  # it takes jobs once it says it is ready

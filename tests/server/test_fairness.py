@@ -155,6 +155,25 @@ async def test_previews_wait_for_billed_requests_and_never_take_the_last_slot():
 
 
 @run
+async def test_a_ready_request_waits_at_the_workers_and_previews_still_leave_a_worker_free():
+    """With one request ready beside two workers, three billed requests hold slots, but
+    previews, ready ones included, still hold no more than one worker's."""
+    queue = FairQueue(2, ready=1)
+    work = Scheduled(queue)
+    for n in range(4):
+        await work.submit(QUIET, f"billed {n}")
+    assert work.started == ["billed 0", "billed 1", "billed 2"]
+    await work.finish_all_running()
+    assert work.started[3:] == ["billed 3"]
+    await work.finish_all_running()
+    preview = Share("ws_hostile", 1, 60, preview=True)
+    for n in range(3):
+        await work.submit(preview, f"preview {n}")
+    assert work.started[4:] == ["preview 0"]
+    await work.close()
+
+
+@run
 async def test_a_request_that_waits_past_its_plans_limit_is_rate_limited():
     queue = FairQueue(1)
     work = Scheduled(queue)

@@ -155,3 +155,17 @@ def test_a_cancelled_task_stops_its_worker() -> None:
         assert await pool.run(echo, "next", 30) == "next"
 
     with_pool(test, size=1)
+
+
+def test_tasks_wait_for_a_free_worker_in_turn_and_no_longer_than_their_limit() -> None:
+    async def test(pool: WorkerPool) -> None:
+        busy = asyncio.ensure_future(pool.run(sleep_then_pid, 1.5, 30))
+        await asyncio.sleep(0.2)
+        queued = [asyncio.ensure_future(pool.run(echo, n, 30)) for n in range(3)]
+        with pytest.raises(WorkerTimedOut):
+            await pool.run(echo, "impatient", 0.3)  # waited for a worker past its limit
+        worker = await busy  # the waiting task that gave up stopped nothing
+        assert await asyncio.gather(*queued) == [0, 1, 2]
+        assert await pool.run(pid_of, None, 30) == worker
+
+    with_pool(test, size=1)
