@@ -488,6 +488,23 @@ class Database:
         then run on the driver's own cursor in ``connection``'s transaction, which spares
         SQLAlchemy's work per execution (most of a key lookup's cost). For statements of
         plain columns and named bind parameters: the row is the driver's tuple."""
+        return self._on_cursor(connection, statement, parameters, lambda cursor: cursor.fetchone())
+
+    def rows(self, connection: Connection, statement: ClauseElement, parameters: Mapping[str, Any]) -> list[Any]:
+        """Every row of such a statement (see ``first``)."""
+        return list(self._on_cursor(connection, statement, parameters, lambda cursor: cursor.fetchall()))
+
+    def run(self, connection: Connection, statement: ClauseElement, parameters: Mapping[str, Any]) -> None:
+        """Such a statement that returns no rows (see ``first``)."""
+        self._on_cursor(connection, statement, parameters, lambda cursor: None)
+
+    def _on_cursor(
+        self,
+        connection: Connection,
+        statement: ClauseElement,
+        parameters: Mapping[str, Any],
+        fetch: Callable[[Any], Any],
+    ) -> Any:
         compiled = self._compiled.get(statement)
         if compiled is None:
             done = statement.compile(dialect=self.engine.dialect)
@@ -500,7 +517,7 @@ class Database:
         cursor = connection.connection.cursor()
         try:
             cursor.execute(sql, arguments)
-            return cursor.fetchone()
+            return fetch(cursor)
         except dbapi.Error as exc:  # raised as SQLAlchemy raises it, for the server's handlers
             raise DBAPIError.instance(sql, arguments, exc, dbapi.Error, dialect=self.engine.dialect) from exc
         finally:

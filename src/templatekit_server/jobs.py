@@ -184,7 +184,7 @@ def finish(db: Database, announcer: Announcer, video_id: str, worker: str, key: 
             return
         connection.execute(update(videos).where(*condition).values(status="done", file_key=key, finished_at=now()))
         events.add(connection, video_id, "done", {})
-        announcer.video_done(connection, row, key)
+        announcer.video_done(db, connection, row, key)
 
 
 def fail(db: Database, announcer: Announcer, video_id: str, worker: str | None, error: dict[str, Any]) -> None:
@@ -202,7 +202,7 @@ def fail(db: Database, announcer: Announcer, video_id: str, worker: str | None, 
         )
         _release(connection, row)
         events.add(connection, video_id, "error", {"error": error})
-        announcer.video_failed(connection, row, error)
+        announcer.video_failed(db, connection, row, error)
 
 
 def _release(connection: Connection, row: Any) -> None:

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from attrs import frozen
-from sqlalchemy import Connection, delete, select, update
+from sqlalchemy import Connection, bindparam, delete, select, update
 from starlette.concurrency import run_in_threadpool
 
 from templatekit.service import AllowList, Problem, converter
@@ -212,6 +212,7 @@ def secret_for(db: Database, sealer: Sealer, project_id: str, endpoint_id: str |
 
 
 def queue(
+    db: Database,
     connection: Connection,
     sealer: Sealer,
     project_id: str,
@@ -219,50 +220,63 @@ def queue(
     request_url: str | None = None,
 ) -> list[str]:
     """Queue the event of ``data`` for every endpoint of the project that wants it and
-    for ``request_url``; the deliveries' ids. Part of the caller's transaction."""
+    for ``request_url``; the deliveries' ids. Part of the caller's transaction, which
+    every stored render holds the database's one writer for: its statements are built
+    once and run on the driver's cursor (``Database.first``)."""
     event, message_class = next(
         (name, kinds[1]) for name, kinds in WEBHOOK_EVENTS.items() if isinstance(data, kinds[0])
     )
-    targets = _endpoints_for(connection, project_id, event)
+    targets = _endpoints_for(db, connection, project_id, event)
     if request_url is not None:
         targets.append((None, request_url))
-        _ensure_request_secret(connection, sealer, project_id)
+        _ensure_request_secret(db, connection, sealer, project_id)
     if not targets:
         return []
     created = now()
     message = message_class(type=event, timestamp=iso_time(created), data=data)  # type: ignore[arg-type]
     body = json.dumps(converter.unstructure(message), separators=(",", ":"))
     ids = [new_id("msg") for _ in targets]
-    connection.execute(
-        webhook_deliveries.insert(),
-        [
-            {
-                "id": message_id,
-                "project_id": project_id,
-                "endpoint_id": endpoint_id,
-                "url": url,
-                "type": event,
-                "body": body,
-                "status": "pending",
-                "attempts": 0,
-                "next_at": created,
-                "created_at": created,
-            }
-            for message_id, (endpoint_id, url) in zip(ids, targets, strict=True)
-        ],
-    )
+    for message_id, (endpoint_id, url) in zip(ids, targets, strict=True):
+        row = {"id": message_id, "project_id": project_id, "endpoint_id": endpoint_id, "url": url, "type": event}
+        db.run(connection, _NEW_DELIVERY, {**row, "body": body, "status": "pending", "attempts": 0, "created": created})
     return ids
 
 
-def _endpoints_for(connection: Connection, project_id: str, event: str) -> list[tuple[str | None, str]]:
+_NEW_DELIVERY = webhook_deliveries.insert().values(
+    id=bindparam("id"),
+    project_id=bindparam("project_id"),
+    endpoint_id=bindparam("endpoint_id"),
+    url=bindparam("url"),
+    type=bindparam("type"),
+    body=bindparam("body"),
+    status=bindparam("status"),
+    attempts=bindparam("attempts"),
+    next_at=bindparam("created"),
+    created_at=bindparam("created"),
+)
+_PROJECT_ENDPOINTS = select(webhook_endpoints.c.id, webhook_endpoints.c.url, webhook_endpoints.c.events).where(
+    webhook_endpoints.c.project_id == bindparam("project_id"), webhook_endpoints.c.deleted_at.is_(None)
+)
+_REQUEST_SECRET = select(projects.c.webhook_secret).where(projects.c.id == bindparam("project_id"))
+_SET_REQUEST_SECRET = (
+    update(projects)
+    .where(projects.c.id == bindparam("project_id"), projects.c.webhook_secret.is_(None))
+    .values(webhook_secret=bindparam("secret"))
+)
+
+
+def _endpoints_for(db: Database, connection: Connection, project_id: str, event: str) -> list[tuple[str | None, str]]:
     """(id, url) of the project's endpoints that want ``event``."""
     assert event in EVENTS
-    rows = connection.execute(
-        select(webhook_endpoints.c.id, webhook_endpoints.c.url, webhook_endpoints.c.events).where(
-            webhook_endpoints.c.project_id == project_id, webhook_endpoints.c.deleted_at.is_(None)
-        )
-    )
-    return [(row.id, row.url) for row in rows if event in row.events.split()]
+    rows = db.rows(connection, _PROJECT_ENDPOINTS, {"project_id": project_id})
+    return [(endpoint_id, url) for endpoint_id, url, events in rows if event in events.split()]
+
+
+def _ensure_request_secret(db: Database, connection: Connection, sealer: Sealer, project_id: str) -> None:
+    """The project's secret for request webhooks, made the first time one is queued."""
+    found = db.first(connection, _REQUEST_SECRET, {"project_id": project_id})
+    if found is not None and found[0] is None:
+        db.run(connection, _SET_REQUEST_SECRET, {"project_id": project_id, "secret": sealer.seal(new_secret())})
 
 
 @frozen
@@ -272,33 +286,25 @@ class Announcer:
     sealer: Sealer
     files: Files
 
-    def video_done(self, connection: Connection, video: Any, key: str) -> None:
+    def video_done(self, db: Database, connection: Connection, video: Any, key: str) -> None:
         url = Url(self.files.url(video.api_base or "", key, expiring=False))
         data = VideoDoneData(id=video.id, url=url, template_id=video.template_id, duration=video.duration)
-        queue(connection, self.sealer, video.project_id, data, video.webhook_url)
+        queue(db, connection, self.sealer, video.project_id, data, video.webhook_url)
 
-    def video_failed(self, connection: Connection, video: Any, error: dict[str, Any]) -> None:
+    def video_failed(self, db: Database, connection: Connection, video: Any, error: dict[str, Any]) -> None:
         data = VideoFailedData(id=video.id, error=converter.structure(error, ErrorDetail))
-        queue(connection, self.sealer, video.project_id, data, video.webhook_url)
+        queue(db, connection, self.sealer, video.project_id, data, video.webhook_url)
 
     def render_done(
         self, db: Database, project_id: str, url: str, template_id: str, output: str, request_url: str | None
     ) -> None:
         if request_url is None:  # most stored renders: a read, and no write unless an endpoint wants it
             with db.read() as connection:
-                if not _endpoints_for(connection, project_id, "render.done"):
+                if not _endpoints_for(db, connection, project_id, "render.done"):
                     return
         data = RenderDoneData(url=Url(url), template_id=template_id, format=output)  # type: ignore[arg-type]
         with db.write() as connection:
-            queue(connection, self.sealer, project_id, data, request_url)
-
-
-def _ensure_request_secret(connection: Connection, sealer: Sealer, project_id: str) -> None:
-    connection.execute(
-        update(projects)
-        .where(projects.c.id == project_id, projects.c.webhook_secret.is_(None))
-        .values(webhook_secret=sealer.seal(new_secret()))
-    )
+            queue(db, connection, self.sealer, project_id, data, request_url)
 
 
 # ------------------------------------------------------------------ the delivery log

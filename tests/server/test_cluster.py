@@ -196,7 +196,7 @@ def test_webhook_deliveries_are_shared_by_the_hosts_and_sent_once(cluster):
             for n in range(60):
                 data = RenderDoneData(url=f"https://example.com/{n}.png", template_id="card", format="png")
                 own_url = f"{endpoint.url}&render={n}"
-                webhooks.queue(connection, admin.sealer, account.project, data, own_url)
+                webhooks.queue(admin.db, connection, admin.sealer, account.project, data, own_url)
         received = endpoint.wait_for(60)
         logged = settled(admin, account.project, 60)
     ids = [headers["webhook-id"] for headers, _ in received]

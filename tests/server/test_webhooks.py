@@ -322,7 +322,7 @@ def test_deliveries_wait_out_a_restart_and_are_sent_once_by_servers_sharing_the_
             with first.db.write() as connection:  # more events, while two servers share the queue
                 for n in range(20):
                     data_ = RenderDoneData(url=f"https://example.com/{n}.png", template_id="card", format="png")
-                    webhooks.queue(connection, first.sealer, account.project, data_)
+                    webhooks.queue(first.db, connection, first.sealer, account.project, data_)
             received = endpoint.wait_for(23)
             logged = settled(second, account.project, 23)
         finally:
@@ -383,8 +383,8 @@ def test_ended_deliveries_are_forgotten_after_thirty_days(tmp_path):
         project = accounts.create_project(db, accounts.create_workspace(db, "w", "pro", DEFAULT_PLANS), "p")
         with db.write() as connection:
             done = RenderDoneData(url="https://example.com/a.png", template_id="card", format="png")
-            ids = webhooks.queue(connection, Sealer("s" * 32), project, done, "https://example.com/a")
-            ids += webhooks.queue(connection, Sealer("s" * 32), project, done, "https://example.com/b")
+            ids = webhooks.queue(db, connection, Sealer("s" * 32), project, done, "https://example.com/a")
+            ids += webhooks.queue(db, connection, Sealer("s" * 32), project, done, "https://example.com/b")
         old, recent = ids
         with db.write() as connection:
             for delivery_id, age in [(old, 31), (recent, 29)]:
