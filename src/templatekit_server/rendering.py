@@ -376,7 +376,11 @@ class RenderPool:
     async def _run(self, function: Any, job: Any) -> Any:
         try:
             answer = await self.pool.run(functools.partial(measured, function), job, self.timeout, self._too_large)
-        except WorkerTimedOut:
+        except WorkerTimedOut as exc:
+            if not exc.started:
+                raise ApiError(
+                    "INTERNAL_SERVER_ERROR", f"no render worker could take the render within {self.timeout:g} s"
+                ) from None
             raise ApiError(
                 "INTERNAL_SERVER_ERROR", f"the render took longer than {self.timeout:g} s and was stopped"
             ) from None

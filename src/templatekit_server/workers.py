@@ -24,6 +24,7 @@ import pickle
 import signal
 import socket
 import struct
+import threading
 import traceback
 from collections import deque
 from collections.abc import Callable
@@ -46,7 +47,12 @@ JOIN_SECONDS = 5.0
 
 
 class WorkerTimedOut(Exception):
-    """The task ran past its time limit, and its worker was killed."""
+    """The task ran past its time limit, and its worker was killed; or, with ``started``
+    False, no worker was free for it within that time."""
+
+    def __init__(self, started: bool = True) -> None:
+        super().__init__("the task ran past its time limit" if started else "no worker was free in time")
+        self.started = started
 
 
 class WorkerDied(Exception):
@@ -74,8 +80,8 @@ def serve(own_end: socket.socket, initializer: Callable[..., None], initargs: tu
             task = connection.recv_bytes()
         except (EOFError, OSError):
             return
-        function, argument = pickle.loads(task)
         try:
+            function, argument = pickle.loads(task)
             answer: tuple[bool, Any] = (True, function(argument))
         except Exception as exc:
             exc.add_note(f"in the render worker:\n{traceback.format_exc()}")
@@ -180,6 +186,7 @@ class Worker:
         self.ready = False  # it has said so, once its initializer ran
         self.tasks = 0  # tasks given to it
         self.gone = False
+        self._joining = threading.Lock()
 
     async def connect(self, end: socket.socket) -> None:
         """Talk to the worker over ``end``, the owner's end of its socket pair."""
@@ -244,7 +251,9 @@ class Worker:
         return await asyncio.to_thread(self.joined)
 
     def joined(self) -> int | None:
-        with contextlib.suppress(ValueError, AssertionError):  # never started
+        """Wait for the process to end; its exit code. One thread at a time: two reading
+        the fork server's report of it at once leave one with no code (255)."""
+        with self._joining, contextlib.suppress(ValueError, AssertionError):  # never started
             self.process.join(JOIN_SECONDS)
         return self.process.exitcode
 
@@ -334,7 +343,7 @@ class WorkerPool:
     def _waited_too_long(self, job: _Job) -> None:
         with contextlib.suppress(ValueError):
             self.waiting.remove(job)
-            job.settle(WorkerTimedOut())
+            job.settle(WorkerTimedOut(started=False))
 
     def free(self, worker: Worker) -> None:
         """``worker`` has answered: it starts the next job waiting, or waits for one."""

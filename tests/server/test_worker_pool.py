@@ -5,6 +5,7 @@ exceptions carried back with the worker's traceback."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
 import signal
 import time
@@ -80,8 +81,9 @@ def test_a_task_past_its_time_limit_is_stopped_and_a_new_worker_takes_over() -> 
     async def test(pool: WorkerPool) -> None:
         stopped = await pool.run(pid_of, None, 30)  # the one worker, which the slow task gets
         started = time.monotonic()
-        with pytest.raises(WorkerTimedOut):
+        with pytest.raises(WorkerTimedOut) as stopped_at:
             await pool.run(sleep_then_pid, 30, 0.5)
+        assert stopped_at.value.started
         assert time.monotonic() - started < 5
         after = set(await asyncio.gather(*(pool.run(pid_of, None, 30) for _ in range(6))))
         assert len(after) == 1 and stopped not in after
@@ -111,6 +113,25 @@ def test_a_killed_idle_worker_is_replaced() -> None:
         assert await pool.run(pid_of, None, 30) != first
 
     with_pool(test, size=1)
+
+
+def test_a_task_the_worker_cannot_unpickle_fails_alone() -> None:
+    async def test(pool: WorkerPool) -> None:
+        with pytest.raises(ModuleNotFoundError, match="templatekit_no_such_module"):
+            await pool.run(Unpicklable(), None, 30)
+        assert await pool.run(echo, "after", 30) == "after"
+
+    with_pool(test, size=1)
+
+
+class Unpicklable:
+    """Pickles as an import that fails where it is unpickled."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (importlib.import_module, ("templatekit_no_such_module",))
+
+    def __call__(self, _: Any) -> None:
+        raise AssertionError("never called here")
 
 
 def test_an_exception_comes_back_with_the_workers_traceback() -> None:
@@ -162,8 +183,9 @@ def test_tasks_wait_for_a_free_worker_in_turn_and_no_longer_than_their_limit() -
         busy = asyncio.ensure_future(pool.run(sleep_then_pid, 1.5, 30))
         await asyncio.sleep(0.2)
         queued = [asyncio.ensure_future(pool.run(echo, n, 30)) for n in range(3)]
-        with pytest.raises(WorkerTimedOut):
+        with pytest.raises(WorkerTimedOut) as waited:
             await pool.run(echo, "impatient", 0.3)  # waited for a worker past its limit
+        assert not waited.value.started
         worker = await busy  # the waiting task that gave up stopped nothing
         assert await asyncio.gather(*queued) == [0, 1, 2]
         assert await pool.run(pid_of, None, 30) == worker
