@@ -12,8 +12,8 @@ from templatekit.model.layers import ShapeLayer
 from templatekit.model.path_data import Command, parse_path_data
 from templatekit.model.values import Color, Gradient
 from templatekit.scene import Ellipse, Item, Line, Path, Rect
+from templatekit.scene.geometry import KAPPA
 
-KAPPA = 0.5522847498  # Bézier handle length of a quarter circle
 #: An arrowhead's length and width, as multiples of the stroke width (at least 8 px long).
 ARROW_LENGTH, ARROW_WIDTH, ARROW_MIN = 4.0, 3.0, 8.0
 

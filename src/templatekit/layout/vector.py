@@ -28,7 +28,7 @@ from reportlab.pdfbase import pdfmetrics
 
 from templatekit.model.values import Color, Gradient
 from templatekit.scene import Clip, Group, Item, LineCap, LineJoin, Path
-from templatekit.scene.geometry import Transform
+from templatekit.scene.geometry import KAPPA, Transform
 from templatekit.text.fonts import DEFAULT_FAMILY, Face, FontBook
 from templatekit.text.shaping import shape
 from templatekit.text.typeset import TextStyle, place, typeset
@@ -207,7 +207,7 @@ def _path_commands(node: shapes.Path, m: Matrix) -> tuple[Command, ...]:
 
 
 def _ellipse_outline(cx: float, cy: float, rx: float, ry: float) -> list[Command]:
-    k = 0.5522847498
+    k = KAPPA
     return [
         ("M", cx + rx, cy),
         ("C", cx + rx, cy + ry * k, cx + rx * k, cy + ry, cx, cy + ry),
@@ -223,7 +223,7 @@ def _rect_outline(node: shapes.Rect) -> list[Command]:
     rx, ry = min(node.rx or 0, w / 2), min(node.ry or node.rx or 0, h / 2)
     if not rx or not ry:
         return [("M", x, y), ("L", x + w, y), ("L", x + w, y + h), ("L", x, y + h), ("Z",)]
-    k = 0.5522847498
+    k = KAPPA
     return [
         ("M", x + rx, y),
         ("L", x + w - rx, y),

@@ -60,7 +60,7 @@ from templatekit.scene import (
     Rect,
     Scene,
 )
-from templatekit.scene.geometry import Box, grown, union
+from templatekit.scene.geometry import KAPPA, Box, grown, union
 from templatekit.scene.memory import Need
 
 POINTS_PER_PX = 0.75
@@ -69,7 +69,6 @@ EMOJI_DENSITY = 4.0  # pixels per px of colour glyphs
 EMOJI_MAX_PIXELS = 1024  # per em: a very large emoji is drawn at no more than this
 _PICTURES = itertools.count()  # names of what effects draw as pictures
 PRINT_SCALE = 300 / 96  # pixels per px of what PDF cannot draw (blur, shadows): 300 dpi
-KAPPA = 0.5522847498  # Bézier handle length of a quarter circle
 
 
 @frozen
