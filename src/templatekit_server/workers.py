@@ -70,23 +70,24 @@ def serve(own_end: socket.socket, initializer: Callable[..., None], initargs: tu
     """A worker's life: ``initializer(*initargs)`` (which may take a while: it warms the
     worker's caches), an empty message to say it is ready, then tasks until the socket
     closes. A task is a pickled ``(function, argument)``; its answer, ``(True, result)``
-    or ``(False, exception)``."""
+    or ``(False, exception)``. The owner closing its end (it is stopping) ends the worker
+    quietly, whether it was waiting, warming up or answering."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's: it stops its workers
     connection = Connection(own_end.detach())
     initializer(*initargs)
-    connection.send_bytes(b"")  # ready: the owner sends tasks from now on
-    while True:
-        try:
+    try:
+        connection.send_bytes(b"")  # ready: the owner sends tasks from now on
+        while True:
             task = connection.recv_bytes()
-        except (EOFError, OSError):
-            return
-        try:
-            function, argument = pickle.loads(task)
-            answer: tuple[bool, Any] = (True, function(argument))
-        except Exception as exc:
-            exc.add_note(f"in the render worker:\n{traceback.format_exc()}")
-            answer = (False, exc)
-        connection.send_bytes(_pickled_answer(answer))
+            try:
+                function, argument = pickle.loads(task)
+                answer: tuple[bool, Any] = (True, function(argument))
+            except Exception as exc:
+                exc.add_note(f"in the render worker:\n{traceback.format_exc()}")
+                answer = (False, exc)
+            connection.send_bytes(_pickled_answer(answer))
+    except (EOFError, OSError):
+        return
 
 
 def _pickled_answer(answer: tuple[bool, Any]) -> bytes:
@@ -383,6 +384,10 @@ class WorkerPool:
             # the first start also starts the fork server, which imports what it preloads
             await asyncio.to_thread(process.start)
             await worker.connect(own_end)
+        except asyncio.CancelledError:  # the pool closed meanwhile: the worker finds its socket closed
+            own_end.close()
+            worker.kill()
+            raise
         except Exception:
             log.exception("a worker process could not be started; trying again")
             own_end.close()

@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import multiprocessing
 import os
+import pickle
 import signal
+import socket
 import time
 from collections.abc import Awaitable, Callable
+from multiprocessing.connection import Connection
 from typing import Any
 
 import pytest
 
-from templatekit_server.workers import WorkerDied, WorkerPool, WorkerTimedOut, framed, unframed
+from templatekit_server.workers import WorkerDied, WorkerPool, WorkerTimedOut, framed, serve, unframed
 
 
 def nothing() -> None:
@@ -191,3 +195,22 @@ def test_tasks_wait_for_a_free_worker_in_turn_and_no_longer_than_their_limit() -
         assert await pool.run(pid_of, None, 30) == worker
 
     with_pool(test, size=1)
+
+
+@pytest.mark.parametrize("when", ["warming up", "answering"])
+def test_a_worker_whose_owner_went_away_exits_quietly(when: str) -> None:
+    """A stopping server closes its end of a worker's socket while the worker warms up or
+    renders: the worker ends with exit code 0, not a broken-pipe traceback."""
+    own_end, worker_end = socket.socketpair()
+    process = multiprocessing.get_context("forkserver").Process(
+        target=serve, args=(worker_end, time.sleep, (0.5 if when == "warming up" else 0,))
+    )
+    process.start()
+    worker_end.close()
+    owner = Connection(own_end.detach())
+    if when == "answering":
+        assert owner.recv_bytes() == b""  # ready
+        owner.send_bytes(pickle.dumps((time.sleep, 0.5)))
+    owner.close()
+    process.join(10)
+    assert process.exitcode == 0
