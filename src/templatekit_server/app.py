@@ -38,6 +38,7 @@ access = logging.getLogger("templatekit.access")
 
 REQUEST_ID = "X-Request-Id"
 HOUSEKEEPING_SECONDS = 600
+CHECKPOINT_SECONDS = 2.0
 _CLIENT_ID = re.compile(r"[A-Za-z0-9._\-]{1,64}")
 
 
@@ -203,6 +204,17 @@ async def _housekeeping(state: ServerState) -> None:
         await asyncio.sleep(HOUSEKEEPING_SECONDS)
 
 
+async def _checkpoints(state: ServerState) -> None:
+    """The database's write-ahead log copied into its file now and then, in a thread
+    (see ``Database.checkpoint``)."""
+    while True:
+        try:
+            await run_in_threadpool(state.db.checkpoint)
+        except Exception as exc:  # a busy or failing disk: the next round tries again
+            log.warning("the database's log was not checkpointed: %s", exc)
+        await asyncio.sleep(CHECKPOINT_SECONDS)
+
+
 def create_app(settings: Settings | None = None) -> Starlette:
     """The /v1 app for ``settings`` (default: from the environment)."""
     state = ServerState(settings or Settings.from_env())
@@ -215,6 +227,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             asyncio.create_task(state.runner.run()),
             asyncio.create_task(state.sender.run()),
             asyncio.create_task(_housekeeping(state)),
+            asyncio.create_task(_checkpoints(state)),
         ]
         try:
             yield {}

@@ -11,13 +11,15 @@ server processes on several hosts.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     JSON,
@@ -47,6 +49,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
+from starlette.concurrency import run_in_threadpool
 
 metadata = MetaData()
 
@@ -436,7 +439,7 @@ class Database:
         self.postgres = self.url.get_backend_name() == "postgresql"
         options: dict[str, Any] = {"future": True}
         if self.sqlite:
-            options["connect_args"] = {"check_same_thread": False, "timeout": 30}
+            options["connect_args"] = {"check_same_thread": False, "timeout": 0}
         else:
             # a database host that does not answer fails a request in seconds, not minutes
             options.update(pool_pre_ping=True, pool_size=10, max_overflow=20, connect_args={"connect_timeout": 5})
@@ -450,8 +453,16 @@ class Database:
         # which sleeps and retries (a writer could wait seconds while others came and
         # went: one workspace's stream of writes held up another's reservation)
         self._writing: Any = _writer_lock(self.url.database) if self.sqlite else contextlib.nullcontext()
+        # transactions run on the event loop (``promptly``) use connections that never
+        # wait: busy, they give up at once and the work goes to a thread instead
+        self._prompt_engine: Engine | None = None
         if self.sqlite:
-            _sqlite_locking(self.engine)
+            _sqlite_locking(self.engine, busy_ms=30_000)
+            if _is_file(self.url.database):
+                self._prompt_engine = create_engine(
+                    url, future=True, connect_args={"check_same_thread": False, "timeout": 0}
+                )
+                _sqlite_locking(self._prompt_engine, busy_ms=0, checkpoints=False)
         if migrate:
             self.migrate()
 
@@ -472,15 +483,34 @@ class Database:
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        with self.engine.connect() as connection, connection.begin():
+        with self._engine().connect() as connection, connection.begin():
             yield connection
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
-        with self._writing, self.engine.connect() as connection:
+        engine = self._engine()
+        if engine is self.engine:
+            lock = self._writing
+        elif self._writing.acquire(blocking=False):  # promptly: another thread writing is busy
+            lock = _held(self._writing)
+        else:
+            raise DatabaseBusy
+        with lock, engine.connect() as connection:
             connection = connection.execution_options(templatekit_write=True)
             with connection.begin():
                 yield connection
+
+    def _engine(self) -> Engine:
+        return self._prompt_engine if self._prompt_engine is not None and _PROMPT.get() else self.engine
+
+    def checkpoint(self) -> None:
+        """Copy the write-ahead log into the database file (SQLite): the connections of
+        ``promptly`` leave it to this, so that no request waits for a checkpoint's disk
+        writes on the event loop."""
+        if self._prompt_engine is None:
+            return
+        with self.engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
 
     def first(self, connection: Connection, statement: ClauseElement, parameters: Mapping[str, Any]) -> Any:
         """The first row of a statement that every request runs (a key's caller, a
@@ -519,6 +549,8 @@ class Database:
             cursor.execute(sql, arguments)
             return fetch(cursor)
         except dbapi.Error as exc:  # raised as SQLAlchemy raises it, for the server's handlers
+            if connection.engine is self._prompt_engine and _is_busy(exc):
+                raise DatabaseBusy from exc
             raise DBAPIError.instance(sql, arguments, exc, dbapi.Error, dialect=self.engine.dialect) from exc
         finally:
             cursor.close()
@@ -577,12 +609,63 @@ class Database:
 
     def close(self) -> None:
         self.engine.dispose()
+        if self._prompt_engine is not None:
+            self._prompt_engine.dispose()
+
+
+class DatabaseBusy(Exception):
+    """A transaction run ``promptly`` would have had to wait for the database."""
+
+
+_PROMPT = contextvars.ContextVar("templatekit_prompt", default=False)
+T = TypeVar("T")
+
+
+async def promptly(db: Database, work: Callable[..., T], *args: Any) -> T:
+    """``work(*args)``, whose transactions are short, on the event loop when the database
+    can take them without waiting (a SQLite file whose writer is free), else in a thread.
+
+    A request's own few statements (its key, its reservation) take about 0.2 ms, and two
+    trips to a thread cost more than that; under load those trips also queue behind
+    other threads for the interpreter, and a write transaction held open meanwhile keeps
+    every other writer waiting. ``work`` must be safe to run again in a thread after
+    giving up part-way (DatabaseBusy): reads, and writes that either happen or not."""
+    if db._prompt_engine is not None:
+        token = _PROMPT.set(True)
+        try:
+            return work(*args)
+        except DatabaseBusy:
+            pass
+        finally:
+            _PROMPT.reset(token)
+    return await run_in_threadpool(work, *args)
+
+
+@contextmanager
+def _held(lock: threading.RLock) -> Iterator[None]:
+    """A lock taken already, released at the end."""
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _is_busy(exc: BaseException) -> bool:
+    """SQLite's answer to a connection that may not wait for another's lock."""
+    return isinstance(exc, sqlite3.OperationalError) and exc.sqlite_errorcode & 0xFF in (
+        sqlite3.SQLITE_BUSY,
+        sqlite3.SQLITE_LOCKED,
+    )
+
+
+def _is_file(database: str | None) -> bool:
+    return bool(database) and database != ":memory:" and not str(database).startswith("file:")
 
 
 def _private_file(database: str | None) -> None:
     """Create a SQLite file readable by the server's user only (it holds key hashes and
     sealed signing keys); SQLite gives its journal files the same mode."""
-    if not database or database == ":memory:" or database.startswith("file:"):
+    if database is None or not _is_file(database):
         return
     try:
         os.close(os.open(database, os.O_RDWR | os.O_CREAT, 0o600))
@@ -599,10 +682,12 @@ def _writer_lock(path: str | None) -> threading.RLock:
     return _WRITER_LOCKS.setdefault(key, threading.RLock())
 
 
-def _sqlite_locking(engine: Engine) -> None:
+def _sqlite_locking(engine: Engine, busy_ms: int, checkpoints: bool = True) -> None:
     """WAL (readers never wait for the writer), foreign keys, and BEGIN IMMEDIATE for
     write transactions (SQLite's default BEGIN takes the lock only at the first write,
-    so two check-then-update transactions could both pass their check)."""
+    so two check-then-update transactions could both pass their check). A connection
+    waits up to ``busy_ms`` for another's lock; without ``checkpoints`` its commits
+    leave the log's checkpoints to others (``Database.checkpoint``)."""
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection: Any, _record: Any) -> None:
@@ -611,8 +696,17 @@ def _sqlite_locking(engine: Engine) -> None:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={busy_ms:d}")
+        if not checkpoints:
+            cursor.execute("PRAGMA wal_autocheckpoint=0")
         cursor.close()
+
+    if busy_ms == 0:
+
+        @event.listens_for(engine, "handle_error")
+        def _busy(context: Any) -> None:
+            if _is_busy(context.original_exception):
+                raise DatabaseBusy from context.original_exception
 
     @event.listens_for(engine, "begin")
     def _begin(connection: Connection) -> None:

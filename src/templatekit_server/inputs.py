@@ -24,6 +24,7 @@ from templatekit.service import converter, describe_error, format_path, iter_err
 from templatekit_server import accounts
 from templatekit_server.accounts import Caller
 from templatekit_server.bodies import Flag, Text
+from templatekit_server.db import promptly
 from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.state import server_of
 
@@ -241,7 +242,7 @@ async def authenticate(request: Request, operation: str, body: Any = None) -> Ca
 
 async def _caller(request: Request, operation: str, key: str) -> Caller:
     server = server_of(request)
-    caller = await run_in_threadpool(accounts.caller_for_key, server.db, key)
+    caller = await promptly(server.db, accounts.caller_for_key, server.db, key)
     if caller is None:
         code = "BAD_REQUEST" if operation == "renderVideo" else "UNAUTHORIZED"
         raise ApiError(code, "the API key is unknown or revoked")

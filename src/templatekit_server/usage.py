@@ -120,9 +120,11 @@ class Releases:
             with db.write() as connection:
                 for reservation in waiting:
                     release_in(connection, reservation)
-        except SQLAlchemyError:
+        except BaseException as exc:  # kept for the next try
             with self._lock:
                 self._waiting[:0] = waiting
+            if not isinstance(exc, SQLAlchemyError):  # DatabaseBusy, say: the caller's to handle
+                raise
 
 
 def release_in(connection: Connection, reservation: Reservation) -> None:

@@ -9,7 +9,7 @@ anywhere gives the generation back.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from attrs import evolve, frozen
 from starlette.concurrency import run_in_threadpool
@@ -22,6 +22,7 @@ from templatekit_server.accounts import Caller
 from templatekit_server.answers import idempotent, json_answer, response, warnings_header
 from templatekit_server.bodies import ImageRequest, PdfRequest, StoredImageRequest, StoredUrl, Url
 from templatekit_server.bucket import Bucket
+from templatekit_server.db import promptly
 from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.files import Files
 from templatekit_server.idempotency import Answer
@@ -30,6 +31,8 @@ from templatekit_server.rendering import StillJob, StillOutput, render_still
 from templatekit_server.state import ServerState, server_of
 
 Produce = Callable[[], Awaitable[Answer]]
+
+T = TypeVar("T")
 
 
 @frozen
@@ -105,7 +108,7 @@ async def render(request: Request, still: Still) -> tuple[StillOutput, usage.Res
     """Reserve, render; the output, the reservation (None when free) and the version."""
     server = server_of(request)
     caller = still.caller
-    info, reservation = await run_in_threadpool(_reserved, server, still)
+    info, reservation = await promptly(server.db, _reserved, server, still)
     job = StillJob(
         caller.workspace_id,
         still.template_id,
@@ -141,13 +144,18 @@ def _reserved(server: ServerState, still: Still) -> tuple[catalog.TemplateInfo, 
 
 async def _release(server: ServerState, reservation: usage.Reservation | None) -> None:
     if reservation is not None:
-        await run_in_threadpool(server.releases.release, server.db, reservation)
+        await promptly(server.db, server.releases.release, server.db, reservation)
 
 
 async def delivered(server: ServerState, reservation: usage.Reservation | None, work: Any, *args: Any) -> Any:
     """``work(*args)`` in a thread; a failure gives the generation back."""
+    return await _or_given_back(server, reservation, run_in_threadpool(work, *args))
+
+
+async def _or_given_back(server: ServerState, reservation: usage.Reservation | None, step: Awaitable[T]) -> T:
+    """What ``step`` comes to; its failure gives the generation back."""
     try:
-        return await run_in_threadpool(work, *args)
+        return await step
     except BaseException:
         await _release(server, reservation)
         raise
@@ -157,9 +165,8 @@ async def announced(server: ServerState, reservation: usage.Reservation | None, 
     """Queue ``render.done`` for a stored render; a failure gives the generation back."""
     project = still.caller.project_id
     announce = server.announcer.render_done
-    await delivered(
-        server, reservation, announce, server.db, project, url, still.template_id, still.output, still.webhook_url
-    )
+    queued = promptly(server.db, announce, server.db, project, url, still.template_id, still.output, still.webhook_url)
+    await _or_given_back(server, reservation, queued)
     server.sender.wake()
 
 
