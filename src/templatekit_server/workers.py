@@ -28,7 +28,7 @@ import threading
 import traceback
 from collections import deque
 from collections.abc import Callable
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection, wait
 from multiprocessing.context import ForkServerContext, ForkServerProcess
 from typing import Any
 
@@ -44,6 +44,11 @@ _SHORT_LIMIT = 0x7FFFFFFF
 #: long, so that a failing start does not become a loop of forks.
 RESTART_DELAY = 1.0
 JOIN_SECONDS = 5.0
+#: The fork server reports a worker's exit once, on a pipe that whoever polls the process
+#: first reads; the others then find it empty and report 255. Both a join and a process
+#: start poll (the start polls every child, in multiprocessing's clean-up), so they take
+#: turns reading.
+_EXIT_REPORTS = threading.Lock()
 
 
 class WorkerTimedOut(Exception):
@@ -187,7 +192,6 @@ class Worker:
         self.ready = False  # it has said so, once its initializer ran
         self.tasks = 0  # tasks given to it
         self.gone = False
-        self._joining = threading.Lock()
 
     async def connect(self, end: socket.socket) -> None:
         """Talk to the worker over ``end``, the owner's end of its socket pair."""
@@ -252,11 +256,11 @@ class Worker:
         return await asyncio.to_thread(self.joined)
 
     def joined(self) -> int | None:
-        """Wait for the process to end; its exit code. One thread at a time: two reading
-        the fork server's report of it at once leave one with no code (255)."""
-        with self._joining, contextlib.suppress(ValueError, AssertionError):  # never started
-            self.process.join(JOIN_SECONDS)
-        return self.process.exitcode
+        """Wait for the process to end; its exit code, read in turn (``_EXIT_REPORTS``)."""
+        with contextlib.suppress(ValueError):  # never started
+            wait([self.process.sentinel], JOIN_SECONDS)  # without reading the report
+        with _EXIT_REPORTS:
+            return self.process.exitcode
 
 
 class WorkerPool:
@@ -382,7 +386,7 @@ class WorkerPool:
         worker = Worker(self, process)
         try:
             # the first start also starts the fork server, which imports what it preloads
-            await asyncio.to_thread(process.start)
+            await asyncio.to_thread(_start, process)
             await worker.connect(own_end)
         except asyncio.CancelledError:  # the pool closed meanwhile: the worker finds its socket closed
             own_end.close()
@@ -401,3 +405,8 @@ class WorkerPool:
             worker.kill()
             return
         self.workers.add(worker)  # it takes jobs once it says it is ready
+
+
+def _start(process: ForkServerProcess) -> None:
+    with _EXIT_REPORTS:
+        process.start()
