@@ -108,7 +108,6 @@ def _write_font(document: Document, file: FontFile, font: _Font) -> None:
         to_glyphs = document.add_stream({}, _all_to_box(glyphs))
     descriptor = document.add(_descriptor(source, name, program_ref, cff))
     to_unicode = document.add_stream({}, _to_unicode(font.text))
-    widths = {glyph: _width(file, glyph) for glyph in glyphs}
     for extra, (_, ref) in font.descendants.items():
         cid_font = {
             "Type": Name("Font"),
@@ -116,7 +115,7 @@ def _write_font(document: Document, file: FontFile, font: _Font) -> None:
             "BaseFont": Name(name),
             "CIDSystemInfo": {"Registry": "Adobe", "Ordering": "Identity", "Supplement": 0},
             "FontDescriptor": descriptor,
-            "W": _widths({glyph: width + extra for glyph, width in widths.items()}),
+            "W": _widths(file, glyphs, extra),
         }
         if not cff:
             cid_font["CIDToGIDMap"] = to_glyphs
@@ -190,6 +189,13 @@ def _width(file: FontFile, glyph: int) -> float:
     return advance or MARK_WIDTH
 
 
+@lru_cache(maxsize=65536)
+def _width_text(file: FontFile, glyph: int, extra: float) -> str:
+    """A glyph's width with ``extra`` as the /W array writes it: every document that
+    embeds the font writes the same widths again."""
+    return number(_width(file, glyph) + extra)
+
+
 def _subset_tag(file: FontFile, glyphs: list[int]) -> str:
     """Six capital letters from the font and the glyphs kept: distinct subsets get
     distinct tags, the same subset the same one."""
@@ -257,18 +263,19 @@ def _descriptor(font: HbFont, name: str, program: Ref, cff: bool) -> dict[str, o
     }
 
 
-def _widths(widths: dict[int, float]) -> Raw:
-    """The /W array: runs of consecutive glyph ids with their widths."""
+def _widths(file: FontFile, glyphs: list[int], extra: float) -> Raw:
+    """The /W array of ``glyphs`` (sorted), ``extra`` added to each width: runs of
+    consecutive glyph ids with their widths."""
     parts: list[str] = []
     run: list[str] = []
     previous = -2
-    for glyph in sorted(widths):
+    for glyph in glyphs:
         if glyph != previous + 1 and run:
             parts.append(f"[{' '.join(run)}]")
             run = []
         if not run:
             parts.append(str(glyph))
-        run.append(number(widths[glyph]))
+        run.append(_width_text(file, glyph, extra))
         previous = glyph
     if run:
         parts.append(f"[{' '.join(run)}]")

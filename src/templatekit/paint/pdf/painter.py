@@ -27,6 +27,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from attrs import frozen
@@ -202,7 +203,9 @@ def _paint_items(canvas: _Canvas, items: Sequence[Item]) -> None:
 # ------------------------------------------------------------------ colours and paths
 
 
+@lru_cache(maxsize=4096)
 def _rgb(color: Color) -> str:
+    """A colour's operands; the few colours of a design are written many times."""
     return " ".join(number(round(channel / 255, 4)) for channel in (color.r, color.g, color.b))
 
 
