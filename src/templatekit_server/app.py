@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import re
 import secrets
@@ -204,6 +205,15 @@ async def _housekeeping(state: ServerState) -> None:
         await asyncio.sleep(HOUSEKEEPING_SECONDS)
 
 
+def _freeze_start_up() -> None:
+    """What starting made (modules, the database's tables, the app and its routes) lives
+    as long as the process: moved out of the garbage collector's sight, so that a full
+    collection visits only what came since. It visited all of it, and stopped the event
+    loop, and every request in flight, for 45–75 ms a few times a minute under load."""
+    gc.collect()
+    gc.freeze()
+
+
 async def _checkpoints(state: ServerState) -> None:
     """The database's write-ahead log copied into its file now and then, in a thread
     (see ``Database.checkpoint``)."""
@@ -223,6 +233,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[dict[str, Any]]:
         state.stills.start()
+        _freeze_start_up()
         tasks = [
             asyncio.create_task(state.runner.run()),
             asyncio.create_task(state.sender.run()),
