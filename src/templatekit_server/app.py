@@ -247,6 +247,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             state.close()
+            gc.unfreeze()  # an app stopped in a process that goes on (tests, notebooks) leaves nothing frozen
 
     interface = [
         *renders.routes,

@@ -386,7 +386,7 @@ class WorkerPool:
         worker = Worker(self, process)
         try:
             # the first start also starts the fork server, which imports what it preloads
-            await asyncio.to_thread(_start, process)
+            await asyncio.to_thread(_start, process, worker_end)
             await worker.connect(own_end)
         except asyncio.CancelledError:  # the pool closed meanwhile: the worker finds its socket closed
             own_end.close()
@@ -399,14 +399,19 @@ class WorkerPool:
             if not self.closed:
                 self._start_one(delay=RESTART_DELAY)
             return
-        finally:
-            worker_end.close()
         if self.closed:
             worker.kill()
             return
         self.workers.add(worker)  # it takes jobs once it says it is ready
 
 
-def _start(process: ForkServerProcess) -> None:
-    with _EXIT_REPORTS:
-        process.start()
+def _start(process: ForkServerProcess, worker_end: socket.socket) -> None:
+    """Start ``process``, which is given ``worker_end``, then close this process's copy
+    of that end: here, in the thread, since the start goes on even when the pool closes
+    meanwhile, and an end closed before the start had handed it over would reach the
+    worker as some other file."""
+    try:
+        with _EXIT_REPORTS:
+            process.start()
+    finally:
+        worker_end.close()
