@@ -13,6 +13,7 @@ import resvg_py
 from defusedxml import DefusedXmlException, DTDForbidden
 from defusedxml.ElementTree import DefusedXMLParser
 from PIL import Image as PILImage
+from PIL import PngImagePlugin
 
 from templatekit import budget
 from templatekit.assets.common import Problem, decode_data_uri, is_svg, megapixels, shown
@@ -55,7 +56,9 @@ def rasterise(data: bytes, size_hint: SizeHint, max_pixels: int) -> PILImage.Ima
         )
     except (ValueError, RuntimeError) as exc:
         raise Problem(f"the SVG could not be drawn ({exc})") from None
-    return PILImage.open(io.BytesIO(bytes(png))).convert("RGBA")
+    # resvg gives a PNG: read as one, without Pillow loading every format it knows
+    # (a tenth of a new process's first render)
+    return PngImagePlugin.PngImageFile(io.BytesIO(bytes(png))).convert("RGBA")
 
 
 _URL_IN_CSS = re.compile(r"""url\(\s*(['"]?)(.*?)\1\s*\)""", re.IGNORECASE | re.DOTALL)
