@@ -56,7 +56,9 @@ class CodeCache:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.kept: dict[bytes, CodeType] = _read(path)
+        # each script stays marshalled until it is used: the file holds the scripts of
+        # every class this package and its server made, and a process uses some of them
+        self.kept: dict[bytes, bytes] = _read(path)
         self.used: dict[bytes, CodeType] = {}
         self.compiled = 0  # scripts this process compiled itself (the cache missed)
         self._lock = threading.Lock()
@@ -80,9 +82,9 @@ class CodeCache:
     def code(self, source: str, filename: str, mode: str, flags: int) -> CodeType:
         generic, numbers = _without_salted_numbers(source)
         digest = hashlib.blake2b(f"{flags}\0{mode}\0{filename}\0{generic}".encode(), digest_size=16).digest()
-        code = self.kept.get(digest)
+        code = self.used.get(digest) or _unmarshalled(self.kept.get(digest))
         if code is None:
-            code = self.kept[digest] = builtins.compile(generic, filename, mode, flags, dont_inherit=True)
+            code = builtins.compile(generic, filename, mode, flags, dont_inherit=True)
             with self._lock:
                 self.compiled += 1
         self.used[digest] = code
@@ -93,9 +95,10 @@ class CodeCache:
         file put in place at once (processes saving together never mix their writes)."""
         if not self.compiled or sys.dont_write_bytecode:
             return
-        entries = {**_read(self.path), **self.used}
+        used = {digest: marshal.dumps(code) for digest, code in self.used.items()}
+        entries = {**_read(self.path), **used}
         if len(entries) > MAX_ENTRIES:
-            entries = dict(self.used)
+            entries = used
         partial = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -139,7 +142,18 @@ def _with_constants(code: CodeType, numbers: dict[int, int]) -> CodeType:
     return code.replace(co_consts=constants)
 
 
-def _read(path: Path) -> dict[bytes, CodeType]:
+def _unmarshalled(data: bytes | None) -> CodeType | None:
+    """A kept script's code; None for none, or for bytes that are not code."""
+    if data is None:
+        return None
+    try:
+        code = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+    return code if isinstance(code, CodeType) else None
+
+
+def _read(path: Path) -> dict[bytes, bytes]:
     try:
         data = path.read_bytes()
     except OSError:
@@ -153,7 +167,7 @@ def _read(path: Path) -> dict[bytes, CodeType]:
         return {}
     if not isinstance(entries, dict):
         return {}
-    return {key: code for key, code in entries.items() if isinstance(key, bytes) and isinstance(code, CodeType)}
+    return {key: script for key, script in entries.items() if isinstance(key, bytes) and isinstance(script, bytes)}
 
 
 def cache_path() -> Path:
