@@ -439,7 +439,7 @@ class Database:
         self.postgres = self.url.get_backend_name() == "postgresql"
         options: dict[str, Any] = {"future": True}
         if self.sqlite:
-            options["connect_args"] = {"check_same_thread": False, "timeout": 0}
+            options["connect_args"] = {"check_same_thread": False, "timeout": 30}
         else:
             # a database host that does not answer fails a request in seconds, not minutes
             options.update(pool_pre_ping=True, pool_size=10, max_overflow=20, connect_args={"connect_timeout": 5})
