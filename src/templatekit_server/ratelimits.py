@@ -74,7 +74,9 @@ class MemoryWindows:
         now = self.clock()
         if now - self._swept >= WINDOW_SECONDS:
             self._sweep(now)
-        times = self.hits.setdefault((key, limit), deque())
+        times = self.hits.get((key, limit))
+        if times is None:
+            times = self.hits[key, limit] = deque()
         while times and times[0] < now - WINDOW_SECONDS:
             times.popleft()
         allowed = len(times) < limit
