@@ -97,9 +97,9 @@ class EmbeddedFonts:
 def _write_font(document: Document, file: FontFile, font: _Font) -> None:
     source = hb_font(file)
     glyphs = sorted(font.glyphs)
-    tag = _subset_tag(file, glyphs)
-    name = f"{tag}+{_postscript_name(source, font.number)}"
     program, length, cff = _box_font() if source.color else _subset(file, tuple(glyphs))
+    postscript_name = _postscript_name(source, font.number)
+    name = f"{_subset_tag(program, postscript_name, glyphs)}+{postscript_name}"
     kind: dict[str, object] = {"Subtype": Name("OpenType")} if cff else {"Length1": length}
     entries = {**kind, "Filter": Name("FlateDecode")}
     program_ref = document.add_stream(entries, program, compress=False)
@@ -163,6 +163,7 @@ def _box_font() -> tuple[bytes, int, bool]:
     builder.setupNameTable({"familyName": "Box", "styleName": "Regular"})
     builder.setupOS2()
     builder.setupPost()
+    builder.updateHead(created=0, modified=0)  # not the time of building: PDFs stay reproducible
     out = io.BytesIO()
     builder.save(out)
     data = out.getvalue()
@@ -196,10 +197,11 @@ def _width_text(file: FontFile, glyph: int, extra: float) -> str:
     return number(_width(file, glyph) + extra)
 
 
-def _subset_tag(file: FontFile, glyphs: list[int]) -> str:
-    """Six capital letters from the font and the glyphs kept: distinct subsets get
-    distinct tags, the same subset the same one."""
-    digest = hashlib.sha256(f"{file.path}:{file.index}:{glyphs}".encode()).digest()
+def _subset_tag(program: bytes, postscript_name: str, glyphs: list[int]) -> str:
+    """Six capital letters from the embedded program, the font's name and the glyphs
+    kept: distinct subsets get distinct tags, the same subset the same one wherever the
+    font file lies (so a template gives the same PDF from any installation)."""
+    digest = hashlib.sha256(b"%s:%s:%r" % (program, postscript_name.encode(), glyphs)).digest()
     return "".join(chr(ord("A") + byte % 26) for byte in digest[:6])
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import io
 import math
+import os
 import re
 import shutil
 import subprocess
@@ -590,6 +591,21 @@ def test_same_bytes_whatever_the_process_rendered_before():
     alone, after_another = (run.communicate()[0] for run in runs)
     assert all(run.returncode == 0 for run in runs) and alone.startswith(b"%PDF-")
     assert alone == after_another
+
+
+def test_same_bytes_from_another_installation_and_process(tmp_path):
+    """The fonts' subset tags and the colour font's box font come from what is
+    embedded, not from where the package lies or when it ran."""
+    shutil.copytree(Path(tk.__file__).parent, tmp_path / "templatekit", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("invoice", "quote-card"):
+        path = EXAMPLES / f"{name}.json"
+        run = subprocess.run(
+            [sys.executable, "-c", RENDER_IN_A_NEW_PROCESS, "alone", str(path)],
+            capture_output=True,
+            env={**os.environ, "PYTHONPATH": str(tmp_path)},
+            check=True,
+        )
+        assert run.stdout == tk.render_pdf(path).data, name
 
 
 def test_a_creation_date_is_recorded():
