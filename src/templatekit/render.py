@@ -4,7 +4,6 @@ and runs the pipeline (``templatekit.pipeline``) inside the render's memory budg
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -159,6 +158,8 @@ def render_video(
                 ['video: missing; a video template needs one, e.g. {"duration": 5, "fps": 30}'], resolved.name
             )
         target = Path(path) if path is not None else None
+        import tempfile  # videos only (start-up time)
+
         with tempfile.TemporaryDirectory(prefix="templatekit-") as scratch:
             out = target or Path(scratch) / f"video.{output.name}"
             try:

@@ -6,7 +6,7 @@ import attrs
 
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import TextLayer, TextSpan
-from templatekit.model.markup import Span, SpanStyle, parse_markup
+from templatekit.model.markup import Span, SpanStyle
 from templatekit.scene import Item, Outline, Rect
 from templatekit.text.typeset import StyledText, TextBlock, TextStyle, fit, place, typeset
 
@@ -101,6 +101,8 @@ def text_style(layer: TextLayer) -> TextStyle:
 def text_content(layer: TextLayer, style: TextStyle) -> str | StyledText:
     """The layer's text, or its spans (or markup) each in its style."""
     if layer.spans or layer.markup:
+        from templatekit.model.markup_parser import parse_markup  # markup only (start-up time)
+
         return styled(from_spans(layer.spans) if layer.spans else parse_markup(layer.text), style)
     return layer.text
 

@@ -42,7 +42,7 @@ from templatekit.model.checks import (
 )
 from templatekit.model.easing import control_points
 from templatekit.model.legibility import scan_problem
-from templatekit.model.markup import MarkupError, parse_markup
+from templatekit.model.markup import MarkupError
 from templatekit.model.values import Color, Gradient, Insets, Length, Source
 from templatekit.numbers import FormatError, NumberFormat
 
@@ -410,6 +410,8 @@ class TextLayer(Layer):
         if sum(len(span.text) for span in self.spans) > MAX_TEXT:
             yield "spans", f"must have at most {MAX_TEXT:,} characters in all"
         if self.markup and not self.spans and TEXT(self.text) is None:  # longer: refused unread
+            from templatekit.model.markup_parser import parse_markup  # markup only (start-up time)
+
             try:
                 parse_markup(self.text)
             except MarkupError as exc:

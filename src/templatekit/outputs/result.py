@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import os
-import shutil
 from pathlib import Path
 
 from attrs import frozen
@@ -47,6 +46,8 @@ class RenderResult:
         target = Path(path)
         if self._data is None and self.path is not None:
             if target.resolve() != self.path.resolve():
+                import shutil  # a video's file only (start-up time)
+
                 shutil.copyfile(self.path, target)
         else:
             target.write_bytes(self.data)

@@ -10,8 +10,6 @@ HarfBuzz (``templatekit.font_file.HbFont``), which also shapes, measures and dra
 from __future__ import annotations
 
 import itertools
-import shutil
-import subprocess
 from bisect import bisect_right
 from collections.abc import Iterable
 from functools import lru_cache
@@ -226,6 +224,9 @@ def system_font_for(char: str) -> FontFile | None:
 def _system_fonts() -> list[tuple[FontFile, list[tuple[int, int]]]]:
     """The system's fonts with the ranges of characters each has, in fontconfig's order
     of preference for sans-serif text, asked once (a render never waits on it more)."""
+    import shutil  # only when the bundled fonts lack a character (start-up time)
+    import subprocess
+
     command = shutil.which("fc-match")
     if command is None:
         return []

@@ -14,7 +14,8 @@ from PIL import Image
 
 import templatekit as tk
 from templatekit.errors import ModificationError, TemplateError
-from templatekit.model.markup import MarkupError, Span, SpanStyle, parse_markup
+from templatekit.model.markup import MarkupError, Span, SpanStyle
+from templatekit.model.markup_parser import parse_markup
 from templatekit.model.values import Color
 from templatekit.render import prepare
 from templatekit.scene import GlyphRun, Group, Item

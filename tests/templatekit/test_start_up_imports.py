@@ -1,0 +1,42 @@
+"""A new process that renders a plain card imports only what such a card needs: the
+modules that serve markup, tables, videos and fallback fonts come in when a template
+asks for them (each costs every cold start some milliseconds)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+PLAIN_CARD = {
+    "name": "plain",
+    "width": 200,
+    "height": 100,
+    "layers": [
+        {"type": "text", "name": "title", "x": 0, "y": 0, "width": 200, "height": 50, "text": "Hello"},
+        {"type": "shape", "name": "box", "x": 0, "y": 50, "width": 50, "height": 50, "fill": "#f00"},
+    ],
+}
+ON_DEMAND = ("html.parser", "subprocess", "tempfile", "templatekit.layout.table", "templatekit.model.markup_parser")
+
+SCRIPT = """
+import json, sys
+import templatekit as tk
+template = json.loads(sys.argv[1])
+tk.render_image(template)
+before = [name for name in json.loads(sys.argv[2]) if name in sys.modules]
+template["layers"][0].update(text="<b>Hello</b>", markup=True)
+tk.render_image(template)
+print(json.dumps({"plain": before, "markup": "html.parser" in sys.modules}))
+"""
+
+
+def test_a_plain_card_leaves_the_modules_of_other_designs_unimported():
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, json.dumps(PLAIN_CARD), json.dumps(ON_DEMAND)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded = json.loads(done.stdout)
+    assert loaded == {"plain": [], "markup": True}
