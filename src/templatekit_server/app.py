@@ -238,8 +238,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
             asyncio.create_task(state.runner.run()),
             asyncio.create_task(state.sender.run()),
             asyncio.create_task(_housekeeping(state)),
-            asyncio.create_task(_checkpoints(state)),
         ]
+        if state.db.needs_checkpoints:
+            tasks.append(asyncio.create_task(_checkpoints(state)))
         try:
             yield {}
         finally:

@@ -503,6 +503,12 @@ class Database:
     def _engine(self) -> Engine:
         return self._prompt_engine if self._prompt_engine is not None and _PROMPT.get() else self.engine
 
+    @property
+    def needs_checkpoints(self) -> bool:
+        """Whether ``checkpoint`` has work: a SQLite file whose ``promptly`` connections
+        leave the write-ahead log to it (PostgreSQL and memory need none)."""
+        return self._prompt_engine is not None
+
     def checkpoint(self) -> None:
         """Copy the write-ahead log into the database file (SQLite): the connections of
         ``promptly`` leave it to this, so that no request waits for a checkpoint's disk

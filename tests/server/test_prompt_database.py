@@ -135,3 +135,30 @@ print("held", flush=True)
 time.sleep(float(sys.argv[2]))
 connection.execute("COMMIT")
 """
+
+
+def test_the_log_that_prompt_commits_leave_is_copied_by_a_checkpoint(db, tmp_path):
+    """The loop's connections never checkpoint: what they commit stays in the log, the
+    database file unchanged, until ``checkpoint`` copies it there; a database without
+    them needs no checkpoints at all."""
+
+    async def reserve_many() -> None:
+        for _ in range(50):
+            await promptly(db, reserving(db, []))
+
+    asyncio.run(reserve_many())
+    db.checkpoint()
+    data_file = tmp_path / "prompt.db"
+    before = data_file.read_bytes()
+    asyncio.run(reserve_many())
+    assert db.needs_checkpoints and data_file.read_bytes() == before
+    db.checkpoint()
+    assert data_file.read_bytes() != before
+    with db.read() as connection:  # nothing left in the log to copy
+        _, frames, copied = connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)").one()
+    assert frames == copied
+    memory = Database("sqlite://")
+    try:
+        assert not memory.needs_checkpoints
+    finally:
+        memory.close()
