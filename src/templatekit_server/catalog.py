@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from attrs import frozen
-from sqlalchemy import Connection, bindparam, select, update
+from sqlalchemy import Connection, bindparam, exists, select, update
 from sqlalchemy.exc import IntegrityError
 
 import templatekit as tk
@@ -285,12 +285,22 @@ def delete(db: Database, workspace_id: str, template_id: str, actor: str = audit
 
 
 def forget_deleted(db: Database) -> int:
-    """Remove the templates deleted more than ``KEEP_DELETED_SECONDS`` ago, with their
-    versions; how many."""
+    """Remove the versions of the templates deleted more than ``KEEP_DELETED_SECONDS``
+    ago, and their names and sizes; how many were forgotten.
+
+    The template's row stays, holding only its last version number: a version number
+    then names one design for good, even when the id is used again (its versions go on
+    from there), so that what keeps a render by template and version (a render worker's
+    loaded templates, a browser's thumbnail) can never show a forgotten design for a
+    new one."""
     cutoff = now() - KEEP_DELETED_SECONDS
+    has_versions = exists().where(
+        template_versions.c.workspace_id == templates.c.workspace_id,
+        template_versions.c.template_id == templates.c.id,
+    )
     with db.write() as connection:
         gone = connection.execute(
-            select(templates.c.workspace_id, templates.c.id).where(templates.c.deleted_at < cutoff)
+            select(templates.c.workspace_id, templates.c.id).where(templates.c.deleted_at < cutoff, has_versions)
         ).all()
         for workspace_id, template_id in gone:
             connection.execute(
@@ -299,7 +309,9 @@ def forget_deleted(db: Database) -> int:
                 )
             )
             connection.execute(
-                templates.delete().where(templates.c.workspace_id == workspace_id, templates.c.id == template_id)
+                update(templates)
+                .where(templates.c.workspace_id == workspace_id, templates.c.id == template_id)
+                .values(name="", width=0, height=0)
             )
     return len(gone)
 
