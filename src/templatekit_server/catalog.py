@@ -183,11 +183,13 @@ def save(
                         **values,
                     )
                 )
-            else:
+            else:  # stored before; if its versions were forgotten, it is new again
+                forgotten = row.deleted_at is not None and not _has_versions(connection, workspace_id, template_id)
                 connection.execute(
                     update(templates)
                     .where(templates.c.workspace_id == workspace_id, templates.c.id == template_id)
                     .values(version=version, updated_at=timestamp, deleted_at=None, **values)
+                    .values(**({"created_at": timestamp} if forgotten else {}))
                 )
             connection.execute(
                 template_versions.insert().values(
@@ -204,6 +206,15 @@ def save(
     except IntegrityError:  # another request stored the same id at the same moment
         raise ApiError("CONFLICT", f"template {template_id} was stored by another request at the same time") from None
     return template_id, version, warnings
+
+
+def _has_versions(connection: Connection, workspace_id: str, template_id: str) -> bool:
+    found = connection.execute(
+        select(template_versions.c.version)
+        .where(template_versions.c.workspace_id == workspace_id, template_versions.c.template_id == template_id)
+        .limit(1)
+    ).first()
+    return found is not None
 
 
 def info(db: Database, workspace_id: str, template_id: str) -> TemplateInfo:

@@ -33,6 +33,9 @@ def test_a_forgotten_template_leaves_its_version_number_and_nothing_else(db, mon
     catalog.save(db, workspace, text_template("promo", name="Old launch, v2"), existing=True)
     catalog.save(db, workspace, text_template("kept"))
     catalog.delete(db, workspace, "promo")
+    catalog.save(db, workspace, text_template("promo", name="Old launch, v3"))  # back within 30 days
+    assert [info.id for info in catalog.listed(db, workspace)] == ["promo", "kept"]  # as made first
+    catalog.delete(db, workspace, "promo")
     assert catalog.forget_deleted(db) == 0  # kept for 30 days: it can still come back
 
     clock = catalog.now()
@@ -45,11 +48,12 @@ def test_a_forgotten_template_leaves_its_version_number_and_nothing_else(db, mon
     assert [info.id for info in catalog.listed(db, workspace)] == ["kept"]
     with db.read() as connection:
         left = connection.execute(select(templates).where(templates.c.id == "promo")).one()
-    assert (left.name, left.width, left.height, left.version) == ("", 0, 0, 2)
+    assert (left.name, left.width, left.height, left.version) == ("", 0, 0, 3)
     assert catalog.forget_deleted(db) == 0  # what is left is not forgotten again
 
     _, version, _ = catalog.save(db, workspace, text_template("promo", name="New launch"))
-    assert version == 3
-    assert json.loads(catalog.body(db, workspace, "promo", 3))["name"] == "New launch"
-    assert [entry["version"] for entry in catalog.versions(db, workspace, "promo")] == [3]
+    assert version == 4
+    assert [info.id for info in catalog.listed(db, workspace)] == ["kept", "promo"]  # made after "kept"
+    assert json.loads(catalog.body(db, workspace, "promo", 4))["name"] == "New launch"
+    assert [entry["version"] for entry in catalog.versions(db, workspace, "promo")] == [4]
     assert catalog.info(db, workspace, "promo").name == "New launch"
