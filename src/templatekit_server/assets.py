@@ -101,6 +101,13 @@ def media_type(db: Database, workspace_id: str, made: str) -> str:
     return found
 
 
+def exists(db: Database, workspace_id: str, made: str) -> bool:
+    """Whether the workspace has the asset ``made`` (render workers ask before they draw
+    bytes they kept: a deleted asset is gone on every host at once)."""
+    with db.read() as connection:
+        return _media_type_in(connection, workspace_id, made) is not None
+
+
 def _media_type_in(connection: Connection, workspace_id: str, made: str) -> str | None:
     """The media type of the workspace's asset ``made``; None when it has none such."""
     found = connection.execute(

@@ -37,8 +37,7 @@ from sqlalchemy.exc import SQLAlchemyError
 import templatekit as tk
 from templatekit import Store, Template, TemplatekitError
 from templatekit.service import DraftRender, memoized, render_draft
-from templatekit_server import catalog, events, warming
-from templatekit_server.assets import folder
+from templatekit_server import assets, catalog, events, warming
 from templatekit_server.db import Database
 from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, from_library
 from templatekit_server.fairness import FairQueue, Share
@@ -156,7 +155,8 @@ def _assets_of(workspace_id: str) -> tk.AssetLoader:
     workspace's own assets only; a job of no workspace reads none."""
     if not workspace_id:
         return _Worker.assets.with_asset_store(None)
-    return _Worker.assets.with_asset_store(_Worker.store.below(folder(workspace_id)))
+    store = _Worker.store.below(assets.folder(workspace_id))
+    return _Worker.assets.with_asset_store(store, exists=functools.partial(assets.exists, _Worker.db, workspace_id))
 
 
 def _start_worker(settings: Settings, warm: bool) -> None:

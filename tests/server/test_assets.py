@@ -151,3 +151,26 @@ def test_an_asset_in_use_is_kept_and_listed_with_its_templates(live):
     gone = httpx.post(f"{live.api}/assets", content=png((9, 9, 9)), headers=account.bearer).json()
     assert httpx.delete(f"{live.api}/assets/{gone['id']}", headers=account.bearer).status_code == 204
     assert httpx.get(f"{live.api}/assets/{gone['id']}", headers=account.bearer).status_code == 404
+
+
+def test_a_deleted_asset_is_no_longer_drawn_even_by_a_worker_that_kept_it(live):
+    """Render workers keep the bytes of the assets they read: once the asset is deleted,
+    a request that names it is refused as for any missing asset, never drawn from
+    what a worker kept."""
+    account = live.account()
+    kept = upload(live, account, png((20, 120, 220))).json()
+    gone = upload(live, account, png((200, 30, 30))).json()
+    saved = httpx.post(f"{live.api}/templates", json=photo_template(kept["src"]), headers=account.bearer)
+    assert saved.status_code == 201, saved.text
+    request = {"templateId": "photo", "modifications": [{"name": "photo", "src": gone["src"]}]}
+
+    def render() -> httpx.Response:
+        return httpx.post(f"{live.api}/templates/createImage", json=request, headers=account.bearer, timeout=60)
+
+    for _ in range(4):  # every worker reads it
+        assert decode(render().content).convert("RGB").getpixel((30, 20)) == (200, 30, 30)
+    assert httpx.delete(f"{live.api}/assets/{gone['id']}", headers=account.bearer).status_code == 204
+    for _ in range(4):
+        refused = render()
+        error = refused.json()["error"]
+        assert (refused.status_code, error["code"]) == (400, "FETCH_IMAGE_ERROR") and gone["id"] in error["message"]

@@ -20,7 +20,7 @@ import hashlib
 import io
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
@@ -95,17 +95,24 @@ class AssetLoader:
         self.max_pixels = max_pixels
         self.max_redirects = max_redirects
         self._asset_store: Store | str | None = os.environ.get(ASSETS_ENV) if asset_store is None else asset_store
+        self._asset_exists: Callable[[str], bool] | None = None
         self._downloads: BoundedCache[str, bytes] = BoundedCache(256, name="assets.downloads")
         self._images: BoundedCache[tuple[str, SizeHint], LoadedImage] = BoundedCache(128, name="assets.images")
         self._sizes: BoundedCache[tuple[Any, ...], tuple[tuple[int, int] | None]] = BoundedCache(
             4096, name="assets.sizes"
         )
 
-    def with_asset_store(self, store: Store | str | None) -> AssetLoader:
+    def with_asset_store(
+        self, store: Store | str | None, *, exists: Callable[[str], bool] | None = None
+    ) -> AssetLoader:
         """This loader, its limits and caches, reading ``asset:ID`` from ``store``: one
-        loader per process, a store per render (a server's workspace, say)."""
+        loader per process, a store per render (a server's workspace, say). ``exists``
+        says whether an asset is still there, asked at every use: an asset's bytes are
+        kept once read, and a deleted one must not be drawn from memory (a server asks
+        its database, which every host shares)."""
         view = copy.copy(self)
         view._asset_store = store
+        view._asset_exists = exists
         return view
 
     def with_timeout(self, seconds: float) -> AssetLoader:
@@ -221,6 +228,8 @@ class AssetLoader:
             except StorageError as exc:
                 raise Problem(str(exc)) from None
         store = self._asset_store
+        if self._asset_exists is not None and not self._asset_exists(asset_id):
+            raise Problem(f"the asset store has no asset {asset_id}")
         cache_key = f"{store.url}/{asset_id}"
         cached = self._downloads.get(cache_key)
         if cached is None:

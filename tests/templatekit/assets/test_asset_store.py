@@ -39,6 +39,17 @@ def test_an_asset_is_read_from_the_store_given_and_kept(tmp_path):
         tk.render_image(photo(), assets=other)
 
 
+def test_an_asset_said_to_be_gone_is_not_drawn_from_what_was_kept(tmp_path):
+    store = Store(tmp_path.as_uri())
+    store.put(ASSET, red_png())
+    there = {ASSET}
+    loader = AssetLoader().with_asset_store(store, exists=there.__contains__)
+    assert decode(tk.render_image(photo(), assets=loader).data).convert("RGB").getpixel((20, 15)) == (220, 30, 30)
+    there.clear()  # deleted: its bytes are still kept, and not used
+    with pytest.raises(AssetError, match=f"the asset store has no asset {ASSET}"):
+        tk.render_image(photo(), assets=loader)
+
+
 def test_the_store_comes_from_an_fsspec_url_or_the_environment(tmp_path, monkeypatch):
     (tmp_path / ASSET).write_bytes(red_png())
     by_url = AssetLoader(asset_store=tmp_path.as_uri())
