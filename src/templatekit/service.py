@@ -13,6 +13,7 @@ from __future__ import annotations
 from templatekit import extras, jsontext
 from templatekit.apply import MAX_MODIFICATIONS
 from templatekit.assets.common import Problem, is_svg, shown
+from templatekit.assets.loader import ASSET_ID
 from templatekit.assets.network import check_endpoint, post
 from templatekit.assets.policy import ALLOW_ENV, AllowList, address_refusal
 from templatekit.assets.svg import check_svg
@@ -30,6 +31,7 @@ from templatekit.text.fonts import FontBook
 from templatekit.web import WEB, page_headers
 
 __all__ = [
+    "ASSET_ID",
     "is_svg",
     "check_svg",
     "ALLOW_ENV",

@@ -11,6 +11,7 @@ import hashlib
 from sqlalchemy import Connection, select
 
 from templatekit import Store
+from templatekit.service import ASSET_ID
 from templatekit_server import audit
 from templatekit_server.asset_types import measured, sniffed
 from templatekit_server.bodies import Asset, AssetListed, Moment
@@ -106,6 +107,22 @@ def exists(db: Database, workspace_id: str, made: str) -> bool:
     bytes they kept: a deleted asset is gone on every host at once)."""
     with db.read() as connection:
         return _media_type_in(connection, workspace_id, made) is not None
+
+
+def named_in(text: str) -> list[str]:
+    """The asset ids named anywhere in ``text`` (a request, a URL's query)."""
+    return sorted(set(ASSET_ID.findall(text)))
+
+
+def missing(db: Database, workspace_id: str, named: list[str]) -> list[str]:
+    """Those of the asset ids ``named`` that the workspace does not have, or no longer has."""
+    with db.read() as connection:
+        held = set(
+            connection.execute(
+                select(assets.c.id).where(assets.c.workspace_id == workspace_id, assets.c.id.in_(named))
+            ).scalars()
+        )
+    return [made for made in named if made not in held]
 
 
 def _media_type_in(connection: Connection, workspace_id: str, made: str) -> str | None:

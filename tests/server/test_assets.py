@@ -5,6 +5,7 @@ the templates that use them, and kept while any stored version of a template use
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import httpx
@@ -15,6 +16,7 @@ from templatekit_server import accounts
 from tests.conftest import decode
 from tests.pdf_readers import rasterise
 from tests.server.conftest import Account, LiveServer
+from tests.server.test_signed_urls import signed_query
 
 pytestmark = pytest.mark.slow
 
@@ -174,3 +176,20 @@ def test_a_deleted_asset_is_no_longer_drawn_even_by_a_worker_that_kept_it(live):
         refused = render()
         error = refused.json()["error"]
         assert (refused.status_code, error["code"]) == (400, "FETCH_IMAGE_ERROR") and gone["id"] in error["message"]
+
+
+def test_a_signed_url_is_not_answered_from_the_cache_once_an_asset_it_drew_is_deleted(live):
+    account = live.account()
+    kept = upload(live, account, png((20, 120, 220))).json()
+    gone = upload(live, account, png((200, 30, 30))).json()
+    httpx.post(f"{live.api}/templates", json=photo_template(kept["src"]), headers=account.bearer)
+    mods = json.dumps([{"name": "photo", "src": gone["src"]}])
+    query = signed_query(account.key, templateId="photo", modifications=mods)
+    url = f"{live.api}/templates/signedurl"
+    for _ in range(2):  # rendered, then from the cache
+        drawn = httpx.get(url, params=query, timeout=60)
+        assert decode(drawn.content).convert("RGB").getpixel((30, 20)) == (200, 30, 30)
+    assert httpx.delete(f"{live.api}/assets/{gone['id']}", headers=account.bearer).status_code == 204
+    refused = httpx.get(url, params=query, timeout=60)
+    error = refused.json()["error"]
+    assert (refused.status_code, error["code"]) == (400, "FETCH_IMAGE_ERROR") and gone["id"] in error["message"]

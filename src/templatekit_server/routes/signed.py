@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from templatekit_server import accounts, catalog, render_cache, signing, usage
+from templatekit_server import accounts, assets, catalog, render_cache, signing, usage
 from templatekit_server.accounts import Caller
 from templatekit_server.answers import warnings_header
 from templatekit_server.bodies import SignedQuery
@@ -43,6 +43,9 @@ async def signed_url(request: Request) -> Response:
     fresh = asked.nocache
     key = render_cache.cache_key(caller.workspace_id, still.template_id, info.version, canonical)
     cached = None if fresh else await run_in_threadpool(render_cache.lookup, server.db, server.files, key)
+    named = assets.named_in(canonical)
+    if cached is not None and named and await run_in_threadpool(assets.missing, server.db, caller.workspace_id, named):
+        cached = None  # an asset it drew was deleted since: rendered again, which says so
     if cached is not None:
         if request.headers.get("if-none-match") == cached.etag:
             return Response(status_code=304, headers={"ETag": cached.etag, "Cache-Control": CACHED})
