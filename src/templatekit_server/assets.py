@@ -7,6 +7,7 @@ asset that any stored version of a template names is not deleted."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
 from sqlalchemy import Connection, select
 
@@ -15,6 +16,7 @@ from templatekit.service import ASSET_ID
 from templatekit_server import audit
 from templatekit_server.asset_types import measured, sniffed
 from templatekit_server.bodies import Asset, AssetListed, Moment
+from templatekit_server.catalog import KEEP_DELETED_SECONDS
 from templatekit_server.db import Database, assets, iso_time, now, template_versions, templates
 from templatekit_server.errors import ApiError
 
@@ -59,6 +61,22 @@ def store(db: Database, files: Store, workspace_id: str, data: bytes, named: str
                     connection, workspace_id, actor, "asset uploaded", made, f"{found.media_type}, {len(data):,} bytes"
                 )
     return Asset(id=made, media_type=found.media_type, size=len(data), src=f"asset:{made}", **about)
+
+
+def _in_use(made: str, users: Sequence[tuple[str, float | None]]) -> str:
+    """Why an asset stays: the templates that name it, and the deleted ones among them
+    with the day their versions go (until then, storing the id again brings them back)."""
+    kept = [template_id for template_id, deleted_at in users if deleted_at is None]
+    deleted = [(template_id, deleted_at) for template_id, deleted_at in users if deleted_at is not None]
+    reasons = [f"used by templates {', '.join(kept)}: change them first"] if kept else []
+    if deleted:
+        until = iso_time(max(deleted_at for _, deleted_at in deleted) + KEEP_DELETED_SECONDS)[:10]
+        names = ", ".join(template_id for template_id, _ in deleted)
+        reasons.append(
+            f"named by deleted templates {names}, whose versions are kept until {until} "
+            "(storing one of them again brings its versions back)"
+        )
+    return f"asset {made} is " + "; and ".join(reasons)
 
 
 def listed(db: Database, workspace_id: str) -> list[AssetListed]:
@@ -139,18 +157,21 @@ def delete(db: Database, files: Store, workspace_id: str, made: str, actor: str)
     with db.write() as connection:
         if _media_type_in(connection, workspace_id, made) is None:
             raise ApiError("NOT_FOUND", f"asset {made[:80]} does not exist")
-        users = sorted(
-            connection.execute(
-                select(template_versions.c.template_id)
-                .where(
-                    template_versions.c.workspace_id == workspace_id,
-                    template_versions.c.body.contains(f'"asset:{made}"'),
-                )
-                .distinct()
-            ).scalars()
-        )
+        users = connection.execute(
+            select(templates.c.id, templates.c.deleted_at)
+            .where(
+                templates.c.workspace_id == workspace_id,
+                templates.c.id.in_(
+                    select(template_versions.c.template_id).where(
+                        template_versions.c.workspace_id == workspace_id,
+                        template_versions.c.body.contains(f'"asset:{made}"'),
+                    )
+                ),
+            )
+            .order_by(templates.c.id)
+        ).all()
         if users:
-            raise ApiError("CONFLICT", f"asset {made} is used by templates {', '.join(users)}: change them first")
+            raise ApiError("CONFLICT", _in_use(made, [(row.id, row.deleted_at) for row in users]))
         connection.execute(assets.delete().where(assets.c.workspace_id == workspace_id, assets.c.id == made))
         audit.record(connection, workspace_id, actor, "asset deleted", made)
     files.delete(f"{folder(workspace_id)}/{made}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from pathlib import Path
 
 import httpx
@@ -154,6 +155,22 @@ def test_an_asset_in_use_is_kept_and_listed_with_its_templates(live):
     assert httpx.delete(f"{live.api}/assets/{gone['id']}", headers=account.bearer).status_code == 204
     assert httpx.get(f"{live.api}/assets/{gone['id']}", headers=account.bearer).status_code == 404
 
+
+
+def test_an_asset_kept_for_a_deleted_template_says_until_when(live):
+    account = live.account()
+    used = upload(live, account, png((200, 200, 0))).json()
+    for template_id in ("live", "old"):
+        httpx.post(f"{live.api}/templates", json=photo_template(used["src"], template_id), headers=account.bearer)
+    assert httpx.delete(f"{live.api}/templates/old", headers=account.bearer).status_code == 204
+    kept = httpx.delete(f"{live.api}/assets/{used['id']}", headers=account.bearer)
+    message = kept.json()["error"]["message"]
+    days = {time.strftime("%Y-%m-%d", time.gmtime(time.time() - ago + 30 * 86_400)) for ago in (0, 60)}
+    assert kept.status_code == 409 and "used by templates live: change them first" in message
+    assert any(f"named by deleted templates old, whose versions are kept until {day}" in message for day in days)
+    assert httpx.delete(f"{live.api}/templates/live", headers=account.bearer).status_code == 204
+    message = httpx.delete(f"{live.api}/assets/{used['id']}", headers=account.bearer).json()["error"]["message"]
+    assert "change them first" not in message and "named by deleted templates live, old" in message
 
 def test_a_deleted_asset_is_no_longer_drawn_even_by_a_worker_that_kept_it(live):
     """Render workers keep the bytes of the assets they read: once the asset is deleted,
