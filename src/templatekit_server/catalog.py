@@ -185,11 +185,11 @@ def save(
                 )
             else:  # stored before; if its versions were forgotten, it is new again
                 forgotten = row.deleted_at is not None and not _has_versions(connection, workspace_id, template_id)
+                new_again = {"created_at": timestamp} if forgotten else {}
                 connection.execute(
                     update(templates)
                     .where(templates.c.workspace_id == workspace_id, templates.c.id == template_id)
-                    .values(version=version, updated_at=timestamp, deleted_at=None, **values)
-                    .values(**({"created_at": timestamp} if forgotten else {}))
+                    .values(version=version, updated_at=timestamp, deleted_at=None, **values, **new_again)
                 )
             connection.execute(
                 template_versions.insert().values(
@@ -208,12 +208,16 @@ def save(
     return template_id, version, warnings
 
 
+#: Whether a template row still has versions (those of one deleted long ago are forgotten).
+_HAS_VERSIONS = exists().where(
+    template_versions.c.workspace_id == templates.c.workspace_id,
+    template_versions.c.template_id == templates.c.id,
+)
+
+
 def _has_versions(connection: Connection, workspace_id: str, template_id: str) -> bool:
-    found = connection.execute(
-        select(template_versions.c.version)
-        .where(template_versions.c.workspace_id == workspace_id, template_versions.c.template_id == template_id)
-        .limit(1)
-    ).first()
+    this_one = (templates.c.workspace_id == workspace_id) & (templates.c.id == template_id)
+    found = connection.execute(select(templates.c.id).where(this_one, _HAS_VERSIONS)).first()
     return found is not None
 
 
@@ -305,13 +309,9 @@ def forget_deleted(db: Database) -> int:
     loaded templates, a browser's thumbnail) can never show a forgotten design for a
     new one."""
     cutoff = now() - KEEP_DELETED_SECONDS
-    has_versions = exists().where(
-        template_versions.c.workspace_id == templates.c.workspace_id,
-        template_versions.c.template_id == templates.c.id,
-    )
     with db.write() as connection:
         gone = connection.execute(
-            select(templates.c.workspace_id, templates.c.id).where(templates.c.deleted_at < cutoff, has_versions)
+            select(templates.c.workspace_id, templates.c.id).where(templates.c.deleted_at < cutoff, _HAS_VERSIONS)
         ).all()
         for workspace_id, template_id in gone:
             connection.execute(
