@@ -63,22 +63,6 @@ def store(db: Database, files: Store, workspace_id: str, data: bytes, named: str
     return Asset(id=made, media_type=found.media_type, size=len(data), src=f"asset:{made}", **about)
 
 
-def _in_use(made: str, users: Sequence[tuple[str, float | None]]) -> str:
-    """Why an asset stays: the templates that name it, and the deleted ones among them
-    with the day their versions go (until then, storing the id again brings them back)."""
-    kept = [template_id for template_id, deleted_at in users if deleted_at is None]
-    deleted = [(template_id, deleted_at) for template_id, deleted_at in users if deleted_at is not None]
-    reasons = [f"used by templates {', '.join(kept)}: change them first"] if kept else []
-    if deleted:
-        until = iso_time(max(deleted_at for _, deleted_at in deleted) + KEEP_DELETED_SECONDS)[:10]
-        names = ", ".join(template_id for template_id, _ in deleted)
-        reasons.append(
-            f"named by deleted templates {names}, whose versions are kept until {until} "
-            "(storing one of them again brings its versions back)"
-        )
-    return f"asset {made} is " + "; and ".join(reasons)
-
-
 def listed(db: Database, workspace_id: str) -> list[AssetListed]:
     """Every asset of the workspace, newest first, with the templates whose current
     version names it."""
@@ -175,3 +159,19 @@ def delete(db: Database, files: Store, workspace_id: str, made: str, actor: str)
         connection.execute(assets.delete().where(assets.c.workspace_id == workspace_id, assets.c.id == made))
         audit.record(connection, workspace_id, actor, "asset deleted", made)
     files.delete(f"{folder(workspace_id)}/{made}")
+
+
+def _in_use(made: str, users: Sequence[tuple[str, float | None]]) -> str:
+    """Why an asset stays: the templates that name it, and the deleted ones among them
+    with the day their versions go (until then, storing the id again brings them back)."""
+    kept = [template_id for template_id, deleted_at in users if deleted_at is None]
+    deleted = [(template_id, deleted_at) for template_id, deleted_at in users if deleted_at is not None]
+    reasons = [f"used by templates {', '.join(kept)}: change them first"] if kept else []
+    if deleted:
+        until = iso_time(max(deleted_at for _, deleted_at in deleted) + KEEP_DELETED_SECONDS)[:10]
+        names = ", ".join(template_id for template_id, _ in deleted)
+        reasons.append(
+            f"named by deleted templates {names}, whose versions are kept until {until} "
+            "(storing one of them again brings its versions back)"
+        )
+    return f"asset {made} is " + "; and ".join(reasons)
