@@ -309,22 +309,30 @@ def forget_deleted(db: Database) -> int:
     loaded templates, a browser's thumbnail) can never show a forgotten design for a
     new one."""
     cutoff = now() - KEEP_DELETED_SECONDS
+    forgotten = 0
     with db.write() as connection:
-        gone = connection.execute(
+        candidates = connection.execute(
             select(templates.c.workspace_id, templates.c.id).where(templates.c.deleted_at < cutoff, _HAS_VERSIONS)
         ).all()
-        for workspace_id, template_id in gone:
-            connection.execute(
-                template_versions.delete().where(
-                    template_versions.c.workspace_id == workspace_id, template_versions.c.template_id == template_id
-                )
-            )
-            connection.execute(
+        for workspace_id, template_id in candidates:
+            # the row first, still deleted: one stored again meanwhile (by another host) keeps its versions
+            cleared = connection.execute(
                 update(templates)
-                .where(templates.c.workspace_id == workspace_id, templates.c.id == template_id)
+                .where(
+                    templates.c.workspace_id == workspace_id,
+                    templates.c.id == template_id,
+                    templates.c.deleted_at < cutoff,
+                )
                 .values(name="", width=0, height=0)
             )
-    return len(gone)
+            if cleared.rowcount:
+                connection.execute(
+                    template_versions.delete().where(
+                        template_versions.c.workspace_id == workspace_id, template_versions.c.template_id == template_id
+                    )
+                )
+                forgotten += 1
+    return forgotten
 
 
 def details(db: Database, workspace_id: str, template_id: str) -> dict[str, Any]:
