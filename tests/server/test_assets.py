@@ -156,7 +156,6 @@ def test_an_asset_in_use_is_kept_and_listed_with_its_templates(live):
     assert httpx.get(f"{live.api}/assets/{gone['id']}", headers=account.bearer).status_code == 404
 
 
-
 def test_an_asset_kept_for_a_deleted_template_says_until_when(live):
     account = live.account()
     used = upload(live, account, png((200, 200, 0))).json()
@@ -171,6 +170,7 @@ def test_an_asset_kept_for_a_deleted_template_says_until_when(live):
     assert httpx.delete(f"{live.api}/templates/live", headers=account.bearer).status_code == 204
     message = httpx.delete(f"{live.api}/assets/{used['id']}", headers=account.bearer).json()["error"]["message"]
     assert "change them first" not in message and "named by deleted templates live, old" in message
+
 
 def test_a_deleted_asset_is_no_longer_drawn_even_by_a_worker_that_kept_it(live):
     """Render workers keep the bytes of the assets they read: once the asset is deleted,

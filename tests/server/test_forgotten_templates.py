@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -15,6 +16,7 @@ from templatekit_server import accounts, catalog
 from templatekit_server.db import Database, templates
 from templatekit_server.errors import ApiError
 from templatekit_server.plans import DEFAULT_PLANS
+from tests.server import services
 from tests.server.conftest import text_template
 
 LATER = catalog.KEEP_DELETED_SECONDS + 60
@@ -57,3 +59,31 @@ def test_a_forgotten_template_leaves_its_version_number_and_nothing_else(db, mon
     assert json.loads(catalog.body(db, workspace, "promo", 4))["name"] == "New launch"
     assert [entry["version"] for entry in catalog.versions(db, workspace, "promo")] == [4]
     assert catalog.info(db, workspace, "promo").name == "New launch"
+
+
+@pytest.mark.slow
+def test_a_template_stored_again_while_it_is_being_forgotten_keeps_its_versions(monkeypatch):
+    """Two hosts on one PostgreSQL: one forgets the templates deleted long ago while the
+    other stores one of them again, between the first's choice and its change."""
+    with services.postgres() as pg:
+        db, other = Database(pg.url), Database(pg.url)
+        try:
+            workspace = accounts.create_workspace(db, "studio", "pro", DEFAULT_PLANS)
+            catalog.save(db, workspace, text_template("promo", name="Launch"))
+            catalog.delete(db, workspace, "promo")
+            clock = catalog.now()
+            monkeypatch.setattr(catalog, "now", lambda: clock + LATER)
+            chosen = catalog.update
+
+            def stored_again_first(table: Any) -> Any:  # the other host, before the first changes the row
+                monkeypatch.setattr(catalog, "update", chosen)
+                catalog.save(other, workspace, text_template("promo", name="Launch again"))
+                return chosen(table)
+
+            monkeypatch.setattr(catalog, "update", stored_again_first)
+            assert catalog.forget_deleted(db) == 0
+            assert [entry["version"] for entry in catalog.versions(db, workspace, "promo")] == [2, 1]
+            assert catalog.info(db, workspace, "promo").name == "Launch again"
+        finally:
+            db.close()
+            other.close()
