@@ -240,7 +240,7 @@ def render_draft_job(job: DraftJob) -> DraftOutput | Failure:
             assets=_assets_of(job.workspace_id),
             memory_limit=_Worker.memory,
         )
-    except TemplatekitError as exc:
+    except (TemplatekitError, SQLAlchemyError) as exc:  # the database: whether an asset is still there
         return _failure(exc)
     return DraftOutput.of(drawn)
 

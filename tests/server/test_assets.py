@@ -12,8 +12,11 @@ from pathlib import Path
 import httpx
 import pytest
 from PIL import Image
+from sqlalchemy.exc import OperationalError
 
-from templatekit_server import accounts
+import templatekit as tk
+from templatekit_server import accounts, rendering
+from templatekit_server.errors import DATABASE_UNAVAILABLE
 from tests.conftest import decode
 from tests.pdf_readers import rasterise
 from tests.server.conftest import Account, LiveServer
@@ -210,3 +213,19 @@ def test_a_signed_url_is_not_answered_from_the_cache_once_an_asset_it_drew_is_de
     refused = httpx.get(url, params=query, timeout=60)
     error = refused.json()["error"]
     assert (refused.status_code, error["code"]) == (400, "FETCH_IMAGE_ERROR") and gone["id"] in error["message"]
+
+
+def test_a_database_error_while_an_asset_is_checked_is_the_database_answer(monkeypatch):
+    """A preview that names an asset asks the database whether it is still there; when
+    the database fails, the answer is the database's envelope, not a worker's crash."""
+
+    def unreachable(_: str) -> bool:
+        raise OperationalError("SELECT", {}, Exception("connection refused"))
+
+    loader = tk.AssetLoader().with_asset_store("memory://assets", exists=unreachable)
+    monkeypatch.setattr(rendering, "_assets_of", lambda workspace_id: loader)
+    monkeypatch.setattr(rendering._Worker, "memory", 512_000_000, raising=False)  # as a worker sets it
+    job = rendering.DraftJob(photo_template(f"asset:ast_{'ab' * 20}"), None, "png", False, 1.0, None, "ws_1")
+    failure = rendering.render_draft_job(job)
+    assert isinstance(failure, rendering.Failure)
+    assert (failure.code, failure.message) == ("INTERNAL_SERVER_ERROR", DATABASE_UNAVAILABLE)
