@@ -107,8 +107,7 @@ def media_type(db: Database, workspace_id: str, made: str) -> str:
 def exists(db: Database, workspace_id: str, made: str) -> bool:
     """Whether the workspace has the asset ``made`` (render workers ask before they draw
     bytes they kept: a deleted asset is gone on every host at once)."""
-    with db.read() as connection:
-        return _media_type_in(connection, workspace_id, made) is not None
+    return not missing(db, workspace_id, [made])
 
 
 def named_in(text: str) -> list[str]:

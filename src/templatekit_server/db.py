@@ -513,7 +513,7 @@ class Database:
         """Copy the write-ahead log into the database file (SQLite): the connections of
         ``promptly`` leave it to this, so that no request waits for a checkpoint's disk
         writes on the event loop."""
-        if self._prompt_engine is None:
+        if not self.needs_checkpoints:
             return
         with self.engine.connect() as connection:
             connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
