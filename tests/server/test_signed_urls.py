@@ -11,6 +11,7 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
+from templatekit_server import accounts
 from tests.conftest import decode
 from tests.server.conftest import text_template
 
@@ -79,6 +80,19 @@ def test_any_change_or_a_missing_signature_is_refused(client, live, account):
         answer = get(client, live, changed)
         assert (answer.status_code, answer.json()["error"]["code"]) == (400, "BAD_REQUEST")
     assert live.used(account) == 0
+
+
+def test_forged_signatures_neither_use_up_nor_show_the_keys_rate_limit(client, live, account):
+    """The key's hash is public in every URL it signs: forging with it costs the key nothing."""
+    accounts.set_rate_limit(live.db, account.key_id, 3)
+    forged = {"apiKeyHashed": hashlib.sha256(account.key.encode()).hexdigest(), "templateId": "card", "sign": "00"}
+    for _ in range(5):
+        answer = get(client, live, forged)
+        assert answer.status_code == 400 and "does not match" in answer.json()["error"]["message"]
+        assert not any(name.lower().startswith("x-ratelimit") for name in answer.headers)
+    genuine = get(client, live, signed_query(account.key, templateId="card"))
+    assert genuine.status_code == 200, genuine.text
+    assert genuine.headers["X-RateLimit-Limit"] == "3" and genuine.headers["X-RateLimit-Remaining"] == "2"
 
 
 def test_plain_hash_signatures_are_refused(client, live, account):

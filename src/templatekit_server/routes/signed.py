@@ -55,14 +55,17 @@ async def signed_url(request: Request) -> Response:
 
 async def _verified(request: Request, server: ServerState, query: dict[str, str], canonical: str) -> Caller:
     """The caller whose key signed the query; BAD_REQUEST for a wrong or expired URL.
-    The request counts against the key's rate limit before the signature is checked."""
+    Only a URL the key signed counts against the key's rate limit and carries its
+    window: the key's hash is public in every URL it signs, so anyone could otherwise
+    use up its limit, and watch it, with forged signatures (guessing an HMAC-SHA256
+    needs no limit to fail)."""
     caller, key = await _signer(server, query)
-    await count_request(request, caller, "signedurl")
     if not signing.valid(key, canonical, query["sign"]):
         raise bad_request("sign: the signature does not match the parameters")
     problem = signing.expiry_problem(query.get("expires"), time.time())
     if problem is not None:
         raise bad_request(problem)
+    await count_request(request, caller, "signedurl")
     return caller
 
 
