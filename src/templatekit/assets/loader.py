@@ -178,6 +178,13 @@ class AssetLoader:
 
     def _size_key(self, src: str, base_dir: Path | None) -> tuple[Any, ...] | None:
         scheme = _scheme(src)
+        if scheme == "asset":
+            # an asset's size is kept for its store (a server's workspace): the same id
+            # in another store is another asset, or none, and must not be told apart
+            try:
+                return (f"{self._store(src.removeprefix('asset:')).url}/{src}",)
+            except Problem:
+                return None
         if scheme not in ("", "file"):
             return (src,)
         try:
@@ -216,6 +223,19 @@ class AssetLoader:
     def _asset(self, asset_id: str, limit: int) -> bytes:
         """An uploaded file by its id: read from the asset store once (the id names the
         content, which never changes), then from memory."""
+        store = self._store(asset_id)
+        cache_key = f"{store.url}/{asset_id}"
+        cached = self._downloads.get(cache_key)
+        if cached is None:
+            try:
+                cached = store.get(asset_id)
+            except StorageError:
+                raise Problem(f"the asset store has no asset {asset_id}") from None
+            self._downloads.put(cache_key, cached, len(cached))
+        return _checked_size(cached, limit)
+
+    def _store(self, asset_id: str) -> Store:
+        """The store holding the asset ``asset_id``, which it must still hold (``exists``)."""
         if not ASSET_ID.fullmatch(asset_id):
             raise Problem("an asset's id is ast_ and hexadecimal digits")
         if self._asset_store is None:
@@ -227,18 +247,9 @@ class AssetLoader:
                 self._asset_store = Store(self._asset_store)
             except StorageError as exc:
                 raise Problem(str(exc)) from None
-        store = self._asset_store
         if self._asset_exists is not None and not self._asset_exists(asset_id):
             raise Problem(f"the asset store has no asset {asset_id}")
-        cache_key = f"{store.url}/{asset_id}"
-        cached = self._downloads.get(cache_key)
-        if cached is None:
-            try:
-                cached = store.get(asset_id)
-            except StorageError:
-                raise Problem(f"the asset store has no asset {asset_id}") from None
-            self._downloads.put(cache_key, cached, len(cached))
-        return _checked_size(cached, limit)
+        return self._asset_store
 
     def _decode_svg(self, data: bytes, digest: str, size_hint: SizeHint) -> LoadedImage:
         from templatekit.assets import svg  # imported on first use: resvg and the XML checks

@@ -50,6 +50,20 @@ def test_an_asset_said_to_be_gone_is_not_drawn_from_what_was_kept(tmp_path):
         tk.render_image(photo(), assets=loader)
 
 
+def test_an_assets_size_is_known_only_where_it_is(tmp_path):
+    """Sizes are kept without the bytes (for "hug" and the memory budget): another store,
+    or the same one after a delete, learns nothing from them."""
+    store = Store(tmp_path.as_uri())
+    store.put(ASSET, red_png())
+    there = {ASSET}
+    loader = AssetLoader().with_asset_store(store, exists=there.__contains__)
+    assert loader.raster_size(f"asset:{ASSET}") == (40, 30)
+    elsewhere = loader.with_asset_store(Store((tmp_path / "elsewhere").as_uri()))
+    assert elsewhere.raster_size(f"asset:{ASSET}") is None
+    there.clear()
+    assert loader.raster_size(f"asset:{ASSET}") is None
+
+
 def test_the_store_comes_from_an_fsspec_url_or_the_environment(tmp_path, monkeypatch):
     (tmp_path / ASSET).write_bytes(red_png())
     by_url = AssetLoader(asset_store=tmp_path.as_uri())
