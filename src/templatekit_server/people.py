@@ -17,7 +17,17 @@ from sqlalchemy import ColumnElement, Connection, delete, func, select, update
 
 from templatekit_server import audit
 from templatekit_server.accounts import AccountError, new_id, sha256_hex
-from templatekit_server.db import Database, api_keys, memberships, now, sessions, sign_in_failures, users, workspaces
+from templatekit_server.db import (
+    Database,
+    api_keys,
+    memberships,
+    now,
+    projects,
+    sessions,
+    sign_in_failures,
+    users,
+    workspaces,
+)
 
 #: What each role may do, from most to least: owner (everything, members), admin
 #: (projects, keys, webhooks, hooks, templates), designer (templates, assets, the editor),
@@ -121,18 +131,22 @@ def add_member_in(db: Database, connection: Connection, workspace_id: str, user_
     if before is None:
         audit.record(connection, workspace_id, actor, "member added", email, f"role {role}")
     elif before != role:
+        if ROLES.index(role) > ROLES.index(before):  # less than before: what the old role was given ends
+            _revoke_editor_keys(connection, workspace_id, user_id)
         audit.record(connection, workspace_id, actor, "role changed", email, f"{before} to {role}")
 
 
 def remove_member(db: Database, workspace_id: str, user_id: str, actor: str = audit.ADMIN_COMMAND) -> None:
-    """Out of the workspace; sessions end, so that the next page asks again. The last
+    """Out of the workspace, and the editor keys made for the person in its projects
+    revoked. The person's sessions go on: they may belong to other workspaces, whose
+    owners alone decide about them, and each page asks for the role anew. The last
     owner of a workspace stays."""
     with db.write() as connection:
         _keep_an_owner(connection, workspace_id, user_id)
         done = connection.execute(
             delete(memberships).where(memberships.c.workspace_id == workspace_id, memberships.c.user_id == user_id)
         )
-        _end_sessions(connection, sessions.c.user_id == user_id)
+        _revoke_editor_keys(connection, workspace_id, user_id)
         if done.rowcount:
             email = connection.execute(select(users.c.email).where(users.c.id == user_id)).scalar() or user_id
             audit.record(connection, workspace_id, actor, "member removed", email)
@@ -150,6 +164,17 @@ def _keep_an_owner(connection: Connection, workspace_id: str, user_id: str) -> N
     }
     if owners == {user_id}:
         raise AccountError("a workspace keeps at least one owner: make another member owner first")
+
+
+def _revoke_editor_keys(connection: Connection, workspace_id: str, user_id: str) -> None:
+    """The keys made for the person's sessions to edit the workspace's projects end."""
+    theirs = select(sessions.c.id).where(sessions.c.user_id == user_id)
+    here = select(projects.c.id).where(projects.c.workspace_id == workspace_id)
+    connection.execute(
+        update(api_keys)
+        .where(api_keys.c.session_id.in_(theirs), api_keys.c.project_id.in_(here), api_keys.c.revoked_at.is_(None))
+        .values(revoked_at=now())
+    )
 
 
 def _role_in(connection: Connection, user_id: str, workspace_id: str) -> str | None:

@@ -153,7 +153,7 @@ def test_roles_a_designer_sees_no_keys_and_a_viewer_changes_nothing(live):
     assert viewer.get(f"/dashboard/w/{other.workspace}/").status_code == 404
 
 
-def test_sign_out_and_removal_end_the_session_at_once(live):
+def test_sign_out_ends_the_session_and_removal_the_workspace_at_once(live):
     account = live.account()
     email = member(live, account, "admin")
     browser = signed_in(live, email)
@@ -164,7 +164,7 @@ def test_sign_out_and_removal_end_the_session_at_once(live):
 
     browser = signed_in(live, email)
     people.remove_member(live.db, account.workspace, people.user_id_of(live.db, email))
-    assert browser.get(f"/dashboard/w/{account.workspace}/").status_code == 303
+    assert browser.get(f"/dashboard/w/{account.workspace}/").status_code == 404  # as any other's
 
 
 def test_templates_with_thumbnails_versions_and_revert(live):
@@ -256,7 +256,7 @@ def test_an_invited_person_makes_an_account_and_joins_once(live):
     assert email in members and "Invitations not used yet" not in members
 
 
-def test_the_last_owner_stays_and_a_removed_member_is_signed_out(live):
+def test_the_last_owner_stays_and_a_removed_member_is_out_at_once(live):
     account = live.account()
     owner_email = member(live, account, "owner")
     owner = signed_in(live, owner_email)
@@ -276,7 +276,7 @@ def test_the_last_owner_stays_and_a_removed_member_is_signed_out(live):
     assert "· viewer" in designer.get(f"/dashboard/w/{account.workspace}/").text  # the new role at once
     removed = owner.post(f"/dashboard/w/{account.workspace}/members/{designer_id}/remove", data={"csrf": csrf(page)})
     assert removed.status_code == 303
-    assert designer.get(f"/dashboard/w/{account.workspace}/").status_code == 303  # signed out
+    assert designer.get(f"/dashboard/w/{account.workspace}/").status_code == 404  # as any other's
     assert designer_email not in owner.get(f"/dashboard/w/{account.workspace}/members").text
 
 

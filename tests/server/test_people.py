@@ -1,6 +1,6 @@
 """The people of a workspace on a real SQLite file: passwords hashed with argon2id,
 the same answer for an unknown email and a wrong password, the throttle on failed
-sign-ins, sessions that end at once, and roles."""
+sign-ins, sessions that end at once, roles, and what leaving a workspace ends."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def test_ten_failures_throttle_the_email_and_the_address_and_success_is_not_coun
     assert not people.throttled(db, ["email:bo@example.com", "address:10.0.0.2"])  # others may go on
 
 
-def test_a_session_ends_at_sign_out_a_new_password_or_removal(db, workspace):
+def test_a_session_ends_at_sign_out_or_a_new_password(db, workspace):
     user = people.create_user(db, "ana@example.com", PASSWORD)
     people.add_member(db, workspace, user, "admin")
     token = people.start_session(db, user)
@@ -90,10 +90,35 @@ def test_a_session_ends_at_sign_out_a_new_password_or_removal(db, workspace):
     assert people.session(db, token) is None
     assert people.check_password(db, "ana@example.com", "a new passphrase", ["email:ana@example.com"]) == user
 
+
+def test_leaving_one_workspace_or_a_lower_role_ends_only_that_workspaces_editor_keys(db, workspace, tmp_path):
+    """A person in two workspaces: one owner's decision ends nothing in the other."""
+    sealer = Sealer(server_secret(None, tmp_path))
+    other = accounts.create_workspace(db, "Beta", "pro", DEFAULT_PLANS)
+    user = people.create_user(db, "ana@example.com", PASSWORD)
+    people.add_member(db, workspace, user, "designer")
+    people.add_member(db, other, user, "designer")
     token = people.start_session(db, user)
+    session_id = accounts.sha256_hex(token)
+
+    def editor_key(workspace_id: str) -> str:
+        project = accounts.create_project(db, workspace_id, "Site")
+        expires = time.time() + 3600
+        return accounts.create_key(db, sealer, project, expires_at=expires, session_id=session_id)[1]
+
+    here, there = editor_key(workspace), editor_key(other)
+    people.add_member(db, workspace, user, "admin")  # more than before: nothing ends
+    assert accounts.caller_for_key(db, here) is not None
+    people.add_member(db, workspace, user, "viewer")  # less than before: its editor keys end
+    assert accounts.caller_for_key(db, here) is None
+    assert accounts.caller_for_key(db, there) is not None
+
+    here = editor_key(workspace)
     people.remove_member(db, workspace, user)
-    assert people.session(db, token) is None
-    assert people.workspaces_of(db, user) == []
+    assert accounts.caller_for_key(db, here) is None
+    assert people.workspaces_of(db, user) == [{"id": other, "name": "Beta", "plan": "pro", "role": "designer"}]
+    assert people.session(db, token) is not None  # still signed in, to the other workspace
+    assert accounts.caller_for_key(db, there) is not None
 
 
 def test_roles_in_workspaces(db, workspace):
