@@ -144,10 +144,13 @@ def add_admin(commands: Any) -> None:
     user = groups.add_parser("user", help="people who sign in to the dashboard").add_subparsers(
         required=True, metavar="ACTION"
     )
-    made = user.add_parser("create", help="a user in a workspace with a role (an existing user keeps their password)")
+    made = user.add_parser("create", help="a user in a workspace with a role")
     made.add_argument("--workspace", required=True)
     made.add_argument("--email", required=True)
     made.add_argument("--role", default="viewer", help="owner, admin, designer or viewer (default viewer)")
+    made.add_argument(
+        "--existing", action="store_true", help="the email has an account already: add it, with its own password"
+    )
     _password_option(made)
     made.set_defaults(run=_command("create_user"))
     listed = user.add_parser("list", help="a workspace's users and their roles")

@@ -265,10 +265,20 @@ def _new_password(args: argparse.Namespace) -> str:
 
 @_admin
 def create_user(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
-    """A user in a workspace with a role; an existing user (by email) keeps their password."""
+    """A user in a workspace with a role. An email that has an account already is
+    refused unless ``--existing`` says to add that account, which keeps its password:
+    anyone holding an invitation link may have made it, for an email not theirs."""
     _workspace(admin.db, args.workspace)
     user_id = people.user_id_of(admin.db, args.email)
     existing = user_id is not None
+    if existing and not args.existing:
+        email = people.normal_email(args.email)
+        raise accounts.AccountError(
+            f"{email} has an account already, with a password of its own (not one given here), which may"
+            " have been made by anyone who held an invitation link. If it is this person's, add it with"
+            f" --existing; if that is not sure, give it a new password first (admin user reset-password"
+            f" --email {email}, which signs it out everywhere) and then add it with --existing"
+        )
     if user_id is None:
         user_id = people.create_user(admin.db, args.email, _new_password(args))
     people.add_member(admin.db, args.workspace, user_id, args.role)

@@ -25,9 +25,9 @@ pytestmark = pytest.mark.slow
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "templates"
 
 
-def admin(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def admin(data_dir: Path, *args: str, input: str = "") -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "templatekit.cli", "admin", "--data-dir", str(data_dir), *args]
-    return subprocess.run(command, capture_output=True, text=True, check=False)
+    return subprocess.run(command, input=input, capture_output=True, text=True, check=False)
 
 
 def answer(data_dir: Path, *args: str) -> dict:
@@ -61,8 +61,7 @@ def test_admin_makes_accounts_keys_and_templates_and_reports_usage(tmp_path):
 
 
 def admin_with_input(data_dir: Path, text: str, *args: str) -> dict:
-    command = [sys.executable, "-m", "templatekit.cli", "admin", "--data-dir", str(data_dir), *args]
-    done = subprocess.run(command, input=text, capture_output=True, text=True, check=False)
+    done = admin(data_dir, *args, input=text)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -95,6 +94,14 @@ def test_admin_lists_what_a_person_looks_for_first_and_manages_users(tmp_path):
     assert (made["email"], made["role"], made["existing"]) == ("ana@example.com", "owner", False)
     users = answer(tmp_path, "user", "list", "--workspace", workspace)
     assert [(u["email"], u["role"]) for u in users] == [("ana@example.com", "owner")]
+    # an account made before (by an invitation link, say) is not joined by its email alone
+    other = answer(tmp_path, "workspace", "create", "--name", "Beta")["id"]
+    joined = ("user", "create", "--workspace", other, "--email", "ana@example.com", "--password-stdin")
+    refused = admin(tmp_path, *joined, input="her own passphrase\n")
+    assert refused.returncode == 1 and "ana@example.com has an account already" in refused.stderr
+    assert "--existing" in refused.stderr and answer(tmp_path, "user", "list", "--workspace", other) == []
+    made = answer(tmp_path, *joined, "--existing")
+    assert (made["email"], made["role"], made["existing"]) == ("ana@example.com", "viewer", True)
     reset = admin_with_input(
         tmp_path, "another passphrase\n", "user", "reset-password", "--email", "ana@example.com", "--password-stdin"
     )
