@@ -245,9 +245,7 @@ def check_password(db: Database, email: str, password: str, subjects: Iterable[s
     except (VerificationError, InvalidHashError):
         pass
     with db.write() as connection:
-        at = now()
-        connection.execute(sign_in_failures.insert(), [{"subject": s, "at": at} for s in subjects])
-        connection.execute(delete(sign_in_failures).where(sign_in_failures.c.at < at - THROTTLE_SECONDS))
+        _count_failure(connection, subjects)
         if row is not None:  # a person's account was tried: their workspaces' logs say so
             tried_from = ", ".join(s.removeprefix("address:") for s in subjects if s.startswith("address:"))
             for workspace_id in connection.execute(
@@ -255,6 +253,18 @@ def check_password(db: Database, email: str, password: str, subjects: Iterable[s
             ).scalars():
                 audit.record(connection, workspace_id, tried_from or "unknown", "sign-in failed", address)
     return None
+
+
+def count_failure(db: Database, subjects: Iterable[str]) -> None:
+    """A failed attempt for each of ``subjects``, toward ``throttled``."""
+    with db.write() as connection:
+        _count_failure(connection, subjects)
+
+
+def _count_failure(connection: Connection, subjects: Iterable[str]) -> None:
+    at = now()
+    connection.execute(sign_in_failures.insert(), [{"subject": s, "at": at} for s in subjects])
+    connection.execute(delete(sign_in_failures).where(sign_in_failures.c.at < at - THROTTLE_SECONDS))
 
 
 def start_session(db: Database, user_id: str) -> str:

@@ -19,6 +19,7 @@ from standardwebhooks.webhooks import Webhook
 
 from templatekit.service import AllowList
 from templatekit_server import accounts, audit, people, webhooks
+from templatekit_server.db import sign_in_failures
 from tests.conftest import decode
 from tests.server.conftest import Account, LiveServer, free_port, text_template
 from tests.server.test_webhooks import Receiver
@@ -254,6 +255,25 @@ def test_an_invited_person_makes_an_account_and_joins_once(live):
     assert httpx.get(link).status_code == 410  # used: it works once
     members = owner.get(f"/dashboard/w/{account.workspace}/members").text
     assert email in members and "Invitations not used yet" not in members
+
+
+def test_a_link_tells_which_emails_have_an_account_only_as_often_as_sign_in_would(live):
+    account = live.account()
+    owner_email = member(live, account, "owner")
+    link = invitation_link(signed_in(live, owner_email), account.workspace, "viewer")
+    stranger = httpx.Client(follow_redirects=False)
+    page = stranger.get(link)
+    fields = {"password": PASSWORD, "again": PASSWORD, "csrf": csrf(page)}
+    try:
+        for _ in range(people.THROTTLE_FAILURES):
+            known = stranger.post(link, data={**fields, "email": owner_email})
+            assert known.status_code == 400 and "has an account: sign in first" in known.text
+        for email in (owner_email, f"nobody-{account.workspace}@example.com"):
+            refused = stranger.post(link, data={**fields, "email": email})
+            assert refused.status_code == 429 and "too many attempts" in refused.text
+    finally:  # the test server's address is every test's: its sign-ins go on
+        with live.db.write() as connection:
+            connection.execute(sign_in_failures.delete())
 
 
 def test_the_last_owner_stays_and_a_removed_member_is_out_at_once(live):

@@ -4,6 +4,8 @@ roles and remove; owners and admins read the audit log."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -11,7 +13,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from templatekit_server import audit, invitations, mail, people
-from templatekit_server.accounts import AccountError
+from templatekit_server.accounts import AccountError, sha256_hex
 from templatekit_server.dashboard.signing import SIGN_IN_COOKIE, sign_in_form_token, start
 from templatekit_server.dashboard.web import MANAGERS, SESSION_COOKIE, Visit, checked_form, page, secure, visit
 from templatekit_server.state import server_of
@@ -133,22 +135,27 @@ async def accept(request: Request) -> Response:
         password = str(form.get("password", ""))
         if password != str(form.get("again", "")):
             raise AccountError("the two passwords differ")
+        # Which emails have an account may be asked here only as often as at sign-in.
+        address = request.client.host if request.client else "unknown"
+        subjects = [f"address:{address}", f"invitation:{sha256_hex(token)}"]
+        if people.throttled(db, subjects):
+            return invitation_page(request, found, None, "too many attempts: wait a few minutes and try again", 429)
         if people.user_id_of(db, email) is not None:
+            people.count_failure(db, subjects)
             raise AccountError(f"{people.normal_email(email)} has an account: sign in first, then open this link again")
         user_id = people.create_user(db, email, password)
         workspace_id = invitations.accept(db, token, user_id, people.normal_email(email))
     except AccountError as exc:
-        answer = page(
-            request,
-            "invitation.html",
-            400,
-            invitation=found,
-            session=session,
-            message=str(exc),
-            csrf=session.csrf if session else request.cookies.get(SIGN_IN_COOKIE, ""),
-        )
-        return answer
+        return invitation_page(request, found, session, str(exc), 400)
     return start(request, user_id, request.url_for("dashboard:projects", workspace=workspace_id))
+
+
+def invitation_page(
+    request: Request, found: dict[str, Any], session: people.Session | None, message: str, status: int
+) -> Response:
+    """The link's page again, saying what went wrong."""
+    csrf = session.csrf if session else request.cookies.get(SIGN_IN_COOKIE, "")
+    return page(request, "invitation.html", status, invitation=found, session=session, message=message, csrf=csrf)
 
 
 async def audit_page(request: Request) -> Response:
