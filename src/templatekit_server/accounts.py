@@ -259,6 +259,7 @@ _CALLER = (
 
 
 _CALLER_OF_KEY = _CALLER.where(api_keys.c.sha256 == bindparam("sha256"))
+_KEY_IN_FORCE = _CALLER.with_only_columns(api_keys.c.id).where(api_keys.c.id == bindparam("id"))
 
 
 def caller_for_key(db: Database, key: str) -> Caller | None:
@@ -273,6 +274,13 @@ def caller_for_key(db: Database, key: str) -> Caller | None:
     if found.last_used_at is None or at - found.last_used_at >= LAST_USE_STEP:
         _note_use(db, found.id, at)
     return _caller(found)
+
+
+def key_in_force(db: Database, key_id: str) -> bool:
+    """Whether the key is neither revoked nor expired: asked again by what goes on after
+    its request was let in (an event stream), so that the key's end ends it too."""
+    with db.read() as connection:
+        return db.first(connection, _KEY_IN_FORCE, {"id": key_id, "now": now()}) is not None
 
 
 def _note_use(db: Database, key_id: str, at: float) -> None:

@@ -14,7 +14,7 @@ import av
 import httpx
 import pytest
 
-from templatekit_server import jobs
+from templatekit_server import accounts, jobs
 from tests.conftest import without_modules
 from tests.server.conftest import Account, LiveServer, text_template, video_template
 
@@ -44,8 +44,13 @@ def records(lines: Iterator[str]) -> Iterator[tuple[str, Any]]:
 
 
 def stream_until_done(response: httpx.Response) -> list[tuple[str, Any]]:
+    return until_done(records(response.iter_lines()))
+
+
+def until_done(events: Iterator[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The records up to the last one, ``done`` or ``error``."""
     seen = []
-    for event, data in records(response.iter_lines()):
+    for event, data in events:
         seen.append((event, data))
         if event in ("done", "error"):
             break
@@ -193,6 +198,20 @@ def test_a_dropped_stream_resumes_by_id_without_rendering_again(client, live, ac
     assert seen[0][0] in ("progress", "done")  # the stream starts from the latest event
     assert seen[-1][0] == "done"
     assert live.used(account) == 3
+
+
+def test_a_stream_ends_with_an_error_when_its_key_is_revoked(client, live):
+    account = live.account()
+    live.add_template(account, video_template("revoked", seconds=6, fps=30, size=480))
+    with stream_video(client, live, account, "revoked") as response:
+        events = records(response.iter_lines())
+        assert next(events)[0] == "created"
+        accounts.revoke_key(live.db, account.key_id)
+        seen = until_done(events)
+    event, data = seen[-1]
+    assert (event, data["error"]["code"]) == ("error", "UNAUTHORIZED"), seen
+    assert "revoked or expired while the stream was open" in data["error"]["message"]
+    assert not any(event == "done" for event, _ in seen)
 
 
 def test_videos_belong_to_their_project(client, live, account):

@@ -17,12 +17,12 @@ from starlette.routing import Route
 
 import templatekit as tk
 from templatekit import TemplatekitError, load_template
-from templatekit_server import catalog, events, jobs, webhooks
+from templatekit_server import accounts, catalog, events, jobs, webhooks
 from templatekit_server.accounts import Caller
 from templatekit_server.answers import idempotent, json_answer, json_response
 from templatekit_server.bodies import Url, VideoDone, VideoQueued, VideoRequest
 from templatekit_server.db import iso_time
-from templatekit_server.errors import ApiError, bad_request, from_library
+from templatekit_server.errors import ApiError, bad_request, envelope, from_library
 from templatekit_server.idempotency import Answer
 from templatekit_server.inputs import Fields, authenticate, read_as, read_request
 from templatekit_server.state import ServerState, server_of
@@ -57,10 +57,10 @@ async def render_video(request: Request) -> Response:
     answer, _ = await idempotent(request, caller, "renderVideo", body, produce, server.settings.render_timeout)
     video_id = str(answer.video_id)
     if stream:
-        return _event_stream(request, video_id, after=0)
+        return _event_stream(request, caller, video_id, after=0)
     if not wait:
         return json_response(VideoQueued(id=video_id, status="queued"), 202)
-    return await _finished(request, video_id)
+    return await _finished(request, caller, video_id)
 
 
 def queued_video(
@@ -100,11 +100,13 @@ def queued_video(
     )
 
 
-async def _finished(request: Request, video_id: str) -> Response:
+async def _finished(request: Request, caller: Caller, video_id: str) -> Response:
     """Wait for the video; 200 ``{url, id}``, or the error it failed with. A client that
     goes away stops the waiting, not the job."""
     server = server_of(request)
     while not await request.is_disconnected():
+        if not await run_in_threadpool(accounts.key_in_force, server.db, caller.key_id):
+            raise ApiError("UNAUTHORIZED", "the API key was revoked or expired while the request waited")
         row = await run_in_threadpool(jobs.find, server.db, video_id)
         if row.status == "done":
             return json_response(VideoDone(url=Url(_video_url(server, request, row.file_key)), id=video_id))
@@ -130,7 +132,7 @@ async def video(request: Request) -> Response:
         raise ApiError("FORBIDDEN", f"video {video_id} belongs to another project")
     if Fields(request.query_params, server.settings.max_text_chars).flag("stream"):
         latest = await run_in_threadpool(events.latest, server.db, video_id)
-        return _event_stream(request, video_id, after=latest[0] - 1 if latest else 0)
+        return _event_stream(request, caller, video_id, after=latest[0] - 1 if latest else 0)
     answer: dict[str, Any] = {
         "id": row.id,
         "status": row.status,
@@ -148,30 +150,37 @@ async def video(request: Request) -> Response:
     return JSONResponse(answer)
 
 
-def _event_stream(request: Request, video_id: str, after: int) -> Response:
+def _event_stream(request: Request, caller: Caller, video_id: str, after: int) -> Response:
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return StreamingResponse(_events(request, video_id, after), media_type="text/event-stream", headers=headers)
+    records = _events(request, caller, video_id, after)
+    return StreamingResponse(records, media_type="text/event-stream", headers=headers)
 
 
-async def _events(request: Request, video_id: str, after: int) -> AsyncIterator[str]:
+async def _events(request: Request, caller: Caller, video_id: str, after: int) -> AsyncIterator[str]:
     """``_records``, and a log line when the stream ends: after the last event, or when
     the client went away (the render goes on either way; it is not the stream's)."""
     sent = 0
     try:
-        async for record in _records(request, video_id, after):
+        async for record in _records(request, caller, video_id, after):
             sent += 1
             yield record
     finally:
         log.info("event stream of %s closed after %d records", video_id, sent)
 
 
-async def _records(request: Request, video_id: str, after: int) -> AsyncIterator[str]:
+async def _records(request: Request, caller: Caller, video_id: str, after: int) -> AsyncIterator[str]:
     """The video's events after ``after`` as SSE records, then new ones as they come,
     ``queued {ahead}`` while it waits, a keep-alive comment when nothing else is sent,
-    until ``done`` or ``error``."""
+    until ``done`` or ``error``; an ``error`` too when the caller's key is revoked or
+    expires meanwhile (asked before anything is sent: a revoked key gets nothing more)."""
     server = server_of(request)
     seq, ahead_sent, sent_at = after, None, time.monotonic()
     while True:
+        if not await run_in_threadpool(accounts.key_in_force, server.db, caller.key_id):
+            message = "the API key was revoked or expired while the stream was open"
+            error = envelope("UNAUTHORIZED", message, request.state.request_id, server.settings.docs_url)
+            yield _record({"type": "error", **error})
+            return
         found = await run_in_threadpool(events.after, server.db, video_id, seq)
         for number, data in found:
             seq = number
