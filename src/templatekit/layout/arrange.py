@@ -5,11 +5,12 @@ A frame with ``layout: row`` or ``column`` places its layers as CSS flexbox does
 Yoga (the flexbox engine of React Native and of Satori) with the web's defaults: ``gap``,
 ``padding``, ``align`` (align-items), ``justify`` (justify-content), ``wrap``; sizes
 ``"hug"`` (the content's own: a text's lines, measured by the text engine as Yoga asks;
-a frame's children, gaps and padding) and ``"fill"`` (flex-grow along the layout,
-stretch across it). A ``none`` frame keeps its layers where their ``x`` and ``y`` say,
-from its corner; hugging, it holds their boxes and its padding. A hidden layer takes
-no space. The result is the template with each frame's layers at canvas coordinates,
-their sizes as numbers.
+a frame's children, gaps and padding; no smaller than the content allows, which Yoga
+does not know of) and ``"fill"`` (flex-grow along the layout, stretch across it). A
+``none`` frame keeps its layers where their ``x`` and ``y`` say, from its corner;
+hugging, it holds their boxes and its padding. A hidden layer takes no space. The
+result is the template with each frame's layers at canvas coordinates, their sizes as
+numbers.
 """
 
 from __future__ import annotations
@@ -82,6 +83,8 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
             setattr(node, side, size)
             if _along(direction, side):
                 node.flex_shrink = 0  # a number is the size, as a designer's fixed size is (CSS: flex: none)
+        elif mode == "hug" and _along(direction, side):
+            _no_smaller_than_content(node, layer, side, ctx)
         elif mode == "fill" and _along(direction, side):
             node.flex_grow = 1
             node.flex_basis = 0
@@ -102,6 +105,53 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
         node.set_measure_func(_table_measure(layer, ctx, yoga, free=direction == "none"))
         tree.measured.append(node)
     return node
+
+
+def _no_smaller_than_content(node: Any, layer: Layer, side: str, ctx: LayoutContext) -> None:
+    """A layer that hugs shrinks, in a row or column too small for all, no further than
+    its content allows, as CSS's automatic minimum size of flex items says: a text to
+    its widest word across a row (its lines wrap), a frame to its layers' own minimums;
+    a text's lines, an image and a table not at all. Yoga has no such minimum: without
+    it a hug layer was squeezed under its content (a word broken, a tag overlapped)."""
+    if side == "width" and isinstance(layer, (TextLayer, FrameLayer)):
+        node.min_width = min_content_width(layer, ctx)
+    else:
+        node.flex_shrink = 0
+
+
+def min_content_width(layer: Layer, ctx: LayoutContext, in_row: bool = True) -> float:
+    """The narrowest ``layer`` may be set (``in_row``: as a layer of a row, where a
+    ``fill`` width may shrink to nothing): a number is its width; a text, its widest
+    word; an image or a table, its own width; a frame, its layers' minimums side by side
+    (a row that does not wrap) or the widest of them, with its padding."""
+    if not layer.visible or (layer.width_sizing == "fill" and in_row):
+        return 0.0
+    if layer.width_sizing == "fixed":
+        return layer.width
+    if isinstance(layer, TextLayer):
+        from templatekit.layout import text
+
+        return text.min_content_width(layer, ctx)
+    if isinstance(layer, ImageLayer) and layer.width_sizing == "hug":
+        width, height = _image_size(layer, ctx) or UNKNOWN_IMAGE_SIZE
+        return width if layer.height_sizing != "fixed" else layer.height * width / height
+    if isinstance(layer, TableLayer) and layer.width_sizing == "hug":
+        from templatekit.layout.table import table_rows_layout
+        from templatekit.layout.text import UNLIMITED
+
+        return table_rows_layout(evolve(layer, width=UNLIMITED, width_mode="adaptive"), ctx.fonts).width
+    if not isinstance(layer, FrameLayer):
+        return 0.0
+    shown = [child for child in layer.layers if child.visible]
+    row = layer.layout == "row"
+    widths = [min_content_width(child, ctx, row) for child in shown]
+    if layer.layout == "none":
+        return (
+            max((child.x + width for child, width in zip(shown, widths, strict=True)), default=0.0)
+            + layer.padding.right
+        )
+    inside = sum(widths) + layer.gap * max(0, len(shown) - 1) if row and not layer.wrap else max(widths, default=0.0)
+    return inside + layer.padding.left + layer.padding.right
 
 
 def _table_measure(layer: TableLayer, ctx: LayoutContext, yoga: Any, free: bool) -> Any:
@@ -129,17 +179,21 @@ UNKNOWN_IMAGE_SIZE = (100, 100)
 def _hug_image(node: Any, layer: ImageLayer, ctx: LayoutContext) -> None:
     """An image's natural size: its pixels when both sides hug; one side that hugs
     follows the other in the image's proportions."""
-    size = ctx.assets.raster_size(layer.src, ctx.base_dir) if ctx.assets is not None else None
+    size = _image_size(layer, ctx)
     if size is None:
         ctx.warn(
             layer.name, f'its own size is unknown (an SVG, or a file not read yet): "hug" is {UNKNOWN_IMAGE_SIZE[0]} px'
         )
-        size = UNKNOWN_IMAGE_SIZE
-    width, height = size
+    width, height = size or UNKNOWN_IMAGE_SIZE
     if layer.width_sizing == "hug" and layer.height_sizing == "hug":
         node.width, node.height = width, height
     else:
         node.aspect_ratio = width / height
+
+
+def _image_size(layer: ImageLayer, ctx: LayoutContext) -> tuple[int, int] | None:
+    """The image's pixel size, read from its header; None when it cannot be."""
+    return ctx.assets.raster_size(layer.src, ctx.base_dir) if ctx.assets is not None else None
 
 
 def _along(direction: str, side: str) -> bool:

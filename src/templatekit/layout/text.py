@@ -46,6 +46,15 @@ def measure(layer: TextLayer, ctx: LayoutContext, max_width: float | None) -> tu
     return block.width + across, block.height + pad.top + pad.bottom
 
 
+def min_content_width(layer: TextLayer, ctx: LayoutContext) -> float:
+    """The narrowest the text's box gets without breaking a word: its widest word (or
+    other piece between two line-break opportunities), padding included."""
+    pad = layer.padding
+    style = text_style(layer)
+    block = _block(layer, ctx, text_content(layer, style), style, UNLIMITED, None)
+    return block.widest_word + pad.left + pad.right
+
+
 def height_to_show_all(layer: TextLayer, ctx: LayoutContext) -> float | None:
     """The height the layer's box needs to show all its text at its width, when its text
     is cut; None when all of it shows."""

@@ -22,6 +22,7 @@ paragraph may mix styles (its lines are measured with its first style's metrics)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 from itertools import accumulate
 from typing import Literal
 
@@ -134,6 +135,9 @@ class TextBlock:
     missing: tuple[str, ...] = ()  # characters no font has (drawn as boxes)
     hidden: str = ""  # the text that was cut, for the warning that says so
     metrics: tuple[LineMetrics, ...] = ()  # one per line
+    #: the widest piece between two line-break opportunities: the narrowest the text
+    #: is set in without breaking a word (CSS min-content)
+    widest_word: float = 0.0
 
     @property
     def line_height(self) -> float:
@@ -246,6 +250,11 @@ class _Paragraph:
             script=run.script,
             offset=self.offset + start,
         )
+
+    @cached_property
+    def breaks(self) -> list[int]:
+        """Where a line may end, in order (the text's length last; none when empty)."""
+        return unicode.line_breaks(self.text, self.language) if self.text else []
 
     def width(self, start: int, end: int) -> float:
         """Advance of ``start:end`` as the end of a line: trailing spaces hang, and a
@@ -381,7 +390,7 @@ def _break(paragraph: _Paragraph, max_width: float) -> tuple[list[tuple[int, int
     text = paragraph.text
     if not text:
         return [(0, 0)], set()
-    opportunities = unicode.line_breaks(text, paragraph.language)
+    opportunities = paragraph.breaks
     lines: list[tuple[int, int]] = []
     inside: set[int] = set()
     start, fitting = 0, None
@@ -405,6 +414,15 @@ def _break(paragraph: _Paragraph, max_width: float) -> tuple[list[tuple[int, int
         index += 1
     lines.append((start, len(text)))
     return lines, inside
+
+
+def _widest_word(paragraph: _Paragraph) -> float:
+    """The widest piece of the paragraph between two line-break opportunities."""
+    widest, start = 0.0, 0
+    for stop in paragraph.breaks:
+        widest = max(widest, paragraph.width(start, stop))
+        start = stop
+    return widest
 
 
 def _split_wide(paragraph: _Paragraph, start: int, stop: int, max_width: float, lines: list[tuple[int, int]]) -> int:
@@ -522,6 +540,7 @@ def _typeset(
         missing=tuple(missing),
         hidden=hidden,
         metrics=tuple(metrics),
+        widest_word=max(_widest_word(paragraph) for paragraph in paragraphs),
     )
 
 

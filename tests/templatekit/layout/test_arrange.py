@@ -238,6 +238,38 @@ def test_an_image_hugs_its_pixels_or_their_proportions(tmp_path):
     assert found["wide"] == pytest.approx((300, 200))  # the frame's width, in the photo's proportions
 
 
+def test_an_image_that_hugs_keeps_its_size_and_proportions_in_a_row_too_small(tmp_path):
+    """Yoga would shrink it, and its fixed side with it through the proportions."""
+    from PIL import Image
+
+    Image.new("RGB", (200, 100), (200, 0, 0)).save(tmp_path / "photo.png")
+    row = frame(
+        "row",
+        {"type": "image", "name": "both", "width": "hug", "height": "hug", "src": "photo.png"},
+        {"type": "image", "name": "tall", "width": "hug", "height": 80, "src": "photo.png"},
+        fixed("block", 200, 30),
+        layout="row",
+        width=250,
+    )
+    column = frame(
+        "column",
+        {"type": "image", "name": "wide", "width": 120, "height": "hug", "src": "photo.png"},
+        fixed("under", 30, 80),
+        layout="column",
+        width="hug",
+        height=100,
+        y=300,
+    )
+    arranged, _, _ = resolve(
+        tk.load_template(template(row, column, height=600), base_dir=tmp_path), None, RenderOptions()
+    )
+    found = {layer.name: (layer.x, layer.width, layer.height) for layer in walk_layers(arranged.layers)}
+    assert found["both"] == pytest.approx((20, 200, 100))
+    assert found["tall"] == pytest.approx((220, 160, 80))  # its fixed height stays, its width follows
+    assert found["block"] == pytest.approx((380, 200, 30))  # past the row's end, as in CSS
+    assert found["wide"] == pytest.approx((20, 120, 60))
+
+
 def test_x_and_y_in_a_row_frame_are_not_used_and_a_warning_says_so():
     spec = template(frame("row", fixed("a", x=5, y=9), fixed("b"), layout="row"))
     loaded = tk.load_template(spec)

@@ -4,8 +4,9 @@ the bundled Inter, and every layer's box compared with the element's (within 2 p
 The equivalence (as docs/template-format.md gives it): a frame is ``display: flex`` (a
 ``none`` frame: its layers positioned absolutely from its corner) with its gap, padding,
 align-items and justify-content; a number is ``flex: none`` at that size, ``"hug"`` is
-the auto size, ``"fill"`` is ``flex: 1 1 0`` along the layout (``min-width: 0``: no
-minimum, as Yoga) and ``align-self: stretch`` across it."""
+the auto size (with CSS's automatic minimum: no smaller than its content allows),
+``"fill"`` is ``flex: 1 1 0`` along the layout (``min-width: 0``: no minimum, as Yoga)
+and ``align-self: stretch`` across it."""
 
 from __future__ import annotations
 
@@ -144,6 +145,33 @@ LAYOUTS = {
         {"type": "frame", "name": "column", "x": 40, "y": 30, "width": 400, "height": "hug", "layout": "column",
          "align": "center", "gap": 10, "layers": [
             box("first", 200), {**box("gone", 300), "visible": False}, text("words", "Centred words", "hug", size=18),
+        ]},
+    ],
+    # too little room: a layer that hugs shrinks no further than its content (CSS's
+    # automatic minimum size): texts wrap down to their widest word, frames hold theirs
+    "squeezed-row": [
+        {"type": "frame", "name": "row", "x": 10, "y": 10, "width": 300, "height": "hug", "layout": "row",
+         "layers": [
+            {"type": "frame", "name": "tags", "width": "hug", "height": "hug", "layout": "row", "gap": 4,
+             "layers": [box("tag1", 80, 30), box("tag2", 80, 30)]},
+            box("wide", 200, 30),
+        ]},
+        {"type": "frame", "name": "words", "x": 10, "y": 100, "width": 260, "height": "hug", "layout": "row",
+         "gap": 6, "layers": [
+            text("a", "alpha beta gamma", "hug", size=16), text("b", "delta epsilon zeta eta", "hug", size=16),
+            text("c", "theta", "hug", size=16),
+        ]},
+        {"type": "frame", "name": "beside", "x": 10, "y": 200, "width": 300, "height": "hug", "layout": "row",
+         "layers": [box("block", 250, 30), text("two", "Two words", "hug", size=20)]},
+    ],
+    "squeezed-column": [
+        {"type": "frame", "name": "column", "x": 10, "y": 10, "width": "hug", "height": 100, "layout": "column",
+         "layers": [text("lines", "Line one\nLine two\nLine three", "hug", size=20), box("under", 30, 60)]},
+        {"type": "frame", "name": "stacks", "x": 300, "y": 10, "width": "hug", "height": 150, "layout": "column",
+         "layers": [
+            {"type": "frame", "name": "stack", "width": "hug", "height": "hug", "layout": "column",
+             "layers": [box("s1", 30, 60), box("s2", 30, 60)]},
+            box("after", 30, 100),
         ]},
     ],
     "wrap": [
