@@ -50,6 +50,8 @@ MAX_SPANS = 1_000
 MAX_OUTLINE = 100.0
 MAX_POINTS = 10_000
 MAX_DASHES = 16
+#: px: the shortest a dash pattern may repeat every (a line is drawn as one dash a period).
+MIN_DASH_PERIOD = 1.0
 #: Animations of one layer: every preset and property several times over.
 MAX_ANIMATIONS = 32
 #: Keyframes of one animation: one every 0.3 s of the longest video.
@@ -477,8 +479,16 @@ class ShapeLayer(ShapeGeometry, Layer):
     arrow_end: bool = False
 
     def problems(self) -> Iterator[tuple[str, str]]:
-        if any(length < 0 for length in self.stroke_dash) or (self.stroke_dash and not any(self.stroke_dash)):
-            yield "strokeDash", f"lengths must be 0 or more, and not all 0 (got {list(self.stroke_dash)})"
+        dashes = self.stroke_dash
+        period = sum(dashes) * (2 if len(dashes) % 2 else 1)
+        if any(length < 0 for length in dashes) or (dashes and not any(dashes)):
+            yield "strokeDash", f"lengths must be 0 or more, and not all 0 (got {list(dashes)})"
+        elif dashes and period < MIN_DASH_PERIOD:
+            # finer dashes look like a solid line, and would number millions
+            yield (
+                "strokeDash",
+                f"the pattern repeats every {period:g} px: at least {MIN_DASH_PERIOD:g} px (got {list(dashes)})",
+            )
         yield from self.geometry_problems(self.shape)
 
 

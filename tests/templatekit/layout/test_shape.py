@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 
 import pytest
 
@@ -243,3 +244,16 @@ def test_a_radial_gradient_runs_from_the_centre_to_the_corners_in_png_and_pdf():
     pdf = tk.render_pdf(template(shape(fill=fill), width=200, height=200)).data
     shadings = pypdf.PdfReader(io.BytesIO(pdf)).pages[0]["/Resources"]["/Shading"]
     assert [shadings[name].get_object()["/ShadingType"] for name in shadings] == [3]
+
+
+@pytest.mark.parametrize("pattern", [[1e-9, 1e-9], [0.2, 0.2], [0.3]])
+def test_a_dash_pattern_finer_than_a_pixel_is_refused_in_a_template_and_a_modification(pattern):
+    """Such dashes look like a solid line and would number millions on a large outline."""
+    box = {"type": "shape", "name": "box", "x": 10, "y": 10, "width": 100, "height": 100, "stroke": "#000000"}
+    message = (
+        f"strokeDash: the pattern repeats every {sum(pattern) * (2 if len(pattern) % 2 else 1):g} px: at least 1 px"
+    )
+    with pytest.raises(tk.TemplateError, match=re.escape(message)):
+        tk.load_template(template({**box, "strokeDash": pattern}))
+    with pytest.raises(tk.ModificationError, match=re.escape(message)):
+        tk.render_image(template({**box, "strokeDash": [4, 2]}), {"box": {"strokeDash": pattern}})
