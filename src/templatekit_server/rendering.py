@@ -21,6 +21,7 @@ import ctypes
 import ctypes.util
 import functools
 import logging
+import math
 import multiprocessing
 import os
 import pickle
@@ -377,9 +378,11 @@ class RenderPool:
         try:
             answer = await self.pool.run(functools.partial(measured, function), job, self.timeout, self._too_large)
         except WorkerTimedOut as exc:
-            if not exc.started:
+            if not exc.started:  # every worker busy, or starting: busy, not broken
                 raise ApiError(
-                    "INTERNAL_SERVER_ERROR", f"no render worker could take the render within {self.timeout:g} s"
+                    "RATE_LIMITED",
+                    f"no render worker could take the render within {self.timeout:g} s: try again later",
+                    {"Retry-After": str(math.ceil(self.timeout))},
                 ) from None
             raise ApiError(
                 "INTERNAL_SERVER_ERROR", f"the render took longer than {self.timeout:g} s and was stopped"

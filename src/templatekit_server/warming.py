@@ -15,7 +15,10 @@ p99 several times its usual. Two steps take that cost before any request pays it
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -85,18 +88,50 @@ def warm_engine() -> None:
         log.exception("warming the render engine failed")
 
 
+class OverBudget(BaseException):
+    """Raised into a warm-up render when the budget is spent (not an ``Exception``: no
+    handler of the render's own may take it for a failure of its own and go on)."""
+
+
 def warm_templates(db: Database, render: Callable[[str, str, int, float], None]) -> None:
     """``render(workspace, template, version, seconds left)`` for the stored image
-    templates changed most recently, newest first, until the budget is spent."""
+    templates changed most recently, newest first, until the budget is spent. The budget
+    holds within a render too (an alarm stops it): a template that renders for a minute
+    must not keep each new worker, replacements included, from taking requests."""
     deadline = time.monotonic() + TEMPLATES_BUDGET_SECONDS
-    for workspace_id, template_id, version in _recent(db):
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
-        try:
-            render(workspace_id, template_id, version, left)
-        except Exception as exc:  # a template that cannot render now fails its requests, not the worker
-            log.info("warming template %s skipped: %s", template_id, exc)
+    template_id = ""
+    try:
+        with _alarm(TEMPLATES_BUDGET_SECONDS):
+            for workspace_id, template_id, version in _recent(db):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                try:
+                    render(workspace_id, template_id, version, left)
+                except Exception as exc:  # a template that cannot render now fails its requests, not the worker
+                    log.info("warming template %s skipped: %s", template_id, exc)
+    except OverBudget:
+        log.info("warming stopped: the budget ran out while template %s was rendering", template_id)
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float) -> Iterator[None]:
+    """``OverBudget`` raised once in this thread after ``seconds``, unless the block ends
+    first (no alarm where none can be set: outside the main thread, or on Windows)."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def ring(signum: int, frame: object) -> None:
+        raise OverBudget
+
+    before = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
 
 
 def _recent(db: Database, limit: int = 16) -> Iterator[tuple[str, str, int]]:
