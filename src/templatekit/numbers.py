@@ -23,6 +23,9 @@ _SPEC = re.compile(r"(?P<comma>,)?(?:\.(?P<precision>\d+))?(?P<kind>[fd%s])?")
 _CURRENCY = "$€£¥₹₩₽₺₪¢₫฿₴₦"
 MINUS = "\u2212"
 _SI = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
+#: Values nearer zero than this are zero to an axis (a step a fifth of theirs would
+#: leave the floats' range).
+_TINY = 1e-290
 
 
 class FormatError(ValueError):
@@ -83,6 +86,8 @@ class NumberFormat:
             return _fixed(value, 0, grouping)
         if self.kind == "s":
             return _si(value, self.precision, self.unit)
+        if self.kind == "e":  # axes of tiny values only: not in the valueFormat language
+            return f"{value:.{self.precision or 0}e}" if value else "0"
         return _fixed(value, 0 if self.precision is None else self.precision, grouping)
 
 
@@ -121,13 +126,17 @@ def _si(value: float, digits: int | None, unit: float | None) -> str:
 
 def auto_format(ticks: list[float]) -> NumberFormat:
     """The format an axis with these ticks reads best in: SI from ten thousand up,
-    else thousands separators and the decimals the ticks need. SI ticks share the unit of
+    scientific below a ten-thousandth, else thousands separators and the decimals the
+    ticks need. SI ticks share the unit of
     the largest: 0, 0.5M, 1M."""
     if not ticks:
         return NumberFormat()
     largest = max(abs(t) for t in ticks)
     if largest >= 10_000:
         return NumberFormat(kind="s", unit=largest)
+    if 0 < largest < 1e-4:  # as Chart.js writes them: 2.5e-12, where decimals would all be 0
+        digits = next((d for d in range(7) if all(abs(float(f"{t:.{d}e}") - t) <= largest * 1e-9 for t in ticks)), 6)
+        return NumberFormat(kind="e", precision=digits)
     decimals = next((d for d in range(7) if all(abs(round(t, d) - t) < 1e-9 for t in ticks)), 6)
     return NumberFormat(precision=decimals)
 
@@ -148,8 +157,9 @@ def tick_choices(low: float, high: float, intervals: float) -> list[list[float]]
     fewer ticks than asked."""
     if high < low:
         low, high = high, low
-    if high == low:
-        high = low + (abs(low) or 1.0)
+    span = high - low
+    if span < _TINY or span <= max(abs(low), abs(high)) * 1e-9:  # one value, or values apart by float noise
+        high = low + (abs(low) if abs(low) >= _TINY else 1.0)
     intervals = max(1.0, intervals)
     step = _nice_step((high - low) / intervals / 5)
     choices = [_ticks(low, high, step)]
@@ -167,7 +177,7 @@ def _misfit(ticks: list[float], low: float, high: float, intervals: float) -> fl
 def _ticks(low: float, high: float, step: float) -> list[float]:
     first = math.floor(low / step + 1e-9)
     last = math.ceil(high / step - 1e-9)
-    return [round(n * step, 12) + 0.0 for n in range(first, last + 1)]
+    return [float(f"{n * step:.12g}") + 0.0 for n in range(first, last + 1)]  # without float noise, at any scale
 
 
 def _nice_step(raw: float) -> float:

@@ -52,6 +52,8 @@ MAX_POINTS = 10_000
 MAX_DASHES = 16
 #: px: the shortest a dash pattern may repeat every (a line is drawn as one dash a period).
 MIN_DASH_PERIOD = 1.0
+#: The largest value a chart plots (a thousand trillion): its axis labels stay exact.
+MAX_CHART_VALUE = 1e15
 #: Animations of one layer: every preset and property several times over.
 MAX_ANIMATIONS = 32
 #: Keyframes of one animation: one every 0.3 s of the longest video.
@@ -598,7 +600,7 @@ class TableLayer(Layer):
 @frozen(kw_only=True)
 class ChartPoint:
     label: str = _text(attrs.NOTHING)
-    value: float
+    value: float = field(attrs.NOTHING, check=within(MAX_CHART_VALUE))
     color: Color | None = None
 
 

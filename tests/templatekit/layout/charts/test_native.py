@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -641,3 +642,30 @@ def test_a_row_of_category_labels_wraps_all_alike():
     items, _ = drawn(chart("bar", short))
     bottom, left = max(m.bounds()[3] for m in marks(items)), min(m.bounds()[0] for m in marks(items))
     assert [len(ys) for ys in category_lines(items, bottom, left).values()] == [1, 1, 1]  # all fit: none wraps
+
+
+@pytest.mark.parametrize("kind", ["bar", "horizontalBar", "line", "area", "scatter"])
+@pytest.mark.parametrize(
+    ("values", "label"),
+    [
+        ([1e-12, 2.5e-12, 3e-12], "3.0e-12"),  # scientific, as Chart.js writes such axes
+        ([5e-324], "1.0"),  # nearer zero than any step: zero to the axis
+        ([1, 1 + 1e-14], "1.0"),  # apart by float noise: one value
+        ([4e14, 1e15], "1000T"),
+    ],
+)
+def test_values_at_the_ends_of_the_range_get_an_axis_of_their_own(kind, values, label):
+    rows = [{"label": f"p{index}", "value": value} for index, value in enumerate(values)]
+    items, _ = drawn(chart(kind, rows))
+    ticks = [text for text in texts(items) if not text.startswith("p")]
+    assert len(ticks) >= 3 and len(set(ticks)) == len(ticks), ticks  # distinct labels, none all zeros
+    assert label in ticks or label.replace(".0e", "e") in ticks, ticks
+    decode(tk.render_image(chart(kind, rows)).data)
+
+
+def test_a_value_beyond_a_thousand_trillion_is_refused_by_name():
+    message = "rows[1].value: must be between -1e+15 and 1e+15 (got 1e+16)"
+    with pytest.raises(tk.TemplateError, match=re.escape(message)):
+        tk.load_template(chart(rows=[{"label": "a", "value": 1}, {"label": "b", "value": 1e16}]))
+    with pytest.raises(tk.ModificationError, match=re.escape(message)):
+        tk.render_image(chart(), {"sales": [{"label": "a", "value": 1}, {"label": "b", "value": 1e16}]})
