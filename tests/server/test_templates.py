@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.conftest import decode
@@ -77,6 +79,22 @@ def test_an_invalid_template_lists_its_problems(client, live, account):
     assert answer.status_code == 400
     message = answer.json()["error"]["message"]
     assert "width" in message and "size" in message and "layers[2].src" in message and "local path" in message
+
+
+def test_half_a_character_is_refused_by_name_in_a_template_and_in_a_pdf_render(client, live, account):
+    """JSON may hold a lone surrogate ("\\ud800", half of a character cut in two), which
+    neither UTF-8, nor a PDF, nor a QR code can hold."""
+    body = text_template("halves")
+    body["layers"][1]["text"] = "cut \ud800 here"
+    sent = json.dumps(body)  # ASCII, with the escape as JSON writes it
+    headers = {**account.bearer, "Content-Type": "application/json"}
+    answer = client.post(f"{live.api}/templates", content=sent, headers=headers)
+    assert answer.status_code == 400, answer.text
+    assert "layers[1].text: must be Unicode text: character 5 is U+D800" in answer.json()["error"]["message"]
+    live.add_template(account, text_template("halves"))
+    mods = json.dumps({"templateId": "halves", "modifications": [{"name": "title", "text": "\ud800"}]})
+    rendered = client.post(f"{live.api}/templates/createPdf", content=mods, headers=headers)
+    assert rendered.status_code == 400 and "U+D800" in rendered.json()["error"]["message"], rendered.text
 
 
 def test_unknown_fields_are_kept_and_reported(client, live, account):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import reprlib
 import typing
 from collections.abc import Callable, Iterable, Iterator
@@ -115,9 +116,26 @@ def _bool(value: Any, _: type) -> bool:
     raise ValueError(f"must be true or false (got {shown_value(value)})")
 
 
+#: Half of a character that UTF-16 writes as two (JSON's "\\ud800" alone): no font draws
+#: it, and neither UTF-8 nor a PDF or a QR code can hold it.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _unicode(value: str) -> str:
+    """``value``, which must be Unicode text (ValueError naming a lone surrogate)."""
+    if not value.isascii():
+        found = _LONE_SURROGATE.search(value)
+        if found is not None:
+            raise ValueError(
+                f"must be Unicode text: character {found.start() + 1} is U+{ord(found.group()):04X}, half of a"
+                " character cut in two (a lone surrogate)"
+            )
+    return value
+
+
 def _str(value: Any, _: type) -> str:
     if isinstance(value, str):
-        return value
+        return _unicode(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return format(value, "g") if isinstance(value, float) else str(value)
     raise ValueError(f"must be a string (got {shown_value(value)})")
@@ -125,7 +143,7 @@ def _str(value: Any, _: type) -> str:
 
 def _source(value: Any, _: type) -> str:
     if isinstance(value, str):
-        return value
+        return _unicode(value)
     raise ValueError(f"must be a URL, a data URI or a file path, as text (got {shown_value(value)})")
 
 
@@ -171,7 +189,9 @@ def _background(value: Any, _: Any) -> Color | Gradient | BackgroundImage | None
 
 
 def _cell(value: Any, _: Any) -> CellValue:
-    if value is None or isinstance(value, (str, int, float, bool)):
+    if isinstance(value, str):
+        return _unicode(value)
+    if value is None or isinstance(value, (int, float, bool)):
         return value
     raise ValueError(f"a cell must be a string, number, boolean or null (got {shown_value(value)})")
 
@@ -179,7 +199,7 @@ def _cell(value: Any, _: Any) -> CellValue:
 def _row(value: Any, _: Any) -> dict[str, CellValue]:
     if not isinstance(value, dict):
         raise ValueError(f"a row must be an object of column keys and cells (got {shown_value(value)})")
-    return {str(key): _cell(cell, CellValue) for key, cell in value.items()}
+    return {_unicode(str(key)): _cell(cell, CellValue) for key, cell in value.items()}
 
 
 def _chart_rows(value: Any, _: Any) -> tuple[ChartPoint, ...] | tuple[ChartSeries, ...]:

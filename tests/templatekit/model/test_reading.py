@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -188,3 +189,18 @@ def test_unstructured_templates_carry_no_loading_details():
     loaded = tk.load_template(template(layer("text", "t"), future=1))
     assert loaded.load_warnings
     assert set(converter.unstructure(loaded)) == {"name", "width", "height", "layers"}
+
+
+@pytest.mark.parametrize(
+    ("data", "path"),
+    [
+        (template(name="cut \ud800"), "name"),
+        (template(layer("qrcode", "code", qrcode="\udc00")), "layers[0].qrcode"),
+        (template(layer("table", "orders", rows=[{"item": "mug \ud83d"}])), "layers[0].rows[0]"),
+        (template(layer("text", "title\ud800", text="Hi")), "layers[0].name"),
+    ],
+)
+def test_half_a_character_is_refused_wherever_text_goes(data, path):
+    """A lone surrogate: valid JSON, but no font draws it and UTF-8, PDF and QR codes cannot hold it."""
+    with pytest.raises(tk.TemplateError, match=re.escape(f"{path}: must be Unicode text: character")):
+        tk.load_template(data)
