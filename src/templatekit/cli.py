@@ -108,7 +108,7 @@ def _parser(plugins: bool = True) -> argparse.ArgumentParser:
     batch.add_argument(
         "--format", choices=("png", "jpeg", "webp", "pdf"), default="png", help="file format of every row (default png)"
     )
-    batch.add_argument("--workers", type=int, default=None, help="processes (default: one per core)")
+    batch.add_argument("--workers", type=_count, default=None, help="processes (default: one per core)")
     batch.add_argument(
         "--strict", action="store_true", help="exit 1 if any row rendered with warnings (text cut, unknown fields)"
     )
@@ -194,9 +194,22 @@ def _usage(message: str) -> int:
     return 2
 
 
+def _count(text: str) -> int:
+    """A whole number of 1 or more, for argparse (which names the option on an error)."""
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more (got {text!r})")
+    return number
+
+
 def _batch(args: argparse.Namespace) -> int:
     from templatekit.batch_command import run_batch
 
+    if args.output.exists() and not args.output.is_dir():
+        return _usage(f"-o {args.output}: is a file, not a folder for the rendered files")
     return run_batch(
         args.template, args.csv, args.output, args.name, args.format, args.workers, ProgressBar("rows"), args.strict
     )

@@ -158,6 +158,26 @@ def test_output_folders_are_made_and_a_file_in_the_way_is_named(tmp_path):
     assert f"{tmp_path / 'plain'} is a file, not a folder" in blocked.stderr
 
 
+def test_a_file_that_is_not_utf8_and_bad_batch_arguments_are_named_not_tracebacks(tmp_path):
+    latin1 = tmp_path / "latin1.json"
+    latin1.write_bytes(json.dumps(template(name="caf\u00e9"), ensure_ascii=False).encode("latin-1"))
+    for command in (("validate", str(latin1)), ("render", str(latin1), "-o", str(tmp_path / "a.png"))):
+        done = run(*command)
+        assert done.returncode == 1 and "Traceback" not in done.stderr + done.stdout
+        assert f"{latin1} is not UTF-8 text (byte 0xe9 at offset" in done.stderr + done.stdout
+    marked = tmp_path / "marked.json"  # a byte order mark, as some editors write
+    marked.write_bytes(b"\xef\xbb\xbf" + json.dumps(template()).encode())
+    assert run("validate", str(marked)).returncode == 0
+    rows = tmp_path / "rows.csv"
+    rows.write_text("title\nOne\n")
+    (tmp_path / "afile").write_text("in the way")
+    card = str(EXAMPLES / "social-card.json")
+    blocked = run("batch", card, "--csv", str(rows), "-o", str(tmp_path / "afile"))
+    assert blocked.returncode == 2 and "is a file, not a folder" in blocked.stderr and "Traceback" not in blocked.stderr
+    negative = run("batch", card, "--csv", str(rows), "-o", str(tmp_path / "out"), "--workers", "-3")
+    assert negative.returncode == 2 and "--workers: must be a whole number of 1 or more (got '-3')" in negative.stderr
+
+
 def test_the_readme_modifications_example_runs(tmp_path):
     """The README's `-m mods.json` line, with the file the examples ship."""
     out = tmp_path / "ticket.webp"

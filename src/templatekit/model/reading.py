@@ -181,9 +181,13 @@ def parse_json(text: str, source: str) -> Any:
 
 def read_template_file(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as editors on Windows write, is no text
     except OSError as exc:
         raise TemplateError([f"(file): cannot read {path}: {exc.strerror}"], str(path)) from None
+    except UnicodeDecodeError as exc:
+        byte = f"byte 0x{exc.object[exc.start]:02x} at offset {exc.start}"
+        problem = f"(file): {path} is not UTF-8 text ({byte}); save it as UTF-8"
+        raise TemplateError([problem], str(path)) from None
     return parse_json(text, str(path))
 
 
