@@ -105,10 +105,7 @@ def _described(data: bytes) -> str:
 def measured(data: bytes, found: Sniffed) -> dict[str, Any]:
     """What the answer says besides the type: an image's pixel size, a font's family."""
     if found.kind == "image" and found.media_type != "image/svg+xml":
-        from PIL import Image
-
-        with Image.open(io.BytesIO(data)) as image:  # the header only
-            return {"width": image.width, "height": image.height}
+        return _raster_size(data, found.media_type)
     if found.kind == "font":
         from fontTools.ttLib import TTFont
 
@@ -119,6 +116,24 @@ def measured(data: bytes, found: Sniffed) -> dict[str, Any]:
             return {}
         return {"family": family} if family else {}
     return {}
+
+
+def _raster_size(data: bytes, media_type: str) -> dict[str, Any]:
+    """An image's pixel size; BAD_REQUEST for one that cannot be read (cut short, say)
+    or that declares more pixels than a decoder is let make (a decompression bomb)."""
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            width, height = image.size
+            image.verify()  # the file's whole structure (a PNG's chunks and their checksums), without decoding
+    except Image.DecompressionBombError as exc:
+        raise bad_request(f"file: the {media_type} image is too large to decode ({exc})") from None
+    except Image.UnidentifiedImageError:
+        raise bad_request(f"file: it begins as {media_type} but cannot be read: cut short or damaged") from None
+    except (OSError, SyntaxError, ValueError) as exc:  # Pillow's ways of saying the file is broken
+        raise bad_request(f"file: the {media_type} image cannot be read ({exc or type(exc).__name__})") from None
+    return {"width": width, "height": height}
 
 
 #: The file name extension of each media type taken (for files kept beside a template).

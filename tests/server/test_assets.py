@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import time
+import zlib
 from pathlib import Path
 
 import httpx
@@ -31,6 +32,17 @@ def png(colour: tuple[int, int, int], size: tuple[int, int] = (60, 40)) -> bytes
     out = io.BytesIO()
     Image.new("RGB", size, colour).save(out, "PNG")
     return out.getvalue()
+
+
+def png_declaring(width: int, height: int) -> bytes:
+    """A small PNG whose header declares ``width`` x ``height`` px (a decompression bomb)."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return len(body).to_bytes(4, "big") + kind + body + zlib.crc32(kind + body).to_bytes(4, "big")
+
+    header = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 0, 0, 0, 0])
+    pixels = zlib.compress(b"\0" * (width + 1) * 4)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
 
 
 def upload(
@@ -85,6 +97,10 @@ def test_an_upload_is_read_from_its_bytes_and_the_same_bytes_are_one_asset(live)
             "image/svg+xml",
             "file: the SVG has a <script> element",
         ),
+        (png((1, 2, 3))[:40], "image/png", "file: it begins as image/png but cannot be read: cut short or damaged"),
+        (b"\xff\xd8\xff", "image/jpeg", "file: it begins as image/jpeg but cannot be read"),
+        (png((1, 2, 3), (300, 200))[:-20], "image/png", "file: the image/png image cannot be read"),  # no end
+        (png_declaring(50_000, 50_000), "image/png", "file: the image/png image is too large to decode"),
     ],
 )
 def test_what_is_no_asset_is_refused_naming_what_was_found(live, data, media_type, named):
