@@ -106,7 +106,13 @@ def apply(template: Template, modifications: Modifications) -> Applied:
             continue
         changed[mod.name] = _apply_one(layer, mod, where, warnings)
     layers = replaced_layers(template.layers, changed) if changed else template.layers
-    return Applied(attrs.evolve(template, layers=layers), tuple(listed(warnings, "warnings")))
+    applied = attrs.evolve(template, layers=layers)
+    if any(layer.mask != known[name].mask for name, layer in changed.items()):
+        # masks name other layers: checked on the template as the modifications leave it
+        problems = [f"{path}: {message}" for path, message in applied.mask_problems()]
+        if problems:
+            raise ModificationError("the modifications leave masks that cannot be drawn: " + "; ".join(problems))
+    return Applied(applied, tuple(listed(warnings, "warnings")))
 
 
 def _apply_one(layer: AnyLayer, mod: Modification, where: str, warnings: list[str]) -> AnyLayer:

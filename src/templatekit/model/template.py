@@ -149,11 +149,11 @@ class Template:
                 "layers",
                 f"must have at most {MAX_LAYERS:,} layers in all, frames' layers included (got {len(seen):,})",
             )
-        yield from self._mask_problems()
+        yield from self.mask_problems()
         if self.audio is not None and self.video is None:
             yield "audio", "a soundtrack needs a video template (add a 'video' field)"
 
-    def _mask_problems(self) -> Iterator[tuple[str, str]]:
+    def mask_problems(self) -> Iterator[tuple[str, str]]:
         """A mask names another layer of the template, masks do not go round in a circle,
         and they nest at most ``MAX_MASK_DEPTH`` deep (a mask's own mask may be a layer,
         as long as the chain ends soon): each chain is followed that far, no further."""

@@ -5,6 +5,7 @@ PDF (a soft mask, vector) and in video frames."""
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,24 @@ def test_masks_chain_and_bad_masks_are_refused_naming_the_field():
         with pytest.raises(TemplateError, match=message) as caught:
             tk.render_image(template(*layers))
         assert "layers[0].mask" in str(caught.value)
+
+
+def test_masks_a_modification_sets_are_checked_as_a_templates_are():
+    other = layer("shape", "other", x=0, y=0, width=50, height=50, fill="#000")
+    source = template(red_box(), other)
+    cases = {
+        "layers[0].mask.layer: no layer is named 'nowhere'": [{"name": "box", "mask": {"layer": "nowhere"}}],
+        "layers[0].mask.layer: a layer cannot be its own mask": [{"name": "box", "mask": {"layer": "box"}}],
+        "layers[1].mask.layer: masks go round in a circle (other -> box -> other)": [
+            {"name": "box", "mask": {"layer": "other"}},
+            {"name": "other", "mask": {"layer": "box"}},
+        ],
+    }
+    for message, modifications in cases.items():
+        with pytest.raises(tk.ModificationError, match=re.escape(message)):
+            tk.render_image(source, modifications)
+    masked = decode(tk.render_image(source, [{"name": "box", "mask": {"layer": "other"}}]).data).convert("RGB")
+    assert masked.getpixel((45, 45)) == (255, 0, 0) and masked.getpixel((100, 100)) != (255, 0, 0)  # a good one draws
 
 
 def test_pdf_masks_with_a_soft_mask_and_keeps_masked_text_searchable():
