@@ -161,8 +161,10 @@ class AssetLoader:
     def raster_size(self, src: str, base_dir: Path | None = None) -> tuple[int, int] | None:
         """The pixel size of a raster image read from its header, without decoding it;
         None for an SVG or anything that cannot be fetched or read, which ``load_image``
-        then reports. Sizes are kept (a local file's with its modification time), so
-        that asking again on every render costs no second read of the file."""
+        then reports, except a URL that cannot be downloaded: its AssetError is raised
+        here, as trying it again would double the wait. Sizes are kept (a local file's
+        with its modification time), so that asking again on every render costs no
+        second read of the file."""
         key = self._size_key(src, base_dir)
         kept = None if key is None else self._sizes.get(key)
         if kept is not None:
@@ -170,7 +172,11 @@ class AssetLoader:
         try:
             data = self.fetch(src, base_dir)
             size = None if is_svg(data) else _open_raster(data).size
-        except (AssetError, Problem):
+        except AssetError:
+            if _scheme(src) in ("http", "https"):
+                raise
+            return None
+        except Problem:
             return None
         if key is not None:
             self._sizes.put(key, (size,), 200 + len(key[0]))  # a data URI is its own key

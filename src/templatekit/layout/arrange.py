@@ -20,6 +20,7 @@ from typing import Any
 from attrs import evolve
 
 from templatekit.layout.context import LayoutContext
+from templatekit.layout.image import pixel_size
 from templatekit.model.layers import AnyLayer, FrameLayer, ImageLayer, Layer, TableLayer, TextLayer
 from templatekit.model.template import Template
 
@@ -133,7 +134,7 @@ def min_content_width(layer: Layer, ctx: LayoutContext, in_row: bool = True) -> 
 
         return text.min_content_width(layer, ctx)
     if isinstance(layer, ImageLayer) and layer.width_sizing == "hug":
-        width, height = _image_size(layer, ctx) or UNKNOWN_IMAGE_SIZE
+        width, height = pixel_size(layer, ctx) or UNKNOWN_IMAGE_SIZE
         return width if layer.height_sizing != "fixed" else layer.height * width / height
     if isinstance(layer, TableLayer) and layer.width_sizing == "hug":
         from templatekit.layout.table import table_rows_layout
@@ -179,7 +180,7 @@ UNKNOWN_IMAGE_SIZE = (100, 100)
 def _hug_image(node: Any, layer: ImageLayer, ctx: LayoutContext) -> None:
     """An image's natural size: its pixels when both sides hug; one side that hugs
     follows the other in the image's proportions."""
-    size = _image_size(layer, ctx)
+    size = pixel_size(layer, ctx)
     if size is None:
         ctx.warn(
             layer.name, f'its own size is unknown (an SVG, or a file not read yet): "hug" is {UNKNOWN_IMAGE_SIZE[0]} px'
@@ -189,11 +190,6 @@ def _hug_image(node: Any, layer: ImageLayer, ctx: LayoutContext) -> None:
         node.width, node.height = width, height
     else:
         node.aspect_ratio = width / height
-
-
-def _image_size(layer: ImageLayer, ctx: LayoutContext) -> tuple[int, int] | None:
-    """The image's pixel size, read from its header; None when it cannot be."""
-    return ctx.assets.raster_size(layer.src, ctx.base_dir) if ctx.assets is not None else None
 
 
 def _along(direction: str, side: str) -> bool:

@@ -145,7 +145,7 @@ def check_images_fit(template: Template, ctx: LayoutContext) -> None:
     for layer in template.layers:
         if not (layer.visible and isinstance(layer, ImageLayer)):
             continue
-        size = ctx.assets.raster_size(layer.src, ctx.base_dir)
+        size = image.pixel_size(layer, ctx)
         if size is not None:
             needed += budget.image_bytes("RGBA", size)
             what = f"decoding the images up to this layer (this one {budget.pixels(size)})"

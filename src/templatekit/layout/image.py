@@ -8,6 +8,8 @@ and the PDF writer embeds just the pixels that show, at source resolution.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import attrs
 from attrs import frozen
@@ -142,8 +144,24 @@ def fitted_pixels(image: PILImage.Image, key: str, fit: Fit, x: float, y: float,
 
 def _load(src: str, fit: Fit, width: float, height: float, ctx: LayoutContext, owner: str) -> LoadedImage:
     size_hint = None if fit == "none" else (max(1, math.ceil(width)), max(1, math.ceil(height)))
-    try:
+    with _named(owner, src):
         return ctx.assets.load_image(src, ctx.base_dir, size_hint=size_hint)
+
+
+def pixel_size(layer: ImageLayer, ctx: LayoutContext) -> tuple[int, int] | None:
+    """The size of the layer's image from its header (``AssetLoader.raster_size``);
+    a URL that cannot be downloaded fails here, naming the layer, as its drawing would."""
+    if ctx.assets is None:
+        return None
+    with _named(layer.name, layer.src):
+        return ctx.assets.raster_size(layer.src, ctx.base_dir)
+
+
+@contextmanager
+def _named(owner: str, src: str) -> Iterator[None]:
+    """An AssetError raised in the block, naming the layer ``owner``."""
+    try:
+        yield
     except AssetError as exc:
         raise AssetError(f"layer {owner!r}: {exc}", layer=owner, url=src) from exc
 

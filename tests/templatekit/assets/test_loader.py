@@ -27,9 +27,11 @@ from urllib.parse import quote
 import pytest
 from PIL import Image
 
+import templatekit as tk
 from templatekit.assets import ALLOW_ENV, AssetLoader, MemoryAssetLoader, address_refusal
 from templatekit.assets.files import NOT_HERE
 from templatekit.errors import AssetError
+from tests.conftest import template
 
 pytestmark = pytest.mark.network
 
@@ -412,6 +414,27 @@ def test_compressed_bodies_are_never_inflated(loader: AssetLoader, server: Serve
 def test_http_errors_are_reported(loader: AssetLoader, server: Server) -> None:
     message = refused(lambda: loader.fetch(server.url("/missing.png")))
     assert message == f"cannot fetch {server.url('/missing.png')}: the server answered HTTP 404 Not Found"
+
+
+def test_an_image_that_cannot_be_downloaded_is_asked_for_once_per_render(loader: AssetLoader, server: Server) -> None:
+    """Its size is read before its pixels (the memory budget, "hug"): a failure then is
+    the render's, not a reason to wait for it a second time."""
+    photo = {
+        "type": "image",
+        "name": "photo",
+        "x": 0,
+        "y": 0,
+        "width": 40,
+        "height": 20,
+        "src": server.url("/missing.png"),
+    }
+    hugging = {"type": "frame", "name": "row", "x": 0, "y": 0, "width": "hug", "height": "hug", "layout": "row",
+               "layers": [{**photo, "name": "hugged", "width": "hug", "height": "hug"}]}  # fmt: skip
+    for layer, name in ((photo, "photo"), (hugging, "hugged")):
+        server.seen.clear()
+        with pytest.raises(tk.AssetError, match=f"layer '{name}': cannot fetch .*HTTP 404 Not Found"):
+            tk.render_image(template(layer, width=40, height=20), assets=loader)
+        assert server.paths() == ["/missing.png"]
 
 
 def test_remote_bytes_are_cached(loader: AssetLoader, server: Server) -> None:
