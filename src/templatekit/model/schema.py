@@ -33,6 +33,7 @@ _PLAIN: dict[Any, Json] = {
     Any: {},
 }
 _NUMBER = {"type": "number"}
+_SPACE = {**_NUMBER, "minimum": 0}
 _SPECIAL: dict[Any, Json] = {
     Color: {
         "type": "string",
@@ -46,8 +47,8 @@ _SPECIAL: dict[Any, Json] = {
         "anyOf": [_NUMBER, {"type": "string", "pattern": r"^\s*[0-9.]+\s*%\s*$", "maxLength": MAX_VALUE_TEXT}],
     },
     Insets: {
-        "description": "Space inside the box in px: one number, or 2 to 4 in CSS order.",
-        "anyOf": [_NUMBER, {"type": "array", "items": _NUMBER, "minItems": 1, "maxItems": 4}],
+        "description": "Space inside the box in px, 0 or more: one number, or 2 or 4 in CSS order.",
+        "anyOf": [_SPACE, {"type": "array", "items": _SPACE, "minItems": 1, "maxItems": 4}],
     },
     Source: {
         "type": "string",

@@ -149,6 +149,9 @@ class Insets:
     def parse(cls, value: float | list[float]) -> Insets:
         """A number, or a list of 1, 2 or 4 numbers as in CSS ``padding``."""
         values = value if isinstance(value, list) else [value]
+        negative = next((number for number in values if number < 0), None)
+        if negative is not None:
+            raise ValueError(f"must be 0 or more, as in CSS (got {negative:g})")
         if len(values) == 1:
             return cls(values[0], values[0], values[0], values[0])
         if len(values) == 2:
@@ -167,15 +170,22 @@ class Length:
 
     @classmethod
     def parse(cls, value: float | str) -> Length:
+        """A number of px, or text: px (``"12"``, ``"12px"``) or a percentage (``"50%"``);
+        0 or more (a radius, a column's width)."""
         if isinstance(value, str):
             _within_limit(value)
             text = value.strip()
-            if text.endswith("%"):
-                return cls(float(text[:-1]), percent=True)
-            if text.endswith("px"):
-                text = text[:-2]
-            return cls(float(text))
-        return cls(float(value))
+            percent = text.endswith("%")
+            number = text[:-1] if percent else text.removesuffix("px")
+            try:
+                length = cls(float(number), percent=percent)
+            except ValueError:
+                raise ValueError(f'must be px or a percentage such as "50%" (got {value!r})') from None
+        else:
+            length = cls(float(value))
+        if not length.value >= 0:
+            raise ValueError(f"must be 0 or more (got {value if isinstance(value, str) else format(value, 'g')})")
+        return length
 
     def resolve(self, reference: float) -> float:
         return self.value * reference / 100 if self.percent else self.value

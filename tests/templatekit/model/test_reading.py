@@ -204,3 +204,29 @@ def test_half_a_character_is_refused_wherever_text_goes(data, path):
     """A lone surrogate: valid JSON, but no font draws it and UTF-8, PDF and QR codes cannot hold it."""
     with pytest.raises(tk.TemplateError, match=re.escape(f"{path}: must be Unicode text: character")):
         tk.load_template(data)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            template(layer("text", "title", text="Hi", padding=-80)),
+            "layers[0].padding: must be 0 or more, as in CSS (got -80)",
+        ),
+        (
+            template(layer("text", "title", text="Hi", padding=[4, -2])),
+            "layers[0].padding: must be 0 or more, as in CSS (got -2)",
+        ),
+        (
+            template(layer("table", "orders", rows=[{"a": 1}], columns=[{"key": "a", "header": "A", "width": -50}])),
+            "layers[0].columns[0].width: must be 0 or more (got -50)",
+        ),
+        (
+            template(layer("table", "orders", rows=[{"a": 1}], columns=[{"key": "a", "header": "A", "width": "wide"}])),
+            """layers[0].columns[0].width: must be px or a percentage such as "50%" (got 'wide')""",
+        ),
+    ],
+)
+def test_negative_space_and_lengths_that_are_not_lengths_are_refused_by_name(data, message):
+    with pytest.raises(tk.TemplateError, match=re.escape(message)):
+        tk.load_template(data)
