@@ -17,15 +17,20 @@ class Problem(Exception):
 _USERINFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)[^/?#]*@")
 
 
+#: The most characters of a source an error message shows.
+SHOWN_SOURCE = 200
+
+
 def shown(src: str) -> str:
-    """``src`` as error messages show it: data URIs shortened, and no user name, password
-    or query string (they may hold credentials)."""
+    """``src`` as error messages show it: data URIs shortened, no user name, password or
+    query string (they may hold credentials), and a long one cut in its middle, so that
+    what went wrong still fits the message after it."""
     if src[:5].lower() == "data:":
         return src if len(src) <= 48 else src[:40] + "…"
-    if "://" not in src:
-        return src
-    base, query, _ = _USERINFO.sub(r"\1", src).partition("?")
-    return f"{base}?…" if query else base
+    if "://" in src:
+        base, query, _ = _USERINFO.sub(r"\1", src).partition("?")
+        src = f"{base}?…" if query else base
+    return src if len(src) <= SHOWN_SOURCE else f"{src[: SHOWN_SOURCE - 41]}…{src[-40:]}"
 
 
 def decode_data_uri(src: str) -> bytes:

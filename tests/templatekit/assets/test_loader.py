@@ -414,6 +414,9 @@ def test_compressed_bodies_are_never_inflated(loader: AssetLoader, server: Serve
 def test_http_errors_are_reported(loader: AssetLoader, server: Server) -> None:
     message = refused(lambda: loader.fetch(server.url("/missing.png")))
     assert message == f"cannot fetch {server.url('/missing.png')}: the server answered HTTP 404 Not Found"
+    long = server.url("/" + "a" * 4000 + "/photo.png")  # cut in its middle, the reason kept
+    message = refused(lambda: loader.fetch(long))
+    assert message == f"cannot fetch {long[:159]}…{long[-40:]}: the server answered HTTP 404 Not Found"
 
 
 def test_an_image_that_cannot_be_downloaded_is_asked_for_once_per_render(loader: AssetLoader, server: Server) -> None:
