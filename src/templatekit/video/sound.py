@@ -13,6 +13,7 @@ import io
 import av
 import numpy as np
 
+from templatekit.assets.common import shown
 from templatekit.errors import AssetError
 from templatekit.model.layers import VideoLayer
 from templatekit.model.template import AudioTrack
@@ -96,9 +97,10 @@ def soundtrack(
     if music is not None:
         track, data = music
         sound = decode(data, "audio")
-        if sound is not None:
-            alone = Mixer(timeline.duration)
-            alone.add(sound, 0.0, timeline.duration, volume=track.volume)
-            alone.fade_out(track.fade_out)
-            mixer.add(alone.samples, 0.0, timeline.duration)
+        if sound is None:  # a picture, or a video without sound: a soundtrack of nothing is a mistake
+            raise AssetError(f"audio: {shown(track.src)} has no sound to play")
+        alone = Mixer(timeline.duration)
+        alone.add(sound, 0.0, timeline.duration, volume=track.volume)
+        alone.fade_out(track.fade_out)
+        mixer.add(alone.samples, 0.0, timeline.duration)
     return mixer.mixed() if mixer.used else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -341,6 +342,16 @@ def test_music_and_clip_sound_are_mixed_into_aac(tmp_path):
 
     assert loudness(0.5, 1.0) == pytest.approx(0.5 * 0.5 / math.sqrt(2), rel=0.1)  # volume 0.5
     assert loudness(1.9, 2.0) < 0.25 * loudness(0.5, 1.0)  # faded out
+
+
+def test_music_that_has_no_sound_is_refused_by_name(tmp_path):
+    """A picture, or a video without sound, given as the soundtrack: not a silent MP4."""
+    make_clip(tmp_path / "silent.mp4", frames=12, fps=24)
+    Image.new("RGB", (8, 8), (255, 0, 0)).save(tmp_path / "picture.png")
+    for name in ("silent.mp4", "picture.png"):
+        src = str(tmp_path / name)
+        with pytest.raises(tk.AssetError, match=re.escape(f"audio: {src} has no sound to play")):
+            tk.render_video(video(duration=0.5, audio={"src": src}))
 
 
 # ------------------------------------------------------------------ progress and memory
