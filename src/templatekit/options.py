@@ -3,6 +3,7 @@ arguments and pass down, so that no stage takes a long list of them."""
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 
 from attrs import evolve, frozen
@@ -46,6 +47,15 @@ class RenderOptions:
     assets: AssetLoader | None = None
     memory_limit: int | None = None
     pdf: PdfInfo = PdfInfo()
+
+    def __attrs_post_init__(self) -> None:
+        """Arguments a caller got wrong, named as the public functions name them."""
+        if not (isinstance(self.scale, (int, float)) and 0 < self.scale < math.inf):  # the memory budget bounds it
+            raise ValueError(f"scale: must be a positive number (got {self.scale!r})")
+        if self.time is not None and not (isinstance(self.time, (int, float)) and 0 <= self.time < math.inf):
+            raise ValueError(f"moment: must be a number of seconds, 0 or more (got {self.time!r})")
+        if self.pdf.created is not None and not isinstance(self.pdf.created, datetime):
+            raise ValueError(f"created: must be a datetime (got {self.pdf.created!r})")
 
     def for_pdf(self) -> RenderOptions:
         """These options as a PDF needs them: pages, vector charts, denser raster ones."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,26 @@ def test_transparent_canvas_stays_transparent_in_png_and_turns_white_in_jpeg():
 def test_unknown_format_names_the_choices():
     with pytest.raises(ValueError, match=r"format: must be one of png, jpeg, webp \(got 'gif'\)"):
         tk.render_image(SIMPLE, format="gif")
+    with pytest.raises(ValueError, match=r"format: must be one of png, jpeg, webp \(got None\)"):
+        tk.render_image(SIMPLE, format=None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"scale": 0}, "scale: must be a positive number (got 0)"),
+        ({"scale": -1}, "scale: must be a positive number (got -1)"),
+        ({"scale": float("nan")}, "scale: must be a positive number (got nan)"),
+        ({"scale": "2"}, "scale: must be a positive number (got '2')"),
+        ({"moment": float("inf")}, "moment: must be a number of seconds, 0 or more (got inf)"),
+        ({"moment": -1}, "moment: must be a number of seconds, 0 or more (got -1)"),
+    ],
+)
+def test_arguments_out_of_their_range_are_named(arguments, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        tk.render_image(SIMPLE, **arguments)
+    with pytest.raises(ValueError, match=re.escape("created: must be a datetime (got 'yesterday')")):
+        tk.render_pdf(SIMPLE, created="yesterday")  # type: ignore[arg-type]
 
 
 def test_thumbnail_longest_side_is_320():

@@ -65,7 +65,7 @@ _ALIASES = {"jpg": "jpeg"}
 
 def image_format(name: str) -> str:
     """The canonical format name; ``ValueError`` naming the choices if unknown."""
-    canonical = _ALIASES.get(name.lower(), name.lower())
+    canonical = _ALIASES.get(name.lower(), name.lower()) if isinstance(name, str) else name
     if canonical not in ENCODERS:
         raise ValueError(f"format: must be one of {', '.join(ENCODERS)} (got {name!r})")
     return canonical
