@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import re
-import string
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -23,18 +22,29 @@ from templatekit.loading import load_template
 
 EXTENSIONS = {"png": "png", "jpeg": "jpg", "webp": "webp", "pdf": "pdf"}
 _UNSAFE = re.compile(r"[^\w.\-]+")
+#: ``{column}`` in a --name pattern, or ``{{`` and ``}}`` for the braces themselves.
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
 SHOWN_LINES = 20  # of failures and of warnings, each; the rest counted
 #: The warnings of every row rendered, beside the files: row, file, warning.
 WARNINGS_FILE = "batch-warnings.csv"
 
 
 def file_name(pattern: str, row: CsvRow, extension: str) -> str:
-    """The pattern with ``{row}`` and ``{column}`` filled in, made safe as one file name."""
-    try:
-        name = pattern.format_map({**row.cells, "row": row.number})
-    except (KeyError, ValueError, IndexError) as exc:
-        columns = ", ".join(sorted(row.cells))
-        raise ModificationError(f"--name {pattern!r}: {exc} is not a column (columns: {columns})") from None
+    """The pattern with ``{row}`` and ``{column}`` filled in, made safe as one file name.
+    A placeholder is a column's name as it is (``{price.text}``), never a format
+    expression: nothing of the row but its cells can be written into a name."""
+    values = {**row.cells, "row": str(row.number)}
+
+    def filled(match: re.Match[str]) -> str:
+        token, column = match.group(0), match.group(1)
+        if column is None:  # {{ or }}
+            return token[0]
+        if column not in values:
+            columns = ", ".join(sorted(row.cells))
+            raise ModificationError(f"--name {pattern!r}: {column!r} is not a column (columns: {columns})")
+        return str(values[column])
+
+    name = _PLACEHOLDER.sub(filled, pattern)
     safe = _UNSAFE.sub("_", name).strip("._") or f"row-{row.number}"
     return f"{safe}.{extension}"
 
@@ -128,7 +138,9 @@ def _keep_warnings(path: Path, rendered: set[str], warnings: list[tuple[int, str
 
 
 def _check_pattern(pattern: str) -> None:
-    try:
-        list(string.Formatter().parse(pattern))
-    except ValueError as exc:
-        raise ModificationError(f"--name {pattern!r}: {exc}") from None
+    """ModificationError for a brace that opens or closes no placeholder."""
+    stray = next((char for char in _PLACEHOLDER.sub("", pattern) if char in "{}"), None)
+    if stray is not None:
+        raise ModificationError(
+            f"--name {pattern!r}: a {stray} with no placeholder; write {stray * 2} for the brace itself"
+        )

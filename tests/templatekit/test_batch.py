@@ -140,6 +140,22 @@ def test_bad_name_patterns_are_named(tmp_path):
     assert unknown.returncode == 1 and "'colour' is not a column" in unknown.stderr
     clash = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "o"), "--name", "{sku}")
     assert clash.returncode == 1 and "rows 1 and 2 both make A.png" in clash.stderr
+    for pattern in ("{row.__class__}", "{sku!r}", "{sku:>99}"):  # a column's name, never a format expression
+        expression = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "o"), "--name", pattern)
+        assert expression.returncode == 1 and f"{pattern[1:-1]!r} is not a column" in expression.stderr
+    stray = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "o"), "--name", "{sku")
+    assert stray.returncode == 1 and "a { with no placeholder; write {{ for the brace itself" in stray.stderr
+
+
+def test_a_name_takes_columns_by_their_names_as_they_are(tmp_path):
+    template_path, data = card_and_rows(tmp_path, "title.text,sku\nx,A\ny,B\n")
+    out = tmp_path / "o"
+    done = batch(str(template_path), "--csv", str(data), "-o", str(out), "--name", "{{{sku}}}-{title.text}-{row}")
+    assert done.returncode == 0, done.stderr
+    assert sorted(path.name for path in out.glob("*.png")) == [
+        "A_-x-1.png",
+        "B_-y-2.png",
+    ]  # braces are no file name characters
 
 
 def test_file_names_stay_in_the_folder(tmp_path):
