@@ -142,7 +142,7 @@ class Template:
             for side, message in layer.sizing_problems():
                 yield f"{path}.{side}", message
             yield from _fill_problems(path, layer, frame)
-            if path.count(".layers[") >= MAX_FRAME_DEPTH:
+            if isinstance(layer, FrameLayer) and path.count(".layers[") >= MAX_FRAME_DEPTH:  # inside 16 frames
                 yield path, f"frames nest more than {MAX_FRAME_DEPTH} deep"
         if len(seen) > MAX_LAYERS:
             yield (

@@ -308,3 +308,16 @@ def test_a_none_frame_hugs_what_it_holds_at_its_own_size_frames_that_hug_include
     assert found["inner"][2:] == pytest.approx((inner_words[0] + 4, inner_words[1] + 4))
     right = max(5 + found["line"][2], 10 + found["inner"][2])
     assert found["outer"][2:] == pytest.approx((right + 8, 50 + found["inner"][3] + 6))
+
+
+def test_frames_nest_sixteen_deep_with_what_they_hold_and_no_deeper():
+    def nested(depth: int) -> dict[str, Any]:
+        inner: dict[str, Any] = {"type": "text", "name": "deep", "width": "hug", "height": "hug", "text": "Deep"}
+        for level in range(depth):
+            inner = {"type": "frame", "name": f"f{level}", "width": "hug", "height": "hug", "layout": "column",
+                     "padding": 1, "layers": [inner]}  # fmt: skip
+        return template({**inner, "x": 0, "y": 0}, width=200, height=100)
+
+    assert boxes(nested(16))["deep"][:2] == pytest.approx((16, 16))  # inside sixteen paddings of 1 px
+    with pytest.raises(tk.TemplateError, match="frames nest more than 16 deep"):
+        tk.load_template(nested(17))
