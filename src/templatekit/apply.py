@@ -18,6 +18,7 @@ from cattrs.errors import ClassValidationError, IterableValidationError
 
 from templatekit import jsontext
 from templatekit.errors import ModificationError, listed
+from templatekit.loading import TemplateSource, load_template
 from templatekit.model import plotly_settings, sizes
 from templatekit.model.convert import converter, error_lines, json_name, model_problems, shown_value
 from templatekit.model.layers import LAYER_KINDS, AnyLayer, ChartLayer, UnknownLayer, replaced_layers, walk_layers
@@ -93,8 +94,10 @@ def _from_object_entry(name: str, value: Any, template: Template) -> Modificatio
     return Modification(name, {main or "": value})
 
 
-def apply(template: Template, modifications: Modifications) -> Applied:
-    """Return the template with the modifications applied, and the warnings."""
+def apply(template: TemplateSource, modifications: Modifications) -> Applied:
+    """Return the template (any form ``load_template`` reads) with the modifications
+    applied, and the warnings."""
+    template = load_template(template)
     warnings: list[str] = []
     changed: dict[str, AnyLayer] = {}
     known = {layer.name: layer for layer in walk_layers(template.layers)}

@@ -8,6 +8,8 @@ from typing import Any
 
 import attrs
 
+from templatekit import jsontext
+from templatekit.errors import TemplateError
 from templatekit.model.reading import looks_like_json, parse_json, read_template_file, structure_template
 from templatekit.model.template import Template
 
@@ -28,8 +30,13 @@ def load_template(
     folder = Path(base_dir) if base_dir is not None else None
     if isinstance(source, dict):
         data, name = source, "template"
+        if jsontext.depth(source) > jsontext.MAX_DEPTH:  # as JSON text may: reading deeper would overflow the stack
+            raise TemplateError([f"(template): nested more than {jsontext.MAX_DEPTH} levels deep"], name)
     elif isinstance(source, str) and looks_like_json(source):
         data, name = parse_json(source, "template"), "template"
+    elif not isinstance(source, (str, os.PathLike)) or source == "":
+        shown = type(source).__name__ if source != "" else "empty text"
+        raise TemplateError([f"(template): a dict, JSON text or a file's path (got {shown})"], "template")
     else:
         path = Path(source)
         data, name = read_template_file(path), str(path)

@@ -230,3 +230,26 @@ def test_half_a_character_is_refused_wherever_text_goes(data, path):
 def test_negative_space_and_lengths_that_are_not_lengths_are_refused_by_name(data, message):
     with pytest.raises(tk.TemplateError, match=re.escape(message)):
         tk.load_template(data)
+
+
+@pytest.mark.parametrize(("source", "shown"), [([1, 2], "list"), (b"{}", "bytes"), ("", "empty text"), (5, "int")])
+def test_what_is_no_template_source_is_named(source, shown):
+    with pytest.raises(tk.TemplateError, match=re.escape(f"a dict, JSON text or a file's path (got {shown})")):
+        tk.load_template(source)
+
+
+def test_a_dict_nested_deeper_than_json_text_may_is_refused_not_a_crash():
+    deep: dict = {}
+    inner = deep
+    for _ in range(100_000):  # far past Python's recursion limit
+        inner["a"] = {}
+        inner = inner["a"]
+    with pytest.raises(tk.TemplateError, match="nested more than 64 levels deep"):
+        tk.load_template({**template(), "extra": deep})
+
+
+def test_modifications_apply_to_a_template_in_any_form_it_is_read_in():
+    data = template(layer("text", "title", text="Before"))
+    for source in (data, json.dumps(data), tk.load_template(data)):
+        applied = tk.apply(source, {"title": "After"})
+        assert applied.template.layer("title").text == "After" and applied.warnings == ()
