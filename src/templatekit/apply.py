@@ -54,7 +54,9 @@ def normalize(modifications: Modifications, template: Template) -> list[Modifica
         if not modifications.strip():
             return []
         try:
-            modifications = jsontext.parse(modifications, max_values=jsontext.MAX_VALUES)
+            modifications = jsontext.parse(
+                modifications, pairs_hook=jsontext.unique_fields, max_values=jsontext.MAX_VALUES
+            )
         except jsontext.JSONTextError as exc:
             raise ModificationError(f"modifications: {exc}") from None
         return normalize(modifications, template)

@@ -48,6 +48,17 @@ def parse(
     return value
 
 
+def unique_fields(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's fields, for ``parse``'s ``pairs_hook``: JSONTextError for a field given
+    twice, which JSON readers take differently (the first, the last, or an error)."""
+    fields: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in fields:
+            raise JSONTextError(f"the field {key!r} is given twice")
+        fields[key] = value
+    return fields
+
+
 def _count(text: str | bytes, limit: int) -> None:
     """Refuse a text whose commas, colons and brackets (a bound on its values and keys)
     are more than ``limit``, before it is parsed."""

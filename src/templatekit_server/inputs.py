@@ -72,7 +72,7 @@ def parse_json(raw: bytes) -> Any:
     if not raw.strip():
         return None
     try:
-        return jsontext.parse(raw, pairs_hook=_without_duplicates, max_values=jsontext.MAX_VALUES)
+        return jsontext.parse(raw, pairs_hook=jsontext.unique_fields, max_values=jsontext.MAX_VALUES)
     except jsontext.JSONTextError as exc:
         raise bad_request(f"request body: {exc}") from None
 
@@ -154,15 +154,6 @@ def _after_space(text: str, index: int) -> int:
     while index < len(text) and text[index] in " \t\r\n":
         index += 1
     return index
-
-
-def _without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise bad_request(f"request body: the field {key!r} is given twice")
-        result[key] = value
-    return result
 
 
 class Fields:

@@ -174,6 +174,10 @@ def test_a_file_that_is_not_utf8_and_bad_batch_arguments_are_named_not_traceback
     card = str(EXAMPLES / "social-card.json")
     blocked = run("batch", card, "--csv", str(rows), "-o", str(tmp_path / "afile"))
     assert blocked.returncode == 2 and "is a file, not a folder" in blocked.stderr and "Traceback" not in blocked.stderr
+    nothing = run("render", card, "-m", "null", "-o", str(tmp_path / "plain.png"))  # JSON text, not a file's name
+    assert nothing.returncode == 0, nothing.stderr
+    missing = run("render", card, "-m", "mods.json", "-o", str(tmp_path / "m.png"))
+    assert missing.returncode == 1 and "-m mods.json: no such file, nor JSON text" in missing.stderr
     negative = run("batch", card, "--csv", str(rows), "-o", str(tmp_path / "out"), "--workers", "-3")
     assert negative.returncode == 2 and "--workers: must be a whole number of 1 or more (got '-3')" in negative.stderr
 

@@ -174,7 +174,7 @@ def _set_aside(data: Any, exc: BaseException, strict: bool, problems: dict[str, 
 
 def parse_json(text: str, source: str) -> Any:
     try:
-        return jsontext.parse(text)
+        return jsontext.parse(text, pairs_hook=jsontext.unique_fields)
     except jsontext.JSONTextError as exc:
         raise TemplateError([f"(json): {exc}"], source) from None
 

@@ -253,3 +253,11 @@ def test_modifications_apply_to_a_template_in_any_form_it_is_read_in():
     for source in (data, json.dumps(data), tk.load_template(data)):
         applied = tk.apply(source, {"title": "After"})
         assert applied.template.layer("title").text == "After" and applied.warnings == ()
+
+
+def test_a_field_given_twice_in_json_text_is_refused_as_the_server_refuses_it():
+    """JSON readers take a repeated field differently (the first, the last, an error)."""
+    with pytest.raises(tk.TemplateError, match=re.escape("(json): the field 'width' is given twice")):
+        tk.load_template('{"name": "a", "width": 10, "width": 20, "height": 10, "layers": []}')
+    with pytest.raises(tk.ModificationError, match=re.escape("the field 'title' is given twice")):
+        tk.render_image(template(layer("text", "title", text="Hi")), '{"title": "a", "title": "b"}')
