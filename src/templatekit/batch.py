@@ -189,25 +189,47 @@ def csv_rows(template: Template, path: str | os.PathLike[str]) -> tuple[list[Csv
     """
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle)
+            reader = csv.DictReader(handle, strict=True)  # strict: a quote left open is an error, not one long cell
             columns = list(reader.fieldnames or [])
+            _check_header(path, columns)
             targets = {column: _target(template, column) for column in columns}
-            rows = [
-                CsvRow(
-                    number,
-                    {k: v or "" for k, v in cells.items() if k is not None},
-                    _row_modifications(number, targets, cells),
-                )
-                for number, cells in enumerate(reader, start=1)
-            ]
+            rows = []
+            for number, cells in enumerate(reader, start=1):
+                _check_width(path, number, cells, len(columns))
+                kept = {k: v or "" for k, v in cells.items() if k is not None}
+                rows.append(CsvRow(number, kept, _row_modifications(number, targets, cells)))
     except OSError as exc:  # the rows are the modifications: without them there is nothing to render
         raise ModificationError(f"the CSV file {os.fspath(path)} cannot be read: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise ModificationError(f"the CSV file {os.fspath(path)} is not UTF-8 CSV: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ModificationError(f"the CSV file {os.fspath(path)} is not UTF-8 text: {exc}") from None
+    except csv.Error as exc:
+        reason = f"is not valid CSV: {exc} (a quote left open?)"
+        raise ModificationError(f"the CSV file {os.fspath(path)} {reason}") from None
     notes = [
         f"column {column!r} names no layer: it is used in file names only" for column, t in targets.items() if not t
     ]
     return rows, notes
+
+
+def _check_header(path: str | os.PathLike[str], columns: list[str]) -> None:
+    """ModificationError for a column named twice: one of its cells would be lost."""
+    seen: dict[str, int] = {}
+    for number, column in enumerate(columns, start=1):
+        if column in seen:
+            twice = f"names the column {column!r} twice (columns {seen[column]} and {number})"
+            raise ModificationError(f"the CSV file {os.fspath(path)} {twice}")
+        seen[column] = number
+
+
+def _check_width(path: str | os.PathLike[str], number: int, cells: dict[str | None, Any], width: int) -> None:
+    """ModificationError for a row with cells beyond the header's columns (empty ones,
+    as a trailing comma makes, are no data): they would be lost, or its cells shifted."""
+    extra = [cell for cell in cells.get(None) or () if cell]
+    if extra:
+        raise ModificationError(
+            f"the CSV file {os.fspath(path)}: row {number} has {len(extra)} cell(s) more than the header's"
+            f" {width} columns ({extra[0]!r} first)"
+        )
 
 
 def _target(template: Template, column: str) -> tuple[str, str] | None:

@@ -236,3 +236,25 @@ def test_warnings_are_counted_listed_kept_beside_the_files_and_fail_a_strict_bat
     assert strict.returncode == 1, strict.stderr
     assert "1 written, 1 there already, 0 failed, 1 with warnings" in strict.stdout
     assert kept() == warnings  # row A was not rendered again: its warning is kept
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ("sku,sku\nA,B\n", "names the column 'sku' twice (columns 1 and 2)"),
+        ("sku,title\nA,x,extra\n", "row 1 has 1 cell(s) more than the header's 2 columns ('extra' first)"),
+        ('sku,title\n"A,x\n', "is not valid CSV: unexpected end of data (a quote left open?)"),
+    ],
+)
+def test_a_csv_whose_cells_would_be_lost_is_refused_before_anything_is_rendered(tmp_path, rows, message):
+    template_path, data = card_and_rows(tmp_path, rows)
+    done = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "o"))
+    assert done.returncode == 1 and message in done.stderr, done.stderr
+    assert not list((tmp_path / "o").glob("*.png"))
+
+
+def test_a_trailing_comma_is_no_cell(tmp_path):
+    template_path, data = card_and_rows(tmp_path, "sku,title\nA,x,\n")
+    done = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "o"), "--name", "{sku}")
+    assert done.returncode == 0, done.stderr
+    assert [path.name for path in (tmp_path / "o").glob("*.png")] == ["A.png"]
