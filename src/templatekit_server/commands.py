@@ -14,7 +14,7 @@ from typing import Any
 
 from attrs import frozen
 
-from templatekit.service import AllowList
+from templatekit.service import AllowList, jsontext
 from templatekit_server import accounts, audit, catalog, hooks, people, usage, webhooks
 from templatekit_server.db import Database, iso_time
 from templatekit_server.errors import ApiError
@@ -125,7 +125,7 @@ def _admin(action: Callable[[Admin, argparse.Namespace], Any]) -> Callable[[argp
             return 1
         try:
             print(json.dumps(action(Admin(db, sealer, plans, allow), args), indent=2))
-        except (accounts.AccountError, ApiError, OSError, json.JSONDecodeError) as exc:
+        except (accounts.AccountError, ApiError, OSError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
         finally:
@@ -142,7 +142,10 @@ def _hook_url(args: argparse.Namespace, token: str) -> str:
 
 @_admin
 def create_hook(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
-    mapping = None if args.map is None else json.loads(args.map)
+    try:
+        mapping = None if args.map is None else jsontext.parse(args.map, pairs_hook=jsontext.unique_fields)
+    except jsontext.JSONTextError as exc:
+        raise accounts.AccountError(f"--map: {exc}") from None
     hook, token, secret = hooks.create(
         admin.db,
         admin.sealer,
@@ -363,7 +366,10 @@ def revoke_key(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
 @_admin
 def add_template(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
     _workspace(admin.db, args.workspace)
-    body = json.loads(args.file.read_text(encoding="utf-8"))
+    try:
+        body = jsontext.parse(args.file.read_text(encoding="utf-8-sig"), pairs_hook=jsontext.unique_fields)
+    except (jsontext.JSONTextError, UnicodeDecodeError) as exc:
+        raise accounts.AccountError(f"{args.file}: {exc}") from None
     if args.id:
         body["id"] = args.id
     body = catalog.inline_local_files(body, args.file.resolve().parent)

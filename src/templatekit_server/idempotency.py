@@ -73,10 +73,17 @@ class Claim:
             connection.execute(delete(idempotency).where(self._row()))
 
 
+def checked_key(key: str, header: str = "Idempotency-Key") -> str:
+    """``key``, given in the request's ``header``; BAD_REQUEST naming the header when it
+    is no key."""
+    if not key or len(key) > MAX_KEY_LENGTH or not key.isascii() or not key.isprintable():
+        raise bad_request(f"{header}: 1 to {MAX_KEY_LENGTH} printable ASCII characters")
+    return key
+
+
 async def claim(db: Database, key_id: str, key: str, digest: str, timeout: float) -> Claim | Answer:
     """Claim ``key`` for this request, or the answer of the request that claimed it."""
-    if not key or len(key) > MAX_KEY_LENGTH or not key.isascii() or not key.isprintable():
-        raise bad_request(f"Idempotency-Key: 1 to {MAX_KEY_LENGTH} printable ASCII characters")
+    checked_key(key)
     waited = 0.0
     while True:
         found = await run_in_threadpool(_claim_or_read, db, key_id, key, digest)

@@ -63,6 +63,8 @@ def test_a_form_post_renders_through_the_map_and_is_billed_once_per_delivery(cli
     assert image.getpixel((120, 105)) == (0, 255, 0)  # box.fill came from the form
     again = client.post(f"{live.root}{hook_path(made)}", json=form, headers={"webhook-id": "msg_1"})
     assert again.json() == answer.json() and again.headers["idempotent-replayed"] == "true"
+    too_long = client.post(f"{live.root}{hook_path(made)}", json=form, headers={"webhook-id": "m" * 300})
+    assert too_long.status_code == 400 and too_long.json()["error"]["message"].startswith("webhook-id: 1 to 255")
     assert live.used(account) == before + 1  # the repeated delivery is not billed
     listed = admin(live, "hook", "list", "--project", account.project)
     assert [h["id"] for h in listed] == [made["id"]] and listed[0]["map"]["title"] == "$.answers.name"
@@ -109,6 +111,7 @@ def test_bad_hooks_are_refused_naming_the_option(live, account):
         (["--map", json.dumps({"title": "name"})], "map.title: 'name' is not a path"),
         (["--output", "avi"], "output 'avi': must be one of png, jpeg, webp, pdf, mp4, webm, gif"),
         (["--respond", "email"], "respond 'email': must be one of url, file"),
+        (["--map", "{bad"], "--map: not valid JSON (Expecting property name enclosed in double quotes"),
     ]:
         done = subprocess.run([*command, *extra], capture_output=True, text=True, timeout=60)
         assert done.returncode == 1 and named in done.stderr, done.stderr

@@ -26,7 +26,7 @@ from templatekit_server.bodies import StoredUrl, Url, VideoQueued
 from templatekit_server.errors import ApiError
 from templatekit_server.files import Files
 from templatekit_server.hooks import Hook
-from templatekit_server.idempotency import Answer
+from templatekit_server.idempotency import Answer, checked_key
 from templatekit_server.inputs import count_request, parse_json, read_body
 from templatekit_server.routes.renders import Still, announced, delivered, render
 from templatekit_server.routes.videos import queued_video
@@ -84,8 +84,9 @@ def _delivery_id(hook: Hook, request: Request) -> str | None:
     """The key a repeated delivery is known by: the signed ``webhook-id`` of a hook signed
     as Standard Webhooks sign, else the first delivery header the sender sent."""
     if hook.signature == hooks.STANDARD_WEBHOOKS:
-        return request.headers["webhook-id"]
-    return next((request.headers[name] for name in DELIVERY_HEADERS if name in request.headers), None)
+        return checked_key(request.headers["webhook-id"], "webhook-id")
+    header = next((name for name in DELIVERY_HEADERS if name in request.headers), None)
+    return None if header is None else checked_key(request.headers[header], header)
 
 
 def _check_signature(server: ServerState, hook: Hook, request: Request, raw: bytes) -> None:
