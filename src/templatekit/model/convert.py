@@ -33,7 +33,7 @@ from templatekit.model.layers import (
     UnknownLayer,
 )
 from templatekit.model.template import BackgroundImage, Template
-from templatekit.model.values import Color, Gradient, Insets, Length, Source
+from templatekit.model.values import Color, Gradient, Insets, Length, Source, number_text
 
 Path_ = tuple[str | int, ...]
 
@@ -64,7 +64,7 @@ def _number(value: Any, kind: type) -> Any:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ValueError(f"must be a number (got {shown_value(value)})")
     try:
-        number = float(value)
+        number = number_text(value) if isinstance(value, str) else float(value)
     except ValueError:
         raise ValueError(f"must be a number (got {shown_value(value)})") from None
     except OverflowError:

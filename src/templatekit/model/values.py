@@ -86,6 +86,18 @@ class Color:
 Color.TRANSPARENT = Color(0, 0, 0, 0)
 
 
+#: A number written as text, as JSON writes one (no "1_000", no digits of other scripts).
+_NUMBER_TEXT = re.compile(r"\s*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*")
+
+
+def number_text(text: str) -> float:
+    """The number ``text`` writes; ValueError for text that is no number as JSON writes
+    one (Python's float() also reads "1_000", digits of other scripts, "inf" and "nan")."""
+    if not _NUMBER_TEXT.fullmatch(text):
+        raise ValueError(text)
+    return float(text)
+
+
 def _within_limit(text: str) -> None:
     if len(text) > MAX_VALUE_TEXT:
         raise ValueError(too_long(len(text), MAX_VALUE_TEXT))
@@ -178,7 +190,7 @@ class Length:
             percent = text.endswith("%")
             number = text[:-1] if percent else text.removesuffix("px")
             try:
-                length = cls(float(number), percent=percent)
+                length = cls(number_text(number), percent=percent)
             except ValueError:
                 raise ValueError(f'must be px or a percentage such as "50%" (got {value!r})') from None
         else:

@@ -261,3 +261,11 @@ def test_a_field_given_twice_in_json_text_is_refused_as_the_server_refuses_it():
         tk.load_template('{"name": "a", "width": 10, "width": 20, "height": 10, "layers": []}')
     with pytest.raises(tk.ModificationError, match=re.escape("the field 'title' is given twice")):
         tk.render_image(template(layer("text", "title", text="Hi")), '{"title": "a", "title": "b"}')
+
+
+@pytest.mark.parametrize("text", ["1_000", "\uff11\uff12", "inf", "nan", "12pt"])
+def test_a_number_given_as_text_is_written_as_json_writes_numbers(text):
+    data = template(layer("text", "title", text="Hi", size=text))
+    with pytest.raises(tk.TemplateError, match=re.escape(f"layers[0].size: must be a number (got {text!r})")):
+        tk.load_template(data)
+    assert tk.load_template(template(layer("text", "title", text="Hi", size=" 1e1 "))).layers[0].size == 10
