@@ -91,9 +91,21 @@ class HbFont:
         return all(ord(char) in self.unicodes or _invisible(char) for char in text)
 
 
+#: Unicode's default-ignorable code points (joiners, selectors, bidi marks, embeddings
+#: and isolates, tags, …): HarfBuzz shapes them without a glyph of their own, so a font
+#: lacking them draws them as nothing, never as a box.
+_DEFAULT_IGNORABLE = (
+    ("\u00ad", "\u00ad"), ("\u034f", "\u034f"), ("\u061c", "\u061c"), ("\u115f", "\u1160"),
+    ("\u17b4", "\u17b5"), ("\u180b", "\u180f"), ("\u200b", "\u200f"), ("\u202a", "\u202e"),
+    ("\u2060", "\u206f"), ("\u3164", "\u3164"), ("\ufe00", "\ufe0f"), ("\ufeff", "\ufeff"),
+    ("\uffa0", "\uffa0"), ("\ufff0", "\ufff8"), ("\U0001bca0", "\U0001bca3"),
+    ("\U0001d173", "\U0001d17a"), ("\U000e0000", "\U000e0fff"),
+)  # fmt: skip
+
+
 def _invisible(char: str) -> bool:
-    """Joiners and selectors that shape without a glyph of their own."""
-    return char in "\u200c\u200d\ufe0e\ufe0f" or "\U000e0020" <= char <= "\U000e007f" or "\ufe00" <= char <= "\ufe0f"
+    """A default-ignorable character: shaped without a glyph of its own."""
+    return any(low <= char <= high for low, high in _DEFAULT_IGNORABLE)
 
 
 @lru_cache(maxsize=128)

@@ -162,6 +162,16 @@ def test_ligature_characters_and_symbols_of_everyday_text_are_drawn():
     assert all(glyph != 0 for run in runs(place(block, 0, 0, 1000, 50)) for glyph in run.glyphs)
 
 
+def test_invisible_characters_no_font_has_draw_nothing_and_are_no_missing_character():
+    """Bidi isolates and marks, zero-width spaces and joiners, the byte order mark:
+    default-ignorable code points, which HarfBuzz shapes without a glyph of their own."""
+    hidden = "abc \u2066\u05e9\u05dc\u05d5\u05dd\u2069 \u200b\u2060d\ufeffe\u202a\u200ef\u202c"
+    block = typeset(hidden, STYLE, BOOK, 1000)
+    assert block.missing == ()
+    visible = typeset("abc \u05e9\u05dc\u05d5\u05dd def", STYLE, BOOK, 1000)
+    assert block.width == pytest.approx(visible.width, abs=0.01)
+
+
 def test_a_character_no_font_has_is_named_and_its_box_stays_on_the_line():
     block = typeset("a\U0001fbffb", STYLE, BOOK, 1000)  # an unassigned code point
     assert block.missing == ("\U0001fbff",)
