@@ -32,6 +32,20 @@ _VIRAMA = 9  # the canonical combining class of viramas, Khmer's coeng and Myanm
 _JOINERS = "\u200c\u200d\u034f"
 
 
+#: Format controls a reader does not want back from a PDF's text, and which draw nothing:
+#: bidi marks, embeddings and isolates, the zero-width space, the word joiner and the
+#: invisible operators, the byte order mark. (Joiners stay: they belong to the words they
+#: join, a Persian ZWNJ to its word; so does a soft hyphen, a word's place to break.)
+_UNSPOKEN = frozenset(
+    "\u061c\u200b\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
+)
+
+
+def unspoken(text: str) -> bool:
+    """Whether ``text`` (a glyph's) is only such controls: its glyph is left out of the PDF."""
+    return bool(text) and all(char in _UNSPOKEN for char in text)
+
+
 def glyph_texts(run: GlyphRun) -> list[str]:
     """For each glyph, the text the ToUnicode map should give for it: within each of
     HarfBuzz's clusters, the character the font maps to the glyph, and what is left of

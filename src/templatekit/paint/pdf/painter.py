@@ -41,7 +41,7 @@ from templatekit.paint.gradient import gradient_image, gradient_line
 from templatekit.paint.needs import effects_needs
 from templatekit.paint.pdf.color_glyphs import ColorGlyphs, OutlinePen, painted
 from templatekit.paint.pdf.fonts import EmbeddedFonts
-from templatekit.paint.pdf.glyph_text import actual_texts, glyph_texts
+from templatekit.paint.pdf.glyph_text import actual_texts, glyph_texts, unspoken
 from templatekit.paint.pdf.objects import Document, Name, Raw, Ref, number, serialise, text_string
 from templatekit.paint.raster import effects_alone
 from templatekit.scene import (
@@ -434,7 +434,10 @@ def _write_text(canvas: _Canvas, run: GlyphRun, visible: bool) -> None:
     spacing = run.letter_spacing
     name, _ = fonts.resource(run.font, spacing * 1000 / run.size)
     texts = glyph_texts(run)
-    actual = actual_texts(run, texts, fonts.map_text(run.font, run.glyphs, texts))
+    kept = [index for index, text in enumerate(texts) if not unspoken(text)]  # drawn nothing, read nothing
+    said = fonts.map_text(run.font, [run.glyphs[i] for i in kept], [texts[i] for i in kept])
+    mapped = dict(zip(kept, said, strict=True))
+    actual = actual_texts(run, texts, [mapped.get(index, True) for index in range(len(texts))])
     canvas.op("q BT")
     if visible:
         _alpha(canvas, run.color.a / 255 * canvas.opacity)
@@ -454,6 +457,8 @@ def _write_text(canvas: _Canvas, run: GlyphRun, visible: bool) -> None:
             shown.clear()
 
     for index, (glyph, (x, y)) in enumerate(zip(run.glyphs, run.positions, strict=True)):
+        if index not in mapped:
+            continue
         if actual[index] != marked:
             flush()
             if marked is not None:

@@ -18,6 +18,8 @@ pytest.importorskip("pypdf")
 import pypdf
 
 import templatekit as tk
+from tests import pdf_readers
+from tests.conftest import layer, template
 
 pymupdf = pytest.importorskip("pymupdf")
 pdfminer_high_level = pytest.importorskip("pdfminer.high_level")
@@ -150,3 +152,18 @@ def test_subset_tags_differ_between_subsets_and_repeat_for_the_same():
         return found
 
     assert tags(one) == tags(again) and tags(one).isdisjoint(tags(other))
+
+
+@pytest.mark.parametrize("extractor", list(pdf_readers.EXTRACTORS))
+def test_invisible_format_controls_are_neither_drawn_nor_read_back(extractor):
+    """Bidi isolates and marks, zero-width spaces, word joiners and byte order marks draw
+    nothing and are left out of the PDF: readers read the line as if they were not there."""
+    if not pdf_readers.available(extractor):
+        pytest.skip(f"{extractor} is not installed")
+
+    def read(text: str) -> str:
+        box = layer("text", "line", width=600, height=60, text=text, size=24)
+        return pdf_readers.read_back(tk.render_pdf(template(box, width=600, height=60)).data, extractor)
+
+    plain = read("abc \u05e9\u05dc\u05d5\u05dd def xy")
+    assert read("abc \u2066\u05e9\u05dc\u05d5\u05dd\u2069 def \u200b\u2060x\ufeffy") == plain
