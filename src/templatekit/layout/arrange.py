@@ -115,12 +115,12 @@ def _no_smaller_than_content(node: Any, layer: Layer, side: str, ctx: LayoutCont
     a text's lines, an image and a table not at all. Yoga has no such minimum: without
     it a hug layer was squeezed under its content (a word broken, a tag overlapped)."""
     if side == "width" and isinstance(layer, (TextLayer, FrameLayer)):
-        node.min_width = min_content_width(layer, ctx)
+        node.min_width = _min_width(layer, ctx)
     else:
         node.flex_shrink = 0
 
 
-def min_content_width(layer: Layer, ctx: LayoutContext, in_row: bool = True) -> float:
+def _min_width(layer: Layer, ctx: LayoutContext, in_row: bool = True) -> float:
     """The narrowest ``layer`` may be set (``in_row``: as a layer of a row, where a
     ``fill`` width may shrink to nothing): a number is its width; a text, its widest
     word; an image or a table, its own width; a frame, its layers' minimums side by side
@@ -145,7 +145,7 @@ def min_content_width(layer: Layer, ctx: LayoutContext, in_row: bool = True) -> 
         return 0.0
     shown = [child for child in layer.layers if child.visible]
     row = layer.layout == "row"
-    widths = [min_content_width(child, ctx, row) for child in shown]
+    widths = [_min_width(child, ctx, row) for child in shown]
     if layer.layout == "none":
         return (
             max((child.x + width for child, width in zip(shown, widths, strict=True)), default=0.0)
