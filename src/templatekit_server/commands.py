@@ -160,7 +160,16 @@ def create_hook(admin: Admin, args: argparse.Namespace) -> dict[str, Any]:
         allow=admin.allow,
     )
     made = {**hook.summary(), "url": _hook_url(args, token)}
-    return made if secret is None else {**made, "secret": secret}
+    if secret is not None:
+        made["secret"] = secret
+    project = accounts.project(admin.db, args.project)
+    try:
+        catalog.info(admin.db, project["workspace_id"] if project else "", hook.template_id)
+    except ApiError:  # a hook may be made before its template, but more often the id is mistyped
+        made["warning"] = (
+            f"template {hook.template_id} does not exist yet: the hook answers NOT_FOUND until it is stored"
+        )
+    return made
 
 
 @_admin

@@ -54,7 +54,7 @@ def test_a_form_post_renders_through_the_map_and_is_billed_once_per_delivery(cli
         live, "hook", "create", "--project", account.project, "--template", "hooked",
         "--map", json.dumps({"title": "$.answers.name", "box.fill": "$.answers.colour"}),
     )  # fmt: skip
-    assert made["url"].startswith("http") and "secret" not in made
+    assert made["url"].startswith("http") and "secret" not in made and "warning" not in made
     before = live.used(account)
     form = {"answers": {"name": "Ada Lovelace", "colour": "#00ff00"}, "unused": [1, 2]}
     answer = client.post(f"{live.root}{hook_path(made)}", json=form, headers={"webhook-id": "msg_1"})
@@ -68,6 +68,8 @@ def test_a_form_post_renders_through_the_map_and_is_billed_once_per_delivery(cli
     assert live.used(account) == before + 1  # the repeated delivery is not billed
     listed = admin(live, "hook", "list", "--project", account.project)
     assert [h["id"] for h in listed] == [made["id"]] and listed[0]["map"]["title"] == "$.answers.name"
+    early = admin(live, "hook", "create", "--project", account.project, "--template", "tpl_not_yet")
+    assert early["warning"] == "template tpl_not_yet does not exist yet: the hook answers NOT_FOUND until it is stored"
 
 
 def test_without_a_map_the_body_is_the_modifications_and_the_file_can_be_the_answer(client, live, account):
