@@ -209,15 +209,16 @@ def given_key(request: Request, body: Any) -> str | None:
         if not isinstance(body["apiKey"], str):
             raise bad_request("apiKey: must be a string")
         found.append(body["apiKey"])
-    authorization = request.headers.get("authorization")
-    if authorization:
+    for authorization in request.headers.getlist("authorization"):  # each one sent: they must agree too
+        if not authorization:
+            continue
         scheme, _, token = authorization.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise ApiError("UNAUTHORIZED", "Authorization: expected 'Bearer <API key>'")
         found.append(token.strip())
     keys = {key for key in found if key}
     if len(keys) > 1:
-        raise bad_request("apiKey: the keys sent in the query, the body and the Authorization header differ")
+        raise bad_request("apiKey: the keys sent in the query, the body and the Authorization headers differ")
     return keys.pop() if keys else None
 
 

@@ -47,6 +47,11 @@ def test_keys_sent_in_several_places_must_agree(client, live, account):
     assert differ.status_code == 400
     assert differ.json()["error"]["code"] == "BAD_REQUEST"
     assert "differ" in differ.json()["error"]["message"]
+    twice = [("Authorization", f"Bearer {account.key}"), ("Authorization", f"Bearer {other.key}")]
+    two_headers = create_image(client, live, body={"templateId": "card"}, headers=twice)
+    assert two_headers.status_code == 400 and "differ" in two_headers.json()["error"]["message"]
+    agreeing = [("Authorization", f"Bearer {account.key}")] * 2
+    assert create_image(client, live, body={"templateId": "card"}, headers=agreeing).status_code == 200
 
 
 def test_a_missing_key_is_unauthorized_everywhere(client, live, account):
