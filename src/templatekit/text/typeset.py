@@ -526,7 +526,7 @@ def _typeset(
         paragraph = paragraphs[number]
         hidden = "\n".join([paragraph.text[end:], *(p.text for p in paragraphs[number + 1 :])]).strip()
         lines, metrics = lines[:limit], metrics[:limit]
-        if ellipsis:
+        if ellipsis and hidden:  # blank lines past the box hide nothing: no ellipsis for them
             lines[-1] = _with_ellipsis(paragraph, start, end, max_width, book, missing)
             metrics[-1] = _metrics(lines[-1], paragraph.style, book)
     primary = hb_font(book.match(style.family, style.weight, style.italic).file)
@@ -535,7 +535,7 @@ def _typeset(
         style,
         primary.ascender * style.size,
         primary.descender * style.size,
-        truncated=limit < len(ranges_shown),
+        truncated=bool(hidden),
         broke_words=any(index + 1 < limit for index in inside),  # a break between two lines shown
         missing=tuple(missing),
         hidden=hidden,

@@ -324,3 +324,12 @@ def test_a_soft_hyphen_draws_as_a_hyphen_exactly_where_one_typed_at_the_break_wo
     assert ImageChops.difference(broken, typed).getbbox() is None
     whole, plain = png(f"Donau{SHY}dampf{SHY}schiff", 380), png("Donaudampfschiff", 380)
     assert ImageChops.difference(whole, plain).getbbox() is None
+
+
+def test_blank_lines_past_the_box_hide_nothing_and_take_no_ellipsis():
+    block = typeset("Hello\n\n\n\n", STYLE, BOOK, 200, max_height=30)
+    assert (block.text, block.truncated, block.hidden) == (["Hello"], False, "")
+    cut = typeset("Hello\n\n\nWorld", STYLE, BOOK, 200, max_height=30)
+    assert (cut.text, cut.truncated, cut.hidden) == (["Hello…"], True, "World")
+    layer_spec = layer("text", "note", width=200, height=30, text="Hello" + "\n" * 30, size=20)
+    assert tk.render_image(template(layer_spec, width=200, height=30)).warnings == ()
