@@ -165,10 +165,15 @@ class Fields:
         self.max_text = max_text
 
     def raw(self, name: str) -> Any:
+        """The field's value; BAD_REQUEST for a query field given more than once, whose
+        values would otherwise be read one of them, silently."""
+        getlist = getattr(self.source, "getlist", None)
+        if getlist is not None and len(given := getlist(name)) > 1:
+            raise bad_request(f"{name}: given {len(given)} times in the query; give it once")
         return self.source.get(name)
 
     def text(self, name: str, *, required: bool = False) -> str | None:
-        value = self.source.get(name)
+        value = self.raw(name)
         if value is None or value == "":
             if required:
                 raise bad_request(f"{name}: required")
@@ -180,7 +185,7 @@ class Fields:
         return value
 
     def flag(self, name: str) -> bool:
-        value = self.source.get(name)
+        value = self.raw(name)
         if value is None or value == "":
             return False
         try:

@@ -45,6 +45,13 @@ def test_source_gives_the_stored_json_of_each_version(client, live, account):
     for version, code in (("3", "NOT_FOUND"), ("0", "BAD_REQUEST"), ("one", "BAD_REQUEST")):
         answer = client.get(f"{live.api}/templates/kept/source", params={"version": version}, headers=account.bearer)
         assert answer.json()["error"]["code"] == code, version
+    twice = client.get(
+        f"{live.api}/templates/kept/source", params=[("version", 1), ("version", 2)], headers=account.bearer
+    )
+    assert (
+        twice.status_code == 400
+        and twice.json()["error"]["message"] == "version: given 2 times in the query; give it once"
+    )
     other = live.account()  # another workspace does not see it
     hidden = client.get(f"{live.api}/templates/kept/source", headers=other.bearer)
     assert hidden.json()["error"]["code"] == "NOT_FOUND"
