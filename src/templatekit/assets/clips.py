@@ -16,6 +16,7 @@ from fractions import Fraction
 import av
 from PIL import Image as PILImage
 
+from templatekit.assets.common import shown
 from templatekit.errors import AssetError
 from templatekit.model.layers import VideoLayer
 
@@ -34,8 +35,12 @@ class ClipReader:
             self._stream = self._container.streams.video[0]
         except (av.FFmpegError, IndexError) as exc:
             raise AssetError(
-                f"layer {layer.name!r}: {layer.src} is not a video this renderer can read ({exc})"
+                f"layer {layer.name!r}: {shown(layer.src)} is not a video this renderer can read ({exc})"
             ) from None
+        if self._container.format.name.endswith("_pipe"):  # FFmpeg's readers of single pictures
+            self._container.close()
+            picture = f"{shown(layer.src)} is a picture, not a video: an image layer shows it"
+            raise AssetError(f"layer {layer.name!r}: {picture}")
         self._stream.thread_type = "AUTO"
         self.loop = layer.loop
         self.start = layer.trim.start if layer.trim is not None else 0.0

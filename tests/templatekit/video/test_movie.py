@@ -540,3 +540,11 @@ def test_pdf_debug_and_prepare_follow_the_same_rule_as_the_png(tmp_path):
     column = [y for y in range(2, 100, 4) if png.getpixel((150, y))[1] != page.getpixel((150, y))[1]]
     assert png.getpixel((150, 90)) == (0, 0, 0) and png.getpixel((150, 10))[1] == 255  # sliding down from the top
     assert len(column) <= 1  # the PDF shows it where the frame does (one row of anti-aliasing apart)
+
+
+def test_a_picture_given_as_a_clip_is_named_as_a_picture(tmp_path):
+    Image.new("RGB", (16, 9), (255, 0, 0)).save(tmp_path / "still.png")
+    clip = layer("video", "clip", x=0, y=0, width=160, height=90, src=str(tmp_path / "still.png"))
+    message = f"layer 'clip': {tmp_path / 'still.png'} is a picture, not a video: an image layer shows it"
+    with pytest.raises(tk.AssetError, match=re.escape(message)):
+        tk.render_video(video(clip, duration=0.5, width=160, height=90))
