@@ -233,28 +233,21 @@ def _modifications(template: Template, source: str | None, settings: list[str]) 
 def _read_json_argument(source: str) -> Any:
     """JSON text, or the path of a JSON file (a name no file has is read as JSON text:
     ``-m null``)."""
-    text = source
+    text, no_file = source, False
     if not source.lstrip().startswith(("[", "{")):
         try:
             text = Path(source).read_text(encoding="utf-8-sig")
         except FileNotFoundError:
-            if _json_or_none(source) is None:
-                raise SystemExit(f"error: -m {source}: no such file, nor JSON text") from None
+            no_file = True
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
             raise SystemExit(f"error: -m {source}: cannot read ({reason})") from None
     try:
         return jsontext.parse(text, pairs_hook=jsontext.unique_fields)
     except jsontext.JSONTextError as exc:
-        raise SystemExit(f"error: -m: {exc}") from None
-
-
-def _json_or_none(text: str) -> object | None:
-    """Whether ``text`` is JSON text: its data (boxed, as JSON's null is Python's None)."""
-    try:
-        return (jsontext.parse(text),)
-    except jsontext.JSONTextError:
-        return None
+        raise SystemExit(
+            f"error: -m {source}: no such file, nor JSON text" if no_file else f"error: -m: {exc}"
+        ) from None
 
 
 def _value(raw: str) -> Any:

@@ -127,8 +127,7 @@ def _si(value: float, digits: int | None, unit: float | None) -> str:
 def auto_format(ticks: list[float]) -> NumberFormat:
     """The format an axis with these ticks reads best in: SI from ten thousand up,
     scientific below a ten-thousandth, else thousands separators and the decimals the
-    ticks need. SI ticks share the unit of
-    the largest: 0, 0.5M, 1M."""
+    ticks need. SI ticks share the unit of the largest: 0, 0.5M, 1M."""
     if not ticks:
         return NumberFormat()
     largest = max(abs(t) for t in ticks)

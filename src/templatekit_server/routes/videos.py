@@ -105,9 +105,11 @@ async def _finished(request: Request, caller: Caller, video_id: str) -> Response
     goes away stops the waiting, not the job."""
     server = server_of(request)
     while not await request.is_disconnected():
-        if not await run_in_threadpool(accounts.key_in_force, server.db, caller.key_id):
-            raise ApiError("UNAUTHORIZED", "the API key was revoked or expired while the request waited")
         row = await run_in_threadpool(jobs.find, server.db, video_id)
+        if row.status in ("done", "failed") and not await run_in_threadpool(
+            accounts.key_in_force, server.db, caller.key_id
+        ):  # asked once, before the answer: a key revoked meanwhile gets nothing of the video
+            raise ApiError("UNAUTHORIZED", "the API key was revoked or expired while the request waited")
         if row.status == "done":
             return json_response(VideoDone(url=Url(_video_url(server, request, row.file_key)), id=video_id))
         if row.status == "failed":
@@ -157,30 +159,32 @@ def _event_stream(request: Request, caller: Caller, video_id: str, after: int) -
 
 
 async def _events(request: Request, caller: Caller, video_id: str, after: int) -> AsyncIterator[str]:
-    """``_records``, and a log line when the stream ends: after the last event, or when
-    the client went away (the render goes on either way; it is not the stream's)."""
+    """``_records``, each sent only while the caller's key is in force (else an ``error``
+    ends the stream: a key revoked or expired meanwhile gets nothing more), and a log
+    line when the stream ends: after the last event, or when the client went away (the
+    render goes on either way; it is not the stream's)."""
+    server = server_of(request)
     sent = 0
     try:
-        async for record in _records(request, caller, video_id, after):
+        async for record in _records(request, video_id, after):
+            if not await run_in_threadpool(accounts.key_in_force, server.db, caller.key_id):
+                message = "the API key was revoked or expired while the stream was open"
+                error = envelope("UNAUTHORIZED", message, request.state.request_id, server.settings.docs_url)
+                yield _record({"type": "error", **error})
+                return
             sent += 1
             yield record
     finally:
         log.info("event stream of %s closed after %d records", video_id, sent)
 
 
-async def _records(request: Request, caller: Caller, video_id: str, after: int) -> AsyncIterator[str]:
+async def _records(request: Request, video_id: str, after: int) -> AsyncIterator[str]:
     """The video's events after ``after`` as SSE records, then new ones as they come,
     ``queued {ahead}`` while it waits, a keep-alive comment when nothing else is sent,
-    until ``done`` or ``error``; an ``error`` too when the caller's key is revoked or
-    expires meanwhile (asked before anything is sent: a revoked key gets nothing more)."""
+    until ``done`` or ``error``."""
     server = server_of(request)
     seq, ahead_sent, sent_at = after, None, time.monotonic()
     while True:
-        if not await run_in_threadpool(accounts.key_in_force, server.db, caller.key_id):
-            message = "the API key was revoked or expired while the stream was open"
-            error = envelope("UNAUTHORIZED", message, request.state.request_id, server.settings.docs_url)
-            yield _record({"type": "error", **error})
-            return
         found = await run_in_threadpool(events.after, server.db, video_id, seq)
         for number, data in found:
             seq = number
