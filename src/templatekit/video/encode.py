@@ -23,6 +23,14 @@ PRESET = "veryfast"
 #: VP9's constant quality (its scale runs to 63; 31 is what its guide gives for 720p)
 VP9_CRF = 31
 AUDIO_RATE = 48_000
+#: How the YUV frames are tagged (FFmpeg's numbers for them): the BT.601 matrix that
+#: ``yuv420p`` and FFmpeg's own conversion to yuva420p use, video range, and the pixels'
+#: sRGB primaries and transfer. Untagged, many players take an HD video's matrix to be
+#: BT.709 and shift saturated colours (#00c000 shown as #00a300).
+MATRIX_BT601 = 6  # AVCOL_SPC_SMPTE170M
+PRIMARIES_BT709 = 1  # AVCOL_PRI_BT709, those of sRGB
+TRANSFER_SRGB = 13  # AVCOL_TRC_IEC61966_2_1
+VIDEO_RANGE = 1  # AVCOL_RANGE_MPEG
 
 
 def yuv420p(frame: np.ndarray) -> np.ndarray:
@@ -40,6 +48,14 @@ def unpremultiplied(frame: np.ndarray) -> np.ndarray:
     colour = frame[:, :, :3].astype(np.uint16) * 255 + alpha // 2
     straight = np.where(alpha > 0, colour // np.maximum(alpha, 1), 0).astype(np.uint8)
     return np.concatenate([straight, alpha], axis=2)
+
+
+def tagged(video: Any) -> Any:
+    """``video``, a YUV stream, tagged with the colours its frames are converted with."""
+    context = video.codec_context
+    context.colorspace, context.color_range = MATRIX_BT601, VIDEO_RANGE
+    context.color_primaries, context.color_trc = PRIMARIES_BT709, TRANSFER_SRGB
+    return video
 
 
 class FrameWriter(Protocol):
@@ -144,7 +160,7 @@ class Mp4Writer(AvWriter):
         video.pix_fmt = "yuv420p"
         video.codec_context.profile = "High"
         video.thread_type = "AUTO"  # frame threads: faster than x264's slice threads here
-        return video
+        return tagged(video)
 
 
 class WebmWriter(AvWriter):
@@ -169,7 +185,7 @@ class WebmWriter(AvWriter):
         video.width, video.height = self.width, self.height
         video.pix_fmt = "yuva420p" if self.alpha else "yuv420p"
         video.thread_count = os.cpu_count() or 1
-        return video
+        return tagged(video)
 
     def convert(self, frame: np.ndarray) -> Any:
         return unpremultiplied(frame) if self.alpha else yuv420p(frame)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import av
+import cv2
 import numpy as np
 import pytest
 from PIL import Image
@@ -123,6 +124,23 @@ def test_odd_sides_are_made_even_with_the_background():
     info = probe(result.data)
     assert info["size"] == (402, 202)
     assert info["frames"][0].getpixel((401, 201))[0] > 200  # the added column and row are background
+
+
+@pytest.mark.parametrize("format", ["mp4", "webm"])
+def test_frames_are_tagged_with_the_matrix_they_are_converted_with(format):
+    # untagged, an HD video's matrix is taken by many players to be BT.709: #00c000 showed as #00a300
+    colours = {"#00c000": (0, 192, 0), "#ff0000": (255, 0, 0), "#fbbf24": (251, 191, 36)}
+    boxes = [layer("shape", name, x=n * 320, y=0, width=320, height=720, fill=name) for n, name in enumerate(colours)]
+    result = tk.render_video(video(*boxes, width=1280, height=720, duration=0.2, fps=10), format=format)
+    with av.open(io.BytesIO(result.data)) as container:
+        stream = container.streams.video[0]
+        context = stream.codec_context
+        tags = (context.colorspace, context.color_range, context.color_primaries, context.color_trc)
+        planes = next(container.decode(stream)).to_ndarray()  # Y, U and V as written
+    assert tags == (6, 1, 1, 13)  # the BT.601 matrix in video range; sRGB's primaries and transfer
+    rgb = cv2.cvtColor(planes, cv2.COLOR_YUV2RGB_I420)  # decoded with the matrix the tags name
+    for n, expected in enumerate(colours.values()):
+        assert np.abs(rgb[360, n * 320 + 160].astype(int) - expected).max() <= 3
 
 
 def test_a_still_template_is_not_a_video():
