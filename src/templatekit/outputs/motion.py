@@ -17,13 +17,14 @@ class MotionFormat:
     media_type: str
     sound: bool  # the soundtrack is kept (else dropped, with a warning)
     alpha: bool  # transparent where the template is, when its background is
+    even_sides: bool  # frames as wide and high as even numbers (yuv420p), else the canvas's size
 
 
 MOTION_FORMATS = {
-    "mp4": MotionFormat("mp4", "video/mp4", sound=True, alpha=False),
-    "webm": MotionFormat("webm", "video/webm", sound=True, alpha=True),
-    "gif": MotionFormat("gif", "image/gif", sound=False, alpha=False),
-    "webp": MotionFormat("webp", "image/webp", sound=False, alpha=True),
+    "mp4": MotionFormat("mp4", "video/mp4", sound=True, alpha=False, even_sides=True),
+    "webm": MotionFormat("webm", "video/webm", sound=True, alpha=True, even_sides=True),
+    "gif": MotionFormat("gif", "image/gif", sound=False, alpha=False, even_sides=False),
+    "webp": MotionFormat("webp", "image/webp", sound=False, alpha=True, even_sides=False),
 }
 _NAMES = ", ".join(MOTION_FORMATS)
 _EXTENSIONS = ", ".join(f".{name}" for name in MOTION_FORMATS)

@@ -174,16 +174,17 @@ class _Actor:
 
 
 class FrameMaker:
-    """Paints the frames of a laid-out video template; the frame size is the canvas made
-    even (H.264 in yuv420p needs even sides), the extra row or column in the background.
-    Frames are opaque, over black, unless ``transparent``: then they keep the alpha of
-    the template's background and layers."""
+    """Paints the frames of a laid-out video template. With ``even`` (as H.264 and VP9
+    in yuv420p need), the frame is the canvas made even, the canvas's last column or row
+    repeated into the one added. Frames are opaque, over black, unless ``transparent``:
+    then they keep the alpha of the template's background and layers."""
 
-    def __init__(self, template: Template, ctx: LayoutContext, transparent: bool = False) -> None:
+    def __init__(self, template: Template, ctx: LayoutContext, transparent: bool = False, even: bool = True) -> None:
         assert template.video is not None
         self.transparent = transparent
-        self.width = template.width + template.width % 2
-        self.height = template.height + template.height % 2
+        self.canvas = (template.width, template.height)
+        self.width = template.width + template.width % 2 * even
+        self.height = template.height + template.height % 2 * even
         self.timeline = Timeline(template.video.duration, template.width, template.height)
         drawn = dict(layout_layers(template, ctx))
         masks = mask_layer_names(template)
@@ -223,9 +224,12 @@ class FrameMaker:
         one with the background, over black unless the frames are transparent."""
         if not items and not bottom:
             return
-        plate = Scene(self.width, self.height, background, tuple(items))  # type: ignore[arg-type]
+        size = self.canvas if bottom else (self.width, self.height)
+        plate = Scene(*size, background, tuple(items))  # type: ignore[arg-type]
         budget.ask(canvas_needs(plate, 1.0))
         image = paint(plate)
+        if bottom and image.size != (self.width, self.height):  # a gradient or picture ends with the canvas
+            image = _edges_repeated(image, self.width, self.height)
         if bottom and self.transparent:
             self._stack.append(picture(image, 0, 0, 1.0, "plate:bottom"))
             return
@@ -269,3 +273,10 @@ class FrameMaker:
     def close(self) -> None:
         for clip in self.clips:
             clip.close()
+
+
+def _edges_repeated(image: PILImage.Image, width: int, height: int) -> PILImage.Image:
+    """``image`` made ``width`` × ``height`` by repeating its last column and row."""
+    pixels = np.asarray(image)
+    grown = np.pad(pixels, ((0, height - image.height), (0, width - image.width), (0, 0)), mode="edge")
+    return PILImage.fromarray(grown, image.mode)

@@ -74,7 +74,7 @@ def write_video(
     assert template.video is not None
     fps = frame_rate(template.video, output)
     total = frame_count(template, fps)
-    maker = FrameMaker(template, ctx, transparent=output.alpha and transparent(template))
+    maker = FrameMaker(template, ctx, transparent=output.alpha and transparent(template), even=output.even_sides)
     try:
         clips = [
             (layer, ctx.assets.fetch_media(layer.src, ctx.base_dir))

@@ -119,11 +119,18 @@ def test_promo_is_h264_high_yuv420p_at_constant_rate_with_the_index_first():
     assert sorted(times) == [Fraction(n, 30) for n in range(150)]
 
 
-def test_odd_sides_are_made_even_with_the_background():
-    result = tk.render_video(video(width=401, height=201, background="#ff0000"))
+@pytest.mark.parametrize("background", ["#ff0000", {"from": "#ff0000", "to": "#ff0000", "angle": 90}])
+def test_odd_sides_are_made_even_with_the_background(background):
+    result = tk.render_video(video(width=401, height=201, background=background))
     info = probe(result.data)
     assert info["size"] == (402, 202)
     assert info["frames"][0].getpixel((401, 201))[0] > 200  # the added column and row are background
+
+
+@pytest.mark.parametrize("format", ["gif", "webp"])
+def test_animated_images_keep_odd_sides(format):
+    result = tk.render_video(video(width=41, height=21, background="#ff0000"), format=format)
+    assert (result.width, result.height) == (41, 21) == Image.open(io.BytesIO(result.data)).size
 
 
 @pytest.mark.parametrize("format", ["mp4", "webm"])
