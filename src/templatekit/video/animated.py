@@ -4,7 +4,10 @@ FFmpeg's muxer (PyAV) as the video writers are, and WebP, its frames encoded in 
 
 GIF has 256 colours a frame. The palette is one for the whole animation: 255 colours
 chosen by Pillow's fast octree from frames taken across it before the first is written
-(``learn``), and a transparent one. The same colour is the same index in every frame, so
+(``learn``: frames spread evenly, and those of each layer's time on screen and each
+keyframe, ``palette_moments``), and a transparent one. Where the octree finds few
+colours (a smooth gradient falls in few of its cubes) median cut chooses them instead.
+The same colour is the same index in every frame, so
 still areas do not flicker, and FFmpeg's encoder writes each frame as the rectangle that
 changed, with the pixels that did not in the transparent colour. Each frame is mapped to
 the nearest colours after a light ordered (8×8 Bayer) dither, or without one (``dither:
@@ -23,6 +26,7 @@ from __future__ import annotations
 import io
 import os
 from collections import deque
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -31,9 +35,11 @@ import cv2
 import numpy as np
 from PIL import Image as PILImage
 
+from templatekit.model.layers import Layer
 from templatekit.model.template import GifSettings, WebpSettings
 from templatekit.paint.resample import shrunk
 from templatekit.video.encode import AvWriter, unpremultiplied
+from templatekit.video.timeline import Timeline
 from templatekit.video.webp_file import AnimatedWebpFile, picture_chunks
 
 #: libwebp's method for each WebP frame (0 fastest, 6 smallest): 1 takes what 0 does, for
@@ -43,6 +49,12 @@ WEBP_METHOD = 1
 ENCODERS = max(1, min(4, os.cpu_count() or 1))
 #: frames the GIF palette is learnt from, spread over the animation
 PALETTE_SAMPLES = 12
+#: frames it is learnt from at most, with those where the spread ones could miss a colour
+MAX_PALETTE_SAMPLES = 40
+#: colours of the octree's palette below which it is taken to have fitted the frames
+#: poorly (a smooth gradient falls in a few of its cubes: 27 colours for a full-frame
+#: one), and median cut, which splits where the pixels are, is tried instead
+FEW_COLOURS = 192
 #: rounds of k-means that move the octree's colours to the pixels' (more gained nothing)
 REFINE_ROUNDS = 4
 #: how far the ordered dither moves a colour (in levels of 255) each way: enough to
@@ -75,6 +87,32 @@ def _refined(palette: PILImage.Image, pixels: PILImage.Image, rounds: int = REFI
         palette = PILImage.new("P", (1, 1))
         palette.putpalette(np.rint(colours).astype(np.uint8).ravel().tolist())
     return np.rint(colours).astype(np.uint8)
+
+
+def _distinct(palette: PILImage.Image) -> int:
+    """How many different colours a quantized image's palette holds."""
+    return len(set(zip(*[iter((palette.getpalette() or [])[: 255 * 3])] * 3, strict=True)))
+
+
+def palette_moments(layers: Sequence[Layer], timeline: Timeline, frames: int, fps: int) -> list[float]:
+    """The moments of the frames the GIF palette is learnt from: PALETTE_SAMPLES spread
+    over the animation, and those where a colour could be on screen between them: the
+    middle of each layer's time on screen, each keyframe, the last frame (an end card)."""
+    spread = [n * frames / PALETTE_SAMPLES for n in range(PALETTE_SAMPLES)]
+    missed: list[float] = [frames - 1]
+    for layer in _every_layer(layers):
+        start, end = timeline.window(layer)
+        missed.append((start + end) / 2 * fps)
+        for animation in layer.animations:
+            missed.extend((start + animation.delay + key.time) * fps for key in animation.keyframes)
+    chosen = spread + missed[: MAX_PALETTE_SAMPLES - PALETTE_SAMPLES]
+    return [index / fps for index in sorted({min(frames - 1, max(0, round(frame))) for frame in chosen})]
+
+
+def _every_layer(layers: Sequence[Layer]) -> Iterator[Layer]:
+    for layer in layers:
+        yield layer
+        yield from _every_layer(getattr(layer, "layers", ()))
 
 
 def scaled_size(width: int, height: int, most: int) -> tuple[int, int]:
@@ -116,8 +154,12 @@ class GifWriter(AvWriter):
     def learn(self, frames: list[np.ndarray]) -> None:
         """The palette, from painted frames spread over the animation."""
         mosaic = np.concatenate([self._rgb(frame) for frame in frames])
+        sample = PILImage.fromarray(np.ascontiguousarray(mosaic[::2, ::2]))
         palette = PILImage.fromarray(mosaic).quantize(255, method=PILImage.Quantize.FASTOCTREE)
-        colours = _refined(palette, PILImage.fromarray(np.ascontiguousarray(mosaic[::2, ::2])))
+        if _distinct(palette) < FEW_COLOURS:
+            median = sample.quantize(255, method=PILImage.Quantize.MEDIANCUT)
+            palette = max(palette, median, key=_distinct)
+        colours = _refined(palette, sample)
         self._palette = PILImage.new("P", (1, 1))
         self._palette.putpalette(colours.ravel().tolist())
         self._argb[: len(colours), 0] = 255

@@ -18,7 +18,7 @@ from templatekit.model.layers import VideoLayer
 from templatekit.model.template import Template
 from templatekit.model.values import Color
 from templatekit.outputs.motion import MotionFormat, frame_rate
-from templatekit.video.animated import PALETTE_SAMPLES, GifWriter, WebpWriter
+from templatekit.video.animated import GifWriter, WebpWriter, palette_moments
 from templatekit.video.encode import FrameWriter, Mp4Writer, WebmWriter
 from templatekit.video.frames import FrameMaker, Look
 from templatekit.video.sound import soundtrack
@@ -89,7 +89,7 @@ def write_video(
             ctx.warnings.append(f"the sound is left out: {output.name.upper()} has none (MP4 and WebM keep it)")
         writer = _writer(template, maker, path, fps, sound, output)
         if isinstance(writer, GifWriter):  # clips seek back to the start by themselves
-            moments = (n * template.video.duration / PALETTE_SAMPLES for n in range(PALETTE_SAMPLES))
+            moments = palette_moments(template.layers, maker.timeline, total, fps)
             writer.learn([maker.compose(maker.looks(moment)) for moment in moments])
         progress = ProgressReporter(on_progress, total)
         try:

@@ -174,3 +174,32 @@ def _anmf_offsets(data: bytes) -> list[int]:
             offsets.append(at)
         at += 8 + size + (size & 1)
     return offsets
+
+
+def psnr(first: Image.Image, second: Image.Image) -> float:
+    error = np.mean((np.asarray(first.convert("RGB"), float) - np.asarray(second.convert("RGB"), float)) ** 2)
+    return float(10 * np.log10(255**2 / max(error, 1e-9)))
+
+
+def test_a_colour_on_screen_between_the_palettes_samples_keeps_its_colour(tmp_path):
+    # on screen from 1.05 to 1.2 s of 3 s: between two of the moments spread evenly over the video
+    flash = layer("shape", "flash", x=20, y=20, width=40, height=40, fill="#e11d48", start=1.05, duration=0.15)
+    made = video(flash, width=160, height=80, background="#4c4672", duration=3.0)
+    path = tmp_path / "flash.gif"
+    tk.render_video(made, path=path)
+    frames, _, _ = frames_of(path)
+    shown = frames[16].getpixel((40, 40))  # 1.067 s at 15 fps
+    assert np.abs(np.subtract(shown[:3], (225, 29, 72))).max() <= 8
+
+
+def test_a_gradient_gif_keeps_its_steps_small(tmp_path):
+    # a smooth gradient falls in a few of the octree's cubes: 27 colours, bands 18 px wide
+    fill = {"from": "#1e3a8a", "to": "#f97316", "angle": 90}
+    made = video(layer("shape", "ramp", x=0, y=0, width=480, height=270, fill=fill), width=480, height=270)
+    made["video"]["gif"] = {"dither": False}
+    path = tmp_path / "ramp.gif"
+    tk.render_video(made, path=path)
+    frames, _, _ = frames_of(path)
+    still = Image.open(io.BytesIO(tk.render_image(made, moment=0).data))
+    assert psnr(frames[0], still) > 46
+    assert len(np.unique(np.asarray(frames[0].convert("RGB"))[135], axis=0)) > 64
