@@ -7,9 +7,9 @@ chosen by Pillow's fast octree from frames taken across it before the first is w
 (``learn``: frames spread evenly, and those of each layer's time on screen and each
 keyframe, ``palette_moments``), and a transparent one. Where the octree finds few
 colours (a smooth gradient falls in few of its cubes) median cut chooses them instead.
-The same colour is the same index in every frame, so
-still areas do not flicker, and FFmpeg's encoder writes each frame as the rectangle that
-changed, with the pixels that did not in the transparent colour. Each frame is mapped to
+The same colour is the same index in every frame, so still areas do not flicker, and
+FFmpeg's encoder writes each frame as the rectangle that changed, with the pixels that
+did not in the transparent colour. Each frame is mapped to
 the nearest colours after a light ordered (8×8 Bayer) dither, or without one (``dither:
 false``): an ordered dither depends on the pixel's place only, so a pixel that does not
 change keeps its index from frame to frame. Measured on the promo's frames (640×360,
@@ -33,6 +33,7 @@ from typing import Any
 import av
 import cv2
 import numpy as np
+from attrs import frozen
 from PIL import Image as PILImage
 
 from templatekit.model.layers import Layer
@@ -45,6 +46,13 @@ from templatekit.video.webp_file import AnimatedWebpFile, picture_chunks
 #: libwebp's method for each WebP frame (0 fastest, 6 smallest): 1 takes what 0 does, for
 #: a tenth less; 2 a third longer for a tenth less again
 WEBP_METHOD = 1
+#: how far (in pixels) a lossy WebP frame's changes blur into the pixels around them
+#: (its 16-pixel blocks, chroma at half size, and the filter across their edges)
+BLEED = 16
+#: the share of a WebP frame's rectangle that changed from which it is encoded whole,
+#: not laid over the frame before (the promo's moving photo changes 93% of it; with the
+#: alpha that would keep the rest, its WebP took half as long again)
+MOSTLY_CHANGED = 0.75
 #: threads encoding WebP frames
 ENCODERS = max(1, min(4, os.cpu_count() or 1))
 #: frames the GIF palette is learnt from, spread over the animation
@@ -178,12 +186,29 @@ class GifWriter(AvWriter):
         return av.VideoFrame.from_ndarray((converted, self._argb), format="pal8")  # type: ignore[arg-type]
 
 
+@frozen
+class _Frame:
+    """An animated WebP's frame: its picture's chunks, where they go, whether they are laid
+    over the frame before."""
+
+    picture: bytes
+    x: int
+    y: int
+    blend: bool
+
+
 class WebpWriter:
     """Animated WebP, lossy at ``quality`` (with its alpha when the frames have one) or
     lossless. Each frame stores only the rectangle that changed since the frame before
     (found exactly, so nothing drifts), encoded as a still by libwebp (through Pillow) on
     a pool of threads, so that frames are encoded in parallel; a frame that is the one
-    before again is one frame shown longer. The file is put together by ``webp_file``."""
+    before again is one frame shown longer. The file is put together by ``webp_file``.
+
+    Opaque frames leave the pixels of their rectangle that did not change see-through
+    (alpha, kept exactly), laid over the frame before, as libwebp's own animation encoder
+    does: encoded lossily, those pixels would take on the blur of what moves beside them
+    and keep it, a trail left where a title has passed. Frames with an alpha of their
+    own replace their rectangle, a see-through pixel being one of theirs."""
 
     def __init__(
         self, path: str | os.PathLike[str], width: int, height: int, fps: int, settings: WebpSettings, alpha: bool
@@ -193,7 +218,7 @@ class WebpWriter:
         self.alpha = alpha
         self._file = AnimatedWebpFile(path, width, height, alpha)
         self._encoders = ThreadPoolExecutor(max_workers=ENCODERS, thread_name_prefix="templatekit-webp")
-        self._queued: deque[tuple[Future[bytes], int, int, int]] = deque()  # picture, x, y, frames shown
+        self._queued: deque[tuple[Future[_Frame], int]] = deque()  # a frame, and for how many it is shown
         self._previous: np.ndarray | None = None
         self._shown = 0  # frames written or queued
 
@@ -206,28 +231,42 @@ class WebpWriter:
         if box is None:
             self._lengthen()
             return
-        self._previous = pixels
-        x0, y0, x1, y1 = box
-        patch = pixels[y0:y1, x0:x1]
-        self._queued.append((self._encoders.submit(self._encoded, patch), x0, y0, 1))
+        previous, self._previous = self._previous, pixels
+        self._queued.append((self._encoders.submit(self._encoded, previous, pixels, box), 1))
         while len(self._queued) > 2 * ENCODERS:  # the rest wait their turn, not in memory
             self._write_first()
 
     def _lengthen(self) -> None:
-        picture, x, y, shown = self._queued.pop()
-        self._queued.append((picture, x, y, shown + 1))
+        frame, shown = self._queued.pop()
+        self._queued.append((frame, shown + 1))
 
-    def _encoded(self, patch: np.ndarray) -> bytes:
+    def _encoded(self, previous: np.ndarray | None, pixels: np.ndarray, box: tuple[int, int, int, int]) -> _Frame:
+        """The frame's rectangle encoded, where it goes, and whether it is laid over the
+        frame before."""
+        shown = None
+        if previous is not None and not self.alpha:
+            box, shown = _changed_around(previous, pixels, box, 0 if self.settings.lossless else BLEED)
+            if cv2.countNonZero(shown) >= MOSTLY_CHANGED * shown.size:  # encoded whole: quicker than its alpha
+                shown = None
+        x0, y0, x1, y1 = box
+        patch = pixels[y0:y1, x0:x1]
         image = PILImage.fromarray(np.ascontiguousarray(patch), "RGBA" if self.alpha else "RGB")
+        if shown is not None:
+            image.putalpha(PILImage.fromarray(shown))
         encoded = io.BytesIO()
         settings = self.settings
-        image.save(encoded, "WEBP", lossless=settings.lossless, quality=settings.quality, method=WEBP_METHOD)
-        return picture_chunks(encoded.getvalue())
+        # exact: the colours under see-through pixels are the picture's own, so that what
+        # changed is not blurred towards the black libwebp would put there
+        image.save(
+            encoded, "WEBP", lossless=settings.lossless, quality=settings.quality, method=WEBP_METHOD, exact=True
+        )
+        return _Frame(picture_chunks(encoded.getvalue()), x0, y0, blend=shown is not None)
 
     def _write_first(self) -> None:
-        picture, x, y, shown = self._queued.popleft()
+        future, shown = self._queued.popleft()
+        frame = future.result()
         start, end = round(self._shown * 1000 / self.fps), round((self._shown + shown) * 1000 / self.fps)
-        self._file.add(picture.result(), end - start, x, y)
+        self._file.add(frame.picture, end - start, frame.x, frame.y, frame.blend)
         self._shown += shown
 
     def close(self) -> None:
@@ -251,3 +290,23 @@ def _changed(before: np.ndarray, after: np.ndarray) -> tuple[int, int, int, int]
     across = differs[rows[0] : rows[-1] + 1].any(axis=0).reshape(before.shape[1], -1)
     columns = np.flatnonzero(across.any(axis=1))
     return int(columns[0]) & ~1, int(rows[0]) & ~1, int(columns[-1]) + 1, int(rows[-1]) + 1
+
+
+_SUM_OF_CHANNELS = np.ones((1, 3), np.float32)
+
+
+def _changed_around(
+    before: np.ndarray, after: np.ndarray, box: tuple[int, int, int, int], reach: int
+) -> tuple[tuple[int, int, int, int], np.ndarray]:
+    """The box of the pixels that differ, and those within ``reach`` of them, grown from
+    ``box`` (corner on even pixels), and which of its pixels those are (255, else 0)."""
+    height, width = after.shape[:2]
+    x0, y0, x1, y1 = box
+    x0, y0 = max(0, x0 - reach) & ~1, max(0, y0 - reach) & ~1
+    x1, y1 = min(width, x1 + reach), min(height, y1 + reach)
+    # the sum of the channels' differences (saturated), by OpenCV: five times numpy's any()
+    summed = cv2.transform(cv2.absdiff(before[y0:y1, x0:x1], after[y0:y1, x0:x1]), _SUM_OF_CHANNELS)
+    changed = cv2.threshold(summed, 0, 255, cv2.THRESH_BINARY)[1]
+    if reach:
+        changed = cv2.dilate(changed, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
+    return (x0, y0, x1, y1), changed

@@ -20,6 +20,7 @@ from typing import BinaryIO
 PICTURE_CHUNKS = (b"ALPH", b"VP8 ", b"VP8L")
 ANIMATION, ALPHA = 0x02, 0x10  # VP8X flags
 NO_BLEND = 0x02  # ANMF flag: a frame replaces what it covers
+VP8X_FLAGS_AT = 20  # after RIFF, its size, WEBP and the VP8X chunk's header
 
 
 def picture_chunks(still: bytes) -> bytes:
@@ -63,25 +64,31 @@ def _u24(value: int) -> bytes:
 
 class AnimatedWebpFile:
     """Frames (their picture chunks, see ``picture_chunks``) each shown for a number of
-    milliseconds at a place on the canvas (even x and y), replacing what they cover,
-    looping for ever."""
+    milliseconds at a place on the canvas (even x and y), replacing what they cover or
+    laid over it, looping for ever."""
 
     def __init__(self, path: str | os.PathLike[str], width: int, height: int, alpha: bool) -> None:
         self.file: BinaryIO = open(path, "wb")  # noqa: SIM115 - closed by close() or abort()
-        flags = ANIMATION | (ALPHA if alpha else 0)
-        header = _chunk(b"VP8X", bytes([flags, 0, 0, 0]) + _u24(width - 1) + _u24(height - 1))
+        self.flags = ANIMATION | (ALPHA if alpha else 0)
+        header = _chunk(b"VP8X", bytes([self.flags, 0, 0, 0]) + _u24(width - 1) + _u24(height - 1))
         header += _chunk(b"ANIM", bytes(4) + struct.pack("<H", 0))  # transparent background, loop for ever
         self.file.write(b"RIFF" + bytes(4) + b"WEBP" + header)
 
-    def add(self, picture: bytes, milliseconds: int, x: int = 0, y: int = 0) -> None:
+    def add(self, picture: bytes, milliseconds: int, x: int = 0, y: int = 0, blend: bool = False) -> None:
+        """A frame; with ``blend`` laid over the canvas (where it is see-through the frame
+        before shows), else replacing what it covers."""
         width, height = _size(picture)
         place = _u24(x // 2) + _u24(y // 2) + _u24(width - 1) + _u24(height - 1)
-        self.file.write(_chunk(b"ANMF", place + _u24(milliseconds) + bytes([NO_BLEND]) + picture))
+        self.file.write(_chunk(b"ANMF", place + _u24(milliseconds) + bytes([0 if blend else NO_BLEND]) + picture))
+        if picture.startswith(b"ALPH"):
+            self.flags |= ALPHA  # the container says so when any frame has an alpha
 
     def close(self) -> None:
         size = self.file.tell() - 8
         self.file.seek(4)
         self.file.write(struct.pack("<I", size))
+        self.file.seek(VP8X_FLAGS_AT)
+        self.file.write(bytes([self.flags]))
         self.file.close()
 
     def abort(self) -> None:

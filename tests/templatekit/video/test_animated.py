@@ -203,3 +203,18 @@ def test_a_gradient_gif_keeps_its_steps_small(tmp_path):
     still = Image.open(io.BytesIO(tk.render_image(made, moment=0).data))
     assert psnr(frames[0], still) > 46
     assert len(np.unique(np.asarray(frames[0].convert("RGB"))[135], axis=0)) > 64
+
+
+def test_a_lossy_webp_leaves_no_trail_where_a_title_has_passed(tmp_path):
+    # each frame's changes blur into the pixels around them; kept, they drew the title's path
+    title = layer("text", "title", x=20, y=100, width=160, height=60, text="Sale!", size=44, weight=800)
+    title["color"] = "#facc15"
+    title["animations"] = [{"property": "x", "keyframes": [{"time": 0, "value": 20}, {"time": 2, "value": 300}]}]
+    made = video(title, width=480, height=270, background="#1e3a8a", duration=2.0, fps=15)
+    path = tmp_path / "trail.webp"
+    tk.render_video(made, path=path)
+    frames, _, _ = frames_of(path)
+    still = Image.open(io.BytesIO(tk.render_image(made, moment=29 / 15).data)).convert("RGB")
+    off = np.abs(np.asarray(frames[-1].convert("RGB"), int) - np.asarray(still, int)).max(axis=2)
+    passed = off[95:165, 0:290]  # where the title was, left behind by the last frame
+    assert passed.max() <= 24 and passed.mean() < 2.5
