@@ -115,9 +115,7 @@ def resolve(
     loader = options.assets or default_loader()
     resolved, formatting = format_values(applied.template)
     fonts = template_fonts(resolved, loader)
-    time = options.time
-    if time is None and resolved.video is not None:
-        time = resolved.video.poster  # None: the finished design (see ``_at_moment``)
+    time, late = _moment(resolved, options.time)
     ctx = LayoutContext(
         fonts=fonts,
         assets=loader,
@@ -129,7 +127,23 @@ def resolve(
         locale=resolved.locale,
         modified=_modified(loaded, applied.template),
     )
-    return arrange(resolved, ctx), ctx, (*loaded.load_warnings, *applied.warnings, *formatting)
+    return arrange(resolved, ctx), ctx, (*loaded.load_warnings, *applied.warnings, *formatting, *late)
+
+
+def _moment(template: Template, asked: float | None) -> tuple[float | None, tuple[str, ...]]:
+    """The moment a still of a video template shows (the poster's when none is asked;
+    None: the finished design, see ``_at_moment``), and a warning for one after the end:
+    from its last frame on, a still shows that frame, as the video ends on it."""
+    video = template.video
+    if video is None:
+        return asked, ()
+    time = video.poster if asked is None else asked
+    if time is None or time <= video.last_moment:
+        return time, ()
+    late: tuple[str, ...] = ()
+    if time > video.duration:
+        late = (f"moment: {time:g} s is after the video's end ({video.duration:g} s); its last frame is shown",)
+    return video.last_moment, late
 
 
 def still(template: TemplateSource, modifications: Modifications, options: RenderOptions) -> RenderResult:

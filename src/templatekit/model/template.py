@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
@@ -81,6 +82,11 @@ class WebpSettings:
     fps: int = field(30, check=between(1, 60))
 
 
+#: how far past a whole number of frames a duration may be from float arithmetic alone
+#: (2.3 s × 30 fps is 69.00000000000001 frames)
+FRAME_NOISE = 1e-6
+
+
 @frozen(kw_only=True)
 class VideoSettings:
     duration: float = field(check=between(0.1, 300), schema={"examples": [5]})
@@ -92,6 +98,17 @@ class VideoSettings:
     def problems(self) -> Iterator[tuple[str, str]]:
         if self.poster is not None and self.poster > self.duration:
             yield "poster", f"must be within the video ({self.poster:g} > {self.duration:g})"
+
+    def frame_count(self, fps: int) -> int:
+        """Frames of the video at ``fps``: frame n shows the moment n / fps, and the last
+        is shown until the duration has passed (a video lasts at least its duration)."""
+        return max(1, math.ceil(self.duration * fps - FRAME_NOISE))
+
+    @property
+    def last_moment(self) -> float:
+        """The moment the video's last frame shows: a still asked for a moment after it
+        (the end itself, where every layer's time on screen is over) shows this one."""
+        return (self.frame_count(self.fps) - 1) / self.fps
 
 
 @frozen(kw_only=True)

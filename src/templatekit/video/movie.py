@@ -53,7 +53,7 @@ class ProgressReporter:
 def frame_count(template: Template, fps: int) -> int:
     """Frames of the video: frame n shows the moment n / fps."""
     assert template.video is not None
-    return max(1, round(template.video.duration * fps))
+    return template.video.frame_count(fps)
 
 
 def transparent(template: Template) -> bool:
@@ -84,7 +84,7 @@ def write_video(
         music = None
         if template.audio is not None:
             music = (template.audio, ctx.assets.fetch_media(template.audio.src, ctx.base_dir))
-        sound = soundtrack(maker.timeline, music, clips)
+        sound = soundtrack(maker.timeline, music, clips, total / fps)
         if sound is not None and not output.sound:
             ctx.warnings.append(f"the sound is left out: {output.name.upper()} has none (MP4 and WebM keep it)")
         writer = _writer(template, maker, path, fps, sound, output)

@@ -80,9 +80,11 @@ def soundtrack(
     timeline: Timeline,
     music: tuple[AudioTrack, bytes] | None,
     clips: list[tuple[VideoLayer, bytes]],
+    seconds: float,
 ) -> np.ndarray | None:
-    """The mixed sound of a video, or None when nothing in it makes a sound."""
-    mixer = Mixer(timeline.duration)
+    """The mixed sound of a video, or None when nothing in it makes a sound; ``seconds``
+    long (as long as the video's frames), silent after the duration."""
+    mixer = Mixer(max(seconds, timeline.duration))
     for layer, data in clips:
         if layer.muted:
             continue

@@ -369,6 +369,26 @@ def test_music_and_clip_sound_are_mixed_into_aac(tmp_path):
     assert loudness(1.9, 2.0) < 0.25 * loudness(0.5, 1.0)  # faded out
 
 
+def test_a_video_lasts_its_duration_in_whole_frames_and_its_sound_as_long(tmp_path):
+    # 2.5 frames: rounded half to even, 2 frames (0.2 s) of pictures over 0.25 s of sound
+    make_tone(tmp_path / "music.m4a", 1.0)
+    result = tk.render_video(video(duration=0.25, fps=10, audio={"src": str(tmp_path / "music.m4a")}))
+    assert len(probe(result.data)["frames"]) == 3  # the last shown until the duration has passed
+    assert decoded_sound(result.data).shape[1] == pytest.approx(0.3 * 48000, abs=1024)
+    assert len(probe(tk.render_video(video(duration=2.3, fps=30)).data)["frames"]) == 69  # not 70: float noise
+
+
+def test_a_still_at_the_end_or_after_it_shows_the_last_frame():
+    box = layer("shape", "box", x=10, y=10, width=40, height=40, fill="#ff0000", animations=[{"preset": "fade-in"}])
+    at_end = video(box, duration=3.0, width=100, height=60)
+    at_end["video"]["poster"] = 3
+    result = tk.render_image(at_end)
+    assert decode(result.data).convert("RGB").getpixel((30, 30)) == (255, 0, 0) and result.warnings == ()
+    late = tk.render_image(at_end, moment=10)
+    assert decode(late.data).convert("RGB").getpixel((30, 30)) == (255, 0, 0)
+    assert late.warnings == ("moment: 10 s is after the video's end (3 s); its last frame is shown",)
+
+
 def test_music_that_has_no_sound_is_refused_by_name(tmp_path):
     """A picture, or a video without sound, given as the soundtrack: not a silent MP4."""
     make_clip(tmp_path / "silent.mp4", frames=12, fps=24)
