@@ -17,9 +17,12 @@ import re
 import webvtt
 from attrs import frozen
 
+from templatekit.assets.common import shown
 from templatekit.errors import AssetError
-from templatekit.model.layers import Cue
+from templatekit.model.layers import MAX_CUES, Cue
 
+#: a cue's timing line: two timestamps (hours optional, SRT's comma or WebVTT's point)
+_TIMING = re.compile(r"\s*((\d+:)?\d{2}:\d{2}[.,]\d{3})\s+-->\s+((\d+:)?\d{2}:\d{2}[.,]\d{3})(\s|$)")
 #: a tag of cue text: a timestamp, or an element's start or end
 _TAG = re.compile(r"<(?:(\d+:)?(\d{2}):(\d{2})\.(\d{3})|(/?)([a-z]+)[^>]*)>", re.IGNORECASE)
 _STYLES = {"b": "bold", "i": "italic", "u": "underline"}
@@ -35,15 +38,51 @@ def read_subtitles(data: bytes, source: str) -> tuple[Cue, ...]:
     except UnicodeDecodeError:
         raise AssetError(f"{source}: a subtitle file must be UTF-8 text", url=source) from None
     kind = "vtt" if text.lstrip().startswith("WEBVTT") else "srt"
+    timings = _timing_lines(text, source)  # before reading: the reader passes over what it cannot read
     try:
         captions = webvtt.from_buffer(io.StringIO(text), format=kind)
     except (webvtt.errors.MalformedFileError, webvtt.errors.MalformedCaptionError, ValueError) as exc:
         raise AssetError(f"{source}: not a WebVTT or SRT file this reader understands ({exc})", url=source) from None
-    return tuple(
-        Cue(start=_seconds(caption.start_time), end=_seconds(caption.end_time), text=caption.raw_text)
-        for caption in captions.captions
-        if _seconds(caption.end_time) > _seconds(caption.start_time)
-    )
+    cues = []
+    read = iter(captions.captions)
+    for number, line in timings:
+        caption = next(read, None)
+        start, end = _timing(line)
+        if caption is None or (_seconds(caption.start_time), _seconds(caption.end_time)) != (start, end):
+            raise AssetError(f"{source}: line {number}: a cue without text under its timing", url=source)
+        if end <= start:
+            raise AssetError(f"{source}: line {number}: a cue must end after it starts ({line.strip()})", url=source)
+        cues.append(Cue(start=start, end=end, text=caption.raw_text))
+    return tuple(cues)
+
+
+def _timing_lines(text: str, source: str) -> list[tuple[int, str]]:
+    """The lines of the file that time a cue (those with ``-->``), numbered from 1; an
+    ``AssetError`` naming the first that is not a timing, and for more than MAX_CUES."""
+    found = [(number, line) for number, line in enumerate(text.splitlines(), start=1) if "-->" in line]
+    if len(found) > MAX_CUES:
+        raise AssetError(f"{source}: {len(found)} cues; a subtitle file has at most {MAX_CUES}", url=source)
+    for number, line in found:
+        if not _TIMING.match(line):
+            raise AssetError(
+                f"{source}: line {number}: {shown(line.strip())!r} is not a cue timing"
+                " (00:00:01,500 --> 00:00:03,000 in SRT, 00:01.500 --> 00:03.000 in WebVTT)",
+                url=source,
+            )
+    return found
+
+
+def _timing(line: str) -> tuple[float, float]:
+    """The start and end a timing line gives, in seconds."""
+    found = _TIMING.match(line)
+    assert found is not None
+    start, end = ([int(part) for part in re.split("[:.,]", stamp)] for stamp in found.group(1, 3))
+    return _from_parts(start), _from_parts(end)
+
+
+def _from_parts(parts: list[int]) -> float:
+    *hours, minutes, seconds, millis = parts
+    return (hours[0] if hours else 0) * 3600 + minutes * 60 + seconds + millis / 1000
 
 
 def _seconds(stamp: webvtt.models.Timestamp) -> float:

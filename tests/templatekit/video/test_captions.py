@@ -149,3 +149,27 @@ def test_the_example_captions_template_renders(tmp_path):
     example = Path(__file__).resolve().parents[3] / "examples" / "templates" / "captions-video.json"
     result = tk.render_video(example, path=tmp_path / "captions.webm")
     assert result.warnings == () and result.media_type == "video/webm"
+
+
+@pytest.mark.parametrize(
+    ("subtitles", "message"),
+    [
+        ("1\n00:00:0x,000 --> 00:00:01,000\nHello\n", r"line 2: '00:00:0x,000 --> 00:00:01,000' is not a cue timing"),
+        ("1\n00:00:02,000 --> 00:00:01,000\nBackwards\n", r"line 2: a cue must end after it starts"),
+        ("1\n00:00:00,000 --> 00:00:01,000\n\n2\n00:00:01,000 --> 00:00:02,000\nTwo\n", r"line 2: a cue without text"),
+    ],
+)
+def test_a_subtitle_file_with_a_cue_it_cannot_show_is_refused_naming_the_line(tmp_path, subtitles, message):
+    # the reader passed over such cues: a video without captions, or without some, and no word of it
+    (tmp_path / "subs.srt").write_text(subtitles)
+    clip = video(captions(src=str(tmp_path / "subs.srt")), duration=1.0, fps=FPS, width=320, height=180)
+    with pytest.raises(tk.AssetError, match=message):
+        tk.render_video(clip)
+
+
+def test_a_subtitle_file_has_at_most_as_many_cues_as_a_layer(tmp_path, monkeypatch):
+    monkeypatch.setattr("templatekit.subtitles.MAX_CUES", 1)
+    (tmp_path / "subs.srt").write_text(SRT)
+    clip = video(captions(src=str(tmp_path / "subs.srt")), duration=1.0, fps=FPS, width=320, height=180)
+    with pytest.raises(tk.AssetError, match="2 cues; a subtitle file has at most 1"):
+        tk.render_video(clip)
