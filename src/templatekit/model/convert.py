@@ -171,8 +171,14 @@ def _paint(value: Any, _: Any) -> Color | Gradient:
 
 
 def _number_or_colour(value: Any, _: Any) -> float | Color:
-    """A keyframe's value: a number, or a colour as text."""
-    return _color(value, Color) if isinstance(value, str) else _number(value, float)
+    """A keyframe's value: a number, or a colour as text (which of the two its property
+    takes is the animation's check)."""
+    if not isinstance(value, str):
+        return _number(value, float)
+    try:
+        return _color(value, Color)
+    except ValueError:
+        raise ValueError(f"must be a number, or a colour as text (got {value!r})") from None
 
 
 def _background(value: Any, _: Any) -> Color | Gradient | BackgroundImage | None:

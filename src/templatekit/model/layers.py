@@ -146,7 +146,8 @@ class Animation:
         for index, keyframe in enumerate(self.keyframes):
             if self.property is not None and isinstance(keyframe.value, Color) != colour:
                 wanted = "a colour" if colour else "a number"
-                yield f"keyframes[{index}].value", f"{self.property!r} keyframes take {wanted} (got {keyframe.value!r})"
+                got = keyframe.value.hex if isinstance(keyframe.value, Color) else f"{keyframe.value:g}"
+                yield f"keyframes[{index}].value", f"{self.property!r} keyframes take {wanted} (got {got})"
 
 
 BlendMode = Literal[

@@ -213,6 +213,9 @@ class FrameMaker:
                 clip = ClipReader(layer, ctx.assets.fetch_media(layer.src, ctx.base_dir))
                 self.clips.append(clip)
             track = CaptionTrack(layer, ctx) if isinstance(layer, CaptionsLayer) else None
+            if track is not None and (late := sum(cue.start >= self.timeline.duration for cue in track.cues)):
+                ending = f"{self.timeline.duration:g} s"
+                ctx.warn(layer.name, f"{late} of its cues start at or after the video's end ({ending}): never shown")
             group = drawn.get(index) or layer_group(layer, [])
             actor = _Actor(layer, group, self.timeline, clip, relayout, track)
             check_glyphs_fit([group], at_scale(actor.scale))  # as its picture is painted

@@ -75,6 +75,7 @@ def write_video(
     fps = frame_rate(template.video, output)
     total = frame_count(template, fps)
     maker = FrameMaker(template, ctx, transparent=output.alpha and transparent(template), even=output.even_sides)
+    ctx.warnings.extend(maker.timeline.unseen(template.layers))
     try:
         clips = [
             (layer, ctx.assets.fetch_media(layer.src, ctx.base_dir))

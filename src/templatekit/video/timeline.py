@@ -12,7 +12,7 @@ keyframe sets the value.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -146,6 +146,26 @@ class Timeline:
             "top": (0.0, -(layer.y + layer.height)),
             "bottom": (0.0, self.height - layer.y),
         }[side]
+
+    def unseen(self, layers: Sequence[Layer]) -> Iterator[str]:
+        """Warnings for what the video never shows: a layer that starts at or after its
+        end, an animation whose delay outlasts its layer's time on screen (a fade-in's
+        layer is never seen, a fade-out's gone from the start)."""
+        for layer in layers:
+            start, end = self.window(layer)
+            if start >= self.duration:
+                yield (
+                    f"layer {layer.name!r}: starts at {start:g} s, at or after the video's end"
+                    f" ({self.duration:g} s): never on screen"
+                )
+                continue
+            for number, animation in enumerate(layer.animations):
+                if animation.delay and animation.delay >= end - start:
+                    yield (
+                        f"layer {layer.name!r}: animations[{number}].delay: {animation.delay:g} s is as long as"
+                        f" the layer's time on screen ({end - start:g} s) or longer: it never plays"
+                    )
+            yield from self.unseen(getattr(layer, "layers", ()))
 
     def max_scale(self, layer: Layer) -> float:
         """The largest the layer's content gets, to paint it sharp enough once."""

@@ -213,7 +213,11 @@ def test_a_colour_keyframe_needs_the_colour_it_moves():
     )  # fmt: skip
     assert "the layer's fill is a gradient, which is not animatable" in refused(graded)
     numbers = layer("text", "t", text="x", animations=[{"property": "color", "keyframes": [{"time": 0, "value": 1}]}])
-    assert "keyframes[0].value: 'color' keyframes take a colour" in refused(numbers)
+    assert "keyframes[0].value: 'color' keyframes take a colour (got 1)" in refused(numbers)
+    white = layer("text", "t", text="x", animations=[{"property": "x", "keyframes": [{"time": 0, "value": "#fff"}]}])
+    assert "keyframes[0].value: 'x' keyframes take a number (got #ffffff)" in refused(white)
+    worded = layer("text", "t", text="x", animations=[{"property": "x", "keyframes": [{"time": 0, "value": "NaN"}]}])
+    assert "keyframes[0].value: must be a number, or a colour as text (got 'NaN')" in refused(worded)
 
 
 def test_layers_in_a_frame_animate_inside_it_and_the_layout_does_not_move():
@@ -387,6 +391,20 @@ def test_a_still_at_the_end_or_after_it_shows_the_last_frame():
     late = tk.render_image(at_end, moment=10)
     assert decode(late.data).convert("RGB").getpixel((30, 30)) == (255, 0, 0)
     assert late.warnings == ("moment: 10 s is after the video's end (3 s); its last frame is shown",)
+
+
+def test_what_the_video_never_shows_is_named_in_a_warning():
+    late = layer("shape", "late", x=0, y=0, width=10, height=10, fill="#ff0000", start=5)
+    slow = layer("shape", "slow", x=0, y=0, width=10, height=10, fill="#ff0000")
+    slow["animations"] = [{"preset": "fade-in", "delay": 100}]
+    subs = layer("captions", "subs", x=0, y=0, width=100, height=40, cues=[{"start": 2, "end": 3, "text": "Late"}])
+    result = tk.render_video(video(late, slow, subs, duration=1.0, fps=10))
+    assert result.warnings == (
+        "layer 'subs': 1 of its cues start at or after the video's end (1 s): never shown",
+        "layer 'late': starts at 5 s, at or after the video's end (1 s): never on screen",
+        "layer 'slow': animations[0].delay: 100 s is as long as the layer's time on screen (1 s) or longer:"
+        " it never plays",
+    )
 
 
 def test_music_that_has_no_sound_is_refused_by_name(tmp_path):
