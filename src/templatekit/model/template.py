@@ -36,6 +36,10 @@ from templatekit.model.layers import (
 from templatekit.model.values import Color, Gradient, Source
 
 MAX_SIDE = 10_000
+#: a video's frames at most 4K (DCI's 4096x2160, or turned on its side): each frame is
+#: painted, held a few frames ahead and encoded, 35 MB apiece at this size
+MAX_VIDEO_SIDE = 4096
+MAX_VIDEO_PIXELS = 4096 * 2160
 MAX_PIXELS = 50_000_000
 MAX_LAYERS = 500
 #: Font faces of a template: every weight and style of several families.
@@ -143,6 +147,14 @@ class Template:
     def problems(self) -> Iterator[tuple[str, str]]:
         if self.width * self.height > MAX_PIXELS:
             yield "width", f"canvas is {self.width}x{self.height}, more than {MAX_PIXELS // 1_000_000} MP"
+        if self.video is not None and (
+            max(self.width, self.height) > MAX_VIDEO_SIDE or self.width * self.height > MAX_VIDEO_PIXELS
+        ):
+            yield (
+                "width",
+                f"a video is at most 4K: {MAX_VIDEO_SIDE} px a side and 4096x2160 pixels in all"
+                f" (got {self.width}x{self.height})",
+            )
         seen: set[str] = set()
         for path, layer, frame in layer_paths(self.layers):
             if layer.name in seen:

@@ -13,11 +13,13 @@ from typing import Any
 
 import cv2
 
+from templatekit import budget
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import VideoLayer
 from templatekit.model.template import Template
 from templatekit.model.values import Color
 from templatekit.outputs.motion import MotionFormat, frame_rate
+from templatekit.scene.memory import image_bytes
 from templatekit.video.animated import GifWriter, WebpWriter, palette_moments
 from templatekit.video.encode import FrameWriter, Mp4Writer, WebmWriter
 from templatekit.video.frames import FrameMaker, Look
@@ -77,6 +79,11 @@ def write_video(
     maker = FrameMaker(template, ctx, transparent=output.alpha and transparent(template), even=output.even_sides)
     ctx.warnings.extend(maker.timeline.unseen(template.layers))
     try:
+        in_flight = AHEAD + PAINTERS + 1  # painted ahead of the encoder, being painted, being encoded
+        budget.current().hold(
+            in_flight * image_bytes("RGBA", (maker.width, maker.height)),
+            f"the frames painted ahead of the encoder ({in_flight} of {maker.width}x{maker.height})",
+        )
         clips = [
             (layer, ctx.assets.fetch_media(layer.src, ctx.base_dir))
             for layer in template.layers

@@ -407,6 +407,18 @@ def test_what_the_video_never_shows_is_named_in_a_warning():
     )
 
 
+def test_a_video_is_at_most_4k():
+    with pytest.raises(tk.TemplateError, match=r"a video is at most 4K.*\(got 7680x4320\)"):
+        tk.load_template(video(width=7680, height=4320))
+    assert tk.load_template(video(width=2160, height=3840)).width == 2160  # 4K upright
+
+
+def test_the_frames_painted_ahead_are_counted_in_the_memory_budget():
+    # a dozen frames of 2000x2000 wait for the encoder at once: 192 MB the budget did not see
+    with pytest.raises(tk.LimitError, match=r"the frames painted ahead of the encoder \(\d+ of 2000x2000\)"):
+        tk.render_video(video(width=2000, height=2000, duration=0.1), memory_limit=100_000_000)
+
+
 def test_music_that_has_no_sound_is_refused_by_name(tmp_path):
     """A picture, or a video without sound, given as the soundtrack: not a silent MP4."""
     make_clip(tmp_path / "silent.mp4", frames=12, fps=24)
