@@ -100,7 +100,7 @@ def actual_texts(run: GlyphRun, texts: list[str], mapped: list[bool]) -> list[st
         text = run.text[start:stop]
         read = "".join(texts[i][::-1] if run.rtl else texts[i] for i in indices)
         if (
-            _raised_right_to_left(run, indices)
+            _raised(run, indices)
             or read != text
             or not all(texts[i] and mapped[i] for i in indices)
             or _drawn_back(run, indices)
@@ -110,10 +110,11 @@ def actual_texts(run: GlyphRun, texts: list[str], mapped: list[bool]) -> list[st
     return actual
 
 
-def _raised_right_to_left(run: GlyphRun, indices: list[int]) -> bool:
-    """A right-to-left base with a mark set off the baseline (Thaana's vowel signs):
-    PDFium reads the mark, raised with text rise, as a line of its own."""
-    return run.rtl and len(indices) > 1 and any(abs(run.positions[index][1]) > 1e-3 for index in indices)
+def _raised(run: GlyphRun, indices: list[int]) -> bool:
+    """A unit with a mark set off the baseline (a Thai tone mark over a vowel sign,
+    Thaana's vowel signs): poppler reads the mark, raised with text rise, after the next
+    letter, and PDFium as a line of its own."""
+    return len(indices) > 1 and any(abs(run.positions[index][1]) > 1e-3 for index in indices)
 
 
 def _drawn_back(run: GlyphRun, indices: list[int]) -> bool:
@@ -176,13 +177,15 @@ def _combines(char: str) -> bool:
 
 def _take(rest: list[str], char: str) -> bool:
     """Take ``char`` out of ``rest``, splitting a character of ``rest`` into its
-    canonical decomposition when ``char`` is part of it; whether it was there."""
+    canonical decomposition when ``char`` is part of it, else its compatibility one
+    (Thai's ำ is drawn as its nikhahit and its sara aa); whether it was there."""
     if char in rest:
         rest.remove(char)
         return True
-    for position, other in enumerate(rest):
-        parts = unicodedata.normalize("NFD", other)
-        if len(parts) > 1 and char in parts:
-            rest[position : position + 1] = list(parts.replace(char, "", 1))
-            return True
+    for form in ("NFD", "NFKD"):
+        for position, other in enumerate(rest):
+            parts = unicodedata.normalize(form, other)
+            if len(parts) > 1 and char in parts:
+                rest[position : position + 1] = list(parts.replace(char, "", 1))
+                return True
     return False

@@ -9,6 +9,7 @@ import io
 import re
 import shutil
 import subprocess
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,19 @@ def test_invisible_format_controls_are_neither_drawn_nor_read_back(extractor):
 
     plain = read("abc \u05e9\u05dc\u05d5\u05dd def xy")
     assert read("abc \u2066\u05e9\u05dc\u05d5\u05dd\u2069 def \u200b\u2060x\ufeffy") == plain
+
+
+@pytest.mark.parametrize("extractor", ["pdftotext", "pymupdf", "pdfminer", "pypdf"])
+def test_thai_sara_am_and_raised_tone_marks_read_back_as_their_letters(extractor):
+    # ำ is drawn as its nikhahit and its sara aa: the second glyph had no text at all
+    # ("คำ(cid:86)"), and a tone mark over a vowel sign came back after the next letter
+    line = "น้ำตาล ทั่วประเทศ ทำ"
+    if extractor == "pdftotext" and shutil.which("pdftotext") is None:
+        pytest.skip("needs poppler-utils (pdftotext)")
+    got = lines_of(extracted(tk.render_pdf(one_line_each([line])).data)[extractor])
+    if extractor in ("pdftotext", "pymupdf"):  # they read the ActualText
+        assert got == [line]
+    else:  # the map gives each glyph its part of ำ, and น้ำ comes back with its marks drawn first first: นํ้า
+        assert [sorted(unicodedata.normalize("NFKD", text)) for text in got] == [
+            sorted(unicodedata.normalize("NFKD", line))
+        ]
