@@ -40,6 +40,16 @@ NAMED_AS = {
     "audio": ("audio", "application"),
     "subtitles": ("text", "application"),
 }
+#: The names an image's own media type goes by: for pictures the client's Content-Type
+#: must be one of them (another kind's type names are too varied to hold them to it:
+#: font/otf for a TrueType file, audio/x-wav, text/plain for subtitles).
+IMAGE_NAMES = {
+    "image/png": ("image/png", "image/x-png", "image/apng"),
+    "image/jpeg": ("image/jpeg", "image/jpg", "image/pjpeg"),
+    "image/webp": ("image/webp",),
+    "image/gif": ("image/gif",),
+    "image/svg+xml": ("image/svg+xml", "image/svg"),
+}
 #: The pixels an SVG's embedded images may have (the server's render limit).
 SVG_MAX_PIXELS = 50_000_000
 _SRT_START = re.compile(rb"\A\s*\d+\s*\r?\n\s*\d{1,2}:\d{2}:\d{2}[,.]\d{3}\s*-->")
@@ -57,7 +67,7 @@ def sniffed(data: bytes, named: str | None) -> Sniffed:
     found = _sniff(data)
     given = (named or "").split(";")[0].strip().lower()
     told = given and given not in ("application/octet-stream", "multipart/form-data")
-    if told and found is not None and given != found.media_type and given.split("/")[0] not in NAMED_AS[found.kind]:
+    if told and found is not None and not _agrees(given, found):
         raise bad_request(f"Content-Type: {given} does not agree with the file, which is {found.media_type}")
     if found is None:
         raise bad_request(f"file: {_described(data)}; an asset must be an image, a font, a clip, audio or subtitles")
@@ -67,6 +77,14 @@ def sniffed(data: bytes, named: str | None) -> Sniffed:
         except Problem as problem:
             raise bad_request(f"file: {problem}") from None
     return found
+
+
+def _agrees(given: str, found: Sniffed) -> bool:
+    """Whether the type a client named fits the file: a picture's own type (by any of
+    its names), or for other kinds a type of theirs."""
+    if found.media_type in IMAGE_NAMES:
+        return given in IMAGE_NAMES[found.media_type]
+    return given == found.media_type or given.split("/")[0] in NAMED_AS[found.kind]
 
 
 def _sniff(data: bytes) -> Sniffed | None:
@@ -96,8 +114,10 @@ def _described(data: bytes) -> str:
     if not data:
         return "it is empty"
     try:
-        data[:4096].decode("utf-8")
+        head = data[:4096].decode("utf-8")
     except UnicodeDecodeError:
+        return "its type is not one known"
+    if any(char < " " and char not in "\t\n\r" for char in head):  # control bytes: not text
         return "its type is not one known"
     return "it is text, but not SVG, SubRip or WebVTT"
 

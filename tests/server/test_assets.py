@@ -91,6 +91,7 @@ def test_an_upload_is_read_from_its_bytes_and_the_same_bytes_are_one_asset(live)
             "file: it is application/pdf (.pdf)",
         ),
         (b"just some words\n", "text/plain", "file: it is text, but not SVG, SubRip or WebVTT"),
+        (b"\0" * 1000, "application/octet-stream", "file: its type is not one known"),  # not text: NUL bytes
         (b"", "image/png", "file: the body is empty"),
         (
             b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
@@ -116,6 +117,12 @@ def test_a_type_that_disagrees_with_the_bytes_or_a_file_too_big_is_refused(live)
         wrong.status_code == 400
         and message == "Content-Type: image/png does not agree with the file, which is font/otf"
     )
+    mislabelled = upload(live, account, png((1, 2, 3)), "image/jpeg")  # a picture's type is its own
+    assert (
+        mislabelled.json()["error"]["message"]
+        == "Content-Type: image/jpeg does not agree with the file, which is image/png"
+    )
+    assert upload(live, account, png((1, 2, 3)), "image/x-png").status_code == 201  # another name of its type
     big = upload(live, account, b"\0" * 20_000_001)
     assert big.status_code == 400 and "more than the 20,000,000 byte limit" in big.json()["error"]["message"]
     key_id, key = accounts.create_key(live.db, live.sealer, account.project, scopes=("render",))
