@@ -104,9 +104,11 @@ class _Resources:
             table[name] = make()
         return name
 
-    def alpha(self, fill: float) -> str:
-        value = round(fill, 4)
-        return self.state({"Type": Name("ExtGState"), "ca": value, "CA": value})
+    def alpha(self, value: float, stroking: bool = False) -> str:
+        """A graphics state that sets only the alpha of fills (and images, shadings,
+        forms), or only that of strokes: what one operation sets cannot fade the other
+        kind that follows it."""
+        return self.state({"Type": Name("ExtGState"), "CA" if stroking else "ca": round(value, 4)})
 
     def state(self, entries: dict[str, object]) -> str:
         """The name of a graphics state with these entries (written once)."""
@@ -155,8 +157,9 @@ def paint_pdf(pages: Sequence[Scene], info: DocumentInfo = DocumentInfo()) -> by
         height = scene.height * POINTS_PER_PX
         canvas.op(f"{number(POINTS_PER_PX)} 0 0 {number(-POINTS_PER_PX)} 0 {number(height)} cm")
         if scene.background is not None and scene.background.a:
+            canvas.op("q")
             _set_fill(canvas, scene.background)
-            canvas.op(f"0 0 {number(scene.width)} {number(scene.height)} re f")
+            canvas.op(f"0 0 {number(scene.width)} {number(scene.height)} re f Q")
         _paint_items(canvas, scene.items)
         contents = document.add_stream({}, canvas.data())
         kids.append(
@@ -209,9 +212,11 @@ def _rgb(color: Color) -> str:
     return " ".join(number(round(channel / 255, 4)) for channel in (color.r, color.g, color.b))
 
 
-def _alpha(canvas: _Canvas, alpha: float) -> None:
+def _alpha(canvas: _Canvas, alpha: float, stroking: bool = False) -> None:
+    """The alpha of the fills (or strokes) that follow; nothing when they are opaque,
+    since each sits in a ``q``...``Q`` of its own that no other alpha of its kind reaches."""
     if alpha < 1:
-        canvas.op(f"/{canvas.resources.alpha(alpha)} gs")
+        canvas.op(f"/{canvas.resources.alpha(alpha, stroking)} gs")
 
 
 def _set_fill(canvas: _Canvas, color: Color) -> None:
@@ -297,7 +302,7 @@ def _shading(canvas: _Canvas, gradient: Gradient, bounds: tuple[float, float, fl
 
 
 def _stroke(canvas: _Canvas, path: str, color: Color, width: float) -> None:
-    _alpha(canvas, color.a / 255 * canvas.opacity)
+    _alpha(canvas, color.a / 255 * canvas.opacity, stroking=True)
     canvas.op(f"{number(width)} w {_rgb(color)} RG {path} S")
 
 
@@ -413,7 +418,7 @@ def _stroke_outlines(canvas: _Canvas, run: GlyphRun, outline: Outline) -> None:
     font = hb_font(run.font)
     units = run.size / font.upem
     canvas.op("q")
-    _alpha(canvas, outline.color.a / 255 * canvas.opacity)
+    _alpha(canvas, outline.color.a / 255 * canvas.opacity, stroking=True)
     canvas.op(f"{_rgb(outline.color)} RG 1 j 1 J")
     for glyph, (x, y) in zip(run.glyphs, run.positions, strict=True):
         pen = OutlinePen()
