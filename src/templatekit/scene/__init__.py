@@ -79,6 +79,12 @@ class Rect:
     def bounds(self) -> Box | None:
         return (self.x, self.y, self.x + self.width, self.y + self.height)
 
+    def overlaps_itself(self) -> bool:
+        """Whether painting it lays one part of it over another (here its stroke over its
+        fill): a painter that fades it part by part must fade it as a whole instead, as
+        the PNG does. Every primitive answers."""
+        return self.fill is not None and self.stroke is not None and self.stroke_width > 0
+
     def weight(self) -> int:
         """Roughly the bytes the item holds, for the caches that keep laid-out items."""
         return 200
@@ -102,6 +108,10 @@ class Ellipse:
     def bounds(self) -> Box | None:
         return (self.x, self.y, self.x + self.width, self.y + self.height)
 
+    def overlaps_itself(self) -> bool:
+        """Its stroke is drawn over its fill."""
+        return self.fill is not None and self.stroke is not None and self.stroke_width > 0
+
     def weight(self) -> int:
         return 200
 
@@ -119,6 +129,9 @@ class Line:
     def bounds(self) -> Box | None:
         xs, ys = (self.start[0], self.end[0]), (self.start[1], self.end[1])
         return grown((min(xs), min(ys), max(xs), max(ys)), self.width)
+
+    def overlaps_itself(self) -> bool:
+        return False  # one stroke
 
     def weight(self) -> int:
         return 200
@@ -143,6 +156,9 @@ class Polygon:
             return None
         xs, ys = [p[0] for p in points], [p[1] for p in points]
         return (min(xs), min(ys), max(xs), max(ys))
+
+    def overlaps_itself(self) -> bool:
+        return False  # one fill of all its contours
 
     def weight(self) -> int:
         return 200 + 24 * sum(len(contour) for contour in self.contours)
@@ -216,6 +232,10 @@ class Path:
         mitred = self.line_join == "miter" and self.stroke is not None
         return grown(self.hull(), self.stroke_width * (MITRE_LIMIT / 2 if mitred else 1))
 
+    def overlaps_itself(self) -> bool:
+        """Its stroke is drawn over its fill."""
+        return self.fill is not None and self.stroke is not None and self.stroke_width > 0
+
     def weight(self) -> int:
         return 200 + 48 * len(self.commands)
 
@@ -242,6 +262,9 @@ class Bars:
             max(r[0] + r[2] for r in self.rects),
             max(r[1] + r[3] for r in self.rects),
         )
+
+    def overlaps_itself(self) -> bool:
+        return False  # one fill of all its bars
 
     def weight(self) -> int:
         return 200 + 140 * len(self.rects)  # a tuple of four ints each, measured
@@ -292,6 +315,11 @@ class GlyphRun:
             self.y + self.size * 0.8 + pad,
         )
 
+    def overlaps_itself(self) -> bool:
+        """Its letters are drawn over their outline, and glyphs one by one: two of them
+        may touch (a mark on its letter, a kerned pair, negative letter spacing)."""
+        return self.outline is not None or len(self.glyphs) > 1
+
     def weight(self) -> int:
         return 600 + 160 * len(self.glyphs) + 2 * len(self.text)  # an id and a point of floats each, measured
 
@@ -334,6 +362,9 @@ class Image:
 
     def bounds(self) -> Box | None:
         return (self.x, self.y, self.x + self.width, self.y + self.height)
+
+    def overlaps_itself(self) -> bool:
+        return False  # its pixels are drawn once; its vector version is a group that fades as a whole
 
     def weight(self) -> int:
         pixels = self.image.width * self.image.height * len(self.image.getbands())
@@ -438,6 +469,9 @@ class Group:
         if inner is None or self.transform.is_identity:
             return inner
         return self.transform.box(inner)
+
+    def overlaps_itself(self) -> bool:
+        return True  # its items, the pictures of its effects, its mask: taken as a whole
 
     def weight(self) -> int:
         masked = self.mask.weight() if self.mask is not None else 0

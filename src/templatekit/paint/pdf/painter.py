@@ -13,8 +13,10 @@ coordinates as in the raster painter.
   the shape, translucent ones images (a shading has no alpha of its own).
 - Images are embedded at their own resolution; a JPEG goes in as it came, cropped by a
   clip when only part of it shows; an image with a vector version (SVG) is drawn as it.
-- A translucent group whose items may overlap is a transparency group (a form XObject)
-  faded as a whole, as the raster painter fades a layer.
+- A translucent group whose items may overlap, or whose one item paints over itself (a
+  shape's stroke over its fill, text over its outline, glyphs that touch), is a
+  transparency group (a form XObject) faded as a whole, as the raster painter fades a
+  layer.
 
 All pages share one resource dictionary. Output is deterministic: the same Scenes give
 the same bytes, unless a creation date is given.
@@ -736,7 +738,10 @@ def _soft_mask(canvas: _Canvas, mask: Mask, bounds: tuple[float, float, float, f
 
 
 def _may_overlap(items: Sequence[Item]) -> bool:
-    return len(items) > 1 or any(isinstance(item, Group) for item in items)
+    """Whether fading the items one paint at a time differs from fading them as a whole:
+    two of them may overlap, or one paints over itself (a fill and its stroke, glyphs
+    that touch). A single fill faded is exact, and smaller than a group."""
+    return len(items) > 1 or any(item.overlaps_itself() for item in items)
 
 
 def _paint_transparency_group(canvas: _Canvas, items: Sequence[Item], opacity: float, blend: str = "normal") -> None:

@@ -25,13 +25,21 @@ def page_and_png(source: dict[str, Any], renderer: str) -> tuple[Image.Image, Im
     return page, pdf_readers.flatten(tk.render_image(source).data)
 
 
-def assert_same_colours(page: Image.Image, png: Image.Image, points: dict[str, tuple[int, int]]) -> None:
+Colour = tuple[int, int, int]
+
+
+def assert_same_colours(
+    page: Image.Image, png: Image.Image, points: dict[str, tuple[int, int]], **more: tuple[Colour, Colour]
+) -> None:
+    """The page has the PNG's colour at each point (and each of ``more`` is a pair of
+    colours, the page's and the PNG's, that must agree); all that differ are named."""
+    found = {label: (page.getpixel(point), png.getpixel(point)) for label, point in points.items()} | more
     wrong = {
-        label: (page.getpixel(point), png.getpixel(point))
-        for label, point in points.items()
-        if any(abs(a - b) > TOLERANCE for a, b in zip(page.getpixel(point), png.getpixel(point), strict=True))
+        label: (pdf, drawn)
+        for label, (pdf, drawn) in found.items()
+        if any(abs(a - b) > TOLERANCE for a, b in zip(pdf, drawn, strict=True))
     }
-    assert not wrong, "PDF, PNG: " + ", ".join(f"{label} {pdf} {png}" for label, (pdf, png) in wrong.items())
+    assert not wrong, "PDF, PNG: " + ", ".join(f"{label} {pdf} {drawn}" for label, (pdf, drawn) in wrong.items())
 
 
 # ------------------------------------------------------------------ fills and strokes
@@ -76,3 +84,51 @@ def test_a_see_through_page_background_does_not_fade_the_layers(renderer):
     )  # fmt: skip
     page, png = page_and_png(veiled, renderer)
     assert_same_colours(page, png, {"box": (60, 50), "background": (150, 90)})
+
+
+# ------------------------------------------------------------------ layer opacity
+
+FADED = template(
+    layer(
+        "shape", "box", x=20, y=20, width=200, height=200, fill="#facc15",
+        stroke="#1d4ed8", strokeWidth=20, opacity=0.5,
+    ),
+    layer(
+        "text", "tight", x=240, y=40, width=440, height=130, text="OVERLAP", size=96, weight=900,
+        letterSpacing=-22, color="#1d4ed8", opacity=0.5,
+    ),
+    layer(
+        "text", "outlined", x=240, y=200, width=200, height=130, text="I", size=120, weight=900,
+        color="#facc15", outline={"width": 8, "color": "#1d4ed8"}, opacity=0.5,
+    ),
+    width=700, height=360, background="#ffffff",
+)  # fmt: skip
+TIGHT = (240, 40, 680, 170)
+
+
+def darkest(image: Image.Image, box: tuple[int, int, int, int]) -> Colour:
+    """The darkest colour in the box: where glyphs faded one by one overlap, if they do."""
+    return min(image.crop(box).get_flattened_data(), key=sum)
+
+
+@pytest.mark.parametrize("renderer", RENDERERS)
+def test_a_faded_layer_of_one_item_that_paints_twice_is_faded_as_a_whole(renderer):
+    """A box's stroke over its fill, letters over their outline and letters that overlap
+    each other, in a layer at 50 %: the PNG fades the layer as one picture, so the
+    stroke is half blue over white, not half blue over half yellow, and where two
+    letters overlap they are no darker than one."""
+    page, png = page_and_png(FADED, renderer)
+    assert png.getpixel((28, 120)) != png.getpixel((120, 120))  # the stroke, then the fill
+    points = {
+        "box's stroke": (28, 120),
+        "box's fill": (120, 120),
+        "letter over its outline": (249, 270),
+        "outline": (240, 270),
+    }
+    assert_same_colours(page, png, points, where_letters_overlap=(darkest(page, TIGHT), darkest(png, TIGHT)))
+
+
+def test_a_faded_layer_of_one_fill_stays_a_plain_fill():
+    """Fading a single fill is exact without a transparency group, and smaller."""
+    veil = template(layer("shape", "veil", x=20, y=20, width=200, height=100, fill="#1d4ed8", opacity=0.4))
+    assert b"/Form" not in pdf_readers.pdf_objects(tk.render_pdf(veil).data)
