@@ -4,7 +4,8 @@ Four renderers rasterise a page (poppler's pdftoppm, MuPDF through PyMuPDF, Ghos
 PDFium through pypdfium2) and five extractors read its text (poppler's pdftotext,
 PyMuPDF, pdfminer.six, pypdf, PDFium). One reader's tolerance hides another's blank
 page, so a PDF counts as right only when all of them agree with the PNG. A reader that
-is not installed is reported as missing, and the test that needs it is skipped.
+is not installed is reported as missing, and the test that needs it is skipped. An older
+MuPDF, the system's ``mutool``, draws a page too, for tests of what it once drew wrong.
 """
 
 from __future__ import annotations
@@ -52,6 +53,15 @@ def _mupdf(pdf: bytes) -> list[Image.Image]:
             pixmap = page.get_pixmap(dpi=DPI, alpha=False)
             pages.append(Image.frombytes("RGB", (pixmap.width, pixmap.height), pixmap.samples))
     return pages
+
+
+def _mutool(pdf: bytes) -> list[Image.Image]:
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / "doc.pdf"
+        source.write_bytes(pdf)
+        command = ["mutool", "draw", "-q", "-r", str(DPI), "-c", "rgb", "-o", f"{folder}/page%d.png", str(source)]
+        subprocess.run(command, check=True, capture_output=True)
+        return [_opened(path) for path in sorted(Path(folder).glob("page*.png"), key=_page_number)]
 
 
 def _pdfium(pdf: bytes) -> list[Image.Image]:
@@ -150,6 +160,13 @@ RENDERERS: dict[str, tuple[Callable[[bytes], list[Image.Image]], Callable[[], bo
     "pdfium": (_pdfium, _module("pypdfium2")),
 }
 
+#: The MuPDF of the system's ``mutool`` (Debian 12's is 1.21), older than PyMuPDF's own:
+#: for what an older MuPDF draws differently (it ignores a soft mask's transfer
+#: function). Not among the four every design is compared in.
+OLDER_RENDERERS: dict[str, tuple[Callable[[bytes], list[Image.Image]], Callable[[], bool]]] = {
+    "mutool": (_mutool, _program("mutool")),
+}
+
 EXTRACTORS: dict[str, tuple[Callable[[bytes], str], Callable[[], bool]]] = {
     "pdftotext": (_pdftotext, _program("pdftotext")),
     "pymupdf": (_pymupdf_text, _module("pymupdf")),
@@ -162,13 +179,15 @@ EXTRACTORS: dict[str, tuple[Callable[[bytes], str], Callable[[], bool]]] = {
 @functools.cache
 def available(name: str) -> bool:
     """Whether the renderer or extractor ``name`` is installed."""
-    table = RENDERERS if name in RENDERERS else EXTRACTORS
-    return table[name][1]()
+    for table in (RENDERERS, OLDER_RENDERERS, EXTRACTORS):
+        if name in table:
+            return table[name][1]()
+    raise KeyError(name)
 
 
 def rasterise(pdf: bytes, renderer: str) -> list[Image.Image]:
     """Every page at 96 dpi (one image pixel per template px), as ``renderer`` draws it."""
-    return RENDERERS[renderer][0](pdf)
+    return {**RENDERERS, **OLDER_RENDERERS}[renderer][0](pdf)
 
 
 def extract(pdf: bytes, extractor: str) -> str:

@@ -136,7 +136,7 @@ def test_the_masks_gallery_sheet_looks_the_same_in_pdf_and_png():
     assert_looks_alike(page, png)
     inverted = tk.render_pdf(template(red_box(mask={"shape": "ellipse", "invert": True}), width=200, height=200))
     picture = rasterise(inverted.data)[0]
-    assert picture.getpixel((100, 100)) == WHITE and picture.getpixel((45, 45)) == RED  # /TR inverts the soft mask
+    assert picture.getpixel((100, 100)) == WHITE and picture.getpixel((45, 45)) == RED  # the soft mask inverted
 
 
 def test_a_video_frame_masks_and_the_mask_layer_is_not_an_actor(tmp_path):

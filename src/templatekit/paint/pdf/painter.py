@@ -714,27 +714,41 @@ def _effects_picture(canvas: _Canvas, group: Group, opacity: float) -> None:
 
 def _soft_mask(canvas: _Canvas, mask: Mask, bounds: tuple[float, float, float, float]) -> None:
     """Set a soft mask (PDF's own, vector) for what is painted next: the mask's items in a
-    transparency group, their alpha or luminosity, inverted by a transfer function. Its
-    box covers what it masks, so that an inverted mask also shows there."""
+    transparency group, their alpha or luminosity. Its box covers what it masks, so that
+    an inverted mask also shows there.
+
+    An inverted mask is a luminosity mask of its own: white over the box, then black
+    through the mask, which leaves 1 minus the mask, exactly, for alpha and luminance
+    alike. (A transfer function, /TR, would say the same in fewer bytes, but MuPDF 1.21
+    ignores it and shows the mask uninverted.)"""
     inner = _Canvas(canvas.resources)
     _paint_items(inner, mask.items)
     drawn = _bounds(mask.items)
-    box = [min(bounds[0], drawn[0]), min(bounds[1], drawn[1]), max(bounds[2], drawn[2]), max(bounds[3], drawn[3])]
+    box = (min(bounds[0], drawn[0]), min(bounds[1], drawn[1]), max(bounds[2], drawn[2]), max(bounds[3], drawn[3]))
     resources = canvas.resources
-    form = resources.document.add_stream(
+    kind = "Luminosity" if mask.luminance else "Alpha"
+    soft = {"Type": Name("Mask"), "S": Name(kind), "G": _mask_group(resources, box, "DeviceRGB", inner.data())}
+    if mask.invert:
+        through = resources.state({"Type": Name("ExtGState"), "SMask": soft})
+        left, top, right, bottom = box
+        area = f"{number(left)} {number(top)} {number(right - left)} {number(bottom - top)} re f"
+        inverse = f"1 g {area} /{through} gs 0 g {area}".encode("latin-1")
+        soft = {"Type": Name("Mask"), "S": Name("Luminosity"), "G": _mask_group(resources, box, "DeviceGray", inverse)}
+    canvas.op(f"/{resources.state({'Type': Name('ExtGState'), 'SMask': soft})} gs")
+
+
+def _mask_group(resources: _Resources, box: Box, space: str, data: bytes) -> Ref:
+    """A soft mask's drawing: a form XObject marked as a transparency group in ``space``."""
+    return resources.document.add_stream(
         {
             "Type": Name("XObject"),
             "Subtype": Name("Form"),
-            "BBox": box,
-            "Group": {"S": Name("Transparency"), "CS": Name("DeviceRGB")},
+            "BBox": list(box),
+            "Group": {"S": Name("Transparency"), "CS": Name(space)},
             "Resources": resources.ref,
         },
-        inner.data(),
+        data,
     )
-    soft: dict[str, object] = {"Type": Name("Mask"), "S": Name("Luminosity" if mask.luminance else "Alpha"), "G": form}
-    if mask.invert:
-        soft["TR"] = {"FunctionType": 2, "Domain": [0, 1], "C0": [1], "C1": [0], "N": 1}
-    canvas.op(f"/{resources.state({'Type': Name('ExtGState'), 'SMask': soft})} gs")
 
 
 def _may_overlap(items: Sequence[Item]) -> bool:

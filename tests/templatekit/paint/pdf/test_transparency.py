@@ -132,3 +132,48 @@ def test_a_faded_layer_of_one_fill_stays_a_plain_fill():
     """Fading a single fill is exact without a transparency group, and smaller."""
     veil = template(layer("shape", "veil", x=20, y=20, width=200, height=100, fill="#1d4ed8", opacity=0.4))
     assert b"/Form" not in pdf_readers.pdf_objects(tk.render_pdf(veil).data)
+
+
+# ------------------------------------------------------------------ inverted masks
+
+RED = "#ff0000"
+INVERTED = template(
+    layer("shape", "holed", x=20, y=20, width=100, height=100, fill=RED, mask={"shape": "ellipse", "invert": True}),
+    layer("shape", "veil", x=140, y=20, width=100, height=100, fill="#00000040"),
+    layer("shape", "faded", x=140, y=20, width=100, height=100, fill=RED, mask={"layer": "veil", "invert": True}),
+    layer("shape", "grey", x=260, y=20, width=50, height=100, fill="#404040"),
+    layer(
+        "shape", "dimmed", x=260, y=20, width=100, height=100, fill=RED,
+        mask={"layer": "grey", "mode": "luminance", "invert": True},
+    ),
+    layer("shape", "light", x=20, y=140, width=50, height=100, fill="#ffffff40"),
+    layer(
+        "shape", "halved", x=20, y=140, width=100, height=100, fill=RED,
+        mask={"layer": "light", "mode": "luminance", "invert": True},
+    ),
+    width=400, height=260, background="#ffffff",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("renderer", [*RENDERERS, *pdf_readers.OLDER_RENDERERS])
+def test_an_inverted_mask_shows_what_the_mask_hides_in_every_reader(renderer):
+    """Alpha and luminance masks inverted, of a shape and of other layers, opaque and
+    see-through: the layer shows 1 minus the mask. The inversion is drawn in the mask
+    itself: MuPDF 1.21 (mutool) ignored the transfer function that inverted it and showed
+    the hole filled and the rest empty."""
+    page, png = page_and_png(INVERTED, renderer)
+    assert png.getpixel((70, 70)) == (255, 255, 255) and png.getpixel((24, 24)) == (255, 0, 0)
+    points = {
+        "hole": (70, 70),
+        "around the hole": (24, 24),
+        "under a quarter veil": (190, 70),
+        "under dark grey": (285, 70),
+        "beside dark grey": (335, 70),
+        "under faint white": (45, 190),
+        "beside faint white": (95, 190),
+    }
+    assert_same_colours(page, png, points)
+
+
+def test_an_inverted_mask_needs_no_transfer_function():
+    assert b"/TR" not in pdf_readers.pdf_objects(tk.render_pdf(INVERTED).data)
