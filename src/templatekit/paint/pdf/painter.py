@@ -32,7 +32,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from attrs import frozen
+from attrs import evolve, frozen
 from PIL import Image as PILImage
 
 from templatekit.cache import memoized
@@ -407,10 +407,17 @@ def _paint_glyph_run(canvas: _Canvas, run: GlyphRun) -> None:
         return
     if hb_font(run.font).color:
         _paint_color_glyphs(canvas, run)
-    else:
-        if run.outline is not None:
-            _stroke_outlines(canvas, run, run.outline)
-        _write_text(canvas, run, visible=True)
+        return
+    if run.outline is not None:
+        _stroke_outlines(canvas, run, run.outline)
+    if run.color.a < 255 and len(run.glyphs) > 1:
+        # see-through letters that touch (Arabic's joins, a tight heading) are faded as
+        # one, as the PNG draws them: each filled at the colour's alpha would darken where
+        # they meet
+        opaque = evolve(run, color=evolve(run.color, a=255), outline=None)
+        _paint_transparency_group(canvas, [opaque], run.color.a / 255 * canvas.opacity)
+        return
+    _write_text(canvas, run, visible=True)
 
 
 def _stroke_outlines(canvas: _Canvas, run: GlyphRun, outline: Outline) -> None:

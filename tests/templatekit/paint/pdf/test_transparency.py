@@ -128,6 +128,31 @@ def test_a_faded_layer_of_one_item_that_paints_twice_is_faded_as_a_whole(rendere
     assert_same_colours(page, png, points, where_letters_overlap=(darkest(page, TIGHT), darkest(png, TIGHT)))
 
 
+SEE_THROUGH_TEXT = template(
+    layer(
+        "text", "tight", x=20, y=20, width=440, height=130, text="OVERLAP", size=96, weight=900,
+        letterSpacing=-22, color="#1d4ed880",
+    ),
+    layer("text", "joined", x=20, y=170, width=440, height=100, text="مرحبا بالعالم", size=64, color="#1d4ed880"),
+    width=480, height=290, background="#ffffff",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("renderer", RENDERERS)
+def test_see_through_letters_that_touch_are_no_darker_where_they_meet(renderer):
+    """A colour at half alpha on letters that overlap, and on Arabic's joined letters:
+    the PNG fills the run's letters as one shape, so where two meet is as light as one."""
+    page, png = page_and_png(SEE_THROUGH_TEXT, renderer)
+    tight, joined = (20, 20, 460, 150), (20, 170, 460, 270)
+    assert_same_colours(
+        page,
+        png,
+        {},
+        where_letters_overlap=(darkest(page, tight), darkest(png, tight)),
+        where_letters_join=(darkest(page, joined), darkest(png, joined)),
+    )
+
+
 def test_a_faded_layer_of_one_fill_stays_a_plain_fill():
     """Fading a single fill is exact without a transparency group, and smaller."""
     veil = template(layer("shape", "veil", x=20, y=20, width=200, height=100, fill="#1d4ed8", opacity=0.4))
