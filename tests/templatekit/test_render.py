@@ -159,6 +159,25 @@ def test_template_fonts_are_loaded_and_used(tmp_path):
         tk.render_image(bad)
 
 
+@pytest.mark.parametrize("flavor", ["woff", "woff2"])
+def test_a_web_font_is_unpacked_and_drawn_and_embedded_as_its_font(tmp_path, flavor):
+    # a WOFF2 was refused as "not a font file", though a server took it as a font asset
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(Path(tk.__file__).parent / "fonts" / "DancingScript-Bold.otf")
+    font.flavor = flavor
+    font.save(tmp_path / f"brand.{flavor}")
+    data = template(
+        layer("text", "t", text="Brand", font="Brand", width=300, size=48),
+        fonts=[{"family": "Brand", "src": f"brand.{flavor}"}],
+    )
+    loaded = tk.load_template(data, base_dir=tmp_path)
+    run = tk.prepare(loaded).scene.items[0].items[0]
+    assert run.font.path.startswith("template-font:") and run.font.data[:4] == b"OTTO"  # the CFF font it holds
+    with_otf = template(layer("text", "t", text="Brand", font="Dancing Script", weight=700, width=300, size=48))
+    assert decode(tk.render_image(loaded).data).tobytes() == decode(tk.render_image(with_otf).data).tobytes()
+
+
 def test_results_save_and_show_in_jupyter(tmp_path):
     png = tk.render_image(SIMPLE)
     assert png.save(tmp_path / "a.png").read_bytes() == png.data

@@ -9,6 +9,7 @@ HarfBuzz (``templatekit.font_file.HbFont``), which also shapes, measures and dra
 
 from __future__ import annotations
 
+import io
 import itertools
 from bisect import bisect_right
 from collections.abc import Iterable
@@ -201,7 +202,11 @@ def _weight_distance(have: int, want: int) -> float:
 
 
 def load_face(family: str, weight: int, italic: bool, data: bytes, key: str) -> Face:
-    """A template-supplied face; raises ``ValueError`` if the data is not a font."""
+    """A template-supplied face; raises ``ValueError`` if the data is not a font. A web
+    font (WOFF or WOFF2) is unpacked to the TrueType or OpenType font it holds, which
+    HarfBuzz and the PDF's subsets read."""
+    if data[:4] in (b"wOFF", b"wOF2"):
+        data = _unpacked(data)
     file = FontFile(f"template-font:{key}", data=data)
     font = HbFont(file)
     if font.face.glyph_count == 0 or not font.unicodes:
@@ -252,3 +257,17 @@ def _system_fonts() -> list[tuple[FontFile, list[tuple[int, int]]]]:
             ranges.append((int(first, 16), int(last or first, 16)))
         fonts.append((FontFile(path, index=int(index or 0)), sorted(ranges)))
     return fonts
+
+
+def _unpacked(web_font: bytes) -> bytes:
+    """The font a WOFF or WOFF2 file holds, as a plain TrueType or OpenType file."""
+    from fontTools.ttLib import TTFont  # only web fonts need it
+
+    try:
+        font = TTFont(io.BytesIO(web_font))
+        font.flavor = None
+        unpacked = io.BytesIO()
+        font.save(unpacked)
+    except Exception as exc:  # noqa: BLE001 - fontTools fails in many ways on a damaged file
+        raise ValueError(f"a web font that cannot be read ({exc or type(exc).__name__})") from None
+    return unpacked.getvalue()
