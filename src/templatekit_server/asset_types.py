@@ -11,7 +11,7 @@ from typing import Any
 
 from attrs import frozen
 
-from templatekit.service import Problem, check_svg, is_svg
+from templatekit.service import Problem, check_svg, extras, is_svg
 from templatekit_server.errors import bad_request
 
 #: filetype's name of a format -> (media type, kind); the formats taken.
@@ -127,15 +127,47 @@ def measured(data: bytes, found: Sniffed) -> dict[str, Any]:
     if found.kind == "image" and found.media_type != "image/svg+xml":
         return _raster_size(data, found.media_type)
     if found.kind == "font":
-        from fontTools.ttLib import TTFont
-
-        try:
-            with TTFont(io.BytesIO(data), lazy=True) as font:
-                family = font["name"].getBestFamilyName()
-        except Exception:  # a font fontTools cannot read (or WOFF2 without brotli): no family
-            return {}
-        return {"family": family} if family else {}
+        return _font_family(data, found.media_type)
+    if found.kind in ("clip", "audio"):
+        _check_media(data, found)
     return {}
+
+
+def _font_family(data: bytes, media_type: str) -> dict[str, Any]:
+    """A font's family name; BAD_REQUEST for a font that cannot be read or draws no
+    character (a file with only a font's first bytes), as a render would refuse it."""
+    from fontTools.ttLib import TTFont
+
+    try:
+        with TTFont(io.BytesIO(data), lazy=True) as font:
+            characters = font.getBestCmap()
+            family = font["name"].getBestFamilyName() if "name" in font else None
+    except Exception as exc:  # noqa: BLE001 - fontTools fails in many ways on a damaged file
+        raise bad_request(f"file: the {media_type} font cannot be read ({exc or type(exc).__name__})") from None
+    if not characters:
+        raise bad_request(f"file: the {media_type} font has no characters to draw")
+    return {"family": family} if family else {}
+
+
+def _check_media(data: bytes, found: Sniffed) -> None:
+    """BAD_REQUEST for a file that only begins as a clip or a sound, or that holds
+    nothing a video could use: pictures or sound in a clip (an MP4 of sound alone is a
+    soundtrack), sound in audio. (Without the video extra, as under ``templatekit
+    edit``, nothing plays it, and it is not read.)"""
+    if extras.EXTRAS["video"].missing():
+        return
+    import av  # on the first clip or sound
+
+    wanted = "pictures or sound" if found.kind == "clip" else "sound"
+    try:
+        with av.open(io.BytesIO(data), mode="r") as container:
+            streams = [*container.streams.video, *container.streams.audio] if found.kind == "clip" else []
+            streams = streams or list(container.streams.audio)
+            usable = any(next(container.decode(stream), None) is not None for stream in streams)
+    except (av.FFmpegError, OSError, ValueError) as exc:
+        raise bad_request(f"file: the {found.media_type} file cannot be read ({exc})") from None
+    if not usable:
+        raise bad_request(f"file: the {found.media_type} file has no {wanted} to use")
 
 
 def _raster_size(data: bytes, media_type: str) -> dict[str, Any]:

@@ -92,6 +92,12 @@ def test_an_upload_is_read_from_its_bytes_and_the_same_bytes_are_one_asset(live)
         ),
         (b"just some words\n", "text/plain", "file: it is text, but not SVG, SubRip or WebVTT"),
         (b"\0" * 1000, "application/octet-stream", "file: its type is not one known"),  # not text: NUL bytes
+        (
+            b"\x00\x01\x00\x00" + b"\0" * 60,
+            "font/ttf",
+            "file: the font/ttf font has no characters",
+        ),  # a font's first bytes
+        (b"OggS" + b"\0" * 200, "audio/ogg", "file: the audio/ogg file cannot be read"),
         (b"", "image/png", "file: the body is empty"),
         (
             b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
@@ -252,3 +258,23 @@ def test_a_database_error_while_an_asset_is_checked_is_the_database_answer(monke
     failure = rendering.render_draft_job(job)
     assert isinstance(failure, rendering.Failure)
     assert (failure.code, failure.message) == ("INTERNAL_SERVER_ERROR", DATABASE_UNAVAILABLE)
+
+
+def test_fonts_clips_and_sounds_that_play_are_taken(live, tmp_path):
+    from fontTools.ttLib import TTFont
+
+    from tests.templatekit.video.test_movie import make_clip, make_tone
+
+    account = live.account()
+    web_font = TTFont(FONT)
+    web_font.flavor = "woff2"
+    web_font.save(tmp_path / "brand.woff2")
+    make_clip(tmp_path / "clip.mp4", frames=6, fps=24)
+    make_tone(tmp_path / "tone.m4a", 0.5)
+    taken = {
+        name: upload(live, account, (tmp_path / name).read_bytes()) for name in ("brand.woff2", "clip.mp4", "tone.m4a")
+    }
+    assert {name: answer.status_code for name, answer in taken.items()} == dict.fromkeys(taken, 201)
+    assert taken["brand.woff2"].json()["family"] == "Inter"
+    assert taken["clip.mp4"].json()["mediaType"] == "video/mp4"
+    assert taken["tone.m4a"].json()["mediaType"] == "video/mp4"  # an MP4 of sound alone: a soundtrack
