@@ -153,7 +153,10 @@ videos = Table(
     Column("api_base", Text),  # the /v1 base URL the request came to: the webhooks' file URLs start with it
     Column("webhook_url", Text),  # the request's own webhook target, if it named one
     Column("output", String(8)),  # mp4, webm, gif or webp (none: mp4, as before there was a choice)
+    Column("turn", Float),  # its place in the fair order, given when it starts (see jobs.claim)
     Index("ix_videos_status_created", "status", "created_at"),
+    Index("ix_videos_turn", "turn"),
+    Index("ix_videos_workspace_turn", "workspace_id", "turn"),
 )
 
 video_events = Table(
@@ -404,6 +407,13 @@ def _video_outputs(connection: Connection) -> None:
     _add_columns(connection, videos, ["output"])
 
 
+def _video_turns(connection: Connection) -> None:
+    _add_columns(connection, videos, ["turn"])
+    for index in videos.indexes:
+        if index.name in ("ix_videos_turn", "ix_videos_workspace_turn"):
+            index.create(connection, checkfirst=True)
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [
     lambda connection: metadata.create_all(connection),
     _key_scopes_and_template_history,
@@ -413,6 +423,7 @@ MIGRATIONS: list[Callable[[Connection], None]] = [
     _hook_signatures,
     _people,
     _video_outputs,
+    _video_turns,
 ]
 
 

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from attrs import frozen
 from sqlalchemy import Connection, and_, func, or_, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
@@ -101,15 +102,104 @@ def find(db: Database, video_id: str) -> Any:
         return connection.execute(select(videos).where(videos.c.id == video_id)).first()
 
 
-def ahead(db: Database, video: Any) -> int:
-    """Videos queued before this one that have not started."""
+def ahead(db: Database, video: Any, weight_of: Callable[[str], float]) -> int:
+    """How many queued videos start before this one, in the fair order of ``claim``, as
+    the queue stands: its own workspace's queued before it, and those of other
+    workspaces whose turns come first. (A workspace that queues later can still go
+    first, when it has had less than its share.) Videos that are rendering are not
+    counted, nor other workspaces' videos that will wait for this one: the count says
+    how long this video waits, not how busy the others are."""
     with db.read() as connection:
+        line = {place.workspace: place for place in _line(connection, weight_of)}
+        mine = line.get(video.workspace_id)
+        if mine is None:
+            return 0
         earlier = or_(
             videos.c.created_at < video.created_at,
             and_(videos.c.created_at == video.created_at, videos.c.id < video.id),
         )
-        query = select(func.count()).select_from(videos).where(videos.c.status == "queued", earlier)
-        return int(connection.execute(query).scalar() or 0)
+        own = connection.execute(
+            select(func.count())
+            .select_from(videos)
+            .where(videos.c.status == "queued", videos.c.workspace_id == video.workspace_id, earlier)
+        ).scalar()
+    own = int(own or 0)
+    turn = mine.start + own / mine.weight
+    return own + sum(place.before(turn, mine) for place in line.values() if place is not mine)
+
+
+@frozen
+class _Place:
+    """A workspace with queued videos, in the fair order: the turn its next video takes,
+    ``start``, and what breaks a tie between turns alike."""
+
+    workspace: str
+    weight: float
+    start: float
+    rendering: int
+    oldest: float  # when its oldest queued video was queued
+    queued: int
+
+    @property
+    def tie(self) -> tuple[float, float, str]:
+        return self.rendering / self.weight, self.oldest, self.workspace
+
+    @property
+    def key(self) -> tuple[float, float, float, str]:
+        return (self.start, *self.tie)
+
+    def before(self, turn: float, other: _Place) -> int:
+        """How many of this workspace's queued videos take turns before ``turn`` of
+        ``other``'s (its turns go ``start``, ``start + 1 / weight``, and so on)."""
+        steps = (turn - self.start) * self.weight
+        whole = round(steps)
+        if whole >= 0 and math.isclose(steps, whole, rel_tol=1e-9, abs_tol=1e-6):
+            count = whole + (self.tie < other.tie)  # one turn alike: the tie decides
+        else:
+            count = max(0, math.ceil(steps))
+        return min(count, self.queued)
+
+
+def _line(connection: Connection, weight_of: Callable[[str], float]) -> list[_Place]:
+    """The workspaces with queued videos and the turns their next videos take.
+
+    Start-time fair queueing (as for images: see ``fairness``), with the turns kept in
+    the database so that every server sharing it claims in the same order: a video
+    starts at a turn, the later of the turn of the last video started by anyone and
+    its workspace's last turn plus ``1 / weight`` (its plan's weight); the next video
+    to start is the one with the earliest turn. So a workspace with a backlog takes one
+    turn for each of another's, for their weights, and a workspace that had nothing
+    queued goes next, even with a single video worker; and a workspace is never more
+    than one turn behind, however much it had before."""
+    waiting = connection.execute(
+        select(videos.c.workspace_id, func.min(videos.c.created_at), func.count(), workspaces.c.plan)
+        .join(workspaces, workspaces.c.id == videos.c.workspace_id, isouter=True)
+        .where(videos.c.status == "queued")
+        .group_by(videos.c.workspace_id, workspaces.c.plan)
+    ).all()
+    if not waiting:
+        return []
+    counts = connection.execute(
+        select(videos.c.workspace_id, func.count())
+        .where(videos.c.status == "rendering")
+        .group_by(videos.c.workspace_id)
+    ).all()
+    rendering: dict[str, int] = {workspace: count for workspace, count in counts}
+    virtual = float(connection.execute(select(func.max(videos.c.turn))).scalar() or 0.0)
+    names = [row[0] for row in waiting]
+    last: dict[str, float] = dict(
+        connection.execute(
+            select(videos.c.workspace_id, func.max(videos.c.turn))
+            .where(videos.c.workspace_id.in_(names), videos.c.turn.is_not(None))
+            .group_by(videos.c.workspace_id)
+        ).all()
+    )
+    places = []
+    for workspace, oldest, queued, plan in waiting:
+        weight = weight_of(plan or "")
+        start = max(virtual, last[workspace] + 1.0 / weight) if workspace in last else virtual
+        places.append(_Place(workspace, weight, start, rendering.get(workspace, 0), oldest, queued))
+    return places
 
 
 def file_key(video_id: str, output: str) -> str:
@@ -118,17 +208,20 @@ def file_key(video_id: str, output: str) -> str:
 
 def claim(db: Database, worker: str, weight_of: Callable[[str], float]) -> Any:
     """Take a queued job for ``worker``, fairly between workspaces: the oldest of the
-    workspace that renders the fewest videos now for its plan's weight (``weight_of``
-    a plan's name), so that one workspace's backlog never keeps another's video
-    waiting for more than one render; None when the queue is empty. Every server
-    sharing the database claims by the same counts, so the shares hold on a cluster."""
+    workspace whose turn is first (see ``_line``; ``weight_of`` gives a plan's weight
+    by its name), so that one workspace's backlog keeps another's video waiting for one
+    render at most, even with one video worker; of turns alike, the workspace that
+    renders the fewest for its weight now, then the one whose oldest queued video is
+    oldest. None when the queue is empty. Every server sharing the database claims by
+    the same turns, so the shares hold on a cluster."""
     with db.write() as connection:
-        workspace = _fairest_workspace(connection, weight_of)
-        if workspace is None:
+        line = _line(connection, weight_of)
+        if not line:
             return None
+        first = min(line, key=lambda place: place.key)
         oldest = (
             select(videos)
-            .where(videos.c.status == "queued", videos.c.workspace_id == workspace)
+            .where(videos.c.status == "queued", videos.c.workspace_id == first.workspace)
             .order_by(videos.c.created_at, videos.c.id)
             .limit(1)
         )
@@ -138,34 +231,9 @@ def claim(db: Database, worker: str, weight_of: Callable[[str], float]) -> Any:
         claimed = connection.execute(
             update(videos)
             .where(videos.c.id == row.id, videos.c.status == "queued")
-            .values(status="rendering", worker=worker, heartbeat_at=now(), attempts=row.attempts + 1)
+            .values(status="rendering", worker=worker, heartbeat_at=now(), attempts=row.attempts + 1, turn=first.start)
         ).rowcount
         return row if claimed else None
-
-
-def _fairest_workspace(connection: Connection, weight_of: Callable[[str], float]) -> str | None:
-    """The workspace with queued videos that renders the fewest for its weight; of those
-    alike, the one whose oldest queued video is oldest."""
-    waiting = connection.execute(
-        select(videos.c.workspace_id, func.min(videos.c.created_at), workspaces.c.plan)
-        .join(workspaces, workspaces.c.id == videos.c.workspace_id, isouter=True)
-        .where(videos.c.status == "queued")
-        .group_by(videos.c.workspace_id, workspaces.c.plan)
-    ).all()
-    if not waiting:
-        return None
-    counts = connection.execute(
-        select(videos.c.workspace_id, func.count())
-        .where(videos.c.status == "rendering")
-        .group_by(videos.c.workspace_id)
-    ).all()
-    rendering: dict[str, int] = {workspace: count for workspace, count in counts}
-
-    def turn(row: Any) -> tuple[float, float]:
-        workspace, oldest, plan = row
-        return rendering.get(workspace, 0) / weight_of(plan or ""), oldest
-
-    return str(min(waiting, key=turn)[0])
 
 
 def heartbeat(db: Database, video_id: str, worker: str) -> None:

@@ -103,7 +103,9 @@ With `stream=true` the answer is a `text/event-stream` (Server-Sent Events). Eac
 `VideoEvent`):
 
 - `created {id}`: first, once the video is queued;
-- `queued {ahead}`: while it waits, the number of videos ahead of it, sent when it changes;
+- `queued {ahead}`: while it waits, the number of queued videos that start before it in the
+  fair order as the queue stands (its workspace's own earlier ones, and other workspaces'
+  whose turn comes first), sent when it changes;
 - `progress {frame, totalFrames, progress}`: while it renders, `progress` from 0 to 1, at least
   every 10 % and every 2 s;
 - `done {url}`: last, the URL of the MP4 (it does not expire);

@@ -1,8 +1,9 @@
 """Video jobs and webhook deliveries are claimed from the database fairly between
 workspaces, by the same rules on every server that shares it: the next video of the
-workspace that renders the fewest for its weight; the next delivery of the workspace
-with the fewest in flight, at most two in flight to one target, the last free sender
-kept for a workspace with none in flight; an endpoint that keeps failing is paused."""
+workspace whose turn is first (a workspace's turns one ``1 / weight`` apart); the next
+delivery of the workspace with the fewest in flight, at most two in flight to one target,
+the last free sender kept for a workspace with none in flight; an endpoint that keeps
+failing is paused."""
 
 from __future__ import annotations
 
@@ -77,6 +78,26 @@ def test_videos_are_claimed_in_proportion_to_the_plans_weights(db):
         queue_video(db, *free)
     claimed = [jobs.claim(db, "runner", weight_of).workspace_id for _ in range(9)]  # none finishes
     assert claimed.count(scale[0]) == 8 and claimed.count(free[0]) == 1
+
+
+def test_with_one_worker_a_workspace_that_waited_goes_next_and_is_told_so(db):
+    hostile, quiet = workspace(db), workspace(db)
+    backlog = [queue_video(db, *hostile) for _ in range(6)]
+    assert jobs.claim(db, "runner", weight_of).id == backlog[0]
+    _finish(db, backlog[0])  # one worker: nothing else renders
+    waiting = queue_video(db, *quiet)
+    assert jobs.ahead(db, jobs.find(db, waiting), weight_of) == 0
+    assert jobs.ahead(db, jobs.find(db, backlog[3]), weight_of) == 3  # its own 1 and 2, and the quiet one
+    taken = []
+    for _ in range(6):
+        taken.append(jobs.claim(db, "runner", weight_of).id)
+        _finish(db, taken[-1])
+    assert taken == [waiting, *backlog[1:]]
+
+
+def _finish(db: Database, video_id: str) -> None:
+    with db.write() as connection:
+        connection.execute(videos.update().where(videos.c.id == video_id).values(status="done", finished_at=now()))
 
 
 def queue_delivery(db: Database, project: str, url: str, endpoint: str | None = None) -> str:

@@ -13,8 +13,10 @@ from typing import Any
 import av
 import httpx
 import pytest
+from sqlalchemy import select
 
 from templatekit_server import accounts, jobs
+from templatekit_server.db import videos
 from tests.conftest import without_modules
 from tests.server.conftest import Account, LiveServer, text_template, video_template
 
@@ -323,6 +325,28 @@ def test_keep_alive_comments_flow_while_a_video_waits(client, restartable):
 
 def closed_streams(server: LiveServer, video_id: str) -> int:
     return server.log().count(f"event stream of {video_id} closed")
+
+
+def test_with_one_video_worker_another_workspaces_video_goes_before_a_backlog(client, restartable):
+    server = restartable
+    busy, quiet = server.account(), server.account()
+    for account in (busy, quiet):
+        server.add_template(account, video_template("turns", seconds=2, fps=10, size=96))
+    backlog = [queue_video(client, server, busy, "turns") for _ in range(6)]
+    with stream_video(client, server, quiet, "turns") as response:
+        seen = stream_until_done(response)
+    assert seen[-1][0] == "done", seen
+    mine = seen[0][1]["id"]
+    ahead = [data["ahead"] for event, data in seen if event == "queued"]
+    assert ahead in ([], [0]), ahead  # none of the backlog's waiting videos goes first
+    for video_id in backlog:
+        wait_for(client, server, busy, video_id)
+    with server.db.read() as connection:
+        finished = connection.execute(
+            select(videos.c.id).where(videos.c.id.in_([*backlog, mine])).order_by(videos.c.finished_at)
+        ).all()
+    order = [row.id for row in finished]
+    assert order.index(mine) <= 2, order  # after what was rendering when it came, and one more at most
 
 
 def test_a_client_that_goes_away_leaves_no_stream_behind_and_the_video_goes_on(client, live, account):

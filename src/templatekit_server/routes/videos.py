@@ -198,7 +198,7 @@ async def _records(request: Request, video_id: str, after: int) -> AsyncIterator
         if not found:
             row = await run_in_threadpool(jobs.find, server.db, video_id)
             if row.status == "queued":
-                ahead = await run_in_threadpool(jobs.ahead, server.db, row)
+                ahead = await run_in_threadpool(jobs.ahead, server.db, row, server.weight_of)
                 if ahead != ahead_sent:
                     ahead_sent = ahead
                     yield _record({"type": "queued", "ahead": ahead})
