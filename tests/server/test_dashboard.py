@@ -8,6 +8,7 @@ import email
 import email.message
 import email.policy
 import io
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -255,6 +256,63 @@ def test_an_invited_person_makes_an_account_and_joins_once(live):
     assert httpx.get(link).status_code == 410  # used: it works once
     members = owner.get(f"/dashboard/w/{account.workspace}/members").text
     assert email in members and "Invitations not used yet" not in members
+
+
+_RECORD_PASSWORD_WORK = """
+import asyncio
+import os
+
+import argon2
+
+
+def _recorded(method):
+    def run(self, *args, **kwargs):
+        try:
+            asyncio.get_running_loop()
+            where = "event loop"
+        except RuntimeError:
+            where = "thread"
+        with open(os.environ["TEMPLATEKIT_TEST_PASSWORD_LOG"], "a") as log:
+            log.write(f"{method.__name__} {where}\\n")
+        return method(self, *args, **kwargs)
+
+    return run
+
+
+argon2.PasswordHasher.hash = _recorded(argon2.PasswordHasher.hash)
+argon2.PasswordHasher.verify = _recorded(argon2.PasswordHasher.verify)
+"""
+
+
+def test_passwords_are_hashed_and_checked_off_the_event_loop(tmp_path):
+    (tmp_path / "sitecustomize.py").write_text(_RECORD_PASSWORD_WORK)
+    log = tmp_path / "password-work.log"
+    path = os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    server = LiveServer(
+        tmp_path / "data",
+        {"TEMPLATEKIT_WORKERS": "1", "PYTHONPATH": path, "TEMPLATEKIT_TEST_PASSWORD_LOG": str(log)},
+    )
+    server.data_dir.mkdir(parents=True)
+    server.start()
+    try:
+        account = server.account()
+        owner_email = member(server, account, "owner")
+        browser = httpx.Client(base_url=server.root, follow_redirects=False, timeout=30)
+        token = csrf(browser.get("/dashboard/sign-in"))
+        for who, password, status in ((owner_email, "not the one", 401), ("nobody@example.com", PASSWORD, 401)):
+            answer = browser.post("/dashboard/sign-in", data={"email": who, "password": password, "csrf": token})
+            assert answer.status_code == status, answer.text
+        link = invitation_link(signed_in(server, owner_email), account.workspace, "viewer")
+        newcomer = httpx.Client(follow_redirects=False, timeout=30)
+        fields = {"email": f"new-{account.workspace}@example.com", "password": PASSWORD, "again": PASSWORD}
+        joined = newcomer.post(link, data={**fields, "csrf": csrf(newcomer.get(link))})
+        assert joined.status_code == 303, joined.text
+    finally:
+        server.stop()
+    work = log.read_text().splitlines()
+    # two wrong sign-ins, one right, the unknown email's stand-in hash, the newcomer's hash
+    assert work.count("verify thread") == 3 and work.count("hash thread") == 2, work
+    assert not [line for line in work if line.endswith("event loop")], work
 
 
 def test_a_link_tells_which_emails_have_an_account_only_as_often_as_sign_in_would(live):

@@ -15,7 +15,16 @@ from starlette.routing import Route
 from templatekit_server import audit, invitations, mail, people
 from templatekit_server.accounts import AccountError, sha256_hex
 from templatekit_server.dashboard.signing import SIGN_IN_COOKIE, sign_in_form_token, start
-from templatekit_server.dashboard.web import MANAGERS, SESSION_COOKIE, Visit, checked_form, page, secure, visit
+from templatekit_server.dashboard.web import (
+    MANAGERS,
+    SESSION_COOKIE,
+    Visit,
+    checked_form,
+    page,
+    password_work,
+    secure,
+    visit,
+)
 from templatekit_server.state import server_of
 
 OWNERS = ("owner",)
@@ -143,7 +152,7 @@ async def accept(request: Request) -> Response:
         if people.user_id_of(db, email) is not None:
             people.count_failure(db, subjects)
             raise AccountError(f"{people.normal_email(email)} has an account: sign in first, then open this link again")
-        user_id = people.create_user(db, email, password)
+        user_id = await password_work(people.create_user, db, email, password)
         workspace_id = invitations.accept(db, token, user_id, people.normal_email(email))
     except AccountError as exc:
         return invitation_page(request, found, session, str(exc), 400)

@@ -11,7 +11,8 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from templatekit_server import people
-from templatekit_server.dashboard.web import SESSION_COOKIE, checked_form, page, secure, signed_in
+from templatekit_server.dashboard.web import SESSION_COOKIE, checked_form, page, password_work, secure, signed_in
+from templatekit_server.db import Database
 from templatekit_server.state import server_of
 
 SIGN_IN_COOKIE = "tk_sign_in"
@@ -49,12 +50,21 @@ async def sign_in(request: Request) -> Response:
     email, password = str(form.get("email", "")), str(form.get("password", ""))
     address = request.client.host if request.client else "unknown"
     subjects = [f"email:{email.strip().lower()}", f"address:{address}"]
-    if people.throttled(db, subjects):
+    throttled, user_id = await password_work(_checked, db, email, password, subjects)
+    if throttled:
         return _sign_in_form(request, "too many attempts: wait a few minutes and try again", 429, email)
-    user_id = people.check_password(db, email, password, subjects)
     if user_id is None:  # the same for an unknown email and a wrong password
         return _sign_in_form(request, "the email or the password is not right", 401, email)
     return start(request, user_id, request.url_for("dashboard:home"))
+
+
+def _checked(db: Database, email: str, password: str, subjects: list[str]) -> tuple[bool, str | None]:
+    """(throttled, the user's id when the password is theirs), in a thread of the password
+    work: the throttle is asked there too, so that attempts arriving together are counted
+    before the next is checked, as many at a time as that work runs."""
+    if people.throttled(db, subjects):
+        return True, None
+    return False, people.check_password(db, email, password, subjects)
 
 
 def start(request: Request, user_id: str, to: object) -> Response:

@@ -4,12 +4,17 @@ forms that must carry the session's CSRF token."""
 
 from __future__ import annotations
 
+import functools
 import hmac
 import json
+import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+import anyio
+import anyio.to_thread
 from attrs import frozen
 from jinja2 import Environment, FileSystemLoader
 from starlette.datastructures import FormData
@@ -29,6 +34,19 @@ ONCE_COOKIE = "tk_once"
 #: templates), designer (templates and assets, the editor), viewer (reads only).
 MANAGERS = ("owner", "admin")
 DESIGNERS = ("owner", "admin", "designer")
+
+_T = TypeVar("_T")
+#: Password hashes and checks (argon2id: about a fifth of a second of CPU each) run in
+#: threads, never on the event loop, as many at once as there are cores: a burst of
+#: sign-ins waits its turn there, without holding up other requests or the threads
+#: their other work runs in.
+_PASSWORD_WORK = anyio.CapacityLimiter(max(1, os.cpu_count() or 1))
+
+
+async def password_work(function: Callable[..., _T], *args: Any) -> _T:
+    """``function(*args)``, which hashes or checks a password, in a thread."""
+    return await anyio.to_thread.run_sync(functools.partial(function, *args), limiter=_PASSWORD_WORK)
+
 
 pages = Jinja2Templates(
     env=Environment(loader=FileSystemLoader(Path(__file__).resolve().parent / "html"), autoescape=True)
