@@ -7,6 +7,7 @@ from __future__ import annotations
 import email
 import email.message
 import email.policy
+import html
 import io
 import os
 import re
@@ -199,6 +200,27 @@ def test_templates_with_thumbnails_versions_and_revert(live):
     )
     assert tried.status_code == 403
     assert "Open in the editor" not in viewer.get(f"/dashboard/w/{account.workspace}/templates").text
+
+
+def test_a_version_out_of_range_or_not_a_number_is_refused_by_its_fields_name(live):
+    account = live.account()
+    live.add_template(account, text_template("card"))
+    designer = signed_in(live, member(live, account, "designer"))
+    at = f"/dashboard/w/{account.workspace}/templates/card"
+    huge = "9" * 5000
+    for asked in ("9223372036854775808", "2147483648", huge, "abc", "0", "-1", "1.5", "\u0661"):
+        shown = repr(asked[:40])
+        thumbnail = designer.get(f"{at}/thumbnail.png", params={"v": asked})
+        assert thumbnail.status_code == 400, (asked[:40], thumbnail.text)
+        assert thumbnail.text == f"no thumbnail: v: must be a version number, 1 or more (got {shown})"
+        page = designer.get(at)
+        reverted = designer.post(f"{at}/revert", data={"version": asked, "csrf": csrf(page)})
+        assert reverted.status_code == 400, (asked[:40], reverted.text[:300])
+        message = re.search(r'<p class="message" role="alert">(.*?)</p>', reverted.text).group(1)
+        assert html.unescape(message) == f"version: must be a version number, 1 or more (got {shown})"
+    page = designer.get(at, params={"reverted": huge})
+    assert page.status_code == 200 and huge[:100] not in page.text
+    assert designer.get(f"{at}/thumbnail.png", params={"v": "1"}).status_code == 200
 
 
 def test_the_editor_is_handed_a_short_lived_key_that_ends_with_the_session(live):

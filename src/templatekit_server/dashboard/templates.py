@@ -19,6 +19,7 @@ from templatekit_server.dashboard.web import DESIGNERS, Visit, visit
 from templatekit_server.db import api_keys, now
 from templatekit_server.errors import ApiError
 from templatekit_server.rendering import StillJob, render_still
+from templatekit_server.routes.templates import version_query
 
 #: How long a key made for a person's editor lasts (it also ends with their session).
 EDITOR_KEY_SECONDS = 2 * 3600
@@ -51,13 +52,17 @@ async def thumbnail(request: Request) -> Response:
     by the browser for good."""
     here = visit(request)
     template_id = request.path_params["template"]
+    asked = request.query_params.get("v")
+    try:
+        version = version_query(asked, "v") if asked else None
+    except ApiError as exc:
+        return Response(f"no thumbnail: {exc.message}", 400, media_type="text/plain")
     try:
         info = catalog.info(here.server.db, here.workspace_id, template_id)
-        version = int(request.query_params.get("v") or info.version)
-        job = StillJob(here.workspace_id, template_id, version, None, "png", thumbnail=True)
+        job = StillJob(here.workspace_id, template_id, version or info.version, None, "png", thumbnail=True)
         output = await here.server.stills.run(render_still, job, here.preview_share())
-    except (ApiError, ValueError) as exc:
-        return Response(f"no thumbnail: {exc}", 404, media_type="text/plain")
+    except ApiError as exc:
+        return Response(f"no thumbnail: {exc.message}", 404, media_type="text/plain")
     kept = "private, max-age=31536000, immutable" if "v" in request.query_params else "private, no-cache"
     return Response(output.data, media_type="image/png", headers={"Cache-Control": kept})
 
@@ -82,9 +87,16 @@ def _template_page(
         template=info,
         versions=versions,
         designs=here.role in DESIGNERS,
-        reverted=reverted if str(reverted).isdigit() else None,
+        reverted=_version_or_none(reverted),
         message=message,
     )
+
+
+def _version_or_none(text: Any) -> int | None:
+    try:
+        return version_query(str(text)) if text is not None else None
+    except ApiError:
+        return None
 
 
 async def revert(request: Request) -> Response:
@@ -92,9 +104,10 @@ async def revert(request: Request) -> Response:
     template_id = request.path_params["template"]
     asked = str((await here.form()).get("version", ""))
     try:
-        version = catalog.revert(here.server.db, here.workspace_id, template_id, int(asked), here.actor)
-    except (ApiError, ValueError) as exc:
-        return _template_page(here, template_id, message=f"version {asked!r}: {exc}", status=400)
+        version = version_query(asked, "version")
+        version = catalog.revert(here.server.db, here.workspace_id, template_id, version, here.actor)
+    except ApiError as exc:
+        return _template_page(here, template_id, message=exc.message, status=400)
     answer = here.to("dashboard:template", template=template_id)
     answer.headers["Location"] += f"?reverted={version}"
     return answer

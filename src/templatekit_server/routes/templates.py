@@ -65,9 +65,12 @@ async def source(request: Request) -> Response:
     return Response(text, media_type="application/json", headers={"ETag": f'"{served}"'})
 
 
-def version_query(text: str) -> int:
+def version_query(text: str, name: str = "query.version") -> int:
+    """A version number given as text (a query parameter, a form field): 1 to MAX_VERSION
+    in ASCII digits; else BAD_REQUEST naming the field ``name``, the text cut to 40
+    characters."""
     if not re.fullmatch(r"[0-9]{1,10}", text) or not 1 <= int(text) <= MAX_VERSION:
-        raise bad_request(f"query.version: must be a version number, 1 or more (got {text[:40]!r})")
+        raise bad_request(f"{name}: must be a version number, 1 or more (got {text[:40]!r})")
     return int(text)
 
 
