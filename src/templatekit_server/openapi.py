@@ -614,6 +614,20 @@ def _hook_paths(errors: _ErrorResponses) -> Json:
     return {"/hooks/{token}": {"post": call_hook}}
 
 
+#: The answer of previewTemplate with ``details=json``: its headers' values, whole.
+PREVIEW_DETAILS: Json = {
+    "type": "object",
+    "required": ["warnings", "scans", "boxes", "textHeights", "cues"],
+    "properties": {
+        "warnings": {"type": "array", "items": {"type": "string"}, "description": "As `X-Templatekit-Warnings`."},
+        "scans": {"type": "array", "items": {"type": "object"}, "description": "As `X-Templatekit-Scans`."},
+        "boxes": {"type": "object", "description": "As `X-Templatekit-Boxes`."},
+        "textHeights": {"type": "object", "description": "As `X-Templatekit-Text-Heights`."},
+        "cues": {"type": "object", "description": "As `X-Templatekit-Cues`."},
+    },
+}
+
+
 def _editor_paths(errors: _ErrorResponses) -> Json:
     preview = _operation(
         "previewTemplate",
@@ -624,21 +638,34 @@ def _editor_paths(errors: _ErrorResponses) -> Json:
         "`templates:write` scope; it counts against the rate limit. A full-size PNG also says whether each "
         "code scans, in `X-Templatekit-Scans`; where layout placed the layers of frames is in "
         "`X-Templatekit-Boxes`; the height the box of cut text needs to show it all is in "
-        "`X-Templatekit-Text-Heights`; an invalid template's problems are in `error.problems`.",
+        "`X-Templatekit-Text-Heights`; an invalid template's problems are in `error.problems`. These "
+        "headers hold 8 KB together: the warnings first (cut to 4 KB), then each of the others whole while it "
+        "fits; one that does not is left out and named in `X-Templatekit-Omitted`. With `details=json` the "
+        "answer is all of them, whole, as JSON, instead of the image.",
         {
             "200": _response(
-                "The image.",
-                _images(),
+                "The image; with `details=json`, what its headers tell, whole.",
+                {**_images(), **_json(PREVIEW_DETAILS)},
                 (
                     "X-Templatekit-Warnings",
                     "X-Templatekit-Scans",
                     "X-Templatekit-Boxes",
                     "X-Templatekit-Text-Heights",
                     "X-Templatekit-Cues",
+                    "X-Templatekit-Omitted",
                 ),
             ),
             **errors(*KEYED, "FETCH_IMAGE_ERROR"),
         },
+        parameters=[
+            _param(
+                "details",
+                "query",
+                {"type": "string", "enum": ["json"]},
+                "`json`: answer what the headers tell (warnings, scans, boxes, text heights, cues) whole, as a "
+                "JSON object, instead of the image: for details too large for the headers.",
+            )
+        ],
         body=_body("PreviewRequest", "The template and how to render it."),
     )
     fonts = _operation(
@@ -938,6 +965,12 @@ def _headers() -> Json:
                 },
                 "A JSON object of boxes.",
             ),
+        ),
+        "X-Templatekit-Omitted": header(
+            "The headers of details left out because they did not fit in the 8 KB the details' headers hold "
+            "together, by their names without `X-Templatekit-`, separated by commas (`Boxes,Text-Heights`); "
+            "ask again with `details=json` for them. Absent when none was left out.",
+            {"type": "string"},
         ),
         "X-Templatekit-Cues": header(
             "The cues of each visible captions layer, by name, as renders read them (its subtitle file included): "

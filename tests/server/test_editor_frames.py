@@ -114,3 +114,26 @@ def test_frame_selection_column_layout_reorder_and_the_same_bytes_over_v1(page, 
         f"{live.root}/v1/templates/createImage", json={"templateId": saved["id"]}, headers=bearer, timeout=60
     )
     assert rendered.status_code == 200 and drawn == rendered.content
+
+
+def test_a_frame_of_hundreds_of_long_named_layers_is_laid_out_on_the_canvas(page, live):
+    account = live.account()
+    names = [f"{n:03d}" + "n" * 197 for n in range(150)]
+    layers = [{"type": "shape", "name": name, "width": 40, "height": 2} for name in names]
+    frame = {"type": "frame", "name": "f", "x": 10, "y": 10, "width": 380, "height": 380, "layout": "column"}
+    live.add_template(
+        account, {"id": "many", "name": "Many", "width": 400, "height": 400, "layers": [{**frame, "layers": layers}]}
+    )
+    seen = []
+    page.on("response", lambda answer: seen.append(answer.url) if "/templates/preview" in answer.url else None)
+    page.goto(f"{live.root}/editor/")
+    page.fill("#key", account.key)
+    page.click("#connect button")
+    page.wait_for_selector("#workspace:not([hidden])")
+    page.select_option("#templates", "many")
+    page.wait_for_selector(".layer-row")
+    settled(page)
+    assert any("details=json" in url for url in seen)  # the boxes, too large for a header
+    first, last = box(page, names[0]), box(page, names[-1])
+    scale = first["width"] / 40
+    assert abs((last["y"] - first["y"]) / scale - 2 * 149) < 1  # where the column put it

@@ -152,3 +152,35 @@ def test_a_preview_says_how_tall_the_box_of_cut_text_needs_to_be(live, client):
     # one pixel less, and it is cut again
     card["layers"] = [{**title, "height": heights["title"] - 1}]
     assert "layer 'title': text cut" in preview(client, live, account, card).headers["X-Templatekit-Warnings"]
+
+
+def test_a_previews_details_hold_8_kb_of_headers_and_come_whole_as_json(live, client):
+    account = live.account()
+    words = "word " * 40
+    layers = [
+        {"type": "text", "name": f"{n:03d}" + "n" * 197, "text": words, "width": 20, "height": 10, "size": 12}
+        for n in range(300)
+    ]
+    frame = {"type": "frame", "name": "f", "x": 0, "y": 0, "width": 400, "height": 400, "layout": "column"}
+    card = {"name": "many", "width": 400, "height": 400, "layers": [{**frame, "layers": layers}]}
+    answer = preview(client, live, account, card)
+    assert answer.status_code == 200 and answer.headers["content-type"] == "image/png"
+    details = [(name, value) for name, value in answer.headers.items() if name.lower().startswith("x-templatekit-")]
+    assert sum(len(name) + len(value) + 4 for name, value in details) <= 8192, [(n, len(v)) for n, v in details]
+    assert answer.headers["X-Templatekit-Omitted"] == "Boxes,Text-Heights"
+    assert "X-Templatekit-Boxes" not in answer.headers and "X-Templatekit-Text-Heights" not in answer.headers
+    assert json.loads(answer.headers["X-Templatekit-Warnings"])  # cut to 4 KB, as always
+    whole = client.post(
+        f"{live.api}/templates/preview", params={"details": "json"}, json={"template": card}, headers=account.bearer
+    )
+    assert whole.status_code == 200 and whole.headers["content-type"] == "application/json"
+    body = whole.json()
+    assert set(body) == {"warnings", "scans", "boxes", "textHeights", "cues"}
+    assert len(body["boxes"]) == 301 and len(body["textHeights"]) == 300 and len(body["warnings"]) >= 300
+    assert body["boxes"]["f"] == [0, 0, 400, 400]
+    small = preview(client, live, account, text_template())
+    assert "X-Templatekit-Omitted" not in small.headers
+    wrong = client.post(
+        f"{live.api}/templates/preview", params={"details": "xml"}, json={"template": card}, headers=account.bearer
+    )
+    assert wrong.status_code == 400 and "query.details: must be json (got 'xml')" in wrong.text

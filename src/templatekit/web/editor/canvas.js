@@ -9,6 +9,8 @@ import { canvasBoxes, flows, holds, insets, isFrame, localBox, locate, moveLayer
 const HANDLES = { nw: [-1, -1], n: [0, -1], ne: [1, -1], e: [1, 0], se: [1, 1], s: [0, 1], sw: [-1, 1], w: [-1, 0] };
 const SNAP_PX = 6; // screen pixels
 const MIN_SIZE = 1;
+// a preview's X-Templatekit-<name> headers, by their fields in the body of ?details=json
+const DETAILS = { Warnings: "warnings", Scans: "scans", Boxes: "boxes", "Text-Heights": "textHeights", Cues: "cues" };
 
 export class Canvas extends EventTarget {
   constructor(doc, api, parts) {
@@ -67,7 +69,12 @@ export class Canvas extends EventTarget {
     if (this.time !== null) body.time = this.time;
     try {
       const response = await this.api.call("/templates/preview", { method: "POST", body });
-      await this.show(await response.blob(), kind, changedAt, response);
+      // details too large for headers (hundreds of layers with long names) are left out
+      // and named; they come whole from the same preview asked with ?details=json
+      const details = response.headers.get("X-Templatekit-Omitted")
+        ? await this.api.json("/templates/preview", { method: "POST", body, query: { details: "json" } })
+        : null;
+      await this.show(await response.blob(), kind, changedAt, response, details);
     } catch (error) {
       this.dispatchEvent(new CustomEvent("failed", { detail: error }));
     } finally {
@@ -79,7 +86,7 @@ export class Canvas extends EventTarget {
     }
   }
 
-  async show(blob, kind, changedAt, response) {
+  async show(blob, kind, changedAt, response, details = null) {
     const url = URL.createObjectURL(blob);
     const old = this.image.src;
     await new Promise((resolve, reject) => {
@@ -93,6 +100,7 @@ export class Canvas extends EventTarget {
     // "true" once the full-size image of the latest change is shown
     this.image.dataset.current = String(kind === "full" && changedAt === this.changedAt);
     const header = (name, absent) => {
+      if (details) return details[DETAILS[name]] ?? absent;
       const value = response.headers.get(`X-Templatekit-${name}`);
       return value ? JSON.parse(value) : absent;
     };
