@@ -135,6 +135,27 @@ def test_an_owner_makes_a_project_and_a_key_that_renders_until_revoked_in_the_pa
     assert httpx.post(f"{live.api}/templates/createImage", json=render, headers=bearer).status_code == 401
 
 
+def test_no_page_of_the_dashboard_is_kept_by_a_cache_least_of_all_one_showing_a_new_key(live):
+    account = live.account()
+    browser = signed_in(live, member(live, account, "owner"))
+    keys = f"/dashboard/w/{account.workspace}/p/{account.project}/keys"
+    page = browser.get(keys)
+    created = browser.post(keys, data={"csrf": csrf(page), "scopes": "render"})
+    shown = browser.get(created.headers["location"])
+    assert re.search(r'<code id="new-key">tk_live_[\w-]+</code>', shown.text)
+    assert shown.headers["cache-control"] == "no-store"
+    link = invitation_link(browser, account.workspace, "viewer")
+    for answer in (
+        page,
+        browser.get(f"/dashboard/w/{account.workspace}/"),
+        browser.get(f"/dashboard/w/{account.workspace}/members"),
+        browser.get(f"/dashboard/w/{account.workspace}/nothing-here"),
+        httpx.get(f"{live.root}/dashboard/sign-in"),
+        httpx.get(link),
+    ):
+        assert answer.headers["cache-control"] == "no-store", (answer.url, answer.status_code)
+
+
 def test_roles_a_designer_sees_no_keys_and_a_viewer_changes_nothing(live):
     account = live.account()
     keys = f"/dashboard/w/{account.workspace}/p/{account.project}/keys"

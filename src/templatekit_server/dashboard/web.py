@@ -60,7 +60,11 @@ def secure(request: Request) -> bool:
 
 
 def page(request: Request, name: str, status: int = 200, **context: Any) -> Response:
-    return pages.TemplateResponse(request, name, context, status_code=status)
+    """A page of the dashboard, kept by no cache: it may show a secret once (a new key, an
+    invitation's link, a hook's URL), a form's CSRF token, or what only its members see."""
+    answer = pages.TemplateResponse(request, name, context, status_code=status)
+    answer.headers["Cache-Control"] = "no-store"
+    return answer
 
 
 def signed_in(request: Request) -> people.Session:
