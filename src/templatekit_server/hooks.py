@@ -31,13 +31,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from attrs import frozen
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
 from templatekit.service import MAX_ROWS, AllowList
-from templatekit_server import audit, webhooks
+from templatekit_server import audit, catalog, webhooks
 from templatekit_server.accounts import AccountError, Audited, change_live, new_id, require_project, sha256_hex
 from templatekit_server.db import Database, hooks, iso_time, now
-from templatekit_server.errors import bad_request
+from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.sealing import Sealer
 
 OUTPUTS = ("png", "jpeg", "webp", "pdf", "mp4", "webm", "gif")
@@ -101,6 +101,25 @@ def checked_map(mapping: Any) -> dict[str, str] | None:
     return dict(mapping)
 
 
+def _check_output(db: Database, connection: Connection, workspace_id: str, template_id: str, output: str) -> None:
+    """A video output (mp4, webm, gif) needs a video template: AccountError naming the
+    output when the template, stored in the hook's workspace, is a still one. A template
+    not stored yet is not checked (a hook may be made before it); a still output of a
+    video template is its still, as createImage renders it."""
+    if output not in VIDEO_OUTPUTS:
+        return
+    try:
+        found = catalog.info_in(db, connection, workspace_id, template_id)
+    except ApiError:
+        return
+    if found.kind != "video":
+        stills = ", ".join(name for name in OUTPUTS if name not in VIDEO_OUTPUTS)
+        raise AccountError(
+            f"output {output!r}: template {template_id} is not a video template (it has no video field); "
+            f"its hooks give one of {stills}"
+        )
+
+
 def create(
     db: Database,
     sealer: Sealer,
@@ -143,6 +162,7 @@ def create(
     )
     with db.write() as connection:
         workspace_id = require_project(connection, project_id)
+        _check_output(db, connection, workspace_id, template_id, output)
         audit.record(connection, workspace_id, actor, "hook made", hook.id, f"template {template_id}")
         connection.execute(
             hooks.insert().values(

@@ -567,6 +567,15 @@ def test_webhook_endpoints_deliveries_sent_again_and_hooks(live):
     assert httpx.post(url, json={}, timeout=60).status_code == 404  # the old URL stops at once
     foreign = admin.post(f"{base}/hooks", data={"csrf": csrf(page), "template": "not-ours", "output": "png"})
     assert foreign.status_code == 400 and "not-ours" in foreign.text
+    for output in ("mp4", "webm", "gif"):
+        video = admin.post(f"{base}/hooks", data={"csrf": csrf(page), "template": "card", "output": output})
+        assert video.status_code == 400, video.text[:300]
+        message = re.search(r'<p class="message" role="alert">(.*?)</p>', video.text).group(1)
+        assert html.unescape(message) == (
+            f"output '{output}': template card is not a video template (it has no video field); "
+            "its hooks give one of png, jpeg, webp, pdf"
+        )
+    assert len(re.findall(r'data-hook="hook_\w+"', admin.get(f"{base}/hooks").text)) == 1  # none made
     logged = {(entry["actor"], entry["action"]) for entry in audit.entries(live.db, account.workspace)}
     assert {"webhook endpoint added", "hook made", "hook URL changed"} <= {a for who, a in logged if "admin-" in who}
 

@@ -113,10 +113,20 @@ def test_bad_hooks_are_refused_naming_the_option(live, account):
         (["--map", json.dumps({"title": "name"})], "map.title: 'name' is not a path"),
         (["--output", "avi"], "output 'avi': must be one of png, jpeg, webp, pdf, mp4, webm, gif"),
         (["--respond", "email"], "respond 'email': must be one of url, file"),
+        (["--output", "mp4"], "output 'mp4': template hooked is not a video template (it has no video field); its"),
+        (["--output", "gif"], "output 'gif': template hooked is not a video template"),
         (["--map", "{bad"], "--map: not valid JSON (Expecting property name enclosed in double quotes"),
     ]:
         done = subprocess.run([*command, *extra], capture_output=True, text=True, timeout=60)
         assert done.returncode == 1 and named in done.stderr, done.stderr
+
+
+def test_a_video_hook_of_a_template_not_stored_yet_is_made_with_a_warning(live, account):
+    other = live.account()
+    live.add_template(other, text_template("elsewhere"))  # a still template, of another workspace
+    made = admin(live, "hook", "create", "--project", account.project, "--template", "elsewhere", "--output", "mp4")
+    assert made["output"] == "mp4"
+    assert made["warning"] == ("template elsewhere does not exist yet: the hook answers NOT_FOUND until it is stored")
 
 
 def test_a_video_hook_queues_the_video(client, live, account):
