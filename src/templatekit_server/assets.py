@@ -7,18 +7,19 @@ asset that any stored version of a template names is not deleted."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from sqlalchemy import Connection, select
 
 from templatekit import Store
 from templatekit.service import ASSET_ID
-from templatekit_server import audit
+from templatekit_server import audit, storage
 from templatekit_server.asset_types import measured, sniffed
 from templatekit_server.bodies import Asset, AssetListed, Moment
 from templatekit_server.catalog import KEEP_DELETED_SECONDS
 from templatekit_server.db import Database, assets, iso_time, now, template_versions, templates
 from templatekit_server.errors import ApiError
+from templatekit_server.plans import Plan
 
 #: The largest upload (the body limit of other operations does not apply).
 MAX_ASSET_BYTES = 20_000_000
@@ -34,32 +35,58 @@ def folder(workspace_id: str) -> str:
     return f"assets/{workspace_id}"
 
 
-def store(db: Database, files: Store, workspace_id: str, data: bytes, named: str | None, actor: str) -> Asset:
-    """The asset of ``data`` (stored unless the workspace has it already)."""
+def store(
+    db: Database,
+    files: Store,
+    workspace_id: str,
+    data: bytes,
+    named: str | None,
+    actor: str,
+    plans: Mapping[str, Plan] | None = None,
+) -> Asset:
+    """The asset of ``data`` (stored unless the workspace has it already). With
+    ``plans``, a new asset that would pass the workspace's storage quota is BAD_REQUEST:
+    checked before its bytes are written, and again in the transaction that adds its row
+    (when that refuses, the bytes just written are removed)."""
     found = sniffed(data, named)
     about = measured(data, found)
     made = asset_id(data)
+    what = "this asset"
     with db.read() as connection:
         known = _media_type_in(connection, workspace_id, made)
+        if known is None and plans is not None:
+            storage.check(db, connection, workspace_id, len(data), plans, what)
     if known is None:
-        files.put(f"{folder(workspace_id)}/{made}", data, found.media_type)  # before its row: no row without bytes
-        with db.write() as connection:
-            inserted = db.insert_unless_present(
-                connection,
-                assets,
-                workspace_id=workspace_id,
-                id=made,
-                media_type=found.media_type,
-                size=len(data),
-                width=about.get("width"),
-                height=about.get("height"),
-                family=about.get("family"),
-                created_at=now(),
-            )
-            if inserted:
-                audit.record(
-                    connection, workspace_id, actor, "asset uploaded", made, f"{found.media_type}, {len(data):,} bytes"
+        path = f"{folder(workspace_id)}/{made}"
+        files.put(path, data, found.media_type)  # before its row: no row without bytes
+        try:
+            with db.write() as connection:
+                if _media_type_in(connection, workspace_id, made) is None and plans is not None:
+                    storage.check(db, connection, workspace_id, len(data), plans, what)
+                inserted = db.insert_unless_present(
+                    connection,
+                    assets,
+                    workspace_id=workspace_id,
+                    id=made,
+                    media_type=found.media_type,
+                    size=len(data),
+                    width=about.get("width"),
+                    height=about.get("height"),
+                    family=about.get("family"),
+                    created_at=now(),
                 )
+                if inserted:
+                    audit.record(
+                        connection,
+                        workspace_id,
+                        actor,
+                        "asset uploaded",
+                        made,
+                        f"{found.media_type}, {len(data):,} bytes",
+                    )
+        except ApiError:
+            files.delete(path)  # over the quota: the bytes have no row, and never will
+            raise
     return Asset(id=made, media_type=found.media_type, size=len(data), src=f"asset:{made}", **about)
 
 

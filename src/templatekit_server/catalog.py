@@ -5,7 +5,8 @@ not know survive), under an id unique in its workspace. Uploading over an existi
 updating or reverting makes a new version; renders use the newest, and cached renders
 are keyed by version, so that an edit never serves a stale image. A deleted template
 answers NOT_FOUND; its versions are kept for ``KEEP_DELETED_SECONDS``, and uploading its
-id again continues its version numbers.
+id again continues its version numbers. Every kept version counts against the
+workspace's storage quota (``storage``), checked in the transaction that stores it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 import mimetypes
 import re
 import secrets
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +27,10 @@ from sqlalchemy.exc import IntegrityError
 import templatekit as tk
 from templatekit import Template, TemplateError, load_template
 from templatekit.service import converter
-from templatekit_server import audit
+from templatekit_server import audit, storage
 from templatekit_server.db import Database, iso_time, now, template_versions, templates
 from templatekit_server.errors import ApiError
+from templatekit_server.plans import Plan
 
 _ID = re.compile(r"[A-Za-z0-9_\-]{1,200}")
 KEEP_DELETED_SECONDS = 30 * 86_400
@@ -145,15 +148,19 @@ def save(
     expected: int | None = None,
     note: str | None = None,
     actor: str = audit.ADMIN_COMMAND,
+    plans: Mapping[str, Plan] | None = None,
 ) -> tuple[str, int, list[str]]:
     """Store a template; returns its id, its version and the warnings of reading it.
     The id is the body's, else a new one. CONFLICT when the id exists and neither
     ``overwrite`` nor ``existing`` is set; with ``existing`` (an update), NOT_FOUND when
-    it does not exist, and CONFLICT when ``expected`` is not its current version."""
+    it does not exist, and CONFLICT when ``expected`` is not its current version. With
+    ``plans``, BAD_REQUEST when the new version would pass the workspace's storage quota
+    (checked in the transaction that stores it; without, as for the admin commands, none)."""
     template, warnings = parse_template(body)
     template_id = checked_template_id(str(body.get("id") or f"tpl_{secrets.token_hex(8)}"), "id")
     kept = as_read(body, converter.unstructure(template))
     stored = json.dumps({**kept, "id": template_id}, ensure_ascii=False, separators=(",", ":"))
+    size = len(stored.encode("utf-8"))
     kind = "video" if template.video is not None else "image"
     timestamp = now()
     try:
@@ -170,6 +177,8 @@ def save(
                 raise ApiError("CONFLICT", f"template {template_id} exists already; send overwrite=true to replace it")
             if expected is not None and expected != current:
                 raise ApiError("CONFLICT", f"template {template_id} is at version {current}, not {expected} (If-Match)")
+            if plans is not None:
+                storage.check(db, connection, workspace_id, size, plans, "this template version")
             version = 1 if row is None else row.version + 1
             values = {"name": template.name, "width": template.width, "height": template.height, "kind": kind}
             if row is None:
@@ -197,6 +206,7 @@ def save(
                     template_id=template_id,
                     version=version,
                     body=stored,
+                    size=size,
                     created_at=timestamp,
                     note=note,
                 )
@@ -271,12 +281,22 @@ def versions(db: Database, workspace_id: str, template_id: str) -> list[dict[str
     return [{"version": row.version, "createdAt": iso_time(row.created_at), "note": row.note} for row in rows]
 
 
-def revert(db: Database, workspace_id: str, template_id: str, version: int, actor: str = audit.ADMIN_COMMAND) -> int:
-    """Make ``version`` the current one again, as a new version; returns that version."""
+def revert(
+    db: Database,
+    workspace_id: str,
+    template_id: str,
+    version: int,
+    actor: str = audit.ADMIN_COMMAND,
+    plans: Mapping[str, Plan] | None = None,
+) -> int:
+    """Make ``version`` the current one again, as a new version (counted against the
+    storage quota with ``plans``, as ``save``); returns that version."""
     found = info(db, workspace_id, template_id)
     stored = json.loads(body(db, workspace_id, template_id, version))
     note = f"reverted to version {version}"
-    _, new_version, _ = save(db, workspace_id, stored, existing=True, expected=found.version, note=note, actor=actor)
+    _, new_version, _ = save(
+        db, workspace_id, stored, existing=True, expected=found.version, note=note, actor=actor, plans=plans
+    )
     return new_version
 
 

@@ -37,8 +37,10 @@ from sqlalchemy import (
     Table,
     Text,
     bindparam,
+    cast,
     create_engine,
     event,
+    func,
     insert,
     inspect,
     select,
@@ -124,6 +126,10 @@ template_versions = Table(
     Column("body", Text, nullable=False),
     Column("created_at", Float, nullable=False),
     Column("note", Text),  # what made this version, e.g. "reverted to version 2"
+    # the body's bytes (UTF-8), counted against the workspace's storage quota; the index
+    # lets the sum be read without reading the bodies
+    Column("size", Integer),
+    Index("ix_template_versions_size", "workspace_id", "size"),
 )
 
 videos = Table(
@@ -414,6 +420,15 @@ def _video_turns(connection: Connection) -> None:
             index.create(connection, checkfirst=True)
 
 
+def _version_sizes(connection: Connection) -> None:
+    _add_columns(connection, template_versions, ["size"])
+    body = template_versions.c.body
+    size = func.octet_length(body) if connection.dialect.name == "postgresql" else func.length(cast(body, LargeBinary))
+    connection.execute(template_versions.update().where(template_versions.c.size.is_(None)).values(size=size))
+    for index in template_versions.indexes:
+        index.create(connection, checkfirst=True)
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [
     lambda connection: metadata.create_all(connection),
     _key_scopes_and_template_history,
@@ -424,6 +439,7 @@ MIGRATIONS: list[Callable[[Connection], None]] = [
     _people,
     _video_outputs,
     _video_turns,
+    _version_sizes,
 ]
 
 

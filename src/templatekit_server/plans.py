@@ -1,5 +1,6 @@
-"""Plans: the generation limits, the rate limit, whether ``s3Config`` may be used, and
-the plan's share of the workers and senders that every workspace shares (``weight``,
+"""Plans: the generation limits, the rate limit, whether ``s3Config`` may be used, the
+bytes a workspace may store (``storage_bytes``: see ``storage``), and the plan's share
+of the workers and senders that every workspace shares (``weight``,
 ``max_queue_seconds``, ``previews_per_minute``: see ``fairness``).
 
 The four plans of the interface are built in; a TOML file (``--config``, or
@@ -13,7 +14,7 @@ The four plans of the interface are built in; a TOML file (``--config``, or
     daily = 500_000
     rate_per_minute = 10_000
     s3_config = true
-    weight = 16             # the others have defaults: weight 1, 30 s, 120 previews
+    weight = 16             # the others have defaults: weight 1, 30 s, 120 previews, 100 MB
 """
 
 from __future__ import annotations
@@ -38,15 +39,18 @@ class Plan:
     max_queue_seconds: int = 30
     #: previews (free, not billed) a key may ask for in a minute
     previews_per_minute: int = 120
+    #: bytes the workspace may store: every kept version of its templates (those of
+    #: deleted templates until they are forgotten) and its assets
+    storage_bytes: int = 100_000_000
 
 
 DEFAULT_PLANS = {
     plan.name: plan
     for plan in (
-        Plan("free", 100, 100, 60, False, weight=1),
-        Plan("automate", 2_000, 500, 120, False, weight=2),
-        Plan("pro", 20_000, 5_000, 600, True, weight=4),
-        Plan("scale", 200_000, 50_000, 3_000, True, weight=8),
+        Plan("free", 100, 100, 60, False, weight=1, storage_bytes=100_000_000),
+        Plan("automate", 2_000, 500, 120, False, weight=2, storage_bytes=500_000_000),
+        Plan("pro", 20_000, 5_000, 600, True, weight=4, storage_bytes=5_000_000_000),
+        Plan("scale", 200_000, 50_000, 3_000, True, weight=8, storage_bytes=50_000_000_000),
     )
 }
 

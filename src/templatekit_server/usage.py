@@ -18,6 +18,7 @@ from attrs import frozen
 from sqlalchemy import Connection, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
+from templatekit_server import storage
 from templatekit_server.db import Database, now, usage, usage_by_operation, usage_by_project
 from templatekit_server.errors import ApiError
 from templatekit_server.plans import Plan
@@ -174,7 +175,8 @@ def _exceeded(plan: Plan, period: str, limit: int, at: float, asked: int) -> Api
 
 
 def report(db: Database, workspace_id: str, plan: Plan, clock: Clock = now) -> dict[str, Any]:
-    """``{day, month, limits, byOperation}`` for the current UTC day and month."""
+    """``{day, month, limits, byOperation, storage}`` for the current UTC day and month;
+    ``storage`` is ``{used, quota}`` in bytes (see ``storage``)."""
     day, month = periods(clock())
     with db.read() as connection:
         totals = dict(
@@ -202,6 +204,7 @@ def report(db: Database, workspace_id: str, plan: Plan, clock: Clock = now) -> d
         "month": totals.get(month, 0),
         "limits": {"daily": plan.daily, "monthly": plan.monthly, "ratePerMinute": plan.rate_per_minute},
         "byOperation": by_operation,
+        "storage": storage.report(db, workspace_id, plan),
     }
 
 

@@ -508,6 +508,7 @@ def test_usage_shows_the_renders_just_made_per_project_with_a_chart(live):
     viewer = signed_in(live, member(live, account, "viewer"))
     page = viewer.get(f"/dashboard/w/{account.workspace}/usage")
     assert re.search(r'<strong id="used-today">5</strong> of 5,000', page.text)
+    assert re.search(r'<strong id="storage-used">0\.0 MB</strong> of 5,000 MB', page.text)  # one small template
     totals = dict(
         re.findall(r'<tr data-project="(prj_\w+)"><td>[^<]+</td>(?:<td>\d*</td>)*?<td>(\d+)</td></tr>', page.text)
     )

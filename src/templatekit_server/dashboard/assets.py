@@ -60,6 +60,7 @@ async def upload(request: Request) -> Response:
             data,
             file.content_type,
             here.actor,
+            here.server.plans,
         )
     except ApiError as exc:
         return _assets_page(here, exc.status, exc.message)

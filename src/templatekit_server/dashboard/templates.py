@@ -105,7 +105,7 @@ async def revert(request: Request) -> Response:
     asked = str((await here.form()).get("version", ""))
     try:
         version = version_query(asked, "version")
-        version = catalog.revert(here.server.db, here.workspace_id, template_id, version, here.actor)
+        version = catalog.revert(here.server.db, here.workspace_id, template_id, version, here.actor, here.server.plans)
     except ApiError as exc:
         return _template_page(here, template_id, message=exc.message, status=400)
     answer = here.to("dashboard:template", template=template_id)

@@ -25,7 +25,7 @@ async def upload(request: Request) -> Response:
     caller = await authenticate(request, "uploadAsset")
     data, named = await read_upload(request)
     made = await run_in_threadpool(
-        assets.store, server.db, server.files.store, caller.workspace_id, data, named, caller.actor
+        assets.store, server.db, server.files.store, caller.workspace_id, data, named, caller.actor, server.plans
     )
     return json_response(made, 201)
 

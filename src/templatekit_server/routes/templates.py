@@ -100,7 +100,9 @@ async def upload(request: Request) -> Response:
     template = {key: value for key, value in body.items() if key != "apiKey"}
     overwrite = Fields(request.query_params, server.settings.max_text_chars).flag("overwrite")
     template_id, _, warnings = await run_in_threadpool(
-        lambda: catalog.save(server.db, caller.workspace_id, template, overwrite=overwrite, actor=caller.actor)
+        lambda: catalog.save(
+            server.db, caller.workspace_id, template, overwrite=overwrite, actor=caller.actor, plans=server.plans
+        )
     )
     return json_response(Created(id=template_id), 201, warnings_header(warnings))
 
@@ -123,7 +125,13 @@ async def update(request: Request) -> Response:
     template = {key: value for key, value in body.items() if key != "apiKey"} | {"id": template_id}
     _, version, warnings = await run_in_threadpool(
         lambda: catalog.save(
-            server.db, caller.workspace_id, template, existing=True, expected=expected, actor=caller.actor
+            server.db,
+            caller.workspace_id,
+            template,
+            existing=True,
+            expected=expected,
+            actor=caller.actor,
+            plans=server.plans,
         )
     )
     return json_response(NewVersion(id=template_id, version=version), headers=warnings_header(warnings))
@@ -144,7 +152,7 @@ async def revert(request: Request) -> Response:
     template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
     version = read_as(RevertRequest, body, server.settings.max_text_chars).version
     new_version = await run_in_threadpool(
-        catalog.revert, server.db, caller.workspace_id, template_id, version, caller.actor
+        catalog.revert, server.db, caller.workspace_id, template_id, version, caller.actor, server.plans
     )
     return json_response(NewVersion(id=template_id, version=new_version))
 
