@@ -361,6 +361,13 @@ def details(db: Database, workspace_id: str, template_id: str) -> dict[str, Any]
     return tk.describe(load_template(body(db, workspace_id, template_id, found.version)))
 
 
+def listed_with_layers(db: Database, workspace_id: str, template_id: str) -> dict[str, Any]:
+    """The template's summary and the layers of ``details``, of the same version."""
+    found = info(db, workspace_id, template_id)
+    described = tk.describe(load_template(body(db, workspace_id, template_id, found.version)))
+    return {**found.summary(), "layers": described["layers"]}
+
+
 _INFO_COLUMNS = (
     templates.c.id,
     templates.c.name,

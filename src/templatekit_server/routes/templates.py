@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from functools import cache
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from templatekit_server import catalog
 from templatekit_server.answers import json_response, warnings_header
 from templatekit_server.bodies import MAX_VERSION, Created, NewVersion, RevertRequest
 from templatekit_server.db import Database
-from templatekit_server.errors import bad_request
+from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.inputs import Fields, authenticate, read_as, read_request
 from templatekit_server.state import server_of
 
@@ -35,12 +36,24 @@ def _operations_without_get() -> frozenset[str]:
     )
 
 
+#: About how many bytes of a listing with layers are made at a time (in a thread) and
+#: sent before the next are made: see ``listing``.
+LISTING_CHUNK_BYTES = 256 * 1024
+
+
+def encoded(value: Any) -> bytes:
+    """JSON as Starlette's ``JSONResponse`` writes it (compact, UTF-8)."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+
+
 async def _read(request: Request, operation: str, reader: Callable[[Database, str, str], Any]) -> Response:
-    """``reader(db, workspace, template id)`` of the path's template, as JSON."""
+    """``reader(db, workspace, template id)`` of the path's template, as JSON (written in
+    the thread that reads it: a template's details may hold megabytes of data URIs)."""
     caller = await authenticate(request, operation)
     template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
-    found = await run_in_threadpool(reader, server_of(request).db, caller.workspace_id, template_id)
-    return JSONResponse(found)
+    db = server_of(request).db
+    found = await run_in_threadpool(lambda: encoded(reader(db, caller.workspace_id, template_id)))
+    return Response(found, media_type="application/json")
 
 
 async def details(request: Request) -> Response:
@@ -75,21 +88,66 @@ def version_query(text: str, name: str = "query.version") -> int:
 
 
 async def listing(request: Request) -> Response:
+    """The workspace's templates. With ``includeLayers``, each with its layers as
+    ``GET /templates/{id}`` gives them (every ``suggestInput`` whole, data URIs too):
+    the answer is streamed, a chunk of about ``LISTING_CHUNK_BYTES`` at a time, each made
+    (templates read, described and written as JSON) in a thread while the event loop
+    sends the one before, so that the server holds about one chunk and one template at
+    a time, however many templates there are and however large."""
     server = server_of(request)
     caller = await authenticate(request, "listTemplates")
     fields = Fields(request.query_params, server.settings.max_text_chars)
     with_layers = fields.flag("includeLayers")
+    found = await run_in_threadpool(catalog.listed, server.db, caller.workspace_id)
+    if not with_layers:
+        return Response(
+            await run_in_threadpool(encoded, [info.summary() for info in found]), media_type="application/json"
+        )
+    ids = [info.id for info in found]
+    # the first chunk before the answer starts: a failure there is still an error answer
+    first, start = await run_in_threadpool(described_chunk, server.db, caller.workspace_id, ids, 0)
+    return StreamingResponse(
+        _described(server.db, caller.workspace_id, ids, first, start), media_type="application/json"
+    )
 
-    def listed() -> list[dict[str, Any]]:
-        found = catalog.listed(server.db, caller.workspace_id)
-        if not with_layers:
-            return [info.summary() for info in found]
-        return [
-            {**info.summary(), "layers": catalog.details(server.db, caller.workspace_id, info.id)["layers"]}
-            for info in found
-        ]
 
-    return JSONResponse(await run_in_threadpool(listed))
+async def _described(
+    db: Database, workspace_id: str, ids: list[str], first: list[bytes], start: int
+) -> AsyncIterator[bytes]:
+    """The JSON array of the templates ``ids`` with their layers, a chunk at a time (each
+    template's JSON sent as it is, not joined to the others: a copy less of each)."""
+    yield b"["
+    parts, separator = first, b""
+    while True:
+        for part in parts:
+            if separator:
+                yield separator
+            yield part
+            separator = b","
+        if start >= len(ids):
+            break
+        parts, start = await run_in_threadpool(described_chunk, db, workspace_id, ids, start)
+    yield b"]"
+
+
+def described_chunk(db: Database, workspace_id: str, ids: list[str], start: int) -> tuple[list[bytes], int]:
+    """The JSON of the templates from ``ids[start]`` on, with their layers, until about
+    ``LISTING_CHUNK_BYTES``; and where the next chunk starts. A template deleted since the
+    list was read is left out."""
+    parts: list[bytes] = []
+    size = 0
+    index = start
+    while index < len(ids) and size < LISTING_CHUNK_BYTES:
+        try:
+            part = encoded(catalog.listed_with_layers(db, workspace_id, ids[index]))
+        except ApiError as exc:
+            if exc.code != "NOT_FOUND":
+                raise
+        else:
+            parts.append(part)
+            size += len(part)
+        index += 1
+    return parts, index
 
 
 async def upload(request: Request) -> Response:
