@@ -155,21 +155,23 @@ def _rounded_rect(
     x: float, y: float, width: float, height: float, radii: tuple[float, float, float, float]
 ) -> tuple[Command, ...]:
     """A rectangle whose corners (top-left, top-right, bottom-right, bottom-left) are
-    quarter circles, scaled down together where two would overlap (as CSS does)."""
+    quarter circles, scaled down together where two would overlap (as CSS does); a
+    corner of radius 0 is a plain corner, which a stroke mitres."""
     tl, tr, br, bl = radii
     shrink = min([1.0, *(side / pair for side, pair in _sides(width, height, radii) if pair > 0)])
     tl, tr, br, bl = (r * shrink for r in (tl, tr, br, bl))
     k = 1 - KAPPA
+
+    def corner(radius: float, start: tuple[float, float], *curve: float) -> tuple[Command, ...]:
+        return (("L", *start), ("C", *curve)) if radius > 0 else (("L", *curve[4:]),)
+
+    right, bottom = x + width, y + height
     return (
         ("M", x + width / 2, y),  # from the middle of the top: where dashes are fitted from
-        ("L", x + width - tr, y),
-        ("C", x + width - tr * k, y, x + width, y + tr * k, x + width, y + tr),
-        ("L", x + width, y + height - br),
-        ("C", x + width, y + height - br * k, x + width - br * k, y + height, x + width - br, y + height),
-        ("L", x + bl, y + height),
-        ("C", x + bl * k, y + height, x, y + height - bl * k, x, y + height - bl),
-        ("L", x, y + tl),
-        ("C", x, y + tl * k, x + tl * k, y, x + tl, y),
+        *corner(tr, (right - tr, y), right - tr * k, y, right, y + tr * k, right, y + tr),
+        *corner(br, (right, bottom - br), right, bottom - br * k, right - br * k, bottom, right - br, bottom),
+        *corner(bl, (x + bl, bottom), x + bl * k, bottom, x, bottom - bl * k, x, bottom - bl),
+        *corner(tl, (x, y + tl), x, y + tl * k, x + tl * k, y, x + tl, y),
         ("Z",),  # back along the top
     )
 

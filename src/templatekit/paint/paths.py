@@ -18,6 +18,7 @@ from templatekit.scene import MITRE_LIMIT, Path, Point
 
 SUPERSAMPLE = 4
 ZERO = 128  # the winding count zero in the 8-bit count image
+_SAME = 1e-6  # how close (in mask pixels) a point may be to the one before and count as it
 
 
 def dashed(
@@ -109,7 +110,8 @@ def _signed_area(polygon: list[Point]) -> float:
 def _stroke(draw: ImageDraw.ImageDraw, lines: list[tuple[list[Point], bool]], path: Path, k: float) -> None:
     width = path.stroke_width * k
     radius = width / 2
-    for points, closed in lines:
+    for line, closed in lines:
+        points = _distinct(line, closed)
         if len(points) < 2:
             continue
         run = [*points, points[0], points[1]] if closed else points
@@ -123,6 +125,20 @@ def _stroke(draw: ImageDraw.ImageDraw, lines: list[tuple[list[Point], bool]], pa
         if not closed and path.line_cap != "butt":
             for end, towards in ((points[0], points[1]), (points[-1], points[-2])):
                 _cap(draw, end, towards, radius, path.line_cap)
+
+
+def _distinct(points: list[Point], closed: bool) -> list[Point]:
+    """The points less each that is (all but) the point before it, and a closed line's
+    last point where it is its first: a segment of no length has no direction, so the
+    segments on either side of it are joined to each other (mitred, as PDF joins them).
+    A line that is a single point (a dot) is kept as it is, for its caps."""
+    kept = points[:1]
+    for point in points[1:]:
+        if math.dist(point, kept[-1]) > _SAME:
+            kept.append(point)
+    if closed and len(kept) > 2 and math.dist(kept[-1], kept[0]) <= _SAME:
+        kept.pop()
+    return kept if len(kept) > 1 else points
 
 
 def _segment(draw: ImageDraw.ImageDraw, a: Point, b: Point, radius: float) -> None:

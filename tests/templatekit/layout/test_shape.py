@@ -14,6 +14,7 @@ from templatekit.errors import TemplateError
 from templatekit.layout.shape import shape_items
 from templatekit.model.layers import ShapeLayer
 from templatekit.model.values import Color
+from tests import pdf_readers
 from tests.conftest import decode, layer, template
 from tests.templatekit.paint.pdf.test_painter import pdf_and_png
 
@@ -183,6 +184,30 @@ def test_sharp_corners_are_mitred_in_png_as_in_pdf():
     # the tip at (180, 100); its mitre reaches 5 / sin(atan(80 / 160)) = 11.2 px beyond it
     for image in (png, page):
         assert dark(image.getpixel((189, 100))) and not dark(image.getpixel((194, 100)))
+
+
+@pytest.mark.parametrize("renderer", list(pdf_readers.RENDERERS))
+def test_a_corner_of_no_length_is_mitred_in_png_as_in_every_pdf_reader(renderer):
+    """A corner of radius 0 among rounded ones, and a polygon whose last point repeats its
+    first, are mitred in the PNG as every reader draws the PDF. The PNG used to leave the
+    outer square of such a corner white: the segment of no length there (a curve of
+    radius 0, the closing line) had no direction to join by."""
+    if not pdf_readers.available(renderer):
+        pytest.skip(f"{renderer} is not installed")
+    # radius 10 is 0 on the outline, which is inset by half the stroke
+    card = layer("shape", "card", x=20, y=20, width=200, height=200, fill="#bbf7d0", stroke="#000000",
+                 strokeWidth=20, radii=[0, 60, 10, 0])  # fmt: skip
+    square = layer("shape", "square", x=280, y=30, width=180, height=180, shape="polygon", fill=None,
+                   stroke="#000000", strokeWidth=20, points=[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]])  # fmt: skip
+    source = template(card, square, width=480, height=240, background="#ffffff")
+    png = pdf_readers.flatten(tk.render_image(source).data)
+    (page,) = pdf_readers.rasterise(tk.render_pdf(source).data, renderer)
+    corners = [(21, 21), (218, 218), (21, 218), (271, 21), (468, 21), (468, 218), (271, 218)]
+    for image in (png, page):
+        assert [point for point in corners if not dark(image.getpixel(point))] == []
+        assert not dark(image.getpixel((218, 21)))  # the corner of radius 60 stays round
+    mean, local = pdf_readers.difference(page, png)
+    assert mean <= 1.0 and local <= 8, (mean, local)
 
 
 def test_dots_and_arrowheads_on_lines():
