@@ -7,27 +7,38 @@ the face nearest its weight and style, turned and scaled by its transforms. svgl
 fonts through ReportLab by name, so each Inter face is known to ReportLab under a name
 of its own, measuring as Inter does (svglib places a text's pieces by those widths).
 
-What svglib cannot give as plain shapes (clip paths, embedded images, text that is
-skewed, stretched or mirrored, gradients other than two colours along a CSS angle of
-their shape) leaves the image without a vector version, and vector output then embeds
-its bitmap.
+svglib is read through a reader of its own (``_reader``) that gives what svglib drops or
+gets wrong as resvg draws it: ``fill-opacity`` and ``stroke-opacity`` applied once, to
+the colour's own alpha (svglib puts the one in place of the other, or squares it, and
+drops it on text); ``opacity`` on an element or a group, as a group faded as a whole; a
+dash's ``stroke-dashoffset`` and the ``stroke-miterlimit``.
+
+What cannot be given as plain shapes exactly (clip paths, embedded images, masks,
+filters, markers, blend modes, patterns, gradient strokes, outlined text or text that
+is skewed, stretched, mirrored, spaced or decorated, gradients other than two colours
+along a CSS angle of their shape, a mitre that resvg would bevel and PDF not, or the
+other way round) leaves the image without a vector version, and vector output then
+embeds its bitmap.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
 import math
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from attrs import frozen
+from attrs import evolve, frozen
 from reportlab.graphics import shapes
+from reportlab.lib.attrmap import AttrMap, AttrMapValue
 from reportlab.lib.colors import Color as RLColor
+from reportlab.lib.validators import isNumber
 from reportlab.pdfbase import pdfmetrics
 
 from templatekit.model.values import Color, Gradient
-from templatekit.scene import Clip, Group, Item, LineCap, LineJoin, Path
+from templatekit.scene import MITRE_LIMIT, Clip, Group, Item, LineCap, LineJoin, Path
 from templatekit.scene.geometry import KAPPA, Transform
 from templatekit.text.fonts import DEFAULT_FAMILY, Face, FontBook
 from templatekit.text.shaping import shape
@@ -41,6 +52,33 @@ _JOINS: tuple[LineJoin, ...] = ("miter", "round", "bevel")
 _ANCHOR_SHARE = {"start": 0.0, "middle": 0.5, "end": 1.0}
 _WEIGHTS = {"normal": 400, "bold": 700, "bolder": 700, "lighter": 100}  # the relative ones from a normal parent
 _SIMILAR = 0.02  # how far (relative to its scale) a text's transform may be from a turn and a uniform scale
+_SVG_MITRE_LIMIT = 4.0  # SVG's default stroke-miterlimit (PDF's, which the painters keep, is 10)
+#: Properties svglib leaves out, and the values of theirs that draw as if they were not
+#: there; any other value leaves the SVG to its bitmap.
+_DROPPED: dict[str, tuple[str, ...]] = {
+    "mask": ("none",),
+    "filter": ("none",),
+    "marker": ("none",),
+    "marker-start": ("none",),
+    "marker-mid": ("none",),
+    "marker-end": ("none",),
+    "mix-blend-mode": ("normal",),
+    "vector-effect": ("none",),
+    "stroke-linejoin": ("miter", "round", "bevel", "inherit"),
+    "letter-spacing": ("normal", "0", "0px"),
+    "word-spacing": ("normal", "0", "0px"),
+    "text-decoration": ("none",),
+    "text-decoration-line": ("none",),
+    "writing-mode": ("lr", "lr-tb", "horizontal-tb"),
+    "font-variant": ("normal",),
+    "font-stretch": ("normal", "100%"),
+    "dominant-baseline": ("auto",),
+    "alignment-baseline": ("auto", "baseline"),
+    "textLength": (),
+    "rotate": (),
+    "transform-origin": (),
+    "transform-box": (),
+}
 
 
 class _Unsupported(Exception):
@@ -50,12 +88,13 @@ class _Unsupported(Exception):
 def svg_vector(data: bytes, box: Box, fonts: FontBook) -> Group | None:
     """The SVG drawn into ``box`` (x, y, width, height: where its whole viewport lands)
     as Scene items, or None when it cannot be given as plain shapes."""
-    from svglib.svglib import svg2rlg  # loaded only when a PDF has an SVG in it
+    from svglib.svglib import load_svg_file  # loaded only when a PDF has an SVG in it
 
     logging.getLogger("svglib.svglib").setLevel(logging.ERROR)
     try:
-        drawing = svg2rlg(io.BytesIO(data), font_map=_FONT_MAP)
-    except Exception:  # noqa: BLE001 - any failure of the reader means: use the bitmap
+        root = load_svg_file(io.BytesIO(data))
+        drawing = _reader()(io.BytesIO(data), font_map=_FONT_MAP).render(root) if root is not None else None
+    except Exception:  # noqa: BLE001 - any failure of the reader, or what it cannot give: use the bitmap
         return None
     if drawing is None or not drawing.width or not drawing.height:
         return None
@@ -81,7 +120,10 @@ def _apply(m: Matrix, x: float, y: float) -> tuple[float, float]:
 def _items(node: object, matrix: Matrix, fonts: FontBook) -> Iterator[Item]:
     if isinstance(node, shapes.Group):  # a Drawing is a Group too
         inner = _compose(matrix, tuple(node.transform)) if hasattr(node, "transform") else matrix
-        yield from _group_items(list(node.contents), inner, fonts)
+        if isinstance(node, _Faded):
+            yield Group(tuple(_group_items(list(node.contents), inner, fonts)), opacity=node.opacity)
+        else:
+            yield from _group_items(list(node.contents), inner, fonts)
     elif isinstance(node, tuple):
         yield from _text(node, matrix, fonts)
     elif type(node) in _OUTLINES or isinstance(node, shapes.Path):
@@ -106,7 +148,8 @@ def _gradient_fill(node: Any, m: Matrix) -> Path:
         raise _Unsupported("a gradient this svglib keeps otherwise") from None
     if len(stops) != 2 or positions != [0.0, 1.0]:
         raise _Unsupported("a gradient other than two stops at its ends")
-    start, end = (_color(colour, None) for colour in stops)
+    opacity = getattr(shape, "fillOpacity", 1.0)  # the reader keeps a gradient's fill-opacity there
+    start, end = (_color(colour, opacity) for colour in stops)
     commands = _commands(shape, m) if type(shape) in _OUTLINES or isinstance(shape, shapes.Path) else ()
     if not commands or start is None or end is None:
         raise _Unsupported("a gradient over a shape or in colours that are not plain")
@@ -159,7 +202,7 @@ def _continues(previous: shapes.String, piece: shapes.String) -> bool:
     be already; one placed apart from the previous starts a line of its own."""
     if piece.textAnchor == "start" or piece.textAnchor != previous.textAnchor or piece.y != previous.y:
         return False
-    if _color(piece.fillColor, None) is None or _color(previous.fillColor, None) is None:
+    if _color(piece.fillColor) is None or _color(previous.fillColor) is None:
         return False
     width = pdfmetrics.stringWidth(previous.text, previous.fontName, previous.fontSize)
     return 0.75 * width <= piece.x - previous.x <= 1.25 * width
@@ -256,10 +299,12 @@ _OUTLINES = {
 }
 
 
-def _color(color: object, opacity: float | None) -> Color | None:
+def _color(color: object, opacity: float = 1.0) -> Color | None:
+    """The colour at its own alpha: the reader has put the SVG's fill-opacity or
+    stroke-opacity in it (a gradient's stops take the fill-opacity as ``opacity``)."""
     if not isinstance(color, RLColor):
         return None
-    alpha = color.alpha * (1.0 if opacity is None else opacity)
+    alpha = color.alpha * opacity
     return Color(round(color.red * 255), round(color.green * 255), round(color.blue * 255), round(alpha * 255))
 
 
@@ -269,25 +314,72 @@ def _scale(m: Matrix) -> float:
 
 def _path(node: object, commands: tuple[Command, ...], m: Matrix) -> Path:
     closed_shape = not isinstance(node, (shapes.Line, shapes.PolyLine))
-    fill = _color(getattr(node, "fillColor", None), getattr(node, "fillOpacity", None)) if closed_shape else None
-    stroke = _color(getattr(node, "strokeColor", None), getattr(node, "strokeOpacity", None))
-    width = (getattr(node, "strokeWidth", 0) or 0) * _scale(m) if stroke is not None else 0.0
-    return Path(
+    fill = _color(getattr(node, "fillColor", None)) if closed_shape else None
+    stroke = _color(getattr(node, "strokeColor", None))
+    width = (getattr(node, "strokeWidth", 0) or 0) * _scale(m) if stroke is not None and stroke.a else 0.0
+    join = _JOINS[getattr(node, "strokeLineJoin", 0) or 0]
+    path = Path(
         commands,
         fill=fill if fill is not None and fill.a else None,
         stroke=stroke if width > 0 else None,
         stroke_width=width,
         even_odd=getattr(node, "fillMode", shapes.FILL_NON_ZERO) == shapes.FILL_EVEN_ODD,
         line_cap=_CAPS[getattr(node, "strokeLineCap", 0) or 0],
-        line_join=_JOINS[getattr(node, "strokeLineJoin", 0) or 0],
+        line_join=join,
     )
+    if path.stroke is None:
+        return path
+    dash, offset = _dashes(getattr(node, "strokeDashArray", None), _scale(m))
+    if join == "miter":
+        _check_mitres(path, getattr(node, "strokeMiterLimit", _SVG_MITRE_LIMIT))
+    return evolve(path, dash=dash, dash_offset=offset)
+
+
+def _dashes(value: object, scale: float) -> tuple[tuple[float, ...], float]:
+    """A stroke-dasharray as the reader leaves it (the lengths, or the offset and the
+    lengths) in scene px: the pattern, and the offset into it where each contour starts
+    (within one period, as PDF's dash phase). None, or no lengths, is a solid stroke."""
+    if not value:
+        return (), 0.0
+    offset: object = 0.0
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], (list, tuple)):
+        offset, value = value
+    numbers = [offset, *value] if isinstance(value, (list, tuple)) else [None]
+    if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in numbers):
+        raise _Unsupported("a dash pattern that is not a list of lengths")
+    start, *lengths = (float(v) * scale for v in numbers)  # type: ignore[arg-type]  # numbers, as checked
+    if any(v < 0 for v in lengths) or sum(lengths) <= 0:
+        raise _Unsupported("a dash pattern that resvg does not draw as dashes")
+    period = sum(lengths) * (2 if len(lengths) % 2 else 1)
+    return tuple(lengths), start % period
+
+
+def _check_mitres(path: Path, limit: float) -> None:
+    """Raises where a mitred corner of the path is mitred by one of SVG's limit (resvg's,
+    as the bitmap shows it) and PDF's (``MITRE_LIMIT``) and bevelled by the other."""
+    if abs(limit - MITRE_LIMIT) < 1e-9:
+        return
+    low, high = sorted((max(limit, 1.0), MITRE_LIMIT))
+    for points, closed in path.contours():
+        kept = [point for index, point in enumerate(points) if index == 0 or point != points[index - 1]]
+        if closed and len(kept) > 2 and kept[-1] == kept[0]:
+            kept.pop()
+        run = [kept[-1], *kept, kept[0]] if closed else kept
+        for before, at, after in zip(run, run[1:], run[2:], strict=False):
+            ux, uy, vx, vy = at[0] - before[0], at[1] - before[1], after[0] - at[0], after[1] - at[1]
+            lengths = math.hypot(ux, uy) * math.hypot(vx, vy)
+            if not lengths:
+                continue
+            half = math.sqrt(max(0.0, (1 + (ux * vx + uy * vy) / lengths) / 2))  # sine of half the corner's angle
+            if half and low < 1 / half <= high:
+                raise _Unsupported("a corner one limit mitres and the other bevels")
 
 
 def _text(pieces: tuple[shapes.String, ...], m: Matrix, fonts: FontBook) -> Iterator[Item]:
     """A line of SVG text in the bundled fonts, each piece in its own style, at the
     anchor of the first, turned and scaled by the transforms it is under."""
     first = pieces[0]
-    if _color(first.fillColor, None) is None or not "".join(piece.text for piece in pieces).strip():
+    if _color(first.fillColor) is None or not "".join(piece.text for piece in pieces).strip():
         return
     # The line's own frame: x along the baseline from its anchor, y down (svglib's are up).
     a, b, c, d, x, y = _compose(m, (1.0, 0.0, 0.0, -1.0, first.x, first.y))
@@ -307,7 +399,7 @@ def _text(pieces: tuple[shapes.String, ...], m: Matrix, fonts: FontBook) -> Iter
 
 def _style(piece: shapes.String, scale: float) -> TextStyle:
     face = _FACES.get(str(piece.fontName)) or FontBook.bundled().match(DEFAULT_FAMILY)
-    color = _color(piece.fillColor, getattr(piece, "fillOpacity", None))
+    color = _color(piece.fillColor)
     assert color is not None  # a line's pieces all have a fill
     return TextStyle(weight=face.weight, italic=face.italic, size=piece.fontSize * scale, color=color, line_height=1.0)
 
@@ -322,6 +414,153 @@ def _css_weight(value: str) -> int:
     except ValueError:
         return 400
     return round(min(max(number, 1.0), 1000.0)) if math.isfinite(number) else 400
+
+
+class _Faded(shapes.Group):
+    """A group the reader fades as a whole: an element's or a group's ``opacity``."""
+
+    _attrMap = AttrMap(BASE=shapes.Group, opacity=AttrMapValue(isNumber, desc="how opaque the group is drawn"))
+
+    def __init__(self, opacity: float) -> None:
+        super().__init__()
+        self.opacity = opacity
+
+
+def _fraction(value: str) -> float:
+    """An opacity as CSS writes it (a number, or a percentage), within 0 and 1."""
+    text = value.strip()
+    if not text:
+        return 1.0
+    try:
+        number = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise _Unsupported(f"the opacity {text!r}") from None
+    if not math.isfinite(number):
+        raise _Unsupported(f"the opacity {text!r}")
+    return min(max(number, 0.0), 1.0)
+
+
+@functools.cache
+def _reader() -> Any:
+    """svglib's SvgRenderer, reading what svglib alone drops or gets wrong (see the
+    module's docstring); it raises ``_Unsupported`` at what it cannot give exactly."""
+    from svglib.svglib import Svg2RlgAttributeConverter, Svg2RlgShapeConverter, SvgRenderer, node_name
+
+    class Attributes(Svg2RlgAttributeConverter):
+        reading = False  # whether found() is asking
+
+        def findAttr(self, svgNode: Any, name: str) -> str:
+            if name in ("fill-opacity", "stroke-opacity") and not self.reading:
+                return ""  # svglib then keeps the colour's own alpha; Shapes applies these once
+            return str(super().findAttr(svgNode, name))
+
+        def found(self, node: Any, name: str) -> str:
+            """The value of ``name`` for the node, its own or inherited."""
+            self.reading = True
+            try:
+                return str(super().findAttr(node, name))
+            finally:
+                self.reading = False
+
+        def own(self, node: Any, name: str) -> str:
+            """The node's own value of ``name``, its style attribute and the style sheet
+            applied."""
+            if not node.attrib.get("__rules_applied"):  # svglib's mark that they are there
+                super().findAttr(node, name)  # puts them among the node's attributes
+            return str(node.attrib.get(name, "")).strip()
+
+        def check(self, node: Any) -> None:
+            """Raises where the node has a property svglib leaves out."""
+            self.own(node, "opacity")  # the style attribute and the style sheet among the attributes
+            attributes = node.etree_element.attrib
+            for name in _DROPPED.keys() & set(attributes.keys()):
+                value = str(attributes[name]).strip()
+                if value and value not in _DROPPED[name]:
+                    raise _Unsupported(f"{name}: {value}")
+            order = str(attributes.get("paint-order", "")).split()
+            if order and order[0] not in ("normal", "fill"):
+                raise _Unsupported("a stroke under its fill")
+
+    class Shapes(Svg2RlgShapeConverter):
+        attrConverter: Attributes
+
+        def applyStyleOnShape(self, shape: Any, node: Any, only_explicit: bool = False) -> None:
+            if only_explicit:
+                raise _Unsupported("a style svglib applies in part")
+            before = {name: getattr(shape, name, None) for name in ("fillColor", "strokeColor")}
+            super().applyStyleOnShape(shape, node, only_explicit)
+            if shape.__class__ is shapes.Group:
+                return  # its shapes were styled one by one
+            found = self.attrConverter.found
+            self.attrConverter.check(node)
+            fill, stroke = found(node, "fill"), found(node, "stroke")
+            if stroke.startswith("url("):
+                raise _Unsupported("a gradient or pattern stroke")
+            if isinstance(shape, shapes.String) and (fill.startswith("url(") or stroke not in ("", "none")):
+                raise _Unsupported("text filled with a gradient or pattern, or outlined")
+            for name, opacity in (("fillColor", "fill-opacity"), ("strokeColor", "stroke-opacity")):
+                colour, share = getattr(shape, name, None), _fraction(found(node, opacity))
+                if isinstance(colour, RLColor) and colour is not before[name] and share < 1:
+                    setattr(shape, name, colour.clone(alpha=colour.alpha * share))
+            if fill.startswith("url(") and hasattr(shape, "fillOpacity"):  # a gradient: _gradient_fill applies it
+                shape.fillOpacity = _fraction(found(node, "fill-opacity"))
+            if getattr(shape, "strokeDashArray", None) and found(node, "stroke-dashoffset"):
+                offset = self.attrConverter.convertLength(found(node, "stroke-dashoffset"))
+                shape.strokeDashArray = (offset, list(shape.strokeDashArray))
+            if hasattr(shape, "strokeMiterLimit"):
+                limit = found(node, "stroke-miterlimit")
+                shape.strokeMiterLimit = float(limit) if limit else _SVG_MITRE_LIMIT
+
+    class Renderer(SvgRenderer):
+        def __init__(self, path: Any, **options: Any) -> None:
+            super().__init__(path, **options)
+            attributes = Attributes(font_map=options.get("font_map"))
+            attributes.css_rules = self.attrConverter.css_rules
+            self.attrConverter = self.attributes = attributes
+            self.shape_converter = Shapes(path, attributes)
+            self.handled_shapes = self.shape_converter.get_handled_shapes()
+
+        def renderNode(self, node: Any, parent: Any = None) -> None:
+            if parent is None or node_name(node) is None:
+                super().renderNode(node, parent)
+                return
+            self.attributes.check(node)
+            if node_name(node) == "text" and any(node_name(e) == "textPath" for e in node.etree_element.iter()):
+                raise _Unsupported("text on a path")
+            opacity = _fraction(self.attributes.own(node, "opacity"))
+            if opacity >= 1:
+                super().renderNode(node, parent)
+                return
+            faded = _Faded(opacity)
+            super().renderNode(node, parent=faded)
+            parent.add(faded)
+
+        def renderSvg(self, node: Any, outermost: bool = False) -> Any:
+            group = super().renderSvg(node, outermost)
+            if not outermost:
+                return group  # an inner <svg> is faded by renderNode
+            self.attributes.check(node)
+            opacity = _fraction(self.attributes.own(node, "opacity"))
+            if opacity >= 1:
+                return group
+            faded = _Faded(opacity)  # in the group's place: the drawing is moved by its transform
+            faded.transform, group.transform = group.transform, (1, 0, 0, 1, 0, 0)
+            faded.add(group)
+            return faded
+
+        def _resolve_gradient(self, grad_id: str) -> Any:
+            found = super()._resolve_gradient(grad_id)
+            if found is None:
+                raise _Unsupported("a fill that is not a gradient (a pattern), or not there")
+            return found
+
+        def _apply_gradient_fill(self, item: Any, grad_def: Any) -> Any:
+            filled = super()._apply_gradient_fill(item, grad_def)
+            if filled is item:
+                raise _Unsupported("a gradient svglib does not draw")
+            return filled
+
+    return Renderer
 
 
 @frozen

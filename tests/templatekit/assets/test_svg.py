@@ -1,6 +1,7 @@
 """Text inside SVG images: drawn in the bundled Inter at its weight and style, turned by
 its transforms, alike in the PNG (resvg draws it) and the PDF (glyph runs placed over
-svglib's reading of the SVG), and selectable in the PDF."""
+svglib's reading of the SVG), and selectable in the PDF. Opacities and dashes alike in
+both; what the PDF cannot draw as vectors exactly keeps the bitmap."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import templatekit as tk
+from templatekit.model.values import Color
 from templatekit.render import prepare
 from templatekit.scene import GlyphRun, Group, Image, Item
 from tests import pdf_readers
@@ -250,3 +252,135 @@ def test_a_plotly_figure_in_a_pdf_looks_like_its_png(renderer):
     (page,) = pdf_readers.rasterise(tk.render_pdf(chart_source()).data, renderer)
     mean, local = pdf_readers.difference(page, pdf_readers.flatten(tk.render_image(chart_source()).data))
     assert mean <= MEAN_LIMIT and local <= LOCAL_LIMIT, f"mean {mean:.2f}, local {local}"
+
+
+# Each cell 100 px square: (label, its SVG, a point in it where the PNG and the PDF are compared).
+PAINTED = [
+    ("fill-opacity", '<rect x="10" y="10" width="80" height="80" fill="#2563eb" fill-opacity="0.5"/>', (50, 50)),
+    ("rgba fill", '<rect x="110" y="10" width="80" height="80" fill="rgba(37,99,235,0.5)"/>', (150, 50)),
+    ("styled", '<rect x="210" y="10" width="80" height="80" style="fill:#2563eb;fill-opacity:.5"/>', (250, 50)),
+    ("opacity", '<rect x="310" y="10" width="80" height="80" fill="#2563eb" opacity="0.5"/>', (350, 50)),
+    (
+        "group opacity",  # faded as a whole: where they overlap, the red one over the blue one, faded
+        '<g opacity="0.5"><rect x="410" y="10" width="50" height="50" fill="#2563eb"/>'
+        '<rect x="440" y="40" width="50" height="50" fill="#dc2626"/></g>',
+        (450, 50),
+    ),
+    ("opacity by class", '<rect class="faded" x="510" y="10" width="80" height="80" fill="#2563eb"/>', (550, 50)),
+    (
+        "rgba stroke",
+        '<rect x="620" y="20" width="60" height="60" fill="none" stroke="rgba(0,0,0,0.5)" stroke-width="16"/>',
+        (614, 50),
+    ),
+    ("inherited", '<g fill-opacity="0.5"><rect x="710" y="10" width="80" height="80" fill="#2563eb"/></g>', (750, 50)),
+    (
+        "dashes",
+        '<line x1="10" y1="150" x2="90" y2="150" stroke="#000" stroke-width="10" stroke-dasharray="10 10"/>',
+        (25, 150),  # a gap
+    ),
+    (
+        "dash offset",
+        '<line x1="110" y1="150" x2="190" y2="150" stroke="#000" stroke-width="10" '
+        'stroke-dasharray="10 10" stroke-dashoffset="5"/>',
+        (118, 150),  # a gap; a dash without the offset
+    ),
+    (
+        "text fill-opacity",
+        '<text x="215" y="185" font-size="90" font-weight="900" fill="#dc2626" fill-opacity="0.5">I</text>',
+        (228, 150),
+    ),
+    (
+        "gradient fill-opacity",
+        '<linearGradient id="g" x1="0" y1="0" x2="1" y2="0"><stop offset="0" stop-color="#0ea5e9"/>'
+        '<stop offset="1" stop-color="#f43f5e"/></linearGradient>'
+        '<rect x="310" y="110" width="80" height="80" fill="url(#g)" fill-opacity="0.5"/>',
+        (350, 150),
+    ),
+]
+PAINTED_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="800" height="200" viewBox="0 0 800 200">'
+    "<style>.faded { opacity: 0.5 }</style>" + "".join(cell for _, cell, _ in PAINTED) + "</svg>"
+)
+#: A corner resvg bevels (beyond SVG's mitre limit, 4) and PDF would mitre (within its 10).
+SPIKE = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100" viewBox="0 0 100 100">'
+    '<polyline points="40,90 50,10 60,90" fill="none" stroke="#000" stroke-width="4"/></svg>'
+)
+
+
+@pytest.mark.parametrize("renderer", list(pdf_readers.RENDERERS))
+def test_opacities_and_dashes_look_in_the_pdf_as_in_the_png(renderer):
+    """fill-opacity and stroke-opacity count once (they were squared, or dropped on text),
+    opacity fades an element or a group as a whole (it was left out), dashes and their
+    offset are kept (the stroke was solid), all as vectors; a corner that resvg bevels
+    and a PDF would mitre leaves its SVG to the bitmap (the PDF had a spike there)."""
+    if not pdf_readers.available(renderer):
+        pytest.skip(f"{renderer} is not installed")
+    painted = layer("image", "painted", width=800, height=200, src="painted.svg")
+    spike = layer("image", "spike", x=0, y=200, width=100, height=100, src="spike.svg")
+    source = template(painted, spike, width=800, height=300, background="#ffffff")
+    assets = tk.MemoryAssetLoader({"painted.svg": PAINTED_SVG.encode(), "spike.svg": SPIKE.encode()})
+    png = pdf_readers.flatten(tk.render_image(source, assets=assets).data)
+    (page,) = pdf_readers.rasterise(tk.render_pdf(source, assets=assets).data, renderer)
+    points = {label: point for label, _, point in PAINTED} | {"above the spike's tip": (50, 203)}
+    apart = {}
+    for label, point in points.items():
+        want, got = png.getpixel(point), page.getpixel(point)
+        if max(abs(a - b) for a, b in zip(want, got, strict=True)) > 6:
+            apart[label] = (want, got)
+    assert apart == {}
+    assert png.getpixel(points["fill-opacity"]) == pytest.approx((146, 177, 245), abs=2)  # half #2563eb on white
+    assert vector_of(PAINTED_SVG) is not None and vector_of(SPIKE) is None  # vectors, and the bitmap
+
+
+def test_the_paths_take_each_opacity_once():
+    """A fill at half opacity with an opaque stroke: each colour at its own alpha."""
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="240" opacity="0.5">'
+        '<rect x="10" y="10" width="80" height="80" style="fill:#2563eb;fill-opacity:.5;stroke:#000;stroke-width:4"/>'
+        '<line x1="10" y1="150" x2="90" y2="150" stroke="#000" stroke-width="10" stroke-dasharray="10 5 3" '
+        'stroke-dashoffset="-4"/></svg>'
+    )
+    vector = vector_of(svg)
+    assert vector is not None
+    (faded,) = vector.items  # the opacity of the <svg> itself
+    assert isinstance(faded, Group) and faded.opacity == 0.5
+    square, line = faded.items
+    assert (square.fill, square.stroke) == (Color(37, 99, 235, 128), Color(0, 0, 0, 255))
+    assert line.dash == (10, 5, 3) and line.dash_offset == 36 - 4  # within the period the odd pattern repeats to
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '<filter id="f"><feGaussianBlur stdDeviation="3"/></filter><rect width="80" height="80" filter="url(#f)"/>',
+        '<mask id="m"><rect width="40" height="80" fill="#fff"/></mask><rect width="80" height="80" mask="url(#m)"/>',
+        '<pattern id="p" width="10" height="10" patternUnits="userSpaceOnUse"><rect width="5" height="5"/></pattern>'
+        '<rect width="80" height="80" fill="url(#p)"/>',
+        '<linearGradient id="g"><stop offset="0" stop-color="#0ea5e9"/><stop offset="1" stop-color="#f43f5e"/>'
+        '</linearGradient><rect x="10" y="10" width="60" height="60" fill="none" stroke="url(#g)" stroke-width="8"/>',
+        '<text x="10" y="50" font-size="30" fill="#dc2626" stroke="#000">Outlined</text>',
+        '<text x="10" y="50" font-size="30" letter-spacing="4">Spaced</text>',
+        '<text x="10" y="50" font-size="30" text-decoration="underline">Underlined</text>',
+        '<marker id="k" markerWidth="4" markerHeight="4"><circle cx="2" cy="2" r="2"/></marker>'
+        '<line x1="10" y1="10" x2="90" y2="10" stroke="#000" marker-end="url(#k)"/>',
+        '<rect width="80" height="80" fill="#2563eb" style="mix-blend-mode: multiply"/>',
+        '<polyline points="10,90 50,10 90,90" fill="none" stroke="#000" stroke-width="4" stroke-miterlimit="1"/>',
+    ],
+    ids=[
+        "filter",
+        "mask",
+        "pattern",
+        "gradient-stroke",
+        "outlined-text",
+        "letter-spacing",
+        "underline",
+        "marker",
+        "blend",
+        "miterlimit",
+    ],  # fmt: skip
+)
+def test_what_the_pdf_cannot_draw_as_svg_draws_it_keeps_the_bitmap(body):
+    """svglib leaves these out or draws them otherwise; the PDF embeds the bitmap instead
+    (it used to draw the SVG without them)."""
+    assert vector_of(f'<svg xmlns="http://www.w3.org/2000/svg" width="400" height="240">{body}</svg>') is None
