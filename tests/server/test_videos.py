@@ -211,9 +211,19 @@ def test_a_stream_ends_with_an_error_when_its_key_is_revoked(client, live):
         accounts.revoke_key(live.db, account.key_id)
         seen = until_done(events)
     event, data = seen[-1]
-    assert (event, data["error"]["code"]) == ("error", "UNAUTHORIZED"), seen
+    assert (event, data["error"]["code"]) == ("error", "BAD_REQUEST"), seen  # renderVideo's word for such a key
     assert "revoked or expired while the stream was open" in data["error"]["message"]
     assert not any(event == "done" for event, _ in seen)
+
+
+def test_modifications_that_do_not_apply_are_named_in_the_answers_warnings(client, live, account):
+    asked = {"templateId": "clip", "modifications": {"nope": 1}}
+    expected = "[\"modifications[0]: no layer named 'nope'; ignored\"]"
+    waited = client.post(f"{live.api}/templates/renderVideo", json=asked, headers=account.bearer)
+    queued = client.post(f"{live.api}/templates/renderVideo?wait=false", json=asked, headers=account.bearer)
+    assert (waited.status_code, queued.status_code) == (200, 202)
+    assert waited.headers["X-Templatekit-Warnings"] == queued.headers["X-Templatekit-Warnings"] == expected
+    wait_for(client, live, account, queued.json()["id"])
 
 
 def test_videos_belong_to_their_project(client, live, account):

@@ -51,11 +51,11 @@ async def call_hook(request: Request) -> Response:
 
     async def produce() -> Answer:
         if hook.output in hooks.VIDEO_OUTPUTS:
-            video_id = await run_in_threadpool(
+            video_id, warnings = await run_in_threadpool(
                 queued_video, server, caller, hook.template_id, modifications, request, hook.webhook_url, hook.output
             )
             server.runner.wake()
-            return json_answer(VideoQueued(id=video_id, status="queued"), 202)
+            return json_answer(VideoQueued(id=video_id, status="queued"), 202, warnings_header(warnings))
         still = Still("hook", caller, hook.template_id, modifications, hook.output, webhook_url=hook.webhook_url)
         output, reservation, _ = await render(request, still)
         headers = warnings_header(output.warnings)

@@ -19,7 +19,7 @@ import templatekit as tk
 from templatekit import TemplatekitError, load_template
 from templatekit_server import accounts, catalog, events, jobs, webhooks
 from templatekit_server.accounts import Caller
-from templatekit_server.answers import idempotent, json_answer, json_response
+from templatekit_server.answers import WARNINGS_HEADER, idempotent, json_answer, json_response, warnings_header
 from templatekit_server.bodies import Url, VideoDone, VideoQueued, VideoRequest
 from templatekit_server.db import iso_time
 from templatekit_server.errors import ApiError, bad_request, envelope, from_library
@@ -47,20 +47,21 @@ async def render_video(request: Request) -> Response:
     wait = query.raw("wait") is None or query.flag("wait")
 
     async def produce() -> Answer:
-        video_id = await run_in_threadpool(
+        video_id, warnings = await run_in_threadpool(
             queued_video, server, caller, template_id, modifications, request, webhook_url, asked.format
         )
         server.runner.wake()
-        answer = json_answer(VideoQueued(id=video_id, status="queued"), 202)
+        answer = json_answer(VideoQueued(id=video_id, status="queued"), 202, warnings_header(warnings))
         return Answer(answer.status, answer.media_type, answer.headers, answer.body, video_id)
 
     answer, _ = await idempotent(request, caller, "renderVideo", body, produce, server.settings.render_timeout)
     video_id = str(answer.video_id)
+    warned = {name: value for name, value in answer.headers.items() if name == WARNINGS_HEADER}
     if stream:
-        return _event_stream(request, caller, video_id, after=0)
+        return _event_stream(request, caller, video_id, after=0, headers=warned, revoked="BAD_REQUEST")
     if not wait:
-        return json_response(VideoQueued(id=video_id, status="queued"), 202)
-    return await _finished(request, caller, video_id)
+        return json_response(VideoQueued(id=video_id, status="queued"), 202, warned)
+    return await _finished(request, caller, video_id, warned)
 
 
 def queued_video(
@@ -71,21 +72,21 @@ def queued_video(
     request: Request,
     webhook_url: str | None = None,
     output: str = "mp4",
-) -> str:
+) -> tuple[str, tuple[str, ...]]:
     """Check the template and the modifications, then queue the video, written as
     ``output`` (announced when it ends to the project's webhook endpoints and to
-    ``webhook_url``)."""
+    ``webhook_url``); its id, and the warnings of modifications that do not apply."""
     info = catalog.info(server.db, caller.workspace_id, template_id)
     if info.kind != "video":
         raise bad_request(f"templateId: {template_id} is not a video template (it has no video field)")
     template = load_template(catalog.body(server.db, caller.workspace_id, template_id, info.version))
     try:
-        tk.apply(template, modifications)  # bad modifications are answered now, not in a failed job
+        applied = tk.apply(template, modifications)  # bad modifications are answered now, not in a failed job
     except TemplatekitError as exc:
         raise from_library(exc) from None
     plan = server.plan(caller)
     request_id = request.state.request_id
-    return jobs.create(
+    video_id = jobs.create(
         server.db,
         caller,
         plan,
@@ -98,20 +99,23 @@ def queued_video(
         webhook_url,
         output,
     )
+    return video_id, tuple(applied.warnings)
 
 
-async def _finished(request: Request, caller: Caller, video_id: str) -> Response:
-    """Wait for the video; 200 ``{url, id}``, or the error it failed with. A client that
-    goes away stops the waiting, not the job."""
+async def _finished(request: Request, caller: Caller, video_id: str, headers: dict[str, str]) -> Response:
+    """Wait for the video; 200 ``{url, id}`` with ``headers``, or the error it failed
+    with. A client that goes away stops the waiting, not the job."""
     server = server_of(request)
     while not await request.is_disconnected():
         row = await run_in_threadpool(jobs.find, server.db, video_id)
         if row.status in ("done", "failed") and not await run_in_threadpool(
             accounts.key_in_force, server.db, caller.key_id
         ):  # asked once, before the answer: a key revoked meanwhile gets nothing of the video
-            raise ApiError("UNAUTHORIZED", "the API key was revoked or expired while the request waited")
+            # renderVideo's word for a key not in force, as when it is asked with one
+            raise bad_request("the API key was revoked or expired while the request waited")
         if row.status == "done":
-            return json_response(VideoDone(url=Url(_video_url(server, request, row.file_key)), id=video_id))
+            done = VideoDone(url=Url(_video_url(server, request, row.file_key)), id=video_id)
+            return json_response(done, headers=headers)
         if row.status == "failed":
             error = row.error or {}
             raise ApiError(error.get("code", "INTERNAL_SERVER_ERROR"), error.get("message", "the render failed"))
@@ -152,13 +156,23 @@ async def video(request: Request) -> Response:
     return JSONResponse(answer)
 
 
-def _event_stream(request: Request, caller: Caller, video_id: str, after: int) -> Response:
-    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    records = _events(request, caller, video_id, after)
+def _event_stream(
+    request: Request,
+    caller: Caller,
+    video_id: str,
+    after: int,
+    headers: dict[str, str] | None = None,
+    revoked: str = "UNAUTHORIZED",
+) -> Response:
+    """The video's records as an event stream; ``revoked`` is the code of the error that
+    ends it when the key stops being in force (the one the operation answers such a key
+    with: BAD_REQUEST on renderVideo)."""
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", **(headers or {})}
+    records = _events(request, caller, video_id, after, revoked)
     return StreamingResponse(records, media_type="text/event-stream", headers=headers)
 
 
-async def _events(request: Request, caller: Caller, video_id: str, after: int) -> AsyncIterator[str]:
+async def _events(request: Request, caller: Caller, video_id: str, after: int, revoked: str) -> AsyncIterator[str]:
     """``_records``, each sent only while the caller's key is in force (else an ``error``
     ends the stream: a key revoked or expired meanwhile gets nothing more), and a log
     line when the stream ends: after the last event, or when the client went away (the
@@ -169,7 +183,7 @@ async def _events(request: Request, caller: Caller, video_id: str, after: int) -
         async for record in _records(request, video_id, after):
             if not await run_in_threadpool(accounts.key_in_force, server.db, caller.key_id):
                 message = "the API key was revoked or expired while the stream was open"
-                error = envelope("UNAUTHORIZED", message, request.state.request_id, server.settings.docs_url)
+                error = envelope(revoked, message, request.state.request_id, server.settings.docs_url)
                 yield _record({"type": "error", **error})
                 return
             sent += 1
