@@ -49,6 +49,8 @@ def suggest_input(layer: Layer) -> str:
     if isinstance(layer, UnknownLayer) or layer.MAIN_FIELD is None:
         return ""
     value = converter.unstructure(getattr(layer, layer.MAIN_FIELD))
+    if value is None:  # a shape without a fill: nothing to suggest, not the text "null"
+        return ""
     if isinstance(value, str):
         return value
     if isinstance(value, float) and value.is_integer():

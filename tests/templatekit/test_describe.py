@@ -62,3 +62,8 @@ def test_layers_of_unknown_kinds_are_described_by_their_own_type():
     described = tk.describe(data)["layers"][0]
     assert (described["name"], described["type"], described["suggestInput"]) == ("s", "sticker", "")
     assert described["id"].startswith("lyr_")
+
+
+def test_a_main_field_left_empty_suggests_nothing_not_the_word_null():
+    described = tk.describe(template(layer("shape", "frame", fill=None, stroke="#000000")))["layers"][0]
+    assert described["suggestInput"] == ""
