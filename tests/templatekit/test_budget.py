@@ -125,8 +125,11 @@ def test_a_video_frame_is_painted_within_the_budget():
         "animations": [{"property": "x", "keyframes": [{"time": 0, "value": 0}, {"time": 0.2, "value": 200}]}],
     }
     video = {**template(moving), "video": {"duration": 0.2, "fps": 10}}
+    from templatekit.video.movie import AHEAD, PAINTERS
+
+    frames = (AHEAD + PAINTERS + 1) * 480_000  # the frames painted ahead of the encoder, 480 kB each
     with pytest.raises(tk.LimitError, match="layer 'box'"):
-        tk.render_video(video, memory_limit=3_000_000)  # canvases fit (480 kB each); the 4 MB moving layer does not
+        tk.render_video(video, memory_limit=frames + 3_000_000)  # canvases fit; the 4 MB moving layer does not
     assert tk.render_video(video).width == 400
 
 
