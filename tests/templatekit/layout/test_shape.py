@@ -8,6 +8,7 @@ import math
 import re
 
 import pytest
+from PIL import Image
 
 import templatekit as tk
 from templatekit.errors import TemplateError
@@ -210,6 +211,34 @@ def test_a_corner_of_no_length_is_mitred_in_png_as_in_every_pdf_reader(renderer)
     assert mean <= 1.0 and local <= 8, (mean, local)
 
 
+def dot_starts(image: Image.Image, x: int, rows: range) -> list[int]:
+    """Where each dot down column ``x`` begins."""
+    inked = [y for y in rows if sum(image.getpixel((x, y))[:3]) < 480]
+    return [y for n, y in enumerate(inked) if n == 0 or y - inked[n - 1] > 1]
+
+
+@pytest.mark.parametrize("renderer", list(pdf_readers.RENDERERS))
+def test_dots_round_a_rounded_box_are_where_the_png_has_them_in_every_pdf_reader(renderer):
+    """A dotted outline with curves: readers measure a curve's length each their own way,
+    and PDFium's dots drifted by up to 4 px round the corners and crowded where the
+    outline closes. The PDF lays the dots where the PNG does."""
+    if not pdf_readers.available(renderer):
+        pytest.skip(f"{renderer} is not installed")
+    box = layer("shape", "dots", x=20, y=20, width=200, height=120, fill=None, stroke="#be123c", strokeWidth=6,
+                strokeDash=[0, 12], lineCap="round", radius=30)  # fmt: skip
+    source = template(box, width=240, height=160, background="#ffffff")
+    png = pdf_readers.flatten(tk.render_image(source).data)
+    (page,) = pdf_readers.rasterise(tk.render_pdf(source).data, renderer)
+    down, across = (
+        dot_starts(png, 24, range(20, 140)),
+        dot_starts(png.transpose(Image.Transpose.TRANSPOSE), 24, range(20, 220)),
+    )
+    assert len(down) == 8 and len(across) == 14
+    page_down = dot_starts(page, 24, range(20, 140))
+    page_across = dot_starts(page.transpose(Image.Transpose.TRANSPOSE), 24, range(20, 220))
+    assert max(abs(a - b) for a, b in zip(down + across, page_down + page_across, strict=True)) <= 1
+
+
 def test_dots_and_arrowheads_on_lines():
     image = drawn(
         layer("shape", "dots", x=20, y=40, width=160, height=20, shape="line", stroke="#0000ff", strokeWidth=8,
@@ -226,20 +255,24 @@ def test_dots_and_arrowheads_on_lines():
     assert image.getpixel((177, 140))[0] < 128 and image.getpixel((182, 140))[0] > 240  # its point ends there
 
 
-def test_shapes_are_vector_in_pdf_with_native_dashes():
+def test_shapes_are_vector_in_pdf_with_dashes_as_the_png_lays_them():
     pypdf = pytest.importorskip("pypdf")
     pdf = tk.render_pdf(
         template(
             shape(shape="path", fill="#e11d48", path=HEART, viewBox=[0, 0, 24, 24]),
             layer("shape", "frame", x=10, y=10, width=180, height=180, fill=None, stroke="#000", strokeWidth=2,
                   strokeDash=[6, 3], radius=12),
+            layer("shape", "triangle", x=40, y=40, width=120, height=120, fill=None, stroke="#000", strokeWidth=2,
+                  strokeDash=[6, 3], shape="polygon", points=[[0.5, 0], [1, 1], [0, 1]]),
             width=200,
             height=200,
         )
     ).data  # fmt: skip
     page = pypdf.PdfReader(io.BytesIO(pdf)).pages[0]
     content = page.get_contents().get_data().decode("latin-1")
-    assert "[6.0775 3.0388] 7.5969 d" in content  # the rounded frame's dashes, PDF's own: fitted round it
+    dash_patterns = re.findall(r"\[[\d. ]+\] [\d.]+ d", content)
+    assert len(dash_patterns) == 1  # the triangle's, PDF's own (fitted round it); the rounded frame's are lines
+    assert content.count(" m ") > 60  # the rounded frame's dashes, each a line of its own
     assert any(line.endswith(" c") for line in content.replace(" c ", " c\n").splitlines())  # the heart's curves
     assert not list(page.images)
 

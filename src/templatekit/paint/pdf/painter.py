@@ -41,6 +41,7 @@ from templatekit.model.values import Color, Gradient
 from templatekit.paint.glyphs import glyph_image
 from templatekit.paint.gradient import gradient_image, gradient_line
 from templatekit.paint.needs import effects_needs
+from templatekit.paint.paths import dashed
 from templatekit.paint.pdf.color_glyphs import ColorGlyphs, OutlinePen, painted
 from templatekit.paint.pdf.fonts import EmbeddedFonts
 from templatekit.paint.pdf.glyph_text import actual_texts, glyph_texts, unspoken
@@ -369,10 +370,23 @@ def _paint_path(canvas: _Canvas, item: Path) -> None:
             _fill_path(canvas, path, item.fill, (left, top, right - left, bottom - top))
     if item.stroke is not None and item.stroke_width > 0:
         canvas.op(f"{_LINE_CAPS[item.line_cap]} J {_LINE_JOINS[item.line_join]} j")
-        if item.dash:
+        if item.dash and any(command[0] == "C" for command in item.commands):
+            path = _dashes_data(item)
+        elif item.dash:
             canvas.op(f"[{' '.join(number(length) for length in item.dash)}] {number(item.dash_offset)} d")
         _stroke(canvas, path, item.stroke, item.stroke_width)
     canvas.op("Q")
+
+
+def _dashes_data(item: Path) -> str:
+    """A dashed path with curves as its dashes, each a line of its own, laid where the
+    PNG lays them: readers measure a curve's length each their own way, and PDFium's
+    dots drifted by up to 4 px round a rounded corner and crowded where it closes."""
+    parts = []
+    for points, _ in dashed(item.contours(), item.dash, item.dash_offset):
+        (x, y), *rest = points
+        parts.append(f"{number(x)} {number(y)} m " + " ".join(f"{number(x)} {number(y)} l" for x, y in rest))
+    return " ".join(parts)
 
 
 _LINE_CAPS = {"butt": 0, "round": 1, "square": 2}
