@@ -367,6 +367,7 @@ invitations = Table(
 )
 
 MIGRATION_LOCK = 0x746B6D67  # "tkmg": the advisory lock of schema migrations on PostgreSQL
+VIDEO_CLAIM_LOCK = 0x746B7663  # "tkvc": the one of claiming a video, whose turn follows from the others'
 
 
 def _add_columns(connection: Connection, table: Table, names: Sequence[str]) -> None:
@@ -496,8 +497,7 @@ class Database:
     def migrate(self) -> None:
         """Create the schema, or bring it to the newest version."""
         with self.write() as connection:
-            if self.postgres:  # servers starting together migrate one after the other
-                connection.execute(text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": MIGRATION_LOCK})
+            self.one_at_a_time(connection, MIGRATION_LOCK)  # servers starting together migrate one after the other
             metadata.create_all(connection, tables=[schema_version])
             current = connection.execute(select(schema_version.c.version)).scalar()
             start = 0 if current is None else current
@@ -630,6 +630,13 @@ class Database:
         """Insert the row, or replace its ``values`` when its primary key is taken."""
         statement = self._insert(table).values(**keys, **values)
         connection.execute(statement.on_conflict_do_update(index_elements=list(keys), set_=values))
+
+    def one_at_a_time(self, connection: Connection, lock: int) -> None:
+        """Hold ``lock`` until the transaction of ``connection`` ends, so that the work it
+        names runs on one server at a time. On PostgreSQL an advisory lock; SQLite's
+        write transactions are one at a time already."""
+        if self.postgres:
+            connection.execute(text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": lock})
 
     def next_free(self, query: Select[Any]) -> Select[Any]:
         """``query`` taking the rows it finds for this transaction, passing over rows other

@@ -27,7 +27,7 @@ from starlette.concurrency import run_in_threadpool
 from templatekit import Template
 from templatekit_server import events, usage
 from templatekit_server.accounts import Caller, new_id
-from templatekit_server.db import Database, now, videos, workspaces
+from templatekit_server.db import VIDEO_CLAIM_LOCK, Database, now, videos, workspaces
 from templatekit_server.errors import ApiError, envelope
 from templatekit_server.plans import Plan
 from templatekit_server.rendering import RenderPool, VideoJob, render_movie
@@ -213,8 +213,10 @@ def claim(db: Database, worker: str, weight_of: Callable[[str], float]) -> Any:
     render at most, even with one video worker; of turns alike, the workspace that
     renders the fewest for its weight now, then the one whose oldest queued video is
     oldest. None when the queue is empty. Every server sharing the database claims by
-    the same turns, so the shares hold on a cluster."""
+    the same turns, so the shares hold on a cluster: one claim at a time, as a video's
+    turn follows from those started before it."""
     with db.write() as connection:
+        db.one_at_a_time(connection, VIDEO_CLAIM_LOCK)
         line = _line(connection, weight_of)
         if not line:
             return None

@@ -8,14 +8,19 @@ failing is paused."""
 from __future__ import annotations
 
 import itertools
+import threading
+import time
+from typing import Any
 
 import pytest
+from sqlalchemy import select
 
 from templatekit.assets.policy import AllowList
 from templatekit_server import accounts, delivery, jobs, webhooks
 from templatekit_server.db import Database, now, videos, webhook_deliveries, webhook_endpoints
 from templatekit_server.plans import DEFAULT_PLANS
 from templatekit_server.sealing import Sealer
+from tests.server import services
 
 pytestmark = pytest.mark.slow
 
@@ -124,6 +129,36 @@ def queue_delivery(db: Database, project: str, url: str, endpoint: str | None = 
 
 def claimed(db: Database, limit: int, keep_last: bool = False) -> list[delivery.Delivery]:
     return delivery.claim(db, "sender", limit, 30, keep_last, weight_of)
+
+
+def test_servers_claiming_at_once_on_postgresql_take_turns(monkeypatch):
+    """Two servers on one PostgreSQL claim together, the first held up between working
+    out whose turn it is and taking the video: each claim sees the one before it, so the
+    two videos started are one of each workspace's (both were the first's before)."""
+    with services.postgres() as pg:
+        first_server, second_server = Database(pg.url), Database(pg.url)
+        a, b = workspace(first_server), workspace(first_server)
+        for ws in (a, b, a, b, a, b):
+            queue_video(first_server, *ws)
+        held = threading.Event()
+        real_line = jobs._line
+
+        def slow_line(connection: Any, weight: Any) -> Any:
+            line = real_line(connection, weight)
+            if threading.current_thread().name == "first":
+                held.set()
+                time.sleep(1.0)  # the second server claims meanwhile
+            return line
+
+        monkeypatch.setattr(jobs, "_line", slow_line)
+        first = threading.Thread(target=jobs.claim, args=(first_server, "first", weight_of), name="first")
+        first.start()
+        held.wait(10)
+        jobs.claim(second_server, "second", weight_of)
+        first.join()
+        with first_server.read() as connection:
+            started = connection.execute(select(videos.c.workspace_id).where(videos.c.status == "rendering")).all()
+        assert sorted(row.workspace_id for row in started) == sorted([a[0], b[0]])
 
 
 def test_one_target_holds_two_senders_at_most(db):
