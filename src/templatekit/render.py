@@ -157,6 +157,8 @@ def render_video(
             raise TemplateError(
                 ['video: missing; a video template needs one, e.g. {"duration": 5, "fps": 30}'], resolved.name
             )
+        if (too_large := resolved.frames_too_large()) is not None:
+            raise TemplateError([too_large], resolved.name)
         target = Path(path) if path is not None else None
         import tempfile  # videos only (start-up time)
 

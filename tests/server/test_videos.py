@@ -253,6 +253,11 @@ def test_bad_requests_are_answered_before_queuing(client, live, account):
         headers=account.bearer,
     )
     assert bad.status_code == 400 and "sparkly" in bad.json()["error"]["message"]
+    live.add_template(account, video_template("wide", size=4500))  # over 4K: stored, listed, but no video
+    too_large = client.post(f"{live.api}/templates/renderVideo", json={"templateId": "wide"}, headers=account.bearer)
+    assert too_large.status_code == 400 and "a video is at most 4K" in too_large.json()["error"]["message"]
+    listed = client.get(f"{live.api}/templates", params={"includeLayers": "true"}, headers=account.bearer)
+    assert listed.status_code == 200 and "wide" in [entry["id"] for entry in listed.json()]
     assert live.used(account) == 0
 
 

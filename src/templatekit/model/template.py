@@ -147,14 +147,6 @@ class Template:
     def problems(self) -> Iterator[tuple[str, str]]:
         if self.width * self.height > MAX_PIXELS:
             yield "width", f"canvas is {self.width}x{self.height}, more than {MAX_PIXELS // 1_000_000} MP"
-        if self.video is not None and (
-            max(self.width, self.height) > MAX_VIDEO_SIDE or self.width * self.height > MAX_VIDEO_PIXELS
-        ):
-            yield (
-                "width",
-                f"a video is at most 4K: {MAX_VIDEO_SIDE} px a side and 4096x2160 pixels in all"
-                f" (got {self.width}x{self.height})",
-            )
         seen: set[str] = set()
         for path, layer, frame in layer_paths(self.layers):
             if layer.name in seen:
@@ -181,6 +173,18 @@ class Template:
         yield from self.mask_problems()
         if self.audio is not None and self.video is None:
             yield "audio", "a soundtrack needs a video template (add a 'video' field)"
+
+    def frames_too_large(self) -> str | None:
+        """Why the video of this template is not made (its frames are over 4K), or None.
+        Asked when a video is, not when the template is read: a still of a larger video
+        template is a still like any other, and templates stored before this limit read
+        as they did."""
+        if max(self.width, self.height) <= MAX_VIDEO_SIDE and self.width * self.height <= MAX_VIDEO_PIXELS:
+            return None
+        return (
+            f"width: a video is at most 4K, {MAX_VIDEO_SIDE} px a side and 4096x2160 pixels in all"
+            f" (got {self.width}x{self.height})"
+        )
 
     def mask_problems(self) -> Iterator[tuple[str, str]]:
         """A mask names another layer of the template, masks do not go round in a circle,

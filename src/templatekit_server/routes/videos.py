@@ -80,6 +80,8 @@ def queued_video(
     if info.kind != "video":
         raise bad_request(f"templateId: {template_id} is not a video template (it has no video field)")
     template = load_template(catalog.body(server.db, caller.workspace_id, template_id, info.version))
+    if (too_large := template.frames_too_large()) is not None:
+        raise bad_request(f"templateId: {template_id}: {too_large}")
     try:
         applied = tk.apply(template, modifications)  # bad modifications are answered now, not in a failed job
     except TemplatekitError as exc:

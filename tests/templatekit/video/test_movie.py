@@ -407,10 +407,14 @@ def test_what_the_video_never_shows_is_named_in_a_warning():
     )
 
 
-def test_a_video_is_at_most_4k():
-    with pytest.raises(tk.TemplateError, match=r"a video is at most 4K.*\(got 7680x4320\)"):
-        tk.load_template(video(width=7680, height=4320))
-    assert tk.load_template(video(width=2160, height=3840)).width == 2160  # 4K upright
+@pytest.mark.parametrize("size", [(7680, 4320), (4096, 4096)])  # too wide; too many pixels
+def test_a_video_is_at_most_4k_and_a_still_of_a_larger_template_is_a_still(size):
+    width, height = size
+    larger = video(width=width, height=height, duration=0.1)
+    with pytest.raises(tk.TemplateError, match=rf"a video is at most 4K.*\(got {width}x{height}\)"):
+        tk.render_video(larger)
+    assert tk.render_image(larger, thumbnail=True).width == 320  # read and drawn as any template
+    assert tk.load_template(video(width=2160, height=3840)).frames_too_large() is None  # 4K upright
 
 
 def test_the_frames_painted_ahead_are_counted_in_the_memory_budget():
