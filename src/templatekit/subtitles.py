@@ -23,6 +23,12 @@ from templatekit.model.layers import MAX_CUES, Cue
 
 #: a cue's timing line: two timestamps (hours optional, SRT's comma or WebVTT's point)
 _TIMING = re.compile(r"\s*((\d+:)?\d{2}:\d{2}[.,]\d{3})\s+-->\s+((\d+:)?\d{2}:\d{2}[.,]\d{3})(\s|$)")
+#: a line meant as a timing: it begins with a number and its first word is before an arrow
+_TIMED = re.compile(r"\s*\d\S*\s*-->")
+_NOT_TIMING = (
+    "{!r} is not a cue timing this reader understands"
+    " (00:00:01,500 --> 00:00:03,000 in SRT, 00:01.500 --> 00:03.000 in WebVTT)"
+)
 #: a tag of cue text: a timestamp, or an element's start or end
 _TAG = re.compile(r"<(?:(\d+:)?(\d{2}):(\d{2})\.(\d{3})|(/?)([a-z]+)[^>]*)>", re.IGNORECASE)
 _STYLES = {"b": "bold", "i": "italic", "u": "underline"}
@@ -45,10 +51,16 @@ def read_subtitles(data: bytes, source: str) -> tuple[Cue, ...]:
         raise AssetError(f"{source}: not a WebVTT or SRT file this reader understands ({exc})", url=source) from None
     cues = []
     read = iter(captions.captions)
+    lines = text.splitlines()
     for number, line in timings:
         caption = next(read, None)
         start, end = _timing(line)
         if caption is None or (_seconds(caption.start_time), _seconds(caption.end_time)) != (start, end):
+            # the reader passed over this cue: no text under it, or a timing it reads otherwise
+            if number >= len(lines) or not lines[number].strip():
+                raise AssetError(f"{source}: line {number}: a cue without text under its timing", url=source)
+            raise AssetError(f"{source}: line {number}: {_NOT_TIMING.format(shown(line.strip()))}", url=source)
+        if not caption.raw_text.strip():
             raise AssetError(f"{source}: line {number}: a cue without text under its timing", url=source)
         if end <= start:
             raise AssetError(f"{source}: line {number}: a cue must end after it starts ({line.strip()})", url=source)
@@ -57,18 +69,15 @@ def read_subtitles(data: bytes, source: str) -> tuple[Cue, ...]:
 
 
 def _timing_lines(text: str, source: str) -> list[tuple[int, str]]:
-    """The lines of the file that time a cue (those with ``-->``), numbered from 1; an
-    ``AssetError`` naming the first that is not a timing, and for more than MAX_CUES."""
-    found = [(number, line) for number, line in enumerate(text.splitlines(), start=1) if "-->" in line]
+    """The lines of the file that time a cue (a number, then ``-->``: cue text may hold
+    an arrow of its own), numbered from 1; an ``AssetError`` naming the first that is not
+    a timing, and for more than MAX_CUES."""
+    found = [(number, line) for number, line in enumerate(text.splitlines(), start=1) if _TIMED.match(line)]
     if len(found) > MAX_CUES:
         raise AssetError(f"{source}: {len(found)} cues; a subtitle file has at most {MAX_CUES}", url=source)
     for number, line in found:
         if not _TIMING.match(line):
-            raise AssetError(
-                f"{source}: line {number}: {shown(line.strip())!r} is not a cue timing"
-                " (00:00:01,500 --> 00:00:03,000 in SRT, 00:01.500 --> 00:03.000 in WebVTT)",
-                url=source,
-            )
+            raise AssetError(f"{source}: line {number}: {_NOT_TIMING.format(shown(line.strip()))}", url=source)
     return found
 
 

@@ -157,6 +157,8 @@ def test_the_example_captions_template_renders(tmp_path):
         ("1\n00:00:0x,000 --> 00:00:01,000\nHello\n", r"line 2: '00:00:0x,000 --> 00:00:01,000' is not a cue timing"),
         ("1\n00:00:02,000 --> 00:00:01,000\nBackwards\n", r"line 2: a cue must end after it starts"),
         ("1\n00:00:00,000 --> 00:00:01,000\n\n2\n00:00:01,000 --> 00:00:02,000\nTwo\n", r"line 2: a cue without text"),
+        ("WEBVTT\n\n00:00.000 --> 00:01.000\n   \n", r"line 3: a cue without text"),
+        ("1\n00:01,000 --> 00:02,000\nNo hours\n", r"line 2: '00:01,000 --> 00:02,000' is not a cue timing this"),
     ],
 )
 def test_a_subtitle_file_with_a_cue_it_cannot_show_is_refused_naming_the_line(tmp_path, subtitles, message):
@@ -173,3 +175,11 @@ def test_a_subtitle_file_has_at_most_as_many_cues_as_a_layer(tmp_path, monkeypat
     clip = video(captions(src=str(tmp_path / "subs.srt")), duration=1.0, fps=FPS, width=320, height=180)
     with pytest.raises(tk.AssetError, match="2 cues; a subtitle file has at most 1"):
         tk.render_video(clip)
+
+
+def test_an_arrow_in_a_cues_text_is_text(tmp_path):
+    (tmp_path / "subs.srt").write_text("1\n00:00:00,000 --> 00:00:01,000\nGo left --> there\n")
+    cues = tk.render_video(
+        video(captions(src=str(tmp_path / "subs.srt")), duration=1.0, fps=FPS, width=320, height=180)
+    )
+    assert cues.warnings == ()
