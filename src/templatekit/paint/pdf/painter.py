@@ -424,7 +424,7 @@ def _paint_glyph_run(canvas: _Canvas, run: GlyphRun) -> None:
         return
     if run.outline is not None:
         _stroke_outlines(canvas, run, run.outline)
-    if run.color.a < 255 and len(run.glyphs) > 1:
+    if run.color.a < 255 and _letters_touch(run):
         # see-through letters that touch (Arabic's joins, a tight heading) are faded as
         # one, as the PNG draws them: each filled at the colour's alpha would darken where
         # they meet
@@ -432,6 +432,31 @@ def _paint_glyph_run(canvas: _Canvas, run: GlyphRun) -> None:
         _paint_transparency_group(canvas, [opaque], run.color.a / 255 * canvas.opacity)
         return
     _write_text(canvas, run, visible=True)
+
+
+def _letters_touch(run: GlyphRun) -> bool:
+    """Whether the ink boxes of two of the run's glyphs overlap (a sweep along the line):
+    only then is the run faded as one, a form of its own, where most text is not."""
+    font = hb_font(run.font)
+    units = run.size / font.upem
+    boxes = []
+    for glyph, (x, y) in zip(run.glyphs, run.positions, strict=True):
+        extents = font.font.get_glyph_extents(glyph)
+        if extents is not None and extents.width and extents.height:
+            left, top = x + extents.x_bearing * units, y - extents.y_bearing * units
+            boxes.append((left, left + extents.width * units, top, top - extents.height * units))
+    boxes.sort()
+    reaching: list[tuple[float, float, float, float]] = []  # boxes whose right is past the next one's left
+    for box in boxes:
+        reaching = [other for other in reaching if other[1] > box[0] + _TOUCH]
+        if any(min(box[3], other[3]) - max(box[2], other[2]) > _TOUCH for other in reaching):
+            return True
+        reaching.append(box)
+    return False
+
+
+#: px two ink boxes must share to count as touching: boxes that only meet do not
+_TOUCH = 0.01
 
 
 def _stroke_outlines(canvas: _Canvas, run: GlyphRun, outline: Outline) -> None:

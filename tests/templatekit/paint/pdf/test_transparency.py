@@ -159,6 +159,14 @@ def test_a_faded_layer_of_one_fill_stays_a_plain_fill():
     assert b"/Form" not in pdf_readers.pdf_objects(tk.render_pdf(veil).data)
 
 
+def test_see_through_letters_apart_stay_plain_text():
+    """Only letters whose ink boxes meet are faded as one: most text is drawn as it was,
+    a form each would make such a PDF seven times as large."""
+    apart = template(layer("text", "note", x=20, y=20, width=300, height=40, text="Item 1 value", color="#11223380"))
+    assert b"/Form" not in pdf_readers.pdf_objects(tk.render_pdf(apart).data)
+    assert b"/Form" in pdf_readers.pdf_objects(tk.render_pdf(SEE_THROUGH_TEXT).data)
+
+
 # ------------------------------------------------------------------ inverted masks
 
 RED = "#ff0000"
