@@ -98,7 +98,7 @@ def write_video(
         writer = _writer(template, maker, path, fps, sound, output)
         if isinstance(writer, GifWriter):  # clips seek back to the start by themselves
             moments = palette_moments(template.layers, maker.timeline, total, fps)
-            writer.learn([maker.compose(maker.looks(moment)) for moment in moments])
+            writer.learn(maker.compose(maker.looks(moment)) for moment in moments)
         progress = ProgressReporter(on_progress, total)
         try:
             for index, frame in enumerate(_frames(maker, writer, total, fps), start=1):
