@@ -417,8 +417,11 @@ def _video_paths(errors: _ErrorResponses) -> Json:
             "200": _response(
                 "The finished video (or, with `stream=true`, its events).",
                 {**_json(_schema("VideoDone")), "text/event-stream": events},
+                ("X-Templatekit-Warnings",),
             ),
-            "202": _response("With `wait=false`: the video is queued.", _json(_schema("VideoQueued"))),
+            "202": _response(
+                "With `wait=false`: the video is queued.", _json(_schema("VideoQueued")), ("X-Templatekit-Warnings",)
+            ),
             **errors(*KEYED, *RENDERS, "CONFLICT"),
         },
         parameters=[

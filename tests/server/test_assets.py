@@ -266,15 +266,17 @@ def test_fonts_clips_and_sounds_that_play_are_taken(live, tmp_path):
     from tests.templatekit.video.test_movie import make_clip, make_tone
 
     account = live.account()
-    web_font = TTFont(FONT)
-    web_font.flavor = "woff2"
-    web_font.save(tmp_path / "brand.woff2")
+    for flavor in ("woff", "woff2"):
+        web_font = TTFont(FONT)
+        web_font.flavor = flavor
+        web_font.save(tmp_path / f"brand.{flavor}")
     make_clip(tmp_path / "clip.mp4", frames=6, fps=24)
     make_tone(tmp_path / "tone.m4a", 0.5)
     taken = {
-        name: upload(live, account, (tmp_path / name).read_bytes()) for name in ("brand.woff2", "clip.mp4", "tone.m4a")
+        name: upload(live, account, (tmp_path / name).read_bytes())
+        for name in ("brand.woff", "brand.woff2", "clip.mp4", "tone.m4a")
     }
     assert {name: answer.status_code for name, answer in taken.items()} == dict.fromkeys(taken, 201)
-    assert taken["brand.woff2"].json()["family"] == "Inter"
+    assert taken["brand.woff"].json()["family"] == taken["brand.woff2"].json()["family"] == "Inter"
     assert taken["clip.mp4"].json()["mediaType"] == "video/mp4"
     assert taken["tone.m4a"].json()["mediaType"] == "video/mp4"  # an MP4 of sound alone: a soundtrack

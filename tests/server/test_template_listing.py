@@ -133,7 +133,7 @@ def test_the_listing_is_described_and_written_outside_the_event_loop(tmp_path, m
             return False
         return True
 
-    described = catalog.listed_with_layers if hasattr(catalog, "listed_with_layers") else catalog.details
+    described = catalog.listed_with_layers
 
     def describing(*args: Any) -> Any:
         on_loop.append(("described", in_event_loop()))

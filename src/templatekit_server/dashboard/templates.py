@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import select
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -105,7 +106,9 @@ async def revert(request: Request) -> Response:
     asked = str((await here.form()).get("version", ""))
     try:
         version = version_query(asked, "version")
-        version = catalog.revert(here.server.db, here.workspace_id, template_id, version, here.actor, here.server.plans)
+        version = await run_in_threadpool(
+            catalog.revert, here.server.db, here.workspace_id, template_id, version, here.actor, here.server.plans
+        )
     except ApiError as exc:
         return _template_page(here, template_id, message=exc.message, status=400)
     answer = here.to("dashboard:template", template=template_id)
