@@ -63,6 +63,8 @@ def store(
             with db.write() as connection:
                 if _media_type_in(connection, workspace_id, made) is None and plans is not None:
                     storage.check(db, connection, workspace_id, len(data), plans, what)
+                if not files.exists(path):  # a refused upload of the same bytes took them away meanwhile
+                    files.put(path, data, found.media_type)
                 inserted = db.insert_unless_present(
                     connection,
                     assets,
@@ -85,9 +87,22 @@ def store(
                         f"{found.media_type}, {len(data):,} bytes",
                     )
         except ApiError:
-            files.delete(path)  # over the quota: the bytes have no row, and never will
+            _forget_unlisted(db, files, workspace_id, made, plans)  # over the quota: the bytes have no row
             raise
     return Asset(id=made, media_type=found.media_type, size=len(data), src=f"asset:{made}", **about)
+
+
+def _forget_unlisted(
+    db: Database, files: Store, workspace_id: str, asset_id: str, plans: Mapping[str, Plan] | None
+) -> None:
+    """Delete the bytes of a refused upload unless an upload of the same bytes has listed
+    them since, deciding under the workspace's lock (as uploads insert their rows under
+    it), so that the other upload's row is not left without its file."""
+    with db.write() as connection:
+        if plans is not None:
+            storage.plan_of(db, connection, workspace_id, plans)  # the lock, on PostgreSQL
+        if _media_type_in(connection, workspace_id, asset_id) is None:
+            files.delete(f"{folder(workspace_id)}/{asset_id}")
 
 
 def listed(db: Database, workspace_id: str) -> list[AssetListed]:

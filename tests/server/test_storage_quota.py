@@ -21,7 +21,8 @@ import pytest
 from PIL import Image
 from sqlalchemy import inspect, select
 
-from templatekit_server import accounts, catalog, storage, usage
+from templatekit import Store
+from templatekit_server import accounts, assets, catalog, storage, usage
 from templatekit_server.db import MIGRATIONS, Database, _version_sizes, template_versions
 from templatekit_server.plans import DEFAULT_PLANS, ConfigError, load_plans
 from tests.server.conftest import Account, LiveServer, burst, image_template
@@ -172,6 +173,33 @@ def test_concurrent_writes_cannot_pass_the_quota_together(server):
     for answer in answers:
         if answer.status_code != 201:
             assert_over_quota(answer, "this template version")
+
+
+class ForgetfulStore(Store):
+    """A store whose first put of each file is taken away at once, as a refused upload of
+    the same bytes deletes them while another upload is about to list them."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.taken: set[str] = set()
+
+    def put(self, key: str, data: bytes, content_type: str | None = None) -> None:
+        super().put(key, data, content_type)
+        if key not in self.taken:
+            self.taken.add(key)
+            self.delete(key)
+
+
+def test_an_asset_listed_keeps_its_bytes_though_a_refused_upload_of_them_took_them_away(tmp_path):
+    db = Database(f"sqlite:///{tmp_path / 'assets.db'}")
+    files = ForgetfulStore(str(tmp_path / "files"))
+    workspace = accounts.create_workspace(db, "studio", "pro", DEFAULT_PLANS)
+    png = io.BytesIO()
+    Image.new("RGB", (4, 4), "red").save(png, "PNG")
+    asset = assets.store(db, files, workspace, png.getvalue(), "image/png", "tester", DEFAULT_PLANS)
+    assert files.get(f"{assets.folder(workspace)}/{asset.id}") == png.getvalue()  # put again under the lock
+    assets._forget_unlisted(db, files, workspace, asset.id, DEFAULT_PLANS)  # a refused upload of the same bytes
+    assert files.exists(f"{assets.folder(workspace)}/{asset.id}")  # listed: kept
 
 
 # ------------------------------------------------------------------ configuration and schema
