@@ -41,6 +41,11 @@ _UNSPOKEN = frozenset(
 )
 
 
+def any_unspoken(text: str) -> bool:
+    """Whether ``text`` holds any such control (one set operation for a whole run)."""
+    return not _UNSPOKEN.isdisjoint(text)
+
+
 def unspoken(text: str) -> bool:
     """Whether ``text`` (a glyph's) is only such controls: its glyph is left out of the PDF."""
     return bool(text) and all(char in _UNSPOKEN for char in text)
@@ -132,7 +137,7 @@ def one_glyph_per_character(run: GlyphRun) -> bool:
     if len(run.glyphs) != count:
         return False
     expected = range(count - 1, -1, -1) if run.rtl else range(count)
-    return all(cluster == index for cluster, index in zip(run.clusters, expected, strict=True))
+    return run.clusters == tuple(expected)  # compared in C: the test runs for every run of a PDF
 
 
 def _units(run: GlyphRun) -> dict[tuple[int, int], list[int]]:

@@ -44,7 +44,7 @@ from templatekit.paint.needs import effects_needs
 from templatekit.paint.paths import dashed
 from templatekit.paint.pdf.color_glyphs import ColorGlyphs, OutlinePen, painted
 from templatekit.paint.pdf.fonts import EmbeddedFonts
-from templatekit.paint.pdf.glyph_text import actual_texts, glyph_texts, unspoken
+from templatekit.paint.pdf.glyph_text import actual_texts, any_unspoken, glyph_texts, unspoken
 from templatekit.paint.pdf.objects import Document, Name, Raw, Ref, number, serialise, text_string
 from templatekit.paint.raster import effects_alone
 from templatekit.scene import (
@@ -487,7 +487,10 @@ def _write_text(canvas: _Canvas, run: GlyphRun, visible: bool) -> None:
     spacing = run.letter_spacing
     name, _ = fonts.resource(run.font, spacing * 1000 / run.size)
     texts = glyph_texts(run)
-    kept = [index for index, text in enumerate(texts) if not unspoken(text)]  # drawn nothing, read nothing
+    if any_unspoken(run.text):  # drawn nothing, read nothing: left out (most runs have none)
+        kept = [index for index, text in enumerate(texts) if not unspoken(text)]
+    else:
+        kept = list(range(len(texts)))
     said = fonts.map_text(run.font, [run.glyphs[i] for i in kept], [texts[i] for i in kept])
     mapped = dict(zip(kept, said, strict=True))
     actual = actual_texts(run, texts, [mapped.get(index, True) for index in range(len(texts))])
