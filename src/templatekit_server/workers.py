@@ -240,6 +240,13 @@ class Worker:
             job.settle(WorkerDied(None))
         self.pool.left(self)
 
+    def alive(self) -> bool:
+        """Whether its process still runs: one killed while it waited is dead before its
+        socket's closing is read, and a job sent to it would fail for nothing."""
+        with contextlib.suppress(ValueError, AssertionError):  # never started, or not ours
+            return self.process.is_alive()
+        return False
+
     def kill(self) -> None:
         self.gone = True
         with contextlib.suppress(OSError, ValueError, AttributeError):  # AttributeError: never started
@@ -338,7 +345,7 @@ class WorkerPool:
         """Start ``job`` in an idle worker, or queue it for the next one to be free."""
         while self.idle:
             worker = self.idle.pop()
-            if not worker.gone:
+            if not worker.gone and worker.alive():
                 worker.start(job)
                 return
         self.start()
