@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import templatekit as tk
+from templatekit.subtitles import read_subtitles
 from tests.conftest import decode, layer
 from tests.templatekit.video.test_movie import video
 
@@ -178,8 +179,11 @@ def test_a_subtitle_file_has_at_most_as_many_cues_as_a_layer(tmp_path, monkeypat
 
 
 def test_an_arrow_in_a_cues_text_is_text(tmp_path):
-    (tmp_path / "subs.srt").write_text("1\n00:00:00,000 --> 00:00:01,000\nGo left --> there\n")
+    source = "1\n00:00:00,000 --> 00:00:01,000\nGo left --> there\n"
+    (tmp_path / "subs.srt").write_text(source)
     cues = tk.render_video(
         video(captions(src=str(tmp_path / "subs.srt")), duration=1.0, fps=FPS, width=320, height=180)
     )
     assert cues.warnings == ()
+    (cue,) = read_subtitles(source.encode(), "subs.srt")
+    assert (cue.start, cue.end, cue.text) == (0.0, 1.0, "Go left --> there")
