@@ -531,7 +531,12 @@ def _template_paths(errors: _ErrorResponses) -> Json:
         {"200": new_version, **errors(*writing)},
         parameters=[
             template_path,
-            _param("If-Match", "header", {"type": "string", "pattern": '^"?[0-9]{1,10}"?$'}, "The version edited."),
+            _param(
+                "If-Match",
+                "header",
+                {"type": "string", "pattern": '^("?[0-9]{1,10}"?|\\*)$'},
+                "The version edited (the ETag its read gave), or `*` for any.",
+            ),
         ],
         body=_body("Template", "The template, in the template format; its `id`, if any, must be the path's."),
     )

@@ -94,6 +94,7 @@ def test_bad_updates_name_the_field(client, live):
     for method, path, body, extra, named in [
         ("PUT", "/templates/strict", text_template("elsewhere"), {}, "id: 'elsewhere' differs from the id in the path"),
         ("PUT", "/templates/strict", text_template("strict"), {"If-Match": "soon"}, "If-Match: must be a version"),
+        ("PUT", "/templates/strict", text_template("strict"), {"If-Match": 'W/"1"'}, "If-Match: a weak tag cannot"),
         ("PUT", "/templates/missing", text_template("missing"), {}, "template missing does not exist"),
         ("POST", "/templates/strict/revert", {"version": "one"}, {}, "version: must be a version number"),
         ("POST", "/templates/strict/revert", {"version": 9}, {}, "version 9 does not exist"),
@@ -101,6 +102,24 @@ def test_bad_updates_name_the_field(client, live):
         answer = client.request(method, f"{api}{path}", json=body, headers={**headers, **extra})
         assert answer.status_code in (400, 404), (path, answer.text)
         assert named in answer.json()["error"]["message"], answer.json()
+
+
+def test_if_match_star_saves_over_any_version_and_the_etag_guards_an_edit(client, live):
+    """``*`` asks only that the template exist (HTTP's meaning); the ETag a read gave back,
+    quotes included, is what guards the next edit."""
+    writer, _ = writer_and_reader(live)
+    live.add_template(writer, text_template("starred"))
+    api, headers = live.api, writer.bearer
+    card = text_template("starred")
+    star = client.put(f"{api}/templates/starred", json=card, headers={**headers, "If-Match": "*"})
+    assert star.status_code == 200 and star.json() == {"id": "starred", "version": 2}
+    etag = client.get(f"{api}/templates/starred/source", headers=headers).headers["etag"]
+    assert etag == '"2"'
+    guarded = client.put(f"{api}/templates/starred", json=card, headers={**headers, "If-Match": etag})
+    assert guarded.status_code == 200 and guarded.json()["version"] == 3
+    elsewhere = text_template("nowhere")
+    missing = client.put(f"{api}/templates/nowhere", json=elsewhere, headers={**headers, "If-Match": "*"})
+    assert (missing.status_code, missing.json()["error"]["code"]) == (404, "NOT_FOUND")
 
 
 def test_admin_key_create_takes_scopes(tmp_path):

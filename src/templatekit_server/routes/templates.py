@@ -196,11 +196,18 @@ async def update(request: Request) -> Response:
 
 
 def if_match(value: str | None) -> int | None:
-    if value is None:
+    """The version an edit is guarded by, from ``If-Match``: none for ``*`` (any current
+    version, as HTTP means it). A weak tag (``W/"2"``, as proxies that compress write it)
+    cannot guard an edit, since ``If-Match`` compares tags strongly: it is refused by name
+    rather than taken for a version that never matches."""
+    if value is None or value.strip() == "*":
         return None
-    text = value.strip().strip('"')
+    text = value.strip()
+    if text.upper().startswith("W/"):
+        raise bad_request(f"If-Match: a weak tag cannot guard an edit; send the version alone (got {value[:40]!r})")
+    text = text.strip('"')
     if not re.fullmatch(r"[0-9]{1,10}", text):
-        raise bad_request(f"If-Match: must be a version number (got {value[:40]!r})")
+        raise bad_request(f"If-Match: must be a version number or * (got {value[:40]!r})")
     return int(text)
 
 
