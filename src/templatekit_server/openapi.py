@@ -57,7 +57,8 @@ CODES: dict[str, tuple[str, str]] = {
         "an API key is required (query apiKey, body apiKey, or Authorization: Bearer)",
     ),
     "FORBIDDEN": (
-        "`s3Config` from a workspace whose plan does not include it (free, automate), or a video of another project",
+        "`s3Config` from a workspace whose plan does not include it (free, automate), "
+        "or a video of another project of the workspace",
         "s3Config is not available on the free plan",
     ),
     "NOT_FOUND": (

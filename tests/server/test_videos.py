@@ -226,13 +226,19 @@ def test_modifications_that_do_not_apply_are_named_in_the_answers_warnings(clien
     wait_for(client, live, account, queued.json()["id"])
 
 
-def test_videos_belong_to_their_project(client, live, account):
+def test_videos_belong_to_their_project_and_other_workspaces_do_not_see_them(client, live, account):
+    """Another project of the workspace is told the video is not its own; another
+    workspace is answered as for a video that does not exist, so that an id tells a
+    tenant nothing about another's."""
     video_id = queue_video(client, live, account, "clip")
-    same_workspace_other_project = live.account()
-    stranger = client.get(f"{live.api}/videos/{video_id}", headers=same_workspace_other_project.bearer)
-    assert (stranger.status_code, stranger.json()["error"]["code"]) == (403, "FORBIDDEN")
+    sibling = live.key_for(accounts.create_project(live.db, account.workspace, "sibling project"))
+    forbidden = client.get(f"{live.api}/videos/{video_id}", headers=sibling.bearer)
+    assert (forbidden.status_code, forbidden.json()["error"]["code"]) == (403, "FORBIDDEN")
     missing = client.get(f"{live.api}/videos/vid_nothing", headers=account.bearer)
     assert (missing.status_code, missing.json()["error"]["code"]) == (404, "NOT_FOUND")
+    stranger = client.get(f"{live.api}/videos/{video_id}", headers=live.account().bearer)
+    assert (stranger.status_code, stranger.json()["error"]["code"]) == (404, "NOT_FOUND")
+    assert stranger.json()["error"]["message"] == f"video {video_id} does not exist"
     wait_for(client, live, account, video_id)
 
 

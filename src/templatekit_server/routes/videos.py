@@ -134,7 +134,7 @@ async def video(request: Request) -> Response:
     caller = await authenticate(request, "getVideo")
     video_id = request.path_params["video_id"]
     row = await run_in_threadpool(jobs.find, server.db, video_id)
-    if row is None:
+    if row is None or row.workspace_id != caller.workspace_id:  # another tenant's is not there for this one
         raise ApiError("NOT_FOUND", f"video {video_id[:80]} does not exist")
     if row.project_id != caller.project_id:
         raise ApiError("FORBIDDEN", f"video {video_id} belongs to another project")
