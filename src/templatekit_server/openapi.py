@@ -633,6 +633,13 @@ PREVIEW_DETAILS: Json = {
         "boxes": {"type": "object", "description": "As `X-Templatekit-Boxes`."},
         "textHeights": {"type": "object", "description": "As `X-Templatekit-Text-Heights`."},
         "cues": {"type": "object", "description": "As `X-Templatekit-Cues`."},
+        "image": {"type": "string", "format": "byte", "description": "With `image=true`: the image, in base64."},
+        "mediaType": {"type": "string", "description": "With `image=true`: the image's type."},
+        "omitted": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "With `image=true`: the details that would not fit in headers (empty when all would).",
+        },
     },
 }
 
@@ -650,7 +657,8 @@ def _editor_paths(errors: _ErrorResponses) -> Json:
         "`X-Templatekit-Text-Heights`; an invalid template's problems are in `error.problems`. These "
         "headers hold 8 KB together: the warnings first (cut to 4 KB), then each of the others whole while it "
         "fits; one that does not is left out and named in `X-Templatekit-Omitted`. With `details=json` the "
-        "answer is all of them, whole, as JSON, instead of the image.",
+        "answer is all of them, whole, as JSON, instead of the image; with `image=true` as well, the image "
+        "too, in base64.",
         {
             "200": _response(
                 "The image; with `details=json`, what its headers tell, whole.",
@@ -673,7 +681,13 @@ def _editor_paths(errors: _ErrorResponses) -> Json:
                 {"type": "string", "enum": ["json"]},
                 "`json`: answer what the headers tell (warnings, scans, boxes, text heights, cues) whole, as a "
                 "JSON object, instead of the image: for details too large for the headers.",
-            )
+            ),
+            _param(
+                "image",
+                "query",
+                {"type": "boolean"},
+                "With `details=json`: the image too, in base64 in the JSON, so that one render answers both.",
+            ),
         ],
         body=_body("PreviewRequest", "The template and how to render it."),
     )

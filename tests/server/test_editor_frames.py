@@ -137,3 +137,26 @@ def test_a_frame_of_hundreds_of_long_named_layers_is_laid_out_on_the_canvas(page
     first, last = box(page, names[0]), box(page, names[-1])
     scale = first["width"] / 40
     assert abs((last["y"] - first["y"]) / scale - 2 * 149) < 1  # where the column put it
+
+    # a change is then rendered once: the image comes in the JSON with its details
+    seen.clear()
+    select(page, "f")
+    page.fill("#pane-layer [aria-label='gap']", "1")
+    settled(page)
+    assert seen and all("details=json" in url and "image=true" in url for url in seen), seen
+    first, last = box(page, names[0]), box(page, names[-1])
+    assert abs((last["y"] - first["y"]) / scale - 3 * 149) < 1  # the gap's new place, from the JSON
+    changed = {
+        "id": "many",
+        "name": "Many",
+        "width": 400,
+        "height": 400,
+        "layers": [{**frame, "gap": 1, "layers": layers}],
+    }
+    rendered = httpx.post(
+        f"{live.root}/v1/templates/preview",
+        json={"template": changed},
+        headers={"Authorization": f"Bearer {account.key}"},
+        timeout=60,
+    )
+    assert canvas_bytes(page) == rendered.content  # the image from the JSON is the render's

@@ -3,6 +3,7 @@ template being designed (previewTemplate) and the bundled fonts (listFonts)."""
 
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
@@ -178,8 +179,27 @@ def test_a_previews_details_hold_8_kb_of_headers_and_come_whole_as_json(live, cl
     assert set(body) == {"warnings", "scans", "boxes", "textHeights", "cues"}
     assert len(body["boxes"]) == 301 and len(body["textHeights"]) == 300 and len(body["warnings"]) >= 300
     assert body["boxes"]["f"] == [0, 0, 400, 400]
+    inline = client.post(
+        f"{live.api}/templates/preview",
+        params={"details": "json", "image": "true"},
+        json={"template": card},
+        headers=account.bearer,
+    ).json()
+    assert {key: inline[key] for key in body} == body and inline["omitted"] == ["Boxes", "Text-Heights"]
+    assert inline["mediaType"] == "image/png" and base64.b64decode(inline["image"]) == answer.content
     small = preview(client, live, account, text_template())
     assert "X-Templatekit-Omitted" not in small.headers
+    small_inline = client.post(
+        f"{live.api}/templates/preview",
+        params={"details": "json", "image": "true"},
+        json={"template": text_template()},
+        headers=account.bearer,
+    ).json()
+    assert small_inline["omitted"] == [] and base64.b64decode(small_inline["image"]) == small.content
+    alone = client.post(
+        f"{live.api}/templates/preview", params={"image": "true"}, json={"template": card}, headers=account.bearer
+    )
+    assert alone.status_code == 400 and "query.image: only with details=json" in alone.text
     wrong = client.post(
         f"{live.api}/templates/preview", params={"details": "xml"}, json={"template": card}, headers=account.bearer
     )

@@ -3,6 +3,7 @@ template being designed (previewTemplate) and the fonts to offer (listFonts)."""
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -43,9 +44,13 @@ async def preview(request: Request) -> Response:
     caller, body = await read_request(request, "previewTemplate")
     if not isinstance(body, dict):
         raise bad_request(f"request body: must be a JSON object (got {type(body).__name__})")
-    details = Fields(request.query_params, server.settings.max_text_chars).text("details")
+    query = Fields(request.query_params, server.settings.max_text_chars)
+    details = query.text("details")
     if details is not None and details != "json":
         raise bad_request(f"query.details: must be json (got {details[:40]!r})")
+    with_image = query.flag("image")
+    if with_image and details is None:
+        raise bad_request("query.image: only with details=json (the image is the answer otherwise)")
     allowance = server.plan(caller).previews_per_minute
     await server.limiter.hit(f"previews:{caller.key_id}", allowance, "previewTemplate", "previews")
     asked = read_as(PreviewRequest, body, server.settings.max_text_chars)
@@ -53,10 +58,12 @@ async def preview(request: Request) -> Response:
         asked.template, asked.modifications, asked.format, asked.thumbnail, asked.scale, asked.time, caller.workspace_id
     )
     output = await server.stills.run(render_draft_job, job, server.share(caller, preview=True))
-    if details is not None:
-        return JSONResponse(draft_details(output))
-    headers = draft_headers(output)
-    return Response(output.data, media_type=output.media_type, headers=headers)
+    if details is None:
+        return Response(output.data, media_type=output.media_type, headers=draft_headers(output))
+    answer = draft_details(output)
+    if with_image:
+        answer |= image_inline(output)
+    return JSONResponse(answer)
 
 
 def draft_details(output: DraftOutput) -> dict[str, Any]:
@@ -67,6 +74,18 @@ def draft_details(output: DraftOutput) -> dict[str, Any]:
         "boxes": output.boxes,
         "textHeights": output.text_heights,
         "cues": output.cues,
+    }
+
+
+def image_inline(output: DraftOutput) -> dict[str, Any]:
+    """The image in the JSON of ``?details=json&image=true``, so that an editor showing a
+    template whose details do not fit in headers renders each change once, not twice;
+    ``omitted`` says whether they still would not fit (when not, headers do again)."""
+    omitted = draft_headers(output).get(OMITTED_HEADER)
+    return {
+        "image": base64.b64encode(output.data).decode("ascii"),
+        "mediaType": output.media_type,
+        "omitted": omitted.split(",") if omitted else [],
     }
 
 

@@ -29,6 +29,9 @@ export class Canvas extends EventTarget {
     this.inFlight = false;
     this.pending = null; // "quick" or "full": the render to start when the one in flight ends
     this.changedAt = 0;
+    // true once a preview's details did not fit in its headers: the image then comes in
+    // the JSON with them (one render a change), until they fit again
+    this.detailsInBody = false;
     this.overlay.addEventListener("pointerdown", (event) => this.pointerDown(event));
     // a press on the grey stage around the canvas clears the selection or starts a marquee
     this.stage.addEventListener("pointerdown", (event) => event.target === this.stage && this.pointerDown(event));
@@ -68,13 +71,21 @@ export class Canvas extends EventTarget {
     if (kind === "quick") body.scale = Math.min(1, Math.max(0.05, this.zoom * window.devicePixelRatio));
     if (this.time !== null) body.time = this.time;
     try {
-      const response = await this.api.call("/templates/preview", { method: "POST", body });
-      // details too large for headers (hundreds of layers with long names) are left out
-      // and named; they come whole from the same preview asked with ?details=json
-      const details = response.headers.get("X-Templatekit-Omitted")
-        ? await this.api.json("/templates/preview", { method: "POST", body, query: { details: "json" } })
-        : null;
-      await this.show(await response.blob(), kind, changedAt, response, details);
+      if (this.detailsInBody) {
+        const query = { details: "json", image: "true" };
+        const answer = await this.api.json("/templates/preview", { method: "POST", body, query });
+        this.detailsInBody = answer.omitted.length > 0;
+        await this.show(imageBlob(answer), kind, changedAt, null, answer);
+      } else {
+        const response = await this.api.call("/templates/preview", { method: "POST", body });
+        // details too large for headers (hundreds of layers with long names) are left out
+        // and named; they come whole from the same preview asked with ?details=json
+        this.detailsInBody = Boolean(response.headers.get("X-Templatekit-Omitted"));
+        const details = this.detailsInBody
+          ? await this.api.json("/templates/preview", { method: "POST", body, query: { details: "json" } })
+          : null;
+        await this.show(await response.blob(), kind, changedAt, response, details);
+      }
     } catch (error) {
       this.dispatchEvent(new CustomEvent("failed", { detail: error }));
     } finally {
@@ -551,4 +562,12 @@ function contains(box, point) {
 
 function overlaps(a, b) {
   return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
+/** The image of a ?details=json&image=true answer, from its base64. */
+function imageBlob(answer) {
+  const text = atob(answer.image);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i += 1) bytes[i] = text.charCodeAt(i);
+  return new Blob([bytes], { type: answer.mediaType });
 }
