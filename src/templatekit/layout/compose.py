@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any, TypeVar
 
@@ -58,22 +58,27 @@ def layout_layers(template: Template, ctx: LayoutContext) -> list[tuple[int, Gro
     """(index in the template, group) of every visible layer that is drawn, masked as
     its mask says (a layer that masks another is drawn only as that mask)."""
     check_images_fit(template, ctx)
-    groups = _laid_out_layers(template, ctx)
-    if not any(layer.mask is not None for layer in template.layers):
+    return masked_layers(template.layers, laid_out_layers(template.layers, ctx))
+
+
+def masked_layers(layers: Sequence[Layer], groups: list[tuple[int, Group]]) -> list[tuple[int, Group]]:
+    """The ``groups`` of one list of layers (the template's, or a frame's), each masked
+    as its mask says, less those drawn only as masks: a mask names a layer beside it."""
+    if not any(layer.mask is not None for layer in layers):
         return groups
-    drawn = {template.layers[index].name: group for index, group in groups}
-    layers = {layer.name: layer for layer in template.layers}
-    masks = mask_layer_names(template)
+    drawn = {layers[index].name: group for index, group in groups}
+    by_name = {layer.name: layer for layer in layers}
+    masks = mask_layer_names(layers)
     return [
-        (index, masked(template.layers[index], group, drawn, layers))
+        (index, masked(layers[index], group, drawn, by_name))
         for index, group in groups
-        if template.layers[index].name not in masks
+        if layers[index].name not in masks
     ]
 
 
-def mask_layer_names(template: Template) -> frozenset[str]:
+def mask_layer_names(layers: Sequence[Layer]) -> frozenset[str]:
     """The layers that are drawn only as other layers' masks."""
-    return frozenset(layer.mask.layer for layer in template.layers if layer.mask is not None and layer.mask.layer)
+    return frozenset(layer.mask.layer for layer in layers if layer.mask is not None and layer.mask.layer)
 
 
 def masked(layer: Layer, group: Group, drawn: Mapping[str, Group], layers: Mapping[str, Layer]) -> Group:
@@ -117,12 +122,9 @@ def _mask_shape(layer: Layer, mask: LayerMask) -> list[Item]:
     return shape_items(outline)
 
 
-def _laid_out_layers(template: Template, ctx: LayoutContext) -> list[tuple[int, Group]]:
-    return [
-        (index, group)
-        for index, layer in enumerate(template.layers)
-        if (group := laid_out_layer(layer, ctx)) is not None
-    ]
+def laid_out_layers(layers: Sequence[Layer], ctx: LayoutContext) -> list[tuple[int, Group]]:
+    """(index, group) of each of ``layers`` that is drawn, unmasked."""
+    return [(index, group) for index, layer in enumerate(layers) if (group := laid_out_layer(layer, ctx)) is not None]
 
 
 def laid_out_layer(layer: Layer, ctx: LayoutContext) -> Group | None:

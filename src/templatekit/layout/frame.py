@@ -1,10 +1,11 @@
 """Frame layers: the frame's own box (fill, stroke, radius), then the layers it holds,
-each laid out as a layer of its kind and grouped as a layer is, cut at the frame's box
-when it clips. The boxes are the arranged ones (``templatekit.layout.arrange``)."""
+each laid out as a layer of its kind and grouped as a layer is, masked by a layer beside
+it as top-level layers are, cut at the frame's box when it clips. The boxes are the
+arranged ones (``templatekit.layout.arrange``)."""
 
 from __future__ import annotations
 
-from templatekit.layout.compose import laid_out_layer
+from templatekit.layout.compose import laid_out_layers, masked_layers
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import FrameLayer
 from templatekit.scene import Clip, Group, Item, Rect
@@ -16,7 +17,7 @@ def layout(layer: FrameLayer, ctx: LayoutContext) -> list[Item]:
     if layer.fill is not None or stroke is not None:
         box = (layer.x, layer.y, layer.width, layer.height)
         items.append(Rect(*box, layer.fill, stroke, layer.stroke_width, layer.radius))
-    children = [group for child in layer.layers if (group := laid_out_layer(child, ctx)) is not None]
+    children = [group for _, group in masked_layers(layer.layers, laid_out_layers(layer.layers, ctx))]
     if layer.clip and children:
         clip = Clip(layer.x, layer.y, layer.width, layer.height, radius=layer.radius)
         items.append(Group(tuple(children), clip=clip))

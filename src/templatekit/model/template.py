@@ -187,28 +187,12 @@ class Template:
         )
 
     def mask_problems(self) -> Iterator[tuple[str, str]]:
-        """A mask names another layer of the template, masks do not go round in a circle,
-        and they nest at most ``MAX_MASK_DEPTH`` deep (a mask's own mask may be a layer,
-        as long as the chain ends soon): each chain is followed that far, no further."""
-        masks = {layer.name: layer.mask.layer for layer in self.layers if layer.mask and layer.mask.layer}
-        names = {layer.name for layer in self.layers}
-        too_deep: set[str] = set()  # the layers of a chain already reported
-        for index, layer in enumerate(self.layers):
-            target = masks.get(layer.name)
-            if target is None or layer.name in too_deep:
-                continue
-            where = f"layers[{index}].mask.layer"
-            chain = mask_chain(layer.name, masks, MAX_MASK_DEPTH + 1)
-            if target == layer.name:
-                yield where, f"a layer cannot be its own mask ({target!r})"
-            elif target not in names:
-                yield where, f"no layer is named {target!r}"
-            elif chain[-1] in chain[:-1]:
-                yield where, f"masks go round in a circle ({' -> '.join(chain)})"
-            elif len(chain) > MAX_MASK_DEPTH + 1:
-                too_deep.update(mask_chain(layer.name, masks, len(masks)))
-                shown = " -> ".join([*chain[:3], "…"])
-                yield where, f"masks nest more than {MAX_MASK_DEPTH} layers deep from {layer.name!r} ({shown})"
+        """Masks of the template's layers and of each frame's: see ``_mask_problems``."""
+        everywhere = {layer.name for layer in walk_layers(self.layers)}
+        yield from _mask_problems(self.layers, "layers", everywhere)
+        for path, layer, _ in layer_paths(self.layers):
+            if isinstance(layer, FrameLayer):
+                yield from _mask_problems(layer.layers, f"{path}.layers", everywhere)
 
     def layer(self, name: str) -> AnyLayer | None:
         """The layer named ``name``, at any depth of frames."""
@@ -234,6 +218,34 @@ def _fill_problems(path: str, layer: AnyLayer, frame: FrameLayer | None) -> Iter
                 f"{path}.{side}",
                 '"hug" sizes a frame, or a layer in a frame; this layer is outside any: give a number',
             )
+
+
+def _mask_problems(layers: tuple[AnyLayer, ...], at: str, everywhere: set[str]) -> Iterator[tuple[str, str]]:
+    """A mask names another layer beside it (of the same frame, or of the template's
+    top level), masks do not go round in a circle, and they nest at most
+    ``MAX_MASK_DEPTH`` deep (a mask's own mask may be a layer, as long as the chain ends
+    soon): each chain is followed that far, no further."""
+    masks = {layer.name: layer.mask.layer for layer in layers if layer.mask and layer.mask.layer}
+    names = {layer.name for layer in layers}
+    too_deep: set[str] = set()  # the layers of a chain already reported
+    for index, layer in enumerate(layers):
+        target = masks.get(layer.name)
+        if target is None or layer.name in too_deep:
+            continue
+        where = f"{at}[{index}].mask.layer"
+        chain = mask_chain(layer.name, masks, MAX_MASK_DEPTH + 1)
+        if target == layer.name:
+            yield where, f"a layer cannot be its own mask ({target!r})"
+        elif target in everywhere and target not in names:
+            yield where, f"{target!r} is not beside this layer: a mask is a layer of the same frame"
+        elif target not in names:
+            yield where, f"no layer is named {target!r}"
+        elif chain[-1] in chain[:-1]:
+            yield where, f"masks go round in a circle ({' -> '.join(chain)})"
+        elif len(chain) > MAX_MASK_DEPTH + 1:
+            too_deep.update(mask_chain(layer.name, masks, len(masks)))
+            shown = " -> ".join([*chain[:3], "…"])
+            yield where, f"masks nest more than {MAX_MASK_DEPTH} layers deep from {layer.name!r} ({shown})"
 
 
 def mask_chain(name: str, masks: dict[str, str], depth: int) -> list[str]:

@@ -187,7 +187,7 @@ class FrameMaker:
         self.height = template.height + template.height % 2 * even
         self.timeline = Timeline(template.video.duration, template.width, template.height)
         drawn = dict(layout_layers(template, ctx))
-        masks = mask_layer_names(template)
+        masks = mask_layer_names(template.layers)
         self._stack: list[Image | _Actor] = []
         self.clips: list[ClipReader] = []
         still: list[Item] = list(background_items(template, ctx))

@@ -96,6 +96,40 @@ def test_masks_chain_and_bad_masks_are_refused_naming_the_field():
         assert "layers[0].mask" in str(caught.value)
 
 
+def frame_of(*layers: dict[str, object]) -> dict[str, object]:
+    return layer("frame", "frame", x=0, y=0, width=200, height=200, layers=list(layers))
+
+
+def test_layers_inside_a_frame_are_masked_by_a_shape_or_by_a_layer_beside_them():
+    shaped = pixels(frame_of(red_box(mask={"shape": "ellipse"})))
+    assert shaped[100][100] == RED and shaped[45][45] == WHITE
+    window = layer("shape", "window", x=20, y=90, width=60, height=20, fill="#00ff00")
+    through = pixels(frame_of(red_box(mask={"layer": "window"}), window))
+    assert through[100][50] == RED and through[100][30] == WHITE and through[60][100] == WHITE
+    page, png = pdf_and_png(template(frame_of(red_box(mask={"layer": "window"}), window), width=200, height=200))
+    assert_looks_alike(page, png)
+
+
+def test_masks_inside_frames_are_checked_naming_their_path():
+    window = layer("shape", "window", x=20, y=90, width=60, height=20, fill="#00ff00")
+    cases = {
+        "layers[0].layers[0].mask.layer: masks go round in a circle (box -> window -> box)": [
+            frame_of(red_box(mask={"layer": "window"}), {**window, "mask": {"layer": "box"}})
+        ],
+        "layers[0].mask.layer: 'box' is not beside this layer: a mask is a layer of the same frame": [
+            {**window, "mask": {"layer": "box"}},
+            {**frame_of(red_box()), "y": 0},
+        ],
+        "layers[1].layers[0].mask.layer: 'window' is not beside this layer": [
+            window,
+            frame_of(red_box(mask={"layer": "window"})),
+        ],
+    }
+    for message, layers in cases.items():
+        with pytest.raises(TemplateError, match=re.escape(message)):
+            tk.render_image(template(*layers))
+
+
 def test_masks_a_modification_sets_are_checked_as_a_templates_are():
     other = layer("shape", "other", x=0, y=0, width=50, height=50, fill="#000")
     source = template(red_box(), other)
