@@ -5,6 +5,8 @@ arranged ones (``templatekit.layout.arrange``)."""
 
 from __future__ import annotations
 
+from attrs import evolve
+
 from templatekit.layout.compose import laid_out_layers, masked_layers
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import FrameLayer
@@ -17,7 +19,9 @@ def layout(layer: FrameLayer, ctx: LayoutContext) -> list[Item]:
     if layer.fill is not None or stroke is not None:
         box = (layer.x, layer.y, layer.width, layer.height)
         items.append(Rect(*box, layer.fill, stroke, layer.stroke_width, layer.radius))
-    children = [group for _, group in masked_layers(layer.layers, laid_out_layers(layer.layers, ctx))]
+    # only top-level tables continue on further pages: a frame's are cut, with a warning
+    inner = evolve(ctx, paginate=False) if ctx.paginate else ctx
+    children = [group for _, group in masked_layers(layer.layers, laid_out_layers(layer.layers, inner))]
     if layer.clip and children:
         clip = Clip(layer.x, layer.y, layer.width, layer.height, radius=layer.radius)
         items.append(Group(tuple(children), clip=clip))

@@ -861,6 +861,17 @@ def test_pdf_pages_do_not_warn_about_rows_while_the_png_does():
     assert "layer 'items': showing 12 of 36 rows; the rest do not fit the box" in png.warnings
 
 
+def test_a_table_inside_a_frame_is_cut_on_one_page_with_the_pngs_warning():
+    rows = [{"n": str(number)} for number in range(40)]
+    table = {"type": "table", "name": "t", "width": 200, "height": 150, "rows": rows}
+    table["columns"] = [{"key": "n", "header": "N"}]
+    frame = layer("frame", "f", x=0, y=0, width=200, height=150, layout="column", layers=[table])
+    source = template(frame, width=200, height=200)
+    pdf, png = tk.render_pdf(source), tk.render_image(source)
+    cut = [warning for warning in png.warnings if "rows; the rest do not fit the box" in warning]
+    assert cut and pdf.pages == 1 and [w for w in pdf.warnings if "do not fit" in w] == cut
+
+
 def test_each_page_looks_like_the_png_of_its_rows():
     pages = rasterise(long_invoice().data)
     texts = page_texts(long_invoice().data)
