@@ -92,12 +92,20 @@ def ticks_along(canvas: Canvas, low: float, high: float, length: float, horizont
     choices = tick_choices(
         low - room if low < 0 else low, high + room if high > 0 else high, length / (metrics.line * SPACING)
     )
-    for values in choices:
+    # a format of fewer decimals than the step writes two ticks alike (0, 1, 1, 2): such
+    # ticks would lie, so a coarser step is taken (the fewest ticks are the last resort)
+    distinct = [values for values in choices if _written_apart(canvas, values)] or choices
+    for values in distinct:
         ticks = _labelled(canvas, values)
         need = ticks.widest + metrics.text * 1.2 if horizontal else metrics.line * 1.5
         if need <= length / (len(values) - 1):
             return ticks
-    return _labelled(canvas, min(choices, key=len))
+    return _labelled(canvas, min(distinct, key=len))
+
+
+def _written_apart(canvas: Canvas, values: list[float]) -> bool:
+    fmt = value_format(canvas, values)
+    return len({fmt(v) for v in values}) == len(values)
 
 
 def _labelled(canvas: Canvas, values: list[float]) -> Ticks:

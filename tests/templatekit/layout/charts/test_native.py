@@ -571,6 +571,17 @@ def test_value_ticks_are_about_three_and_a_half_lines_apart(height, peak):
     assert 3.5 / 1.6 <= spacing / line <= 3.5 * 1.6, (spacing / line, texts(items))
 
 
+@pytest.mark.parametrize("peak", [2, 3, 1.4])
+def test_a_format_without_decimals_never_writes_two_ticks_alike(peak):
+    """Counts up to 2 on a tall axis would step by 0.5; written with ``,.0f`` that reads
+    0, 1, 1, 2, 2: the step grows until every tick reads apart."""
+    rows = [{"label": m, "value": v} for m, v in (("Mon", peak), ("Tue", 1), ("Wed", 0))]
+    items, _ = drawn(chart("bar", rows, width=600, height=600, valueFormat=",.0f"))
+    numbers = [t for t in texts(items) if t[0].isdigit()]
+    assert len(numbers) >= 2 and len(set(numbers)) == len(numbers), numbers
+    assert len(gridlines(items)) == len(numbers)  # a line for each tick written
+
+
 def test_a_580_px_axis_up_to_1410_steps_by_200():
     rows = [{"label": m, "value": v} for m, v in (("Jan", 620), ("Feb", 1410), ("Mar", 990))]
     items, _ = drawn(chart("bar", rows, width=800, height=620))
