@@ -6,7 +6,8 @@ Yoga (the flexbox engine of React Native and of Satori) with the web's defaults:
 ``padding``, ``align`` (align-items), ``justify`` (justify-content), ``wrap``; sizes
 ``"hug"`` (the content's own: a text's lines, measured by the text engine as Yoga asks;
 a frame's children, gaps and padding; no smaller than the content allows, which Yoga
-does not know of) and ``"fill"`` (flex-grow along the layout, stretch across it). A
+does not know of) and ``"fill"`` (flex-grow along the layout, down to the same
+minimum; stretch across it); an image that hugs follows the side it is given. A
 ``none`` frame keeps its layers where their ``x`` and ``y`` say, from its corner;
 hugging, it holds their boxes and its padding. A hidden layer takes no space. The
 result is the template with each frame's layers at canvas coordinates, their sizes as
@@ -46,6 +47,10 @@ def _arranged(layer: AnyLayer, ctx: LayoutContext) -> AnyLayer:
     root = _node(layer, None, ctx, config, tree)
     try:
         root.calculate_layout()
+        for _ in tree.fill_minimums:  # a layer a pass, at most
+            if not _hold_fill_minimums(tree.fill_minimums):
+                break
+            root.calculate_layout()
         for _ in tree.absolute_hugs:  # a hug a pass, innermost first, at most
             if not _hug_absolute(tree.absolute_hugs):
                 break
@@ -59,11 +64,13 @@ def _arranged(layer: AnyLayer, ctx: LayoutContext) -> AnyLayer:
 
 class _Tree:
     """What the Yoga tree of one top-level frame keeps besides its nodes: the nodes given
-    a measure function, and the ``none`` frames that hug (innermost first)."""
+    a measure function, the ``none`` frames that hug (innermost first), and the layers
+    that fill a row with the width they may not go under."""
 
     def __init__(self) -> None:
         self.measured: list[Any] = []
         self.absolute_hugs: list[tuple[Any, FrameLayer]] = []
+        self.fill_minimums: list[tuple[Any, float]] = []  # layers that fill a row: their minimum widths
 
 
 def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: Any, tree: _Tree) -> Any:
@@ -89,6 +96,8 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
         elif mode == "fill" and _along(direction, side):
             node.flex_grow = 1
             node.flex_basis = 0
+            if side == "width" and isinstance(layer, (TextLayer, FrameLayer)):
+                tree.fill_minimums.append((node, _min_width(layer, ctx)))
         elif mode == "fill":
             node.align_self = yoga.Align.Stretch
     if isinstance(layer, FrameLayer):
@@ -101,7 +110,8 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
         node.set_measure_func(_text_measure(layer, ctx, yoga, free=direction == "none"))
         tree.measured.append(node)
     elif isinstance(layer, ImageLayer) and "hug" in (layer.width_sizing, layer.height_sizing):
-        _hug_image(node, layer, ctx)
+        node.set_measure_func(_image_measure(layer, ctx, yoga))
+        tree.measured.append(node)
     elif isinstance(layer, TableLayer) and "hug" in (layer.width_sizing, layer.height_sizing):
         node.set_measure_func(_table_measure(layer, ctx, yoga, free=direction == "none"))
         tree.measured.append(node)
@@ -120,12 +130,13 @@ def _no_smaller_than_content(node: Any, layer: Layer, side: str, ctx: LayoutCont
         node.flex_shrink = 0
 
 
-def _min_width(layer: Layer, ctx: LayoutContext, in_row: bool = True) -> float:
-    """The narrowest ``layer`` may be set (``in_row``: as a layer of a row, where a
-    ``fill`` width may shrink to nothing): a number is its width; a text, its widest
-    word; an image or a table, its own width; a frame, its layers' minimums side by side
-    (a row that does not wrap) or the widest of them, with its padding."""
-    if not layer.visible or (layer.width_sizing == "fill" and in_row):
+def _min_width(layer: Layer, ctx: LayoutContext) -> float:
+    """The narrowest ``layer`` may be set, as CSS's automatic minimum of flex items
+    (min-content) is, whether it hugs or fills: a number is its width; a text, its
+    widest word; an image or a table that hugs, its own width; a frame, its layers'
+    minimums side by side (a row that does not wrap) or the widest of them, with its
+    padding; anything else, nothing."""
+    if not layer.visible:
         return 0.0
     if layer.width_sizing == "fixed":
         return layer.width
@@ -145,7 +156,7 @@ def _min_width(layer: Layer, ctx: LayoutContext, in_row: bool = True) -> float:
         return 0.0
     shown = [child for child in layer.layers if child.visible]
     row = layer.layout == "row"
-    widths = [_min_width(child, ctx, row) for child in shown]
+    widths = [_min_width(child, ctx) for child in shown]
     if layer.layout == "none":
         return (
             max((child.x + width for child, width in zip(shown, widths, strict=True)), default=0.0)
@@ -177,19 +188,29 @@ def _table_measure(layer: TableLayer, ctx: LayoutContext, yoga: Any, free: bool)
 UNKNOWN_IMAGE_SIZE = (100, 100)
 
 
-def _hug_image(node: Any, layer: ImageLayer, ctx: LayoutContext) -> None:
-    """An image's natural size: its pixels when both sides hug; one side that hugs
-    follows the other in the image's proportions."""
+def _image_measure(layer: ImageLayer, ctx: LayoutContext, yoga: Any) -> Any:
+    """An image's natural size as Yoga asks for it: its pixels, or, when one side is
+    given (a number, a ``fill``, a stretch), the other in the image's proportions, as
+    a replaced element's in CSS. (A fixed aspect ratio would leave a side that fills
+    across the layout at nothing, the frame's size being known only after.)"""
     size = pixel_size(layer, ctx)
     if size is None:
         ctx.warn(
             layer.name, f'its own size is unknown (an SVG, or a file not read yet): "hug" is {UNKNOWN_IMAGE_SIZE[0]} px'
         )
-    width, height = size or UNKNOWN_IMAGE_SIZE
-    if layer.width_sizing == "hug" and layer.height_sizing == "hug":
-        node.width, node.height = width, height
-    else:
-        node.aspect_ratio = width / height
+    natural_width, natural_height = size or UNKNOWN_IMAGE_SIZE
+    ratio = natural_width / natural_height
+
+    def measure(width: float, width_mode: Any, height: float, height_mode: Any) -> tuple[float, float]:
+        if width_mode == yoga.MeasureMode.Exactly and height_mode == yoga.MeasureMode.Exactly:
+            return width, height
+        if width_mode == yoga.MeasureMode.Exactly:
+            return width, width / ratio
+        if height_mode == yoga.MeasureMode.Exactly:
+            return height * ratio, height
+        return natural_width, natural_height
+
+    return measure
 
 
 def _along(direction: str, side: str) -> bool:
@@ -224,6 +245,20 @@ def _text_measure(layer: TextLayer, ctx: LayoutContext, yoga: Any, free: bool) -
         return text.measure(layer, ctx, width if limited else None)
 
     return measure
+
+
+def _hold_fill_minimums(fills: list[tuple[Any, float]]) -> bool:
+    """Hold each layer that fills a row and was given less than its minimum (a text's
+    widest word, a frame's layers' minimums) at that minimum, as CSS freezes a flex item
+    that its min-width: auto stops; whether one was. Yoga's own min-width would add the
+    minimum to the layer's share of the row rather than hold it, so fills that all fit
+    their shares would come out unequal."""
+    held = False
+    for node, minimum in fills:
+        if node.layout_width < minimum - 1e-6:
+            node.flex_grow, node.flex_shrink, node.flex_basis = 0, 0, minimum
+            held = True
+    return held
 
 
 def _hug_absolute(frames: list[tuple[Any, FrameLayer]]) -> bool:

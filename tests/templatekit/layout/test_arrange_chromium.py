@@ -5,12 +5,14 @@ The equivalence (as docs/template-format.md gives it): a frame is ``display: fle
 ``none`` frame: its layers positioned absolutely from its corner) with its gap, padding,
 align-items and justify-content; a number is ``flex: none`` at that size, ``"hug"`` is
 the auto size (with CSS's automatic minimum: no smaller than its content allows),
-``"fill"`` is ``flex: 1 1 0`` along the layout (``min-width: 0``: no minimum, as Yoga)
-and ``align-self: stretch`` across it."""
+``"fill"`` is ``flex: 1 1 0`` along the layout (with CSS's automatic minimum too) and
+``align-self: stretch`` across it; an image is an ``<img>``."""
 
 from __future__ import annotations
 
+import base64
 import html
+import io
 from typing import Any
 
 import pytest
@@ -44,7 +46,7 @@ def css_of(layer: dict[str, Any], parent: str | None) -> str:
                 style.append("flex:none")
                 flex_set = True
         elif size == "fill" and side == along:
-            style += ["flex:1 1 0", f"min-{side}:0"]
+            style.append("flex:1 1 0")
             flex_set = True
         elif size == "fill":
             style.append("align-self:stretch")
@@ -83,7 +85,10 @@ def css_of(layer: dict[str, Any], parent: str | None) -> str:
         inner = html.escape(layer["text"])
     if "fill" in layer and isinstance(layer["fill"], str):
         style.append(f"background:{layer['fill']}")
-    return f'<div data-name="{layer["name"]}" style="{";".join(s for s in style if s)}">{inner}</div>'
+    styled = f'data-name="{layer["name"]}" style="{";".join(s for s in style if s)}"'
+    if layer["type"] == "image":
+        return f'<img {styled} src="{layer["src"]}">'
+    return f"<div {styled}>{inner}</div>"
 
 
 def chromium_boxes(page: Any, layers: list[dict[str, Any]]) -> dict[str, tuple[float, float, float, float]]:
@@ -117,6 +122,21 @@ def text(name: str, value: str, width: Any = "fill", **fields: Any) -> dict[str,
 def box(name: str, width: Any = 60, height: Any = 40, **fields: Any) -> dict[str, Any]:
     return {"type": "shape", "name": name, "width": width, "height": height, "fill": "#94a3b8", **fields}
 
+
+def picture(name: str, width: Any = "hug", height: Any = "hug") -> dict[str, Any]:
+    """An image of 120×80 px (a data URI, so that both sides read the same file)."""
+    return {"type": "image", "name": name, "width": width, "height": height, "src": PICTURE, "fit": "fill"}
+
+
+def _picture() -> str:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (120, 80), "#3b82f6").save(out, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode()
+
+
+PICTURE = _picture()
 
 LAYOUTS = {
     "card": [
@@ -177,6 +197,26 @@ LAYOUTS = {
     "wrap": [
         {"type": "frame", "name": "chips", "x": 10, "y": 10, "width": 420, "height": "hug", "layout": "row",
          "wrap": True, "gap": 10, "padding": 5, "layers": [box(f"chip{n}", 95 + 10 * n, 30) for n in range(6)]},
+    ],
+    # a layer that fills a row shrinks no further than its content either: its widest
+    # word, not one letter a line beside a long hugging text; fills that fit share alike
+    "fill-with-a-minimum": [
+        {"type": "frame", "name": "line", "x": 10, "y": 10, "width": 400, "height": "hug", "layout": "row",
+         "gap": 10, "layers": [
+            text("label", "Total amount", size=20),
+            text("words", "A description long enough to wrap over several lines beside the label, "
+                 "as a price line's fine print does", "hug", size=20),
+        ]},
+        {"type": "frame", "name": "shares", "x": 10, "y": 250, "width": 700, "height": "hug", "layout": "row",
+         "gap": 12, "layers": [box("b", "fill", 40), text("c", "fill text", size=20), box("d", "fill", 60)]},
+    ],
+    # an image that hugs: its own size, or the other side's in its proportions, that
+    # side filling or stretched across the layout
+    "pictures": [
+        {"type": "frame", "name": "row", "x": 10, "y": 10, "width": 400, "height": "hug", "layout": "row",
+         "layers": [picture("tall", "hug", "fill"), box("beside", 20, 150)]},
+        {"type": "frame", "name": "stretched", "x": 450, "y": 10, "width": 300, "height": "hug",
+         "layout": "column", "align": "stretch", "padding": 10, "layers": [picture("wide"), picture("own", 60)]},
     ],
 }  # fmt: skip
 
