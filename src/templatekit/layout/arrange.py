@@ -47,8 +47,8 @@ def _arranged(layer: AnyLayer, ctx: LayoutContext) -> AnyLayer:
     root = _node(layer, None, ctx, config, tree)
     try:
         root.calculate_layout()
-        for _ in tree.fill_minimums:  # a layer a pass, at most
-            if not _hold_fill_minimums(tree.fill_minimums):
+        for _ in tree.minimums:  # a layer a pass, at most
+            if not _hold_minimums(tree.minimums):
                 break
             root.calculate_layout()
         for _ in tree.absolute_hugs:  # a hug a pass, innermost first, at most
@@ -65,12 +65,12 @@ def _arranged(layer: AnyLayer, ctx: LayoutContext) -> AnyLayer:
 class _Tree:
     """What the Yoga tree of one top-level frame keeps besides its nodes: the nodes given
     a measure function, the ``none`` frames that hug (innermost first), and the layers
-    that fill a row with the width they may not go under."""
+    of rows that may shrink, with the width they may not go under."""
 
     def __init__(self) -> None:
         self.measured: list[Any] = []
         self.absolute_hugs: list[tuple[Any, FrameLayer]] = []
-        self.fill_minimums: list[tuple[Any, float]] = []  # layers that fill a row: their minimum widths
+        self.minimums: list[tuple[Any, float]] = []  # layers of rows that may shrink: their minimum widths
 
 
 def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: Any, tree: _Tree) -> Any:
@@ -92,12 +92,12 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
             if _along(direction, side):
                 node.flex_shrink = 0  # a number is the size, as a designer's fixed size is (CSS: flex: none)
         elif mode == "hug" and _along(direction, side):
-            _no_smaller_than_content(node, layer, side, ctx)
+            _no_smaller_than_content(node, layer, side, ctx, tree)
         elif mode == "fill" and _along(direction, side):
             node.flex_grow = 1
             node.flex_basis = 0
             if side == "width" and isinstance(layer, (TextLayer, FrameLayer)):
-                tree.fill_minimums.append((node, _min_width(layer, ctx)))
+                tree.minimums.append((node, _min_width(layer, ctx)))
         elif mode == "fill":
             node.align_self = yoga.Align.Stretch
     if isinstance(layer, FrameLayer):
@@ -118,14 +118,14 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
     return node
 
 
-def _no_smaller_than_content(node: Any, layer: Layer, side: str, ctx: LayoutContext) -> None:
+def _no_smaller_than_content(node: Any, layer: Layer, side: str, ctx: LayoutContext, tree: _Tree) -> None:
     """A layer that hugs shrinks, in a row or column too small for all, no further than
     its content allows, as CSS's automatic minimum size of flex items says: a text to
     its widest word across a row (its lines wrap), a frame to its layers' own minimums;
     a text's lines, an image and a table not at all. Yoga has no such minimum: without
     it a hug layer was squeezed under its content (a word broken, a tag overlapped)."""
     if side == "width" and isinstance(layer, (TextLayer, FrameLayer)):
-        node.min_width = _min_width(layer, ctx)
+        tree.minimums.append((node, _min_width(layer, ctx)))
     else:
         node.flex_shrink = 0
 
@@ -247,14 +247,14 @@ def _text_measure(layer: TextLayer, ctx: LayoutContext, yoga: Any, free: bool) -
     return measure
 
 
-def _hold_fill_minimums(fills: list[tuple[Any, float]]) -> bool:
-    """Hold each layer that fills a row and was given less than its minimum (a text's
-    widest word, a frame's layers' minimums) at that minimum, as CSS freezes a flex item
-    that its min-width: auto stops; whether one was. Yoga's own min-width would add the
-    minimum to the layer's share of the row rather than hold it, so fills that all fit
-    their shares would come out unequal."""
+def _hold_minimums(minimums: list[tuple[Any, float]]) -> bool:
+    """Hold each layer of a row that was given less than its minimum (a text's widest
+    word, a frame's layers' minimums) at that minimum, as CSS freezes a flex item that
+    its min-width: auto stops; whether one was. Yoga's own min-width adds the minimum to
+    a filling layer's share of the row rather than hold it, and stops a row of hugging
+    frames from shrinking at all once two of them reach theirs."""
     held = False
-    for node, minimum in fills:
+    for node, minimum in minimums:
         if node.layout_width < minimum - 1e-6:
             node.flex_grow, node.flex_shrink, node.flex_basis = 0, 0, minimum
             held = True

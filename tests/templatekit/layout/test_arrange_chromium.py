@@ -198,6 +198,17 @@ LAYOUTS = {
         {"type": "frame", "name": "chips", "x": 10, "y": 10, "width": 420, "height": "hug", "layout": "row",
          "wrap": True, "gap": 10, "padding": 5, "layers": [box(f"chip{n}", 95 + 10 * n, 30) for n in range(6)]},
     ],
+    # badges (a dot and words) that hug, in a row too narrow for them: each wraps its
+    # words, down to its own minimum at most, and the row holds them all
+    "squeezed-badges": [
+        {"type": "frame", "name": "badges", "x": 10, "y": 10, "width": 380, "height": "hug", "layout": "row",
+         "gap": 8, "padding": 8, "layers": [
+            {"type": "frame", "name": f"badge{n}", "width": "hug", "height": "hug", "layout": "row", "gap": 6,
+             "padding": [6, 10, 6, 10], "align": "center",
+             "layers": [box(f"dot{n}", 10, 10), text(f"words{n}", words, "hug", size=16)]}
+            for n, words in enumerate(("Online now", "Verified seller", "Free shipping over fifty dollars"))
+        ]},
+    ],
     # a layer that fills a row shrinks no further than its content either: its widest
     # word, not one letter a line beside a long hugging text; fills that fit share alike
     "fill-with-a-minimum": [
