@@ -24,7 +24,7 @@ from templatekit.model.convert import (
     iter_errors,
     model_problems,
 )
-from templatekit.model.layers import LAYER_KINDS, BarcodeLayer, QRCodeLayer, UnknownLayer
+from templatekit.model.layers import LAYER_KINDS, BarcodeLayer, QRCodeLayer, UnknownLayer, layer_paths
 from templatekit.model.sizes import template_problems
 from templatekit.model.template import Template
 
@@ -93,13 +93,13 @@ def structure_template(data: Any, *, strict: bool, source: str = "template") -> 
         except (ClassValidationError, IterableValidationError) as exc:
             if not _set_aside(data, exc, strict, problems, warnings):
                 raise TemplateError(list(problems.values()), source, warnings) from None
-    for index, layer in enumerate(template.layers):
+    for path, layer, _ in layer_paths(template.layers):  # frames' layers too
         if isinstance(layer, UnknownLayer):
             kinds = ", ".join(LAYER_KINDS)
             if strict:
-                problems[f"layers[{index}].type"] = f"layers[{index}].type: must be one of {kinds} (got {layer.kind!r})"
+                problems[f"{path}.type"] = f"{path}.type: must be one of {kinds} (got {layer.kind!r})"
             else:
-                warnings.append(f"layers[{index}]: unknown layer type {layer.kind!r}; kept but not drawn")
+                warnings.append(f"{path}: unknown layer type {layer.kind!r}; kept but not drawn")
     for problem in model_problems(template):
         problems.setdefault(problem.split(": ", 1)[0], problem)
     if strict:

@@ -185,6 +185,15 @@ def test_layers_of_unknown_kinds_are_kept_when_lenient_and_errors_when_strict():
     assert "modifications[0]: layer 's' is of a kind this version does not know; ignored" in result.warnings
 
 
+def test_a_layer_of_an_unknown_kind_inside_a_frame_is_named_by_its_path():
+    newer = {"type": "sticker", "name": "s", "width": 3, "height": 4}
+    data = template(layer("frame", "f", layout="column", layers=[layer("text", "t", text="x"), newer]))
+    with pytest.raises(tk.TemplateError, match=r"layers\[0\]\.layers\[1\]\.type: must be one of"):
+        tk.load_template(data, strict=True)
+    warned = tk.load_template(data).load_warnings
+    assert "layers[0].layers[1]: unknown layer type 'sticker'; kept but not drawn" in warned
+
+
 def test_unstructured_templates_carry_no_loading_details():
     loaded = tk.load_template(template(layer("text", "t"), future=1))
     assert loaded.load_warnings
