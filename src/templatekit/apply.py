@@ -20,7 +20,7 @@ from templatekit import jsontext
 from templatekit.errors import ModificationError, listed
 from templatekit.loading import TemplateSource, load_template
 from templatekit.model import plotly_settings, sizes
-from templatekit.model.convert import converter, error_lines, json_name, model_problems, shown_value
+from templatekit.model.convert import SIZE_WORDS, converter, error_lines, json_name, model_problems, shown_value
 from templatekit.model.layers import LAYER_KINDS, AnyLayer, ChartLayer, UnknownLayer, replaced_layers, walk_layers
 from templatekit.model.modification import Modification
 from templatekit.model.schema import field_types
@@ -117,7 +117,17 @@ def apply(template: TemplateSource, modifications: Modifications) -> Applied:
         problems = [f"{path}: {message}" for path, message in applied.mask_problems()]
         if problems:
             raise ModificationError("the modifications leave masks that cannot be drawn: " + "; ".join(problems))
+    if any(_sizing(layer) != _sizing(known[name]) for name, layer in changed.items()):
+        # "hug" and "fill" depend on the frame around: checked as the modifications leave it
+        problems = [f"{path}: {message}" for path, message in applied.size_problems()]
+        if problems:
+            raise ModificationError("the modifications leave sizes that cannot be worked out: " + "; ".join(problems))
     return Applied(applied, tuple(listed(warnings, "warnings")))
+
+
+def _sizing(layer: AnyLayer) -> tuple[str, str, str | None]:
+    """How a layer is sized: its two modes, and a frame's layout (its layers' room)."""
+    return layer.width_sizing, layer.height_sizing, getattr(layer, "layout", None)
 
 
 def _apply_one(layer: AnyLayer, mod: Modification, where: str, warnings: list[str]) -> AnyLayer:
@@ -138,6 +148,12 @@ def _apply_one(layer: AnyLayer, mod: Modification, where: str, warnings: list[st
             warnings.append(f"{where}.star: a rating of 0 is ignored")
             continue
         name, field_type = attribute
+        if key in ("width", "height"):  # a number is the size; "hug" or "fill" a way to size it
+            sized_by_layout = value in SIZE_WORDS
+            changes[f"{name}_sizing"] = value if sized_by_layout else "fixed"
+            if sized_by_layout:
+                changes[name] = 1.0
+                continue
         oversized = sizes.field_problems(layer.TYPE, key, value)
         if oversized:  # refused by its sizes alone, before the converter reads it
             raise ModificationError(_message(where, key, mod.name, "; ".join(oversized)))

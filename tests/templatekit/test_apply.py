@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import pytest
 
@@ -192,3 +193,28 @@ def test_null_means_not_set_in_every_form(form):
     assert applied.template.layer("photo") == BASE.layer("photo")
     assert applied.warnings == ()
     assert tk.apply(BASE, {"title": None}).template == BASE
+
+
+def test_a_modification_sizes_a_layer_of_a_frame_by_a_number_hug_or_fill():
+    """What a template may write for a size, a modification may too; a number makes the
+    size fixed (it was left unread beside the mode), and what the frame around cannot
+    work out is refused, naming the path."""
+    row = layer("frame", "f", width=400, height="hug", layout="row", layers=[
+        {"type": "text", "name": "a", "text": "hello", "width": "hug", "height": "hug"},
+        {"type": "shape", "name": "s", "width": 50, "height": 20},
+    ])  # fmt: skip
+    source = template(row, layer("shape", "top"))
+
+    def widths(modifications):
+        return [(child.name, child.width) for child in tk.prepare(source, modifications).template.layers[0].layers]
+
+    assert widths({"a": {"width": 120}}) == [("a", 120), ("s", 50)]
+    assert widths({"a": {"width": "fill"}}) == [("a", 350), ("s", 50)]
+    assert widths({"s": {"width": 80}, "a": {"width": "fill"}}) == [("a", 320), ("s", 80)]
+    for modifications, message in [
+        ({"a": {"width": "fill"}, "f": {"layout": "none"}}, 'layers[0].layers[0].width: "fill"'),
+        ({"top": {"width": "fill"}}, 'layers[1].width: "fill" takes the space a row or column frame leaves'),
+        ({"s": {"width": "hug"}}, 'layers[0].layers[1].width: "hug" means the size of the content'),
+    ]:
+        with pytest.raises(tk.ModificationError, match=re.escape(message)):
+            tk.prepare(source, modifications)

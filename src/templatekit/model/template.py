@@ -148,7 +148,7 @@ class Template:
         if self.width * self.height > MAX_PIXELS:
             yield "width", f"canvas is {self.width}x{self.height}, more than {MAX_PIXELS // 1_000_000} MP"
         seen: set[str] = set()
-        for path, layer, frame in layer_paths(self.layers):
+        for path, layer, _ in layer_paths(self.layers):
             if layer.name in seen:
                 yield f"{path}.name", f"{layer.name!r} is used by an earlier layer; names must be unique"
             seen.add(layer.name)
@@ -160,9 +160,6 @@ class Template:
                     yield where, f"{animation.property!r} animates an image's filters; this is a {layer.kind} layer"
                 if animation.property is not None and animation.property in COLOURS:
                     yield from _colour_problems(where, layer, animation.property)
-            for side, message in layer.sizing_problems():
-                yield f"{path}.{side}", message
-            yield from _fill_problems(path, layer, frame)
             if isinstance(layer, FrameLayer) and path.count(".layers[") >= MAX_FRAME_DEPTH:  # inside 16 frames
                 yield path, f"frames nest more than {MAX_FRAME_DEPTH} deep"
         if len(seen) > MAX_LAYERS:
@@ -170,6 +167,7 @@ class Template:
                 "layers",
                 f"must have at most {MAX_LAYERS:,} layers in all, frames' layers included (got {len(seen):,})",
             )
+        yield from self.size_problems()
         yield from self.mask_problems()
         if self.audio is not None and self.video is None:
             yield "audio", "a soundtrack needs a video template (add a 'video' field)"
@@ -185,6 +183,14 @@ class Template:
             f"width: a video is at most 4K, {MAX_VIDEO_SIDE} px a side and 4096x2160 pixels in all"
             f" (got {self.width}x{self.height})"
         )
+
+    def size_problems(self) -> Iterator[tuple[str, str]]:
+        """``"hug"`` and ``"fill"`` where they mean something: on kinds with a size of
+        their own, in frames that have room to share."""
+        for path, layer, frame in layer_paths(self.layers):
+            for side, message in layer.sizing_problems():
+                yield f"{path}.{side}", message
+            yield from _fill_problems(path, layer, frame)
 
     def mask_problems(self) -> Iterator[tuple[str, str]]:
         """Masks of the template's layers and of each frame's: see ``_mask_problems``."""
