@@ -613,3 +613,20 @@ def test_assets_are_listed_with_their_templates_and_designers_upload_and_delete(
     viewer = signed_in(live, member(live, account, "viewer"))
     seen = viewer.get(f"/dashboard/w/{account.workspace}/assets").text
     assert asset in seen and 'type="file"' not in seen and "Delete" not in seen  # read only
+
+
+def test_an_upload_over_the_limit_or_not_a_form_is_a_page_naming_why(live):
+    account = live.account()
+    designer = signed_in(live, member(live, account, "designer"))
+    base = f"/dashboard/w/{account.workspace}/assets"
+    token = csrf(designer.get(base))
+    huge = designer.post(
+        base, data={"csrf": token}, files={"file": ("big.png", b"\0" * (21 * 1024 * 1024), "image/png")}
+    )
+    assert huge.status_code == 400 and huge.headers["content-type"].startswith("text/html"), huge.text[:300]
+    said = re.findall(r'<p class="message" role="alert">([^<]*)</p>', huge.text)
+    assert len(said) == 1 and said[0].endswith("bytes, more than the 20,000,000 byte limit"), said
+    assert huge.text.count("byte limit") == 1  # said once
+    plain = designer.post(base, content=b"csrf=" + token.encode(), headers={"content-type": "text/plain"})
+    assert plain.status_code == 400 and plain.headers["content-type"].startswith("text/html"), plain.text[:300]
+    assert 'role="alert"' in plain.text

@@ -13,6 +13,7 @@ from starlette.staticfiles import StaticFiles
 
 from templatekit_server.dashboard import assets, integrations, members, projects, signing, templates, usage
 from templatekit_server.dashboard.web import error_page
+from templatekit_server.errors import ApiError
 from templatekit_server.state import ServerState
 
 
@@ -30,7 +31,7 @@ def dashboard_mount(server: ServerState) -> Mount:
             *integrations.routes,
             static,
         ],
-        exception_handlers={HTTPException: error_page},
+        exception_handlers={HTTPException: error_page, ApiError: error_page},
     )
     app.state.server = server
     return Mount("/dashboard", app=app, name="dashboard")

@@ -25,6 +25,7 @@ from starlette.templating import Jinja2Templates
 
 from templatekit_server import accounts, people
 from templatekit_server.db import iso_time
+from templatekit_server.errors import ApiError
 from templatekit_server.fairness import Share
 from templatekit_server.state import ServerState, server_of
 
@@ -183,9 +184,15 @@ def visit(request: Request, allowed: tuple[str, ...] | None = None, what: str = 
 
 
 async def error_page(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, HTTPException)
-    if exc.status_code == 303:
-        return RedirectResponse((exc.headers or {})["Location"], 303)
+    """A page saying what went wrong: for a page's own refusals, and for what the API's
+    readers refuse in a form (a file over the upload limit, a body that is no form)."""
+    if isinstance(exc, ApiError):
+        status, message = exc.status, exc.message
+    else:
+        assert isinstance(exc, HTTPException)
+        if exc.status_code == 303:
+            return RedirectResponse((exc.headers or {})["Location"], 303)
+        status, message = exc.status_code, exc.detail
     token = request.cookies.get(SESSION_COOKIE)  # signed in, the page still says who
     session = people.session(server_of(request).db, token) if token else None
-    return page(request, "error.html", exc.status_code, message=exc.detail, session=session)
+    return page(request, "error.html", status, message=message, session=session)
