@@ -58,8 +58,8 @@ def open_invitation(db: Database, token: str) -> dict[str, Any] | None:
 
 
 def accept(db: Database, token: str, user_id: str, email: str) -> str:
-    """The user joins with the invitation's role (once: a second use finds nothing);
-    returns the workspace."""
+    """The user joins with the invitation's role (once: a second use finds nothing; a
+    member already is refused and the link kept); returns the workspace."""
     with db.write() as connection:
         done = connection.execute(
             update(invitations)
@@ -75,7 +75,7 @@ def accept(db: Database, token: str, user_id: str, email: str) -> str:
             raise AccountError("this invitation has expired, was cancelled or was used already")
         if done.email and done.email != email:
             raise AccountError(f"this invitation is for {done.email}: sign in as that person to use it")
-        people.add_member_in(db, connection, done.workspace_id, user_id, done.role, f"{email} (invited)")
+        people.join_in(db, connection, done.workspace_id, user_id, done.role, f"{email} (invited)")
     return str(done.workspace_id)
 
 

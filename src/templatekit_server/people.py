@@ -136,6 +136,19 @@ def add_member_in(db: Database, connection: Connection, workspace_id: str, user_
         audit.record(connection, workspace_id, actor, "role changed", email, f"{before} to {role}")
 
 
+def join_in(db: Database, connection: Connection, workspace_id: str, user_id: str, role: str, actor: str) -> None:
+    """A person joins by an invitation, in the caller's transaction. Someone who is a
+    member already is told so and keeps their role: an invitation adds people (an owner
+    changes roles on the members page), and its link stays for the one it was made for."""
+    current = _role_in(connection, user_id, workspace_id)
+    if current is not None:
+        raise AccountError(
+            f"you are a member of this workspace already, as {current}: "
+            "the invitation is left for the person it was made for"
+        )
+    add_member_in(db, connection, workspace_id, user_id, role, actor)
+
+
 def remove_member(db: Database, workspace_id: str, user_id: str, actor: str = audit.ADMIN_COMMAND) -> None:
     """Out of the workspace, and the editor keys made for the person in its projects
     revoked. The person's sessions go on: they may belong to other workspaces, whose

@@ -301,6 +301,29 @@ def test_an_invited_person_makes_an_account_and_joins_once(live):
     assert email in members and "Invitations not used yet" not in members
 
 
+def test_a_member_who_opens_an_invitation_keeps_their_role_and_the_link_stays(live):
+    account = live.account()
+    owner = signed_in(live, member(live, account, "owner"))
+    admin = signed_in(live, member(live, account, "admin"))
+    link = invitation_link(owner, account.workspace, "viewer")
+    page = admin.get(link)
+    refused = admin.post(link, data={"csrf": csrf(page)})
+    assert refused.status_code == 400
+    said = re.findall(r'<p class="message" role="alert">([^<]*)</p>', refused.text)
+    assert said == [
+        "you are a member of this workspace already, as admin: the invitation is left for the person it was made for"
+    ]
+    roles = {row["email"]: row["role"] for row in people.members(live.db, account.workspace)}
+    assert roles[f"admin-{account.workspace}@example.com"] == "admin"
+    newcomer = httpx.Client(follow_redirects=False)
+    form = newcomer.get(link)
+    assert form.status_code == 200  # the link still works, for the one it was made for
+    email = f"late-{account.workspace}@example.com"
+    fields = {"email": email, "password": PASSWORD, "again": PASSWORD, "csrf": csrf(form)}
+    assert newcomer.post(link, data=fields).status_code == 303
+    assert {row["email"]: row["role"] for row in people.members(live.db, account.workspace)}[email] == "viewer"
+
+
 _RECORD_PASSWORD_WORK = """
 import asyncio
 import os
