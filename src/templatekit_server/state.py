@@ -80,6 +80,12 @@ class ServerState:
         plan = self.plan(caller)
         return Share(caller.workspace_id, plan.weight, plan.max_queue_seconds, preview)
 
+    def public_root(self, request: Request) -> str:
+        """The server's address as people reach it, for the links it hands out (a hook's
+        URL, an invitation's): the public URL, else the request's scheme and host."""
+        url = request.url
+        return (self.settings.public_url or f"{url.scheme}://{url.netloc}").rstrip("/")
+
     def api_base(self, request: Request) -> str:
         """The base URL of the /v1 interface, for the URLs the server hands out."""
         root = self.settings.public_url or str(request.base_url)

@@ -490,17 +490,21 @@ def test_an_invitation_is_mailed_and_works_only_for_its_email(tmp_path, inbox):
             "TEMPLATEKIT_SMTP_FROM": "team@example.com",
         },
     )
+    public = f"http://localhost:{server.port}"  # as people reach it: the links say so
+    server.env["TEMPLATEKIT_PUBLIC_URL"] = public
     server.data_dir.mkdir(parents=True)
     server.start()
     try:
         account = server.account()
         owner = signed_in(server, member(server, account, "owner"))
         shown = invitation_link(owner, account.workspace, "viewer", "bo@example.com")
+        assert shown.startswith(f"{public}/dashboard/invite/")
         (message,) = received.messages
         assert message["To"] == "bo@example.com" and message["From"] == "team@example.com"
         text = message.get_content()
         assert "invites you to join the workspace test as viewer" in text
         assert shown in text  # the same link as the page shows
+        shown = server.root + shown.removeprefix(public)  # where this test's browsers are signed in
 
         # someone else signed in cannot take it
         page = owner.get(shown)
@@ -653,3 +657,16 @@ def test_an_upload_over_the_limit_or_not_a_form_is_a_page_naming_why(live):
     plain = designer.post(base, content=b"csrf=" + token.encode(), headers={"content-type": "text/plain"})
     assert plain.status_code == 400 and plain.headers["content-type"].startswith("text/html"), plain.text[:300]
     assert 'role="alert"' in plain.text
+
+
+def test_cookies_are_secure_when_people_reach_the_server_over_https(tmp_path):
+    """Behind a proxy that does not say the request came over HTTPS, the public URL does."""
+    server = LiveServer(tmp_path / "data", {"TEMPLATEKIT_WORKERS": "1", "TEMPLATEKIT_PUBLIC_URL": "https://x.test"})
+    server.data_dir.mkdir(parents=True)
+    server.start()
+    try:
+        form = httpx.get(f"{server.root}/dashboard/sign-in")
+        cookies = form.headers.get_list("set-cookie")
+        assert form.status_code == 200 and cookies and all("; secure" in c.lower() for c in cookies), cookies
+    finally:
+        server.stop()

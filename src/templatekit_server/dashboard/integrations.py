@@ -98,9 +98,7 @@ async def send_again(request: Request) -> Response:
 
 def _hook_url(here: Visit, token: str) -> str:
     """The hook's URL on /v1 (the dashboard's own base is /dashboard, not the server's)."""
-    url = here.request.url
-    root = here.server.settings.public_url or f"{url.scheme}://{url.netloc}"
-    return f"{root.rstrip('/')}/v1/hooks/{token}"
+    return f"{here.server.public_root(here.request)}/v1/hooks/{token}"
 
 
 def _hooks_page(here: Visit, project: dict[str, Any], status: int = 200, message: str = "") -> Response:

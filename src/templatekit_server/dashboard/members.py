@@ -59,7 +59,7 @@ async def invite(request: Request) -> Response:
         token = invitations.invite(server.db, here.workspace_id, role, here.actor, email or None)
     except AccountError as exc:
         return _members_page(here, 400, message=str(exc))
-    link = str(request.url_for("dashboard:invitation", token=token))
+    link = server.public_root(request) + request.url_for("dashboard:invitation", token=token).path
     sent = ""
     if email and server.settings.smtp_url:
         workspace = next(

@@ -56,8 +56,10 @@ pages.env.filters["when"] = lambda at: iso_time(at)[:16].replace("T", " ") if at
 
 
 def secure(request: Request) -> bool:
-    """Whether cookies get ``Secure``: the page came over HTTPS."""
-    return request.url.scheme == "https"
+    """Whether cookies get ``Secure``: the page came over HTTPS, or people reach the
+    server at an HTTPS public URL (behind a proxy that does not say so)."""
+    public = server_of(request).settings.public_url or ""
+    return request.url.scheme == "https" or public.startswith("https://")
 
 
 def page(request: Request, name: str, status: int = 200, **context: Any) -> Response:
