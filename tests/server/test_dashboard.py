@@ -257,6 +257,18 @@ def test_the_editor_is_handed_a_short_lived_key_that_ends_with_the_session(live)
     bearer = {"Authorization": f"Bearer {handed['key']}"}
     assert httpx.post(f"{live.api}/templates/preview", json=preview, headers=bearer, timeout=60).status_code == 200
 
+    # an owner may revoke it, not rotate it into a key that never ends
+    owner = signed_in(live, member(live, account, "owner"))
+    keys_at = f"/dashboard/w/{account.workspace}/p/{account.project}/keys"
+    listing = owner.get(keys_at)
+    key_id = next(row["id"] for row in accounts.keys_of(live.db, live.sealer, account.project) if row["expires_at"])
+    assert f"/keys/{key_id}/revoke" in listing.text and f"/keys/{key_id}/rotate" not in listing.text
+    rotated = owner.post(f"{keys_at}/{key_id}/rotate", data={"csrf": csrf(listing)})
+    assert rotated.status_code == 400 and "ends by itself" in rotated.text
+    left = [row for row in accounts.keys_of(live.db, live.sealer, account.project) if not row["revoked_at"]]
+    assert all(row["expires_at"] for row in left if row["id"] != account.key_id)  # no key made that never ends
+    assert httpx.post(f"{live.api}/templates/preview", json=preview, headers=bearer, timeout=60).status_code == 200
+
     viewer = signed_in(live, member(live, account, "viewer"))
     assert viewer.post(asked, headers=page).status_code == 403
     stranger = httpx.Client(base_url=live.root)

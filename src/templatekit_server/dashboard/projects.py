@@ -85,6 +85,10 @@ async def change_key(request: Request) -> Response:
     listed = {key["id"]: key for key in accounts.keys_of(server.db, server.sealer, project["id"])}
     if key_id not in listed or action not in ("revoke", "rotate"):
         raise HTTPException(404, "no such key")
+    if action == "rotate" and listed[key_id]["expires_at"] is not None:
+        # a key that ends (an editor's, with its session) would come back as one that does not
+        message = f"key {key_id} ends by itself (an editor's, with its session): revoke it; the editor makes another"
+        return _keys_page(here, project, 400, message=message)
     try:
         accounts.revoke_key(server.db, key_id, actor=here.actor)
     except AccountError as exc:
