@@ -278,6 +278,14 @@ def test_the_editor_is_handed_a_short_lived_key_that_ends_with_the_session(live)
     sign_out = designer.get(f"/dashboard/w/{account.workspace}/")
     designer.post("/dashboard/sign-out", data={"csrf": csrf(sign_out)})
     assert httpx.post(f"{live.api}/templates/preview", json=preview, headers=bearer).status_code == 401
+    ended = [
+        entry
+        for entry in audit.entries(live.db, account.workspace)
+        if entry["action"] == "key revoked" and entry["subject"].startswith(key_id)
+    ]
+    assert [(entry["actor"], entry["detail"]) for entry in ended] == [
+        ("the dashboard", f"project {account.project}: its session ended")
+    ]
 
 
 def invitation_link(browser: httpx.Client, workspace: str, role: str, email: str = "") -> str:
