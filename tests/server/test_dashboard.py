@@ -21,7 +21,7 @@ from standardwebhooks.webhooks import Webhook
 
 from templatekit.service import AllowList
 from templatekit_server import accounts, audit, people, webhooks
-from templatekit_server.db import sign_in_failures
+from templatekit_server.db import sign_in_failures, workspaces
 from tests.conftest import decode
 from tests.server.conftest import Account, LiveServer, free_port, text_template
 from tests.server.test_webhooks import Receiver
@@ -315,7 +315,7 @@ def test_an_invited_person_makes_an_account_and_joins_once(live):
     joined = newcomer.post(link, data={**fields, "csrf": csrf(page)})
     assert joined.status_code == 303 and joined.headers["location"].endswith(f"/dashboard/w/{account.workspace}/")
     projects = newcomer.get(joined.headers["location"])
-    assert f"{email} · designer" in projects.text
+    assert f"<bdi>{email}</bdi> · designer" in projects.text
     assert httpx.get(link).status_code == 410  # used: it works once
     members = owner.get(f"/dashboard/w/{account.workspace}/members").text
     assert email in members and "Invitations not used yet" not in members
@@ -690,3 +690,16 @@ def test_cookies_are_secure_when_people_reach_the_server_over_https(tmp_path):
         assert form.status_code == 200 and cookies and all("; secure" in c.lower() for c in cookies), cookies
     finally:
         server.stop()
+
+
+def test_names_people_give_keep_their_direction_to_themselves(live):
+    """A right-to-left override in a workspace's or project's name cannot turn the text
+    after it: names in sentences and headings are isolated, and escaped."""
+    account = live.account()
+    flipping = "\u202e<b>evil</b>"
+    with live.db.write() as connection:
+        connection.execute(workspaces.update().where(workspaces.c.id == account.workspace).values(name=flipping))
+    owner = signed_in(live, member(live, account, "owner"))
+    page = owner.get(f"/dashboard/w/{account.workspace}/").text
+    assert f"<h2>Projects of <bdi>{html.escape(flipping)}</bdi> <small" in page
+    assert "<b>evil</b>" not in page

@@ -17,6 +17,7 @@ import anyio
 import anyio.to_thread
 from attrs import frozen
 from jinja2 import Environment, FileSystemLoader
+from markupsafe import Markup
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -53,6 +54,16 @@ pages = Jinja2Templates(
     env=Environment(loader=FileSystemLoader(Path(__file__).resolve().parent / "html"), autoescape=True)
 )
 pages.env.filters["when"] = lambda at: iso_time(at)[:16].replace("T", " ") if at else "—"
+
+
+def isolated(value: object) -> Markup:
+    """A name people gave (a workspace's, a template's, an email) in its own direction,
+    escaped: a right-to-left name, or one with bidi controls (U+202E), cannot turn the
+    text around it."""
+    return Markup("<bdi>{}</bdi>").format(value)
+
+
+pages.env.filters["isolated"] = isolated
 
 
 def secure(request: Request) -> bool:
