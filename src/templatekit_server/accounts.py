@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+import unicodedata
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
@@ -118,8 +119,25 @@ def md5_hex(text: str) -> str:
     return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
+#: The longest name of a workspace or project, in characters.
+MAX_NAME = 200
+
+
+def checked_name(name: str) -> str:
+    """A workspace's or project's name as kept: trimmed, 1 to ``MAX_NAME`` characters, no
+    control characters (a NUL or a line feed would be kept and shown otherwise)."""
+    trimmed = name.strip()
+    if not 1 <= len(trimmed) <= MAX_NAME:
+        raise AccountError(f"name: must be 1 to {MAX_NAME} characters (got {len(trimmed):,})")
+    control = next((char for char in trimmed if unicodedata.category(char) == "Cc"), None)
+    if control is not None:
+        raise AccountError(f"name: must not hold control characters (got U+{ord(control):04X})")
+    return trimmed
+
+
 def create_workspace(db: Database, name: str, plan: str, plans: Iterable[str]) -> str:
     _check_plan(plan, plans)
+    name = checked_name(name)
     workspace_id = new_id("ws")
     with db.write() as connection:
         connection.execute(workspaces.insert().values(id=workspace_id, name=name, plan=plan, created_at=now()))
@@ -143,6 +161,7 @@ def set_plan(db: Database, workspace_id: str, plan: str, plans: Iterable[str]) -
 def create_project(
     db: Database, workspace_id: str, name: str, avatar: str | None = None, actor: str = audit.ADMIN_COMMAND
 ) -> str:
+    name = checked_name(name)
     project_id = new_id("prj")
     with db.write() as connection:
         if connection.execute(select(workspaces.c.id).where(workspaces.c.id == workspace_id)).first() is None:

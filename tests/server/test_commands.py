@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from templatekit_server import accounts
 from templatekit_server.db import Database
 from templatekit_server.plans import DEFAULT_PLANS
 from templatekit_server.usage import reserve
@@ -264,3 +265,19 @@ def test_a_read_only_data_folder_is_named_with_its_cause(tmp_path):
             subprocess.run(["umount", "-l", str(folder)], check=False)
         else:
             folder.chmod(0o700)
+
+
+def test_workspace_and_project_names_are_one_to_two_hundred_characters_without_controls(tmp_path):
+    for name, said in [
+        ("", "name: must be 1 to 200 characters (got 0)"),
+        ("   ", "name: must be 1 to 200 characters (got 0)"),
+        ("w" * 201, "name: must be 1 to 200 characters (got 201)"),
+        ("a\nb", "name: must not hold control characters (got U+000A)"),
+    ]:
+        refused = admin(tmp_path, "workspace", "create", "--name", name)
+        assert refused.returncode == 1 and said in refused.stderr, refused.stderr
+    made = answer(tmp_path, "workspace", "create", "--name", "  Acme  ")["id"]
+    db = Database(f"sqlite:///{tmp_path / 'templatekit.db'}")
+    assert accounts.workspace(db, made)["name"] == "Acme"
+    with pytest.raises(accounts.AccountError, match=re.escape("(got U+0000)")):
+        accounts.create_project(db, made, "a\x00b")  # a NUL, as a form may send it

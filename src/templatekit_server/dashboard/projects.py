@@ -26,10 +26,11 @@ def _projects_page(here: Visit, message: str = "", status: int = 200) -> Respons
 
 async def create_project(request: Request) -> Response:
     here = visit(request, MANAGERS, "create projects")
-    name = str((await here.form()).get("name", "")).strip()
-    if not name or len(name) > 200:
-        return _projects_page(here, "name: must be 1 to 200 characters", 400)
-    accounts.create_project(here.server.db, here.workspace_id, name, actor=here.actor)
+    name = str((await here.form()).get("name", ""))
+    try:
+        accounts.create_project(here.server.db, here.workspace_id, name, actor=here.actor)
+    except AccountError as exc:
+        return _projects_page(here, str(exc), 400)
     return here.to("dashboard:projects")
 
 
