@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import overload
 
 from attrs import frozen
 
@@ -85,33 +86,39 @@ ROOM = 0.01  # of the data's span: data closer than this to the last tick gets o
 def ticks_along(canvas: Canvas, low: float, high: float, length: float, horizontal: bool) -> Ticks:
     """Round ticks about ``SPACING`` lines of text apart on an axis ``length`` px long
     (the best of ``tick_choices``) whose labels have room: one above the other with half
-    a line between them, or side by side with a space; failing that, the fewest ticks.
-    The ticks leave room beyond the data, so that a bar never ends on the plot's edge."""
+    a line between them, or side by side with a space, and no two written alike; failing
+    that, the fewest ticks. The ticks leave room beyond the data, so that a bar never ends
+    on the plot's edge."""
     metrics = canvas.metrics
     room = (high - low) * ROOM
     choices = tick_choices(
         low - room if low < 0 else low, high + room if high > 0 else high, length / (metrics.line * SPACING)
     )
-    # a format of fewer decimals than the step writes two ticks alike (0, 1, 1, 2): such
-    # ticks would lie, so a coarser step is taken (the fewest ticks are the last resort)
-    distinct = [values for values in choices if _written_apart(canvas, values)] or choices
-    for values in distinct:
-        ticks = _labelled(canvas, values)
+    for values in choices:
+        ticks = _labelled(canvas, values, apart=True)
+        if ticks is None:
+            continue
         need = ticks.widest + metrics.text * 1.2 if horizontal else metrics.line * 1.5
         if need <= length / (len(values) - 1):
             return ticks
-    return _labelled(canvas, min(distinct, key=len))
+    fewest = sorted(choices, key=len)
+    found = next((ticks for values in fewest if (ticks := _labelled(canvas, values, apart=True))), None)
+    return found or _labelled(canvas, fewest[0])
 
 
-def _written_apart(canvas: Canvas, values: list[float]) -> bool:
+@overload
+def _labelled(canvas: Canvas, values: list[float]) -> Ticks: ...
+@overload
+def _labelled(canvas: Canvas, values: list[float], apart: bool) -> Ticks | None: ...
+def _labelled(canvas: Canvas, values: list[float], apart: bool = False) -> Ticks | None:
+    """The ticks with their labels; with ``apart``, None when two are written alike (a
+    format of fewer decimals than the step: 0, 1, 1, 2), as such ticks would lie."""
     fmt = value_format(canvas, values)
-    return len({fmt(v) for v in values}) == len(values)
-
-
-def _labelled(canvas: Canvas, values: list[float]) -> Ticks:
-    fmt = value_format(canvas, values)
+    texts = [fmt(v) for v in values]
+    if apart and len(set(texts)) < len(texts):
+        return None
     style = canvas.style()
-    return Ticks(tuple(values), tuple(canvas.set(fmt(v), style, 1e6) for v in values))
+    return Ticks(tuple(values), tuple(canvas.set(text, style, 1e6) for text in texts))
 
 
 def extent(values: Sequence[float], from_zero: bool) -> tuple[float, float]:
