@@ -63,11 +63,15 @@ class Session:
     id: str  # the hash of its token, as keys made for it name it
 
 
+#: The longest an email may be (RFC 5321's local part and domain, with the "@").
+MAX_EMAIL = 320
+
+
 def normal_email(email: str) -> str:
     """The email as stored: trimmed and lower-cased; refused when it cannot be one."""
     cleaned = email.strip().lower()
     local, _, domain = cleaned.partition("@")
-    if not local or "." not in domain or len(cleaned) > 320 or any(c.isspace() for c in cleaned):
+    if not local or "." not in domain or len(cleaned) > MAX_EMAIL or any(c.isspace() for c in cleaned):
         raise AccountError(f"email {email!r}: must be an address such as ana@example.com")
     return cleaned
 

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from PIL import Image
+from sqlalchemy import select
 from standardwebhooks.webhooks import Webhook
 
 from templatekit.service import AllowList
@@ -703,3 +704,15 @@ def test_names_people_give_keep_their_direction_to_themselves(live):
     page = owner.get(f"/dashboard/w/{account.workspace}/").text
     assert f"<h2>Projects of <bdi>{html.escape(flipping)}</bdi> <small" in page
     assert "<b>evil</b>" not in page
+
+
+def test_an_email_too_long_to_be_one_is_refused_at_sign_in_and_not_kept(live):
+    browser = httpx.Client(base_url=live.root, follow_redirects=False, timeout=30)
+    form = browser.get("/dashboard/sign-in")
+    huge = "a" * 500_000 + "@example.com"
+    answer = browser.post("/dashboard/sign-in", data={"email": huge, "password": PASSWORD, "csrf": csrf(form)})
+    assert answer.status_code == 400 and "email: at most 320 characters" in answer.text
+    assert len(answer.content) < 20_000  # not shown back
+    with live.db.read() as connection:
+        subjects = connection.execute(select(sign_in_failures.c.subject)).scalars().all()
+    assert not any(subject.startswith("email:aaaa") for subject in subjects)  # not counted as a failure

@@ -48,6 +48,8 @@ async def sign_in(request: Request) -> Response:
     db = server_of(request).db
     form = await checked_form(request, request.cookies.get(SIGN_IN_COOKIE, ""))
     email, password = str(form.get("email", "")), str(form.get("password", ""))
+    if len(email.strip()) > people.MAX_EMAIL:  # no account has it: not counted, kept, nor shown back
+        return _sign_in_form(request, f"email: at most {people.MAX_EMAIL} characters", 400, "")
     address = request.client.host if request.client else "unknown"
     subjects = [f"email:{email.strip().lower()}", f"address:{address}"]
     throttled, user_id = await password_work(_checked, db, email, password, subjects)
