@@ -7,7 +7,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import Connection, select, update
 
 from templatekit_server import audit, people
 from templatekit_server.accounts import AccountError, new_id, sha256_hex
@@ -61,21 +61,34 @@ def accept(db: Database, token: str, user_id: str, email: str) -> str:
     """The user joins with the invitation's role (once: a second use finds nothing; a
     member already is refused and the link kept); returns the workspace."""
     with db.write() as connection:
-        done = connection.execute(
-            update(invitations)
-            .where(
-                invitations.c.token_hash == sha256_hex(token),
-                invitations.c.accepted_at.is_(None),
-                invitations.c.expires_at > now(),
-            )
-            .values(accepted_at=now(), accepted_by=user_id)
-            .returning(invitations.c.workspace_id, invitations.c.role, invitations.c.email)
-        ).first()
-        if done is None:
-            raise AccountError("this invitation has expired, was cancelled or was used already")
-        if done.email and done.email != email:
-            raise AccountError(f"this invitation is for {done.email}: sign in as that person to use it")
-        people.join_in(db, connection, done.workspace_id, user_id, done.role, f"{email} (invited)")
+        return _accepted(db, connection, token, user_id, email)
+
+
+def accept_new(db: Database, token: str, email: str, hashed: str) -> tuple[str, str]:
+    """A new account joins with the invitation's role: (its user id, the workspace). The
+    account is made in the transaction that uses the link, so that a link used by two
+    at once makes one account, never one that belongs nowhere."""
+    with db.write() as connection:
+        user_id = people.add_user_in(connection, email, hashed)
+        return user_id, _accepted(db, connection, token, user_id, email)
+
+
+def _accepted(db: Database, connection: Connection, token: str, user_id: str, email: str) -> str:
+    done = connection.execute(
+        update(invitations)
+        .where(
+            invitations.c.token_hash == sha256_hex(token),
+            invitations.c.accepted_at.is_(None),
+            invitations.c.expires_at > now(),
+        )
+        .values(accepted_at=now(), accepted_by=user_id)
+        .returning(invitations.c.workspace_id, invitations.c.role, invitations.c.email)
+    ).first()
+    if done is None:
+        raise AccountError("this invitation has expired, was cancelled or was used already")
+    if done.email and done.email != email:
+        raise AccountError(f"this invitation is for {done.email}: sign in as that person to use it")
+    people.join_in(db, connection, done.workspace_id, user_id, done.role, f"{email} (invited)")
     return str(done.workspace_id)
 
 

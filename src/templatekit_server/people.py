@@ -90,12 +90,23 @@ def _checked_role(role: str) -> str:
 
 def create_user(db: Database, email: str, password: str) -> str:
     address = normal_email(email)
-    hashed = _hasher.hash(_checked_password(password))
-    user_id = new_id("usr")
+    hashed = password_hash(password)
     with db.write() as connection:
-        if connection.execute(select(users.c.id).where(users.c.email == address)).first() is not None:
-            raise AccountError(f"email {address!r}: a user has it already")
-        connection.execute(users.insert().values(id=user_id, email=address, password_hash=hashed, created_at=now()))
+        return add_user_in(connection, address, hashed)
+
+
+def password_hash(password: str) -> str:
+    """The hash kept for a new password (the slow part of making a user: done before the
+    transaction that adds them)."""
+    return _hasher.hash(_checked_password(password))
+
+
+def add_user_in(connection: Connection, address: str, hashed: str) -> str:
+    """A new user of a normal email, in the caller's transaction: the new id."""
+    if connection.execute(select(users.c.id).where(users.c.email == address)).first() is not None:
+        raise AccountError(f"email {address!r}: a user has it already")
+    user_id = new_id("usr")
+    connection.execute(users.insert().values(id=user_id, email=address, password_hash=hashed, created_at=now()))
     return user_id
 
 

@@ -11,7 +11,7 @@ import time
 import pytest
 from sqlalchemy import select
 
-from templatekit_server import accounts, people, usage
+from templatekit_server import accounts, invitations, people, usage
 from templatekit_server.accounts import AccountError
 from templatekit_server.db import MIGRATIONS, Database, _people, users
 from templatekit_server.plans import DEFAULT_PLANS
@@ -161,3 +161,15 @@ def test_a_database_from_before_people_is_brought_up_to_date_and_its_keys_list_t
         assert accounts.keys_of(db, sealer, project)[0]["last_used_at"] is not None
     finally:
         db.close()
+
+
+def test_a_link_used_by_two_new_people_makes_one_account_and_no_account_that_belongs_nowhere(db, workspace):
+    """Two people who fill in a link's form at once both hash their password first; the
+    account is made in the transaction that uses the link, so the second makes none."""
+    token = invitations.invite(db, workspace, "designer", "owner@example.com")
+    first, second = (people.password_hash(PASSWORD) for _ in range(2))  # both done before either joins
+    ana, joined = invitations.accept_new(db, token, "ana@example.com", first)
+    assert joined == workspace and people.role_in(db, ana, workspace) == "designer"
+    with pytest.raises(AccountError, match="was used already"):
+        invitations.accept_new(db, token, "bo@example.com", second)
+    assert people.user_id_of(db, "bo@example.com") is None

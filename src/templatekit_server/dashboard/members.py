@@ -152,8 +152,8 @@ async def accept(request: Request) -> Response:
         if people.user_id_of(db, email) is not None:
             people.count_failure(db, subjects)
             raise AccountError(f"{people.normal_email(email)} has an account: sign in first, then open this link again")
-        user_id = await password_work(people.create_user, db, email, password)
-        workspace_id = invitations.accept(db, token, user_id, people.normal_email(email))
+        hashed = await password_work(people.password_hash, password)
+        user_id, workspace_id = invitations.accept_new(db, token, people.normal_email(email), hashed)
     except AccountError as exc:
         return invitation_page(request, found, session, str(exc), 400)
     return start(request, user_id, request.url_for("dashboard:projects", workspace=workspace_id))
