@@ -66,6 +66,12 @@ def test_a_viewer_reads_at_a_phone_width_and_is_refused_the_keys(page, live):
     assert page.locator("a:has-text('API keys')").count() == 0
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390  # nothing wider than the screen
+    page.goto(f"{live.root}/dashboard/w/{account.workspace}/usage")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    # the days' table keeps its headings (a count is read with its date), scrolling by itself
+    assert page.locator("table th:has-text('Project')").is_visible()
+    table = page.locator("table:has(th:has-text('Project'))")
+    assert table.evaluate("t => t.scrollWidth > t.clientWidth && getComputedStyle(t).overflowX == 'auto'")
     answer = page.goto(f"{live.root}/dashboard/w/{account.workspace}/p/{account.project}/keys")
     assert answer.status == 403 and "your role (viewer) cannot see API keys" in page.text_content("main")
 
