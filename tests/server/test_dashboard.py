@@ -704,6 +704,8 @@ def test_names_people_give_keep_their_direction_to_themselves(live):
     page = owner.get(f"/dashboard/w/{account.workspace}/").text
     assert f"<h2>Projects of <bdi>{html.escape(flipping)}</bdi> <small" in page
     assert "<b>evil</b>" not in page
+    members = owner.get(f"/dashboard/w/{account.workspace}/members").text
+    assert f'<td><bdi>owner-{account.workspace}@example.com</bdi> <small class="muted">(you)</small>' in members
 
 
 def test_an_email_too_long_to_be_one_is_refused_at_sign_in_and_not_kept(live):
