@@ -16,6 +16,7 @@ numbers.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from attrs import evolve
@@ -36,9 +37,21 @@ def arrange(template: Template, ctx: LayoutContext) -> Template:
     return evolve(template, layers=tuple(_arranged(layer, ctx) for layer in template.layers))
 
 
+#: Yoga is used by one thread at a time. Its binding holds a lock of its own while it
+#: calls back into Python (to measure text) and while a node is set up; a thread waiting
+#: for that lock keeps the GIL, which the thread holding it needs to go on, so that two
+#: threads laying out frames at once could wait for each other for ever.
+_YOGA = threading.Lock()
+
+
 def _arranged(layer: AnyLayer, ctx: LayoutContext) -> AnyLayer:
     if not isinstance(layer, FrameLayer):
         return layer
+    with _YOGA:  # waiting here lets the GIL go
+        return _arranged_alone(layer, ctx)
+
+
+def _arranged_alone(layer: FrameLayer, ctx: LayoutContext) -> AnyLayer:
     import pyyoga as yoga  # frames only (start-up time)
 
     config = yoga.Config(use_web_defaults=True)

@@ -5,6 +5,8 @@ pixels of the PNG and the PDF."""
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 from typing import Any
 
 import attrs
@@ -321,3 +323,41 @@ def test_frames_nest_sixteen_deep_with_what_they_hold_and_no_deeper():
     assert boxes(nested(16))["deep"][:2] == pytest.approx((16, 16))  # inside sixteen paddings of 1 px
     with pytest.raises(tk.TemplateError, match="frames nest more than 16 deep"):
         tk.load_template(nested(17))
+
+
+_THREADS = """
+import random, threading
+from concurrent.futures import ThreadPoolExecutor
+import templatekit as tk
+
+badge = {"type": "frame", "name": "row", "x": 10, "y": 10, "width": 300, "height": "hug", "layout": "row", "gap": 6,
+         "layers": [{"type": "text", "name": f"t{n}", "text": "word " * n, "width": "hug", "height": "hug"}
+                    for n in range(1, 6)]}
+card = {"name": "t", "width": 320, "height": 200, "layers": [badge]}
+stop = False
+
+def churn():
+    while not stop:
+        tk.set_cache_limit(random.choice([0, 1, 256]))
+
+def render(n):
+    return tk.render_image(card, {f"t{1 + n % 5}": "new words " * (n % 7 + 1)}).data[:8]
+
+churner = threading.Thread(target=churn)
+churner.start()
+with ThreadPoolExecutor(6) as pool:
+    drawn = list(pool.map(render, range(300)))
+stop = True
+churner.join()
+assert set(drawn) == {b"\\x89PNG\\r\\n\\x1a\\n"}
+print("ok")
+"""
+
+
+def test_frames_are_laid_out_from_many_threads_at_once_without_waiting_for_ever():
+    """Yoga's binding holds a lock while it calls back into Python to measure text: two
+    threads laying out frames at once, with caches filling and emptying, could wait for
+    each other for ever. The child process must finish (a race: a pass shows no hang this
+    time, not that none can happen)."""
+    done = subprocess.run([sys.executable, "-c", _THREADS], capture_output=True, text=True, timeout=240, check=False)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
