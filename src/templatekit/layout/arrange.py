@@ -120,7 +120,10 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
         if layer.layout == "none" and "hug" in (layer.width_sizing, layer.height_sizing):
             tree.absolute_hugs.append((node, layer))
     elif isinstance(layer, TextLayer) and "hug" in (layer.width_sizing, layer.height_sizing):
-        node.set_measure_func(_text_measure(layer, ctx, yoga, free=direction == "none"))
+        # in a row of its own width, a text that hugs starts at its one line (CSS's
+        # flex-basis: auto, max-content) and shrinks from there in proportion to it
+        basis = direction == "row" and frame is not None and frame.width_sizing != "hug" and layer.width_sizing == "hug"
+        node.set_measure_func(_text_measure(layer, ctx, yoga, free=direction == "none" or basis))
         tree.measured.append(node)
     elif isinstance(layer, ImageLayer) and "hug" in (layer.width_sizing, layer.height_sizing):
         node.set_measure_func(_image_measure(layer, ctx, yoga))

@@ -221,6 +221,16 @@ LAYOUTS = {
         {"type": "frame", "name": "shares", "x": 10, "y": 250, "width": 700, "height": "hug", "layout": "row",
          "gap": 12, "layers": [box("b", "fill", 40), text("c", "fill text", size=20), box("d", "fill", 60)]},
     ],
+    # texts that hug share a row too narrow for them as CSS shares it: each starts at its
+    # one line and gives up room in proportion to it (a long text more than a short one)
+    "hugs-share-a-row": [
+        {"type": "frame", "name": "pair", "x": 10, "y": 10, "width": 500, "height": "hug", "layout": "row",
+         "gap": 10, "layers": [
+            text("long", "Auto layout places children one after another, as CSS flexbox does, and a long "
+                 "paragraph must wrap inside the width it is given without overflowing.", "hug", size=20),
+            text("medium", "A medium text that has a handful of words in it", "hug", size=20),
+        ]},
+    ],
     # an image that hugs: its own size, or the other side's in its proportions, that
     # side filling or stretched across the layout
     "pictures": [
