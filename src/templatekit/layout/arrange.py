@@ -64,6 +64,10 @@ def _arranged_alone(layer: FrameLayer, ctx: LayoutContext) -> AnyLayer:
             if not _hold_minimums(tree.minimums):
                 break
             root.calculate_layout()
+        for _ in tree.stretched_images:  # an image a pass, at most
+            if not _follow_stretch(tree.stretched_images):
+                break
+            root.calculate_layout()
         for _ in tree.absolute_hugs:  # a hug a pass, innermost first, at most
             if not _hug_absolute(tree.absolute_hugs):
                 break
@@ -84,6 +88,7 @@ class _Tree:
         self.measured: list[Any] = []
         self.absolute_hugs: list[tuple[Any, FrameLayer]] = []
         self.minimums: list[tuple[Any, float]] = []  # layers of rows that may shrink: their minimum widths
+        self.stretched_images: list[tuple[Any, float]] = []  # images of columns set as wide as them: their ratios
 
 
 def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: Any, tree: _Tree) -> Any:
@@ -128,6 +133,11 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
     elif isinstance(layer, ImageLayer) and "hug" in (layer.width_sizing, layer.height_sizing):
         node.set_measure_func(_image_measure(layer, ctx, yoga))
         tree.measured.append(node)
+        stretch = frame is not None and frame.align == "stretch"
+        across = layer.width_sizing == "fill" or (layer.width_sizing == "hug" and stretch)
+        if direction == "column" and layer.height_sizing == "hug" and across:
+            width, height = pixel_size(layer, ctx) or UNKNOWN_IMAGE_SIZE
+            tree.stretched_images.append((node, width / height))
     elif isinstance(layer, TableLayer) and "hug" in (layer.width_sizing, layer.height_sizing):
         node.set_measure_func(_table_measure(layer, ctx, yoga, free=direction == "none"))
         tree.measured.append(node)
@@ -275,6 +285,20 @@ def _hold_minimums(minimums: list[tuple[Any, float]]) -> bool:
             node.flex_grow, node.flex_shrink, node.flex_basis = 0, 0, minimum
             held = True
     return held
+
+
+def _follow_stretch(images: list[tuple[Any, float]]) -> bool:
+    """Make each image that hugs its height in a column, set as wide as the column (``fill``
+    or ``align: "stretch"``), as high as that width gives in its proportions; whether one
+    changed. CSS works out a column's width before its layers' heights, a column that
+    hugs too; Yoga measured the image before it knew the width, at its own height."""
+    changed = False
+    for node, ratio in images:
+        height = node.layout_width / ratio
+        if abs(node.layout_height - height) > 1e-6:
+            node.height = height  # it does not shrink (a hug image's height, along a column)
+            changed = True
+    return changed
 
 
 def _hug_absolute(frames: list[tuple[Any, FrameLayer]]) -> bool:

@@ -238,6 +238,11 @@ LAYOUTS = {
          "layers": [picture("tall", "hug", "fill"), box("beside", 20, 150)]},
         {"type": "frame", "name": "stretched", "x": 450, "y": 10, "width": 300, "height": "hug",
          "layout": "column", "align": "stretch", "padding": 10, "layers": [picture("wide"), picture("own", 60)]},
+        # a column that hugs: as wide as its widest layer, then the picture as high as that
+        {"type": "frame", "name": "hugging", "x": 10, "y": 250, "width": "hug", "height": "hug",
+         "layout": "column", "gap": 10, "padding": 10, "layers": [picture("filling", "fill"), box("bar", 200, 20)]},
+        {"type": "frame", "name": "hugging-stretch", "x": 300, "y": 250, "width": "hug", "height": "hug",
+         "layout": "column", "align": "stretch", "layers": [picture("spread"), box("bar2", 180, 20)]},
     ],
 }  # fmt: skip
 
