@@ -161,11 +161,18 @@ def join_in(db: Database, connection: Connection, workspace_id: str, user_id: st
     changes roles on the members page), and its link stays for the one it was made for."""
     current = _role_in(connection, user_id, workspace_id)
     if current is not None:
-        raise AccountError(
-            f"you are a member of this workspace already, as {current}: "
-            "the invitation is left for the person it was made for"
-        )
+        name = connection.execute(select(workspaces.c.name).where(workspaces.c.id == workspace_id)).scalar()
+        raise AccountError(member_already(str(name), current))
     add_member_in(db, connection, workspace_id, user_id, role, actor)
+
+
+def member_already(workspace_name: str, role: str) -> str:
+    """What a member who opens an invitation is told, on its page and if they join anyway.
+    The name is isolated (U+2068, U+2069): a right-to-left name cannot turn the sentence."""
+    return (
+        f"you are already a member of \u2068{workspace_name}\u2069 as {role}: "
+        "the invitation is left for the person it was made for"
+    )
 
 
 def remove_member(db: Database, workspace_id: str, user_id: str, actor: str = audit.ADMIN_COMMAND) -> None:

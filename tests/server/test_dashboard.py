@@ -327,13 +327,15 @@ def test_a_member_who_opens_an_invitation_keeps_their_role_and_the_link_stays(li
     owner = signed_in(live, member(live, account, "owner"))
     admin = signed_in(live, member(live, account, "admin"))
     link = invitation_link(owner, account.workspace, "viewer")
-    page = admin.get(link)
-    refused = admin.post(link, data={"csrf": csrf(page)})
+    told = (
+        "you are already a member of \u2068test\u2069 as admin: the invitation is left for the person it was made for"
+    )
+    page = admin.get(link)  # told on the link's page, with no button to join
+    assert page.status_code == 200 and ">Join</button>" not in page.text
+    assert re.findall(r'<p class="message" role="alert">([^<]*)</p>', page.text) == [told]
+    refused = admin.post(link, data={"csrf": csrf(page)})  # posted anyway: refused in the same words
     assert refused.status_code == 400
-    said = re.findall(r'<p class="message" role="alert">([^<]*)</p>', refused.text)
-    assert said == [
-        "you are a member of this workspace already, as admin: the invitation is left for the person it was made for"
-    ]
+    assert re.findall(r'<p class="message" role="alert">([^<]*)</p>', refused.text) == [told]
     roles = {row["email"]: row["role"] for row in people.members(live.db, account.workspace)}
     assert roles[f"admin-{account.workspace}@example.com"] == "admin"
     newcomer = httpx.Client(follow_redirects=False)

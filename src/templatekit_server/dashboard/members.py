@@ -114,13 +114,19 @@ def _signed_in_session(request: Request) -> people.Session | None:
 
 
 async def invitation(request: Request) -> Response:
-    """The page of a link: join (signed in), or make an account and join."""
-    found = invitations.open_invitation(server_of(request).db, request.path_params["token"])
+    """The page of a link: join (signed in), or make an account and join. A member of its
+    workspace is told so here, before a button that could only be refused."""
+    db = server_of(request).db
+    found = invitations.open_invitation(db, request.path_params["token"])
     session = _signed_in_session(request)
     if found is None:
         raise HTTPException(410, "this invitation has expired, was cancelled or was used already")
+    role = people.role_in(db, session.user_id, found["workspace_id"]) if session else None
+    message = people.member_already(found["workspace_name"], role) if role else ""
     csrf = session.csrf if session else sign_in_form_token(request)
-    answer = page(request, "invitation.html", invitation=found, session=session, csrf=csrf)
+    answer = page(
+        request, "invitation.html", invitation=found, session=session, csrf=csrf, member=role, message=message
+    )
     if session is None:
         answer.set_cookie(
             SIGN_IN_COOKIE, csrf, httponly=True, samesite="strict", secure=secure(request), path="/dashboard"
