@@ -43,7 +43,8 @@ MIN_PASSWORD = 10
 _hasher = PasswordHasher()  # argon2id with RFC 9106's low-memory parameters
 
 
-#: Who ends an editor's keys when what they were made for ends (a session, a role).
+#: Who ends an editor's keys when their session ends at a sign-out (a role lowered, a
+#: removal or a new password name who did that).
 SESSION_END = "the dashboard"
 
 
@@ -123,7 +124,7 @@ def set_password(db: Database, email: str, password: str) -> None:
         if user_id is None:
             raise AccountError(f"email {email!r}: no user has it")
         connection.execute(update(users).where(users.c.id == user_id).values(password_hash=hashed))
-        _end_sessions(connection, sessions.c.user_id == user_id, "the password changed")
+        _end_sessions(connection, sessions.c.user_id == user_id, audit.ADMIN_COMMAND, "the password changed")
 
 
 def add_member(db: Database, workspace_id: str, user_id: str, role: str, actor: str = audit.ADMIN_COMMAND) -> None:
@@ -151,7 +152,8 @@ def add_member_in(db: Database, connection: Connection, workspace_id: str, user_
         audit.record(connection, workspace_id, actor, "member added", email, f"role {role}")
     elif before != role:
         if ROLES.index(role) > ROLES.index(before):  # less than before: what the old role was given ends
-            _revoke_editor_keys(connection, workspace_id, user_id, f"a role of {role} ends what {before} was given")
+            ended = f"a role of {role} ends what {before} was given"
+            _revoke_editor_keys(connection, workspace_id, user_id, actor, ended)
         audit.record(connection, workspace_id, actor, "role changed", email, f"{before} to {role}")
 
 
@@ -185,7 +187,7 @@ def remove_member(db: Database, workspace_id: str, user_id: str, actor: str = au
         done = connection.execute(
             delete(memberships).where(memberships.c.workspace_id == workspace_id, memberships.c.user_id == user_id)
         )
-        _revoke_editor_keys(connection, workspace_id, user_id, "its member was removed")
+        _revoke_editor_keys(connection, workspace_id, user_id, actor, "its member was removed")
         if done.rowcount:
             email = connection.execute(select(users.c.email).where(users.c.id == user_id)).scalar() or user_id
             audit.record(connection, workspace_id, actor, "member removed", email)
@@ -205,15 +207,17 @@ def _keep_an_owner(connection: Connection, workspace_id: str, user_id: str) -> N
         raise AccountError("a workspace keeps at least one owner: make another member owner first")
 
 
-def _revoke_editor_keys(connection: Connection, workspace_id: str, user_id: str, why: str) -> None:
+def _revoke_editor_keys(connection: Connection, workspace_id: str, user_id: str, actor: str, why: str) -> None:
     """The keys made for the person's sessions to edit the workspace's projects end."""
     theirs = select(sessions.c.id).where(sessions.c.user_id == user_id)
-    _revoke_keys(connection, api_keys.c.session_id.in_(theirs) & (projects.c.workspace_id == workspace_id), why)
+    here = api_keys.c.session_id.in_(theirs) & (projects.c.workspace_id == workspace_id)
+    _revoke_keys(connection, here, actor, why)
 
 
-def _revoke_keys(connection: Connection, which: ColumnElement[bool], why: str) -> None:
+def _revoke_keys(connection: Connection, which: ColumnElement[bool], actor: str, why: str) -> None:
     """The live editor keys ``which`` selects are revoked, each noted in its workspace's
-    audit log with why, as their making was: a key never ends unrecorded."""
+    audit log with who ended it and why, as their making was: a key never ends
+    unrecorded."""
     ending = connection.execute(
         select(api_keys.c.id, api_keys.c.prefix, api_keys.c.project_id, projects.c.workspace_id)
         .join(projects, projects.c.id == api_keys.c.project_id)
@@ -225,7 +229,7 @@ def _revoke_keys(connection: Connection, which: ColumnElement[bool], why: str) -
     for key in ending:
         subject = f"{key.id} ({key.prefix}…)" if key.prefix else key.id
         detail = f"project {key.project_id}: {why}"
-        audit.record(connection, key.workspace_id, SESSION_END, "key revoked", subject, detail)
+        audit.record(connection, key.workspace_id, actor, "key revoked", subject, detail)
 
 
 def _role_in(connection: Connection, user_id: str, workspace_id: str) -> str | None:
@@ -349,13 +353,13 @@ def session(db: Database, token: str) -> Session | None:
 
 def end_session(db: Database, token: str) -> None:
     with db.write() as connection:
-        _end_sessions(connection, sessions.c.id == sha256_hex(token), "its session ended")
+        _end_sessions(connection, sessions.c.id == sha256_hex(token), SESSION_END, "its session ended")
 
 
-def _end_sessions(connection: Connection, which: ColumnElement[bool], why: str) -> None:
+def _end_sessions(connection: Connection, which: ColumnElement[bool], actor: str, why: str) -> None:
     """The sessions ``which`` selects end, and the keys made for them are revoked."""
     ended = [row.id for row in connection.execute(select(sessions.c.id).where(which))]
     if not ended:
         return
-    _revoke_keys(connection, api_keys.c.session_id.in_(ended), why)
+    _revoke_keys(connection, api_keys.c.session_id.in_(ended), actor, why)
     connection.execute(delete(sessions).where(sessions.c.id.in_(ended)))

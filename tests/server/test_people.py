@@ -11,7 +11,7 @@ import time
 import pytest
 from sqlalchemy import select
 
-from templatekit_server import accounts, invitations, people, usage
+from templatekit_server import accounts, audit, invitations, people, usage
 from templatekit_server.accounts import AccountError
 from templatekit_server.db import MIGRATIONS, Database, _people, users
 from templatekit_server.plans import DEFAULT_PLANS
@@ -114,8 +114,18 @@ def test_leaving_one_workspace_or_a_lower_role_ends_only_that_workspaces_editor_
     assert accounts.caller_for_key(db, there) is not None
 
     here = editor_key(workspace)
-    people.remove_member(db, workspace, user)
+    people.remove_member(db, workspace, user, "bo@example.com")
     assert accounts.caller_for_key(db, here) is None
+    ended = [
+        (entry["actor"], entry["detail"].split(": ", 1)[1])
+        for entry in audit.entries(db, workspace)
+        if entry["action"] == "key revoked"
+    ]
+    assert sorted(ended) == [  # each noted, naming who ended it and why
+        ("admin command", "a role of viewer ends what admin was given"),
+        ("bo@example.com", "its member was removed"),
+    ]
+    assert not [entry for entry in audit.entries(db, other) if entry["action"] == "key revoked"]
     assert people.workspaces_of(db, user) == [{"id": other, "name": "Beta", "plan": "pro", "role": "designer"}]
     assert people.session(db, token) is not None  # still signed in, to the other workspace
     assert accounts.caller_for_key(db, there) is not None
