@@ -18,7 +18,7 @@ from templatekit.scene.geometry import rounded_box_commands
 
 hypothesis = pytest.importorskip("hypothesis")
 st = hypothesis.strategies
-given, settings = hypothesis.given, hypothesis.settings
+given, settings, example = hypothesis.given, hypothesis.settings, hypothesis.example
 
 BLUE, WHITE = Color(59, 130, 246), Color(255, 255, 255)
 ENDS = ["top", "bottom", "left", "right", None]
@@ -80,6 +80,7 @@ def reference_mask(size: tuple[int, int], box, radius: float, corners) -> PILIma
 
 
 @settings(max_examples=60, deadline=None)
+@example(left=0.84375, top=0.84375, width=12.0, height=12.0, radius=1.7890625, end="top")  # 25 levels off
 @given(
     left=st.floats(0, 0.99),
     top=st.floats(0, 0.99),
@@ -96,8 +97,8 @@ def test_the_mask_is_the_box_to_within_a_few_levels(left, top, width, height, ra
     difference = ImageChops.difference(mask, reference_mask(size, box, radius, CORNERS[end]))
     histogram = difference.histogram()
     # two drawings of the same arcs, at 16 and 32 samples a pixel: within a tenth of a
-    # pixel anywhere, and a few levels on average along the edges
-    assert max(level for level, count in enumerate(histogram) if count) <= 24
+    # pixel anywhere (25.5 levels), and a few levels on average along the edges
+    assert max(level for level, count in enumerate(histogram) if count) <= 25
     # the pixels the arcs cross, counted from the arcs too: a box on whole pixels with
     # small corners has only a couple of pixels between 0 and 255 to average over
     arc_pixels = sum(CORNERS[end]) * math.ceil(math.pi * radius / 2 + 1)
