@@ -125,13 +125,18 @@ MAX_NAME = 200
 
 def checked_name(name: str) -> str:
     """A workspace's or project's name as kept: trimmed, 1 to ``MAX_NAME`` characters, no
-    control characters (a NUL or a line feed would be kept and shown otherwise)."""
+    control characters (a NUL or a line feed would be kept and shown otherwise), and text
+    (bytes that are not UTF-8, given on a command line, arrive as lone surrogates, which
+    the database cannot keep)."""
     trimmed = name.strip()
     if not 1 <= len(trimmed) <= MAX_NAME:
         raise AccountError(f"name: must be 1 to {MAX_NAME} characters (got {len(trimmed):,})")
-    control = next((char for char in trimmed if unicodedata.category(char) == "Cc"), None)
-    if control is not None:
-        raise AccountError(f"name: must not hold control characters (got U+{ord(control):04X})")
+    for char in trimmed:
+        kind = unicodedata.category(char)
+        if kind == "Cc":
+            raise AccountError(f"name: must not hold control characters (got U+{ord(char):04X})")
+        if kind == "Cs":
+            raise AccountError(f"name: must be UTF-8 text (got U+{ord(char):04X}, a byte that is not)")
     return trimmed
 
 

@@ -273,6 +273,7 @@ def test_workspace_and_project_names_are_one_to_two_hundred_characters_without_c
         ("   ", "name: must be 1 to 200 characters (got 0)"),
         ("w" * 201, "name: must be 1 to 200 characters (got 201)"),
         ("a\nb", "name: must not hold control characters (got U+000A)"),
+        (os.fsdecode(b"Acme \xff"), "name: must be UTF-8 text (got U+DCFF, a byte that is not)"),
     ]:
         refused = admin(tmp_path, "workspace", "create", "--name", name)
         assert refused.returncode == 1 and said in refused.stderr, refused.stderr
@@ -281,3 +282,5 @@ def test_workspace_and_project_names_are_one_to_two_hundred_characters_without_c
     assert accounts.workspace(db, made)["name"] == "Acme"
     with pytest.raises(accounts.AccountError, match=re.escape("(got U+0000)")):
         accounts.create_project(db, made, "a\x00b")  # a NUL, as a form may send it
+    refused = admin(tmp_path, "project", "create", "--workspace", made, "--name", os.fsdecode(b"Web \xc3"))
+    assert refused.returncode == 1 and "name: must be UTF-8 text (got U+DCC3" in refused.stderr, refused.stderr
