@@ -64,15 +64,25 @@ class Session:
     id: str  # the hash of its token, as keys made for it name it
 
 
-#: The longest an email may be (RFC 5321's local part and domain, with the "@").
-MAX_EMAIL = 320
+#: The longest an email may be: RFC 5321's longest path (256) without its angle brackets,
+#: the longest address a mail can be sent to.
+MAX_EMAIL = 254
+
+
+def checked_length(email: str) -> str:
+    """The email trimmed, refused by its length before anything else is done with it (it
+    is not shown back: a form may send any size)."""
+    trimmed = email.strip()
+    if len(trimmed) > MAX_EMAIL:
+        raise AccountError(f"email: at most {MAX_EMAIL} characters (got {len(trimmed):,})")
+    return trimmed
 
 
 def normal_email(email: str) -> str:
     """The email as stored: trimmed and lower-cased; refused when it cannot be one."""
-    cleaned = email.strip().lower()
+    cleaned = checked_length(email).lower()
     local, _, domain = cleaned.partition("@")
-    if not local or "." not in domain or len(cleaned) > MAX_EMAIL or any(c.isspace() for c in cleaned):
+    if not local or "." not in domain or any(c.isspace() for c in cleaned):
         raise AccountError(f"email {email!r}: must be an address such as ana@example.com")
     return cleaned
 

@@ -11,6 +11,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from templatekit_server import people
+from templatekit_server.accounts import AccountError
 from templatekit_server.dashboard.web import SESSION_COOKIE, checked_form, page, password_work, secure, signed_in
 from templatekit_server.db import Database
 from templatekit_server.state import server_of
@@ -48,8 +49,10 @@ async def sign_in(request: Request) -> Response:
     db = server_of(request).db
     form = await checked_form(request, request.cookies.get(SIGN_IN_COOKIE, ""))
     email, password = str(form.get("email", "")), str(form.get("password", ""))
-    if len(email.strip()) > people.MAX_EMAIL:  # no account has it: not counted, kept, nor shown back
-        return _sign_in_form(request, f"email: at most {people.MAX_EMAIL} characters", 400, "")
+    try:
+        people.checked_length(email)
+    except AccountError as exc:  # no account has it: not counted, kept, nor shown back
+        return _sign_in_form(request, str(exc), 400, "")
     address = request.client.host if request.client else "unknown"
     subjects = [f"email:{email.strip().lower()}", f"address:{address}"]
     throttled, user_id = await password_work(_checked, db, email, password, subjects)
