@@ -42,9 +42,17 @@ async def assets_page(request: Request) -> Response:
 
 async def upload(request: Request) -> Response:
     """One file from a form, its CSRF token beside it: the form is read (within the
-    upload limit) before the token can be checked."""
+    upload limit) before the token can be checked. What the API's readers refuse is said
+    on the page, in the form's terms: a file too large (413), a body that is no form."""
     here = visit(request, DESIGNERS, "upload assets")
-    form = await parsed_form(request, await read_body(request, assets.MAX_ASSET_BYTES))
+    try:
+        raw = await read_body(request, assets.MAX_ASSET_BYTES)
+    except ApiError:  # the body's only refusal: its size
+        return _assets_page(here, 413, f"file: at most {assets.MAX_ASSET_BYTES // 1_000_000} MB")
+    try:
+        form = await parsed_form(request, raw)
+    except ApiError as exc:
+        return _assets_page(here, exc.status, exc.message)
     given, file = form.get("csrf"), form.get("file")
     if not isinstance(given, str) or not hmac.compare_digest(given, here.session.csrf):
         raise HTTPException(403, "this form has expired or did not come from this page: reload it and try again")
