@@ -10,6 +10,8 @@ import time
 import httpx
 import pytest
 
+from templatekit_server import accounts, people
+from templatekit_server.plans import DEFAULT_PLANS
 from tests.server.conftest import text_template
 from tests.server.test_dashboard import PASSWORD, invitation_link, member, signed_in
 
@@ -158,3 +160,19 @@ def wait_for_images(page, seconds: float = 30.0) -> None:
     while not page.evaluate("[...document.images].every(img => img.complete)"):
         assert time.monotonic() < deadline, f"pictures still loading after {seconds:g} s: {page.url}"
         page.wait_for_timeout(100)
+
+
+def test_a_long_workspace_name_is_cut_with_an_ellipsis_in_the_header_not_widening_the_page(page, live):
+    account = live.account()
+    email = member(live, account, "owner")
+    long_name = "Northwind " * 20  # 200 characters once trimmed, the longest a name may be
+    other = accounts.create_workspace(live.db, long_name, "free", DEFAULT_PLANS)
+    people.add_member(live.db, other, people.user_id_of(live.db, email), "owner")
+    sign_in(page, live, email)
+    for width in (1280, 375):
+        page.set_viewport_size({"width": width, "height": 800})
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        link = page.locator(f"nav.switch a[href$='/w/{other}/']")
+        assert link.evaluate("a => getComputedStyle(a).textOverflow") == "ellipsis"
+        assert link.evaluate("a => a.scrollWidth > a.clientWidth")  # cut, its whole name in the text
+        assert link.text_content() == long_name.strip()
