@@ -16,7 +16,7 @@ from templatekit.loading import TemplateSource
 from templatekit.options import PdfInfo, RenderOptions
 from templatekit.outputs.encode import image_format
 from templatekit.outputs.motion import motion_format
-from templatekit.outputs.result import RenderResult
+from templatekit.outputs.result import RenderResult, whole_file
 from templatekit.pipeline import Prepared, prepared, resolve, still
 
 
@@ -160,15 +160,16 @@ def render_video(
         if (too_large := resolved.frames_too_large()) is not None:
             raise TemplateError([too_large], resolved.name)
         target = Path(path) if path is not None else None
-        import tempfile  # videos only (start-up time)
+        if target is not None:  # written beside it and renamed: never half a video there
+            with whole_file(target) as partial:
+                width, height = write_video(resolved, ctx, partial, on_progress, output)
+            data = None
+        else:
+            import tempfile  # videos in memory only (start-up time)
 
-        with tempfile.TemporaryDirectory(prefix="templatekit-") as scratch:
-            out = target or Path(scratch) / f"video.{output.name}"
-            try:
+            with tempfile.TemporaryDirectory(prefix="templatekit-") as scratch:
+                out = Path(scratch) / f"video.{output.name}"
                 width, height = write_video(resolved, ctx, out, on_progress, output)
-            except BaseException:
-                out.unlink(missing_ok=True)  # never leave half a video behind
-                raise
-            data = None if target is not None else out.read_bytes()
+                data = out.read_bytes()
         result_warnings = (*warnings, *ctx.warnings)
         return RenderResult(data, output.media_type, width, height, result_warnings, path=target)

@@ -187,6 +187,40 @@ def test_results_save_and_show_in_jupyter(tmp_path):
     assert "image/png, 400x200" in repr(png)
 
 
+def test_a_save_that_fails_leaves_the_file_that_was_there(tmp_path, monkeypatch):
+    """A full disk halfway through: the file keeps what it held, and no partial file stays."""
+    target = tmp_path / "card.png"
+    target.write_bytes(b"the earlier render")
+    result = tk.render_image(SIMPLE)
+
+    def half_then_full(self: Path, data: bytes) -> int:
+        with open(self, "wb") as handle:
+            handle.write(data[: len(data) // 2])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_bytes", half_then_full)
+    with pytest.raises(OSError, match="No space left"):
+        result.save(target)
+    monkeypatch.undo()
+    assert target.read_bytes() == b"the earlier render" and [p.name for p in tmp_path.iterdir()] == ["card.png"]
+    assert decode(result.save(target).read_bytes()).size == (400, 200)
+
+
+def test_a_video_stopped_halfway_leaves_the_file_that_was_there(tmp_path):
+    pytest.importorskip("av")
+    target = tmp_path / "clip.mp4"
+    target.write_bytes(b"the earlier video")
+    moving = {**SIMPLE, "video": {"duration": 1, "fps": 10}}
+
+    def stop(done: int, total: int) -> None:
+        if done >= 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        tk.render_video(moving, path=target, on_progress=stop)
+    assert target.read_bytes() == b"the earlier video" and [p.name for p in tmp_path.iterdir()] == ["clip.mp4"]
+
+
 def test_a_video_templates_image_is_its_poster_frame():
     """The frame at ``poster`` seconds, as the video shows it: a layer not yet on screen
     is left out, a fade is halfway."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from attrs import frozen
@@ -42,15 +44,19 @@ class RenderResult:
         }[self.media_type]
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the bytes to ``path`` and return it."""
+        """Write the bytes to ``path`` and return it. The file is written beside its place
+        and renamed, so ``path`` is never left half written (a full disk, Ctrl-C): it is
+        the whole output, or what was there before."""
         target = Path(path)
         if self._data is None and self.path is not None:
             if target.resolve() != self.path.resolve():
                 import shutil  # a video's file only (start-up time)
 
-                shutil.copyfile(self.path, target)
+                with whole_file(target) as partial:
+                    shutil.copyfile(self.path, partial)
         else:
-            target.write_bytes(self.data)
+            with whole_file(target) as partial:
+                partial.write_bytes(self.data)
         return target
 
     @property
@@ -79,3 +85,16 @@ class RenderResult:
             f"RenderResult({self.media_type}, {self.width}x{self.height}, {self.size} bytes, "
             f"{len(self.warnings)} warning(s))"
         )
+
+
+@contextmanager
+def whole_file(target: Path) -> Iterator[Path]:
+    """A file to write beside ``target`` (``.name.partial``), renamed to ``target`` when
+    the block ends, or removed when it fails."""
+    partial = target.with_name(f".{target.name}.partial")
+    try:
+        yield partial
+        partial.replace(target)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
