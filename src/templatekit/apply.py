@@ -195,6 +195,14 @@ def forget_fields() -> None:
     sizes.forget()
 
 
+def holds_text_only(kind: str, field: str) -> bool:
+    """Whether ``field`` (its JSON name) of layers of ``kind`` holds plain text, so that a
+    value typed as text (a CSV cell, ``--set``) is never read as JSON for it: a title of
+    ``true`` or ``[Draft] Notes``, a QR code of ``{"id": 1}``."""
+    found = _modifiable_fields(kind).get(field) if kind in LAYER_KINDS else None
+    return found is not None and found[1] in (str, str | None)
+
+
 @cache
 def _modifiable_fields(kind: str) -> dict[str, tuple[str, Any]]:
     """JSON name -> (attribute name, resolved type) for the fields a modification may set

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from templatekit import __version__, extras, jsontext
-from templatekit.apply import normalize
+from templatekit.apply import holds_text_only, normalize
 from templatekit.errors import TemplateError, TemplatekitError
 from templatekit.loading import load_template
-from templatekit.model.layers import walk_layers
+from templatekit.model.layers import AnyLayer, walk_layers
 from templatekit.model.modification import Modification
 from templatekit.model.template import Template
 from templatekit.outputs.motion import frame_rate, motion_format
@@ -222,11 +222,13 @@ def _modifications(template: Template, source: str | None, settings: list[str]) 
         key, sep, raw = setting.partition("=")
         if not sep or not key:
             raise SystemExit(f"error: --set {setting!r}: expected LAYER.FIELD=VALUE or LAYER=VALUE")
-        if template.layer(key) is not None or "." not in key:
-            result.extend(normalize({key: _value(raw)}, template))
+        named = template.layer(key)
+        if named is not None or "." not in key:
+            main = named.MAIN_FIELD if named is not None else None
+            result.extend(normalize({key: _value(raw, named, main)}, template))
         else:
             layer, _, field = key.rpartition(".")
-            result.append(Modification(layer, {field: _value(raw)}))
+            result.append(Modification(layer, {field: _value(raw, template.layer(layer), field)}))
     return result
 
 
@@ -250,11 +252,16 @@ def _read_json_argument(source: str) -> Any:
         ) from None
 
 
-def _value(raw: str) -> Any:
+def _value(raw: str, layer: AnyLayer | None, field: str | None) -> Any:
+    """``raw`` read as JSON, or as it is when it is no JSON. A field that holds text only
+    takes a JSON string unquoted and anything else as written (a title of ``true``, a QR
+    code of ``{"id": 1}``)."""
     try:
-        return jsontext.parse(raw)
+        value = jsontext.parse(raw)
     except jsontext.JSONTextError:
         return raw
+    text_only = layer is not None and field is not None and holds_text_only(layer.kind, field)
+    return raw if text_only and not isinstance(value, str) else value
 
 
 def _validate(args: argparse.Namespace) -> int:

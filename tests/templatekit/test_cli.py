@@ -43,6 +43,37 @@ def test_render_with_modifications_and_sets(tmp_path):
     assert image.getpixel((200, 175)) == (255, 0, 0)
 
 
+def test_set_gives_a_text_field_its_value_as_text(tmp_path):
+    """``--set title=true`` writes "true", and a QR code's JSON payload stays its text; a
+    field that is no text still reads JSON (``box.opacity=0.5``), and a JSON string is
+    unquoted (``title="Hi"``)."""
+    path = tmp_path / "t.json"
+    path.write_text(
+        json.dumps(
+            template(
+                layer("text", "title", width=380, text="old"),
+                layer("qrcode", "code", x=0, y=60, width=120, height=120, qrcode="x"),
+                layer("shape", "box", x=200, y=150, width=200, height=50, fill="#000000"),
+                background="#ffffff",
+            )
+        )
+    )
+    cases = [
+        (
+            ["title=true", 'code={"id": 1}', "box.opacity=0.5"],
+            {"title": "true", "code": '{"id": 1}', "box": {"opacity": 0.5}},
+        ),
+        (['title="Hi"'], {"title": "Hi"}),
+    ]
+    for n, (sets, modifications) in enumerate(cases):
+        done = run("render", str(path), *[f"--set={value}" for value in sets], "-o", str(tmp_path / f"set{n}.png"))
+        assert done.returncode == 0, done.stderr
+        same = run("render", str(path), "-m", json.dumps(modifications), "-o", str(tmp_path / f"m{n}.png"))
+        assert same.returncode == 0, same.stderr
+        assert (tmp_path / f"set{n}.png").read_bytes() == (tmp_path / f"m{n}.png").read_bytes(), sets
+    assert (tmp_path / "set0.png").read_bytes() != (tmp_path / "set1.png").read_bytes()
+
+
 def test_render_formats_and_thumbnail(tmp_path):
     for suffix, fmt in ((".jpg", "JPEG"), (".webp", "WEBP")):
         out = tmp_path / f"card{suffix}"
