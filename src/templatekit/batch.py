@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from attrs import frozen
 
 from templatekit import jsontext
-from templatekit.apply import Modifications
+from templatekit.apply import Modifications, holds_text_only
 from templatekit.errors import ModificationError, TemplatekitError
 from templatekit.loading import TemplateSource, load_template
 from templatekit.model.template import Template
@@ -177,15 +177,19 @@ class CsvRow:
     number: int  # 1 for the first row after the header
     cells: dict[str, str]
     modifications: list[dict[str, Any]]
+    error: str | None = None  # why the row cannot be rendered (a cell that is not JSON)
 
 
 def csv_rows(template: Template, path: str | os.PathLike[str]) -> tuple[list[CsvRow], list[str]]:
-    """The rows of a CSV file as modifications of ``template``, and notes on columns.
+    """The rows of a CSV file as modifications of ``template``, and the columns that
+    set nothing (they may name files).
 
     A column named ``layer.field`` sets that field, one named after a layer sets its main
     field (text, src, …); other columns only name files. Empty cells change nothing;
-    cells that start with ``[`` or ``{`` are JSON (table, chart and key-value rows), all
-    others are text, which the template's fields convert (``"4.5"`` for a star rating).
+    cells that start with ``[`` or ``{`` are JSON (table, chart and key-value rows), unless
+    their field holds text only (a title, a QR code); all others are text, which the
+    template's fields convert (``"4.5"`` for a star rating). A row with a cell that is not
+    the JSON it must be has its ``error`` set, and is not rendered.
     """
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
@@ -197,7 +201,10 @@ def csv_rows(template: Template, path: str | os.PathLike[str]) -> tuple[list[Csv
             for number, cells in enumerate(reader, start=1):
                 _check_width(path, number, cells, len(columns))
                 kept = {k: v or "" for k, v in cells.items() if k is not None}
-                rows.append(CsvRow(number, kept, _row_modifications(number, targets, cells)))
+                try:
+                    rows.append(CsvRow(number, kept, _row_modifications(targets, cells)))
+                except ModificationError as exc:
+                    rows.append(CsvRow(number, kept, [], str(exc)))
     except OSError as exc:  # the rows are the modifications: without them there is nothing to render
         raise ModificationError(f"the CSV file {os.fspath(path)} cannot be read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
@@ -205,10 +212,7 @@ def csv_rows(template: Template, path: str | os.PathLike[str]) -> tuple[list[Csv
     except csv.Error as exc:
         reason = f"is not valid CSV: {exc} (a quote left open?)"
         raise ModificationError(f"the CSV file {os.fspath(path)} {reason}") from None
-    notes = [
-        f"column {column!r} names no layer: it is used in file names only" for column, t in targets.items() if not t
-    ]
-    return rows, notes
+    return rows, [column for column, target in targets.items() if target is None]
 
 
 def _check_header(path: str | os.PathLike[str], columns: list[str]) -> None:
@@ -232,29 +236,37 @@ def _check_width(path: str | os.PathLike[str], number: int, cells: dict[str | No
         )
 
 
-def _target(template: Template, column: str) -> tuple[str, str] | None:
-    """(layer, field) a column sets, or None."""
+@frozen
+class _Target:
+    """What a column sets: a field of a layer, and whether that field holds text only."""
+
+    layer: str
+    field: str
+    text_only: bool
+
+
+def _target(template: Template, column: str) -> _Target | None:
+    """What a column sets, or None."""
     layer = template.layer(column)
     if layer is not None:
-        return (column, layer.MAIN_FIELD) if layer.MAIN_FIELD else None
+        main = layer.MAIN_FIELD
+        return _Target(column, main, holds_text_only(layer.kind, main)) if main else None
     name, dot, field = column.rpartition(".")
-    return (name, field) if dot and template.layer(name) is not None else None
+    found = template.layer(name) if dot else None
+    return _Target(name, field, holds_text_only(found.kind, field)) if found is not None else None
 
 
-def _row_modifications(
-    number: int, targets: dict[str, tuple[str, str] | None], cells: dict[str, Any]
-) -> list[dict[str, Any]]:
+def _row_modifications(targets: dict[str, _Target | None], cells: dict[str, Any]) -> list[dict[str, Any]]:
     by_layer: dict[str, dict[str, Any]] = {}
     for column, target in targets.items():
         text = cells.get(column)
         if target is None or not text:
             continue
         value: Any = text
-        if text.lstrip()[:1] in ("[", "{"):
+        if not target.text_only and text.lstrip()[:1] in ("[", "{"):
             try:
                 value = jsontext.parse(text)
             except jsontext.JSONTextError as exc:
-                raise ModificationError(f"row {number}, column {column!r}: {exc}") from None
-        layer, field = target
-        by_layer.setdefault(layer, {})[field] = value
+                raise ModificationError(f"column {column!r}: {exc}") from None
+        by_layer.setdefault(target.layer, {})[target.field] = value
     return [{"name": layer, **fields} for layer, fields in by_layer.items()]

@@ -11,14 +11,18 @@ the files, row by row across runs; with ``strict`` they make the command exit 1 
 from __future__ import annotations
 
 import csv
+import difflib
 import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from templatekit.batch import CsvRow, csv_rows, render_many
-from templatekit.errors import ModificationError
+from templatekit.errors import ModificationError, StorageError
 from templatekit.loading import load_template
+from templatekit.model.layers import walk_layers
+from templatekit.model.template import Template
+from templatekit.outputs.result import whole_file
 
 EXTENSIONS = {"png": "png", "jpeg": "jpg", "webp": "webp", "pdf": "pdf"}
 _UNSAFE = re.compile(r"[^\w.\-]+")
@@ -27,6 +31,9 @@ _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
 SHOWN_LINES = 20  # of failures and of warnings, each; the rest counted
 #: The warnings of every row rendered, beside the files: row, file, warning.
 WARNINGS_FILE = "batch-warnings.csv"
+#: Bytes of a file name before its extension: file systems take 255 in all, and the
+#: file is written first as ``.name.partial``.
+MAX_NAME_BYTES = 200
 
 
 def file_name(pattern: str, row: CsvRow, extension: str) -> str:
@@ -45,8 +52,9 @@ def file_name(pattern: str, row: CsvRow, extension: str) -> str:
         return str(values[column])
 
     name = _PLACEHOLDER.sub(filled, pattern)
-    safe = _UNSAFE.sub("_", name).strip("._") or f"row-{row.number}"
-    return f"{safe}.{extension}"
+    safe = _UNSAFE.sub("_", name).strip("._")
+    cut = safe.encode()[:MAX_NAME_BYTES].decode(errors="ignore")  # whole characters
+    return f"{cut or f'row-{row.number}'}.{extension}"
 
 
 def run_batch(
@@ -60,11 +68,13 @@ def run_batch(
     strict: bool = False,
 ) -> int:
     template = load_template(template_path)
-    rows, notes = csv_rows(template, csv_path)
-    for note in notes:
-        print(f"note: {note}", file=sys.stderr)
+    rows, unmatched = csv_rows(template, csv_path)
     _check_pattern(pattern)
-    output.mkdir(parents=True, exist_ok=True)
+    _check_columns(template, unmatched, pattern, strict)
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StorageError(f"-o {output}: cannot make the folder ({exc.strerror or exc})") from None
     names = [file_name(pattern, row, EXTENSIONS[format]) for row in rows]
     seen: dict[str, int] = {}
     for row, name in zip(rows, names, strict=True):
@@ -75,34 +85,64 @@ def run_batch(
     skipped = len(rows) - len(todo)
     if skipped:
         print(f"{skipped} of {len(rows)} files exist already; rendering the other {len(todo)}", file=sys.stderr)
-    failures: list[str] = []
+    failures = [f"row {row.number}: {row.error}" for row, _ in todo if row.error is not None]
+    renderable = [(row, name) for row, name in todo if row.error is None]
     warnings: list[tuple[int, str, str]] = []
+    written: set[str] = set()
     items = render_many(
         template,
-        [row.modifications for row, _ in todo],
+        [row.modifications for row, _ in renderable],
         format=format,
         workers=workers,
-        on_progress=lambda done, total: progress(done, total or len(todo)),
+        on_progress=lambda done, total: progress(done, total or len(renderable)),
     )
-    for item in items:
-        row, name = todo[item.index]
-        if item.result is None:
-            failures.append(f"row {row.number}: {item.error}")
-            continue
-        partial = output / f".{name}.partial"
-        partial.write_bytes(item.result.data)
-        partial.replace(output / name)
-        warnings.extend((row.number, name, warning) for warning in item.result.warnings)
-    written = len(todo) - len(failures)
+    try:
+        for item in items:
+            row, name = renderable[item.index]
+            if item.result is None:
+                failures.append(f"row {row.number}: {item.error}")
+                continue
+            try:
+                with whole_file(output / name) as partial:
+                    partial.write_bytes(item.result.data)
+            except OSError as exc:  # the next files would fail alike (a full disk, no right to write)
+                raise StorageError(f"{output / name}: cannot write ({exc.strerror or exc})") from None
+            written.add(name)
+            warnings.extend((row.number, name, warning) for warning in item.result.warnings)
+    finally:  # also when stopped: the warnings of the files written are kept
+        _keep_warnings(output / WARNINGS_FILE, written, warnings)
     warned = len({number for number, _, _ in warnings})
-    _keep_warnings(output / WARNINGS_FILE, {name for _, name in todo}, warnings)
     print(
-        f"{output}: {written} written, {skipped} there already, {len(failures)} failed, "
+        f"{output}: {len(written)} written, {skipped} there already, {len(failures)} failed, "
         f"{warned} with warnings" + (f" (listed in {output / WARNINGS_FILE})" if warned else "")
     )
     _list("failed", failures)
     _list("warnings", [f"row {number} ({name}): {warning}" for number, name, warning in warnings])
     return 1 if failures or (strict and warnings) else 0
+
+
+def _check_columns(template: Template, unmatched: list[str], pattern: str, strict: bool) -> None:
+    """A note for each column that names no layer and no ``--name`` placeholder, which
+    nothing uses (a misspelt layer?); with ``strict``, a ``ModificationError`` before
+    anything is rendered."""
+    placeholders = {match.group(1) for match in _PLACEHOLDER.finditer(pattern)}
+    layers = [layer.name for layer in walk_layers(template.layers)]
+    lines = [
+        f"column {column!r} names no layer and is not in --name: it is not used{_guess(column, layers)}"
+        for column in unmatched
+        if column not in placeholders
+    ]
+    if strict and lines:
+        raise ModificationError("; ".join(lines))
+    for line in lines:
+        print(f"note: {line}", file=sys.stderr)
+
+
+def _guess(column: str, layers: list[str]) -> str:
+    """ " (did you mean 'title'?)" for a column close to a layer's name (or ``layer.field``)."""
+    layer, dot, field = column.rpartition(".") if "." in column else (column, "", "")
+    close = difflib.get_close_matches(layer, layers, n=1)
+    return f" (did you mean {close[0] + dot + field!r}?)" if close else ""
 
 
 def _list(title: str, lines: list[str]) -> None:
@@ -116,8 +156,8 @@ def _list(title: str, lines: list[str]) -> None:
 
 
 def _keep_warnings(path: Path, rendered: set[str], warnings: list[tuple[int, str, str]]) -> None:
-    """The warnings file with this run's rows in place of what earlier runs said of them
-    (a resumed batch keeps the warnings of the rows it did not render again)."""
+    """The warnings file with the files written this run in place of what earlier runs
+    said of them (a resumed batch keeps the warnings of the rows it did not render again)."""
     kept: list[tuple[int, str, str]] = []
     if path.exists():
         with path.open(newline="", encoding="utf-8") as handle:
@@ -129,12 +169,10 @@ def _keep_warnings(path: Path, rendered: set[str], warnings: list[tuple[int, str
     entries = sorted(kept + warnings, key=lambda entry: entry[0])
     if not entries and not path.exists():
         return
-    partial = path.with_name(f".{path.name}.partial")
-    with partial.open("w", newline="", encoding="utf-8") as handle:
+    with whole_file(path) as partial, partial.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["row", "file", "warning"])
         writer.writerows(entries)
-    partial.replace(path)
 
 
 def _check_pattern(pattern: str) -> None:

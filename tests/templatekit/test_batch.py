@@ -16,6 +16,7 @@ import pytest
 
 import templatekit as tk
 from templatekit.batch import csv_rows, render_many
+from templatekit.batch_command import WARNINGS_FILE, run_batch
 from tests.conftest import decode, layer, template
 
 pytestmark = pytest.mark.slow
@@ -76,8 +77,8 @@ def test_render_many_on_a_dask_cluster():
 def test_csv_columns_become_modifications(tmp_path):
     path = tmp_path / "rows.csv"
     path.write_text('sku,title,box.fill,rating,grid\nA1,First,#00ff00,4.5,"[{""a"": 2}]"\nA2,,,,\n', encoding="utf-8")
-    rows, notes = csv_rows(tk.load_template(CARD), path)
-    assert notes == ["column 'sku' names no layer: it is used in file names only"]
+    rows, unmatched = csv_rows(tk.load_template(CARD), path)
+    assert unmatched == ["sku"]
     assert rows[0].modifications == [
         {"name": "title", "text": "First"},
         {"name": "box", "fill": "#00ff00"},
@@ -89,11 +90,14 @@ def test_csv_columns_become_modifications(tmp_path):
     assert applied.layer("rating").star == 4.5
 
 
-def test_a_cell_that_is_not_json_is_named(tmp_path):
+def test_a_cell_that_is_not_json_fails_its_row_and_text_fields_never_read_json(tmp_path):
+    """A title may start with a bracket; a table's rows that are not JSON fail their row only."""
     path = tmp_path / "rows.csv"
-    path.write_text("grid\n[{oops\n", encoding="utf-8")
-    with pytest.raises(tk.ModificationError, match="row 1, column 'grid': not valid JSON"):
-        csv_rows(tk.load_template(CARD), path)
+    path.write_text('title,grid\n[Draft] Notes,"[{""a"": 2}]"\n"{""id"": 1}",[{oops\n', encoding="utf-8")
+    first, second = csv_rows(tk.load_template(CARD), path)[0]
+    assert first.error is None
+    assert first.modifications == [{"name": "title", "text": "[Draft] Notes"}, {"name": "grid", "rows": [{"a": 2}]}]
+    assert second.error is not None and second.error.startswith("column 'grid': not valid JSON")
 
 
 def batch(*args: str) -> subprocess.CompletedProcess[str]:
@@ -258,3 +262,68 @@ def test_a_trailing_comma_is_no_cell(tmp_path):
     done = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "o"), "--name", "{sku}")
     assert done.returncode == 0, done.stderr
     assert [path.name for path in (tmp_path / "o").glob("*.png")] == ["A.png"]
+
+
+def test_a_row_whose_cell_is_not_json_fails_alone(tmp_path):
+    template_path, data = card_and_rows(tmp_path, 'sku,title,grid\nA,[Draft] A,\nB,x,[{oops\nC,y,"[{""a"": 1}]"\n')
+    out = tmp_path / "o"
+    done = batch(str(template_path), "--csv", str(data), "-o", str(out), "--name", "{sku}")
+    assert done.returncode == 1 and "2 written, 0 there already, 1 failed" in done.stdout, done.stderr
+    assert "row 2: column 'grid': not valid JSON" in done.stderr
+    assert sorted(path.name for path in out.glob("*.png")) == ["A.png", "C.png"]
+
+
+def test_a_column_nothing_uses_is_named_with_a_guess_and_fails_a_strict_batch(tmp_path):
+    template_path, data = card_and_rows(tmp_path, "sku,titel,gird.rows\nA,x,[]\n")
+    out = tmp_path / "o"
+    done = batch(str(template_path), "--csv", str(data), "-o", str(out), "--name", "{sku}")
+    assert done.returncode == 0, done.stderr
+    note = "column 'titel' names no layer and is not in --name: it is not used (did you mean 'title'?)"
+    assert f"note: {note}" in done.stderr and "'sku'" not in done.stderr  # sku names the files
+    assert (
+        "column 'gird.rows' names no layer and is not in --name: it is not used (did you mean 'grid.rows'?)"
+        in done.stderr
+    )
+    (out / "A.png").unlink()
+    strict = batch(str(template_path), "--csv", str(data), "-o", str(out), "--name", "{sku}", "--strict")
+    assert strict.returncode == 1 and f"error: {note}; column 'gird.rows'" in strict.stderr, strict.stderr
+    assert not list(out.glob("*.png"))  # refused before anything was rendered
+
+
+def test_a_long_name_is_cut_to_what_a_file_system_takes(tmp_path):
+    template_path, data = card_and_rows(tmp_path, f"sku\n{'é' * 300}\n")
+    done = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "o"), "--name", "{sku}")
+    assert done.returncode == 0, done.stderr
+    (written,) = (tmp_path / "o").glob("*.png")
+    assert written.name == "é" * 100 + ".png" and len(written.name.encode()) <= 255
+
+
+def test_a_folder_or_file_that_cannot_be_written_is_named_not_a_traceback(tmp_path):
+    template_path, data = card_and_rows(tmp_path, "sku\nA\nB\n")
+    (tmp_path / "file").write_text("")
+    folder = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "file" / "out"))
+    assert folder.returncode == 1 and "Traceback" not in folder.stderr, folder.stderr
+    assert f"error: -o {tmp_path / 'file' / 'out'}: cannot make the folder (Not a directory)" in folder.stderr
+    out = tmp_path / "o"
+    (out / ".B.png.partial").mkdir(parents=True)  # where B's file is written first: it cannot be
+    stopped = batch(str(template_path), "--csv", str(data), "-o", str(out), "--name", "{sku}")
+    assert stopped.returncode == 1 and "Traceback" not in stopped.stderr, stopped.stderr
+    assert f"error: {out / 'B.png'}: cannot write (Is a directory)" in stopped.stderr
+    assert (out / "A.png").exists() and not (out / "B.png").exists()
+
+
+def test_a_batch_stopped_halfway_keeps_the_warnings_of_the_files_it_wrote(tmp_path):
+    """Ctrl-C after the first file: its warning (text cut to fit) is in the warnings file."""
+    long = "words that do not fit " * 40
+    template_path, data = card_and_rows(tmp_path, f"sku,title\nA,{long}\nB,{long}\nC,{long}\n")
+    out = tmp_path / "o"
+
+    def stop(done: int, total: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_batch(template_path, data, out, "{sku}", "png", 1, stop)
+    with (out / WARNINGS_FILE).open(encoding="utf-8") as handle:
+        kept = list(csv.DictReader(handle))
+    assert {entry["file"] for entry in kept} == {"A.png"} and any("cut" in entry["warning"] for entry in kept)
+    assert sorted(path.name for path in out.glob("*.png")) == ["A.png"]
