@@ -26,7 +26,7 @@ from templatekit.errors import ModificationError, TemplatekitError
 from templatekit.loading import TemplateSource, load_template
 from templatekit.model.template import Template
 from templatekit.outputs.result import RenderResult
-from templatekit.render import render_image, render_pdf
+from templatekit.render import image_options, pdf_options, render_image, render_pdf
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
@@ -74,8 +74,41 @@ def render_many(
     row that fails is an item with ``error`` set, and the batch goes on.
     ``on_progress(done, total)`` is called after each row (``total`` is None when
     ``rows`` has no length).
+
+    The template and the arguments are checked when it is called, before any process
+    starts: a ``TemplateError``, or a ``ValueError``/``TypeError`` naming the argument.
     """
     loaded = load_template(template)
+    _check_arguments(format, workers, options)
+    return _rendered(loaded, rows, format, executor, workers, on_progress, options)
+
+
+def _check_arguments(format: str, workers: int | None, options: dict[str, Any]) -> None:
+    """What ``render_image`` or ``render_pdf`` would refuse on every row, refused once."""
+    if format not in ("png", "jpeg", "jpg", "webp", "pdf"):
+        raise ValueError(f"format: must be one of png, jpeg, webp, pdf (got {format!r})")
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
+        raise ValueError(f"workers: must be a whole number of 1 or more (got {workers!r})")
+    try:
+        if format == "pdf":
+            pdf_options(**options)
+        else:
+            image_options(format, **options)
+    except TypeError as exc:  # "pdf_options() got an unexpected keyword argument 'scale'"
+        function = "render_pdf" if format == "pdf" else "render_image"
+        reason = str(exc).partition("() ")[2] or str(exc)
+        raise TypeError(f"render_many: {reason} (its other arguments go to {function})") from None
+
+
+def _rendered(
+    loaded: Template,
+    rows: Iterable[Modifications],
+    format: str,
+    executor: Executor | None,
+    workers: int | None,
+    on_progress: Callable[[int, int | None], None] | None,
+    options: dict[str, Any],
+) -> Iterator[BatchItem]:
     total = len(rows) if hasattr(rows, "__len__") else None  # type: ignore[arg-type]
     own = executor is None
     pool = executor or _own_pool(loaded, workers or os.cpu_count() or 1)

@@ -70,7 +70,23 @@ def render_image(
     (2 for a retina image); ``moment``: the second of a video template to show (default:
     its ``poster``), as its frame then shows it; ``memory_limit``: see ``prepare``.
     """
-    options = RenderOptions(
+    options = image_options(format, thumbnail, debug, scale, moment, assets, memory_limit)
+    with budget.render(memory_limit):
+        return still(template, modifications, options)
+
+
+def image_options(
+    format: str = "png",
+    thumbnail: bool = False,
+    debug: bool = False,
+    scale: float = 1.0,
+    moment: float | None = None,
+    assets: AssetLoader | None = None,
+    memory_limit: int | None = None,
+) -> RenderOptions:
+    """``render_image``'s arguments as options, checked (``ValueError`` naming the one at
+    fault); ``render_many`` checks its own with it before a row is sent anywhere."""
+    return RenderOptions(
         format=image_format(format),
         thumbnail=thumbnail,
         debug=debug,
@@ -79,8 +95,6 @@ def render_image(
         assets=assets,
         memory_limit=memory_limit,
     )
-    with budget.render(memory_limit):
-        return still(template, modifications, options)
 
 
 def render_pdf(
@@ -105,8 +119,7 @@ def render_pdf(
     a video template to show (default: its ``poster``), as its frame then shows it.
     ``memory_limit``: see ``prepare``.
     """
-    pdf = PdfInfo(author=author, creator=creator, subject=subject, created=created)
-    options = RenderOptions(debug=debug, time=moment, assets=assets, memory_limit=memory_limit, pdf=pdf).for_pdf()
+    options = pdf_options(debug, author, creator, subject, created, moment, assets, memory_limit)
     with budget.render(memory_limit):
         from templatekit.paint.pdf import DocumentInfo, paint_pdf  # the PDF writer loads only when a PDF is made
 
@@ -116,6 +129,21 @@ def render_pdf(
         data = paint_pdf(laid_out.pages, info)
         scene = laid_out.scene
         return RenderResult(data, "application/pdf", scene.width, scene.height, laid_out.warnings, len(laid_out.pages))
+
+
+def pdf_options(
+    debug: bool = False,
+    author: str = "",
+    creator: str = "templatekit",
+    subject: str = "",
+    created: datetime | None = None,
+    moment: float | None = None,
+    assets: AssetLoader | None = None,
+    memory_limit: int | None = None,
+) -> RenderOptions:
+    """``render_pdf``'s arguments as options, checked as ``image_options`` checks."""
+    pdf = PdfInfo(author=author, creator=creator, subject=subject, created=created)
+    return RenderOptions(debug=debug, time=moment, assets=assets, memory_limit=memory_limit, pdf=pdf).for_pdf()
 
 
 def render_video(

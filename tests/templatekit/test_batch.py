@@ -63,6 +63,25 @@ def test_render_many_own_pool_draws_what_one_process_draws():
         assert decode(item.result.data).tobytes() == expected.tobytes()
 
 
+@pytest.mark.parametrize(
+    ("arguments", "error", "message"),
+    [
+        ({"format": "gif"}, ValueError, r"format: must be one of png, jpeg, webp, pdf \(got 'gif'\)"),
+        ({"workers": 0}, ValueError, r"workers: must be a whole number of 1 or more \(got 0\)"),
+        ({"scale": 0}, ValueError, r"scale: must be a positive number \(got 0\)"),
+        ({"scael": 2}, TypeError, r"render_many: got an unexpected keyword argument 'scael' \(.* render_image\)"),
+        ({"format": "pdf", "scale": 2}, TypeError, r"unexpected keyword argument 'scale' \(.* render_pdf\)"),
+    ],
+)
+def test_render_many_checks_its_arguments_when_called_before_any_process_starts(arguments, error, message):
+    with ProcessPoolExecutor(1) as pool:
+        with pytest.raises(error, match=message):
+            render_many(CARD, [{}], executor=pool, **arguments)
+        assert not pool._processes  # nothing was sent to it
+    with pytest.raises(tk.TemplateError):
+        render_many({"name": "broken", "width": 0, "height": 10, "layers": []}, [{}])
+
+
 def test_render_many_on_a_dask_cluster():
     distributed = pytest.importorskip("distributed")
     with (
