@@ -43,9 +43,15 @@ def parse(
         raise
     except ValueError as exc:  # an integer of more than 4,300 digits
         raise JSONTextError(f"holds a number too long to read ({exc})") from None
-    if depth(value) > max_depth:
-        raise JSONTextError(f"nested more than {max_depth} levels deep")
+    check_depth(value, max_depth)
     return value
+
+
+def check_depth(value: Any, max_depth: int = MAX_DEPTH) -> None:
+    """JSONTextError naming where lists and objects in ``value`` nest deeper than
+    ``max_depth`` (the first such place, level by level)."""
+    if depth(value) > max_depth:
+        raise JSONTextError(f"{_too_deep(value, max_depth)}: nested more than {max_depth} levels deep")
 
 
 def unique_fields(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -70,6 +76,28 @@ def _count(text: str | bytes, limit: int) -> None:
 
 def _not_a_number(constant: str) -> Any:
     raise JSONTextError(f"{constant} is not a JSON number")
+
+
+def _too_deep(value: Any, max_depth: int) -> str:
+    """The path (``layers[0].layers[1]``) of the first list or object at a depth over
+    ``max_depth``, found level by level without recursion; only asked for when there is one."""
+    level: list[tuple[str, Any]] = [("", value)]
+    for _ in range(max_depth):
+        level = [
+            (_child_path(path, key), child)
+            for path, item in level
+            if isinstance(item, dict | list)
+            for key, child in (item.items() if isinstance(item, dict) else enumerate(item))
+        ]
+    return next(path for path, item in level if isinstance(item, dict | list)) or "(root)"
+
+
+def _child_path(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if not key.isidentifier():
+        return f"{path}[{key!r}]"
+    return f"{path}.{key}" if path else key
 
 
 def depth(value: Any) -> int:

@@ -30,8 +30,10 @@ def load_template(
     folder = Path(base_dir) if base_dir is not None else None
     if isinstance(source, dict):
         data, name = source, "template"
-        if jsontext.depth(source) > jsontext.MAX_DEPTH:  # as JSON text may: reading deeper would overflow the stack
-            raise TemplateError([f"(template): nested more than {jsontext.MAX_DEPTH} levels deep"], name)
+        try:  # as JSON text may: reading deeper would overflow the stack
+            jsontext.check_depth(source)
+        except jsontext.JSONTextError as exc:
+            raise TemplateError([str(exc)], name) from None
     elif isinstance(source, str) and looks_like_json(source):
         data, name = parse_json(source, "template"), "template"
     elif not isinstance(source, (str, os.PathLike)) or source == "":

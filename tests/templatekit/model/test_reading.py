@@ -253,8 +253,18 @@ def test_a_dict_nested_deeper_than_json_text_may_is_refused_not_a_crash():
     for _ in range(100_000):  # far past Python's recursion limit
         inner["a"] = {}
         inner = inner["a"]
-    with pytest.raises(tk.TemplateError, match="nested more than 64 levels deep"):
+    with pytest.raises(tk.TemplateError, match=r"  extra(\.a){63}: nested more than 64 levels deep"):
         tk.load_template({**template(), "extra": deep})
+
+
+def test_frames_nested_too_deep_for_json_are_named_by_their_path():
+    inner = layer("text", "t", text="x")
+    for n in range(40):
+        inner = layer("frame", f"f{n}", layers=[inner])
+    where = "layers[0]" + ".layers[0]" * 31
+    for source in (template(inner), json.dumps(template(inner))):
+        with pytest.raises(tk.TemplateError, match=re.escape(f"{where}: nested more than 64 levels deep")):
+            tk.load_template(source)
 
 
 def test_modifications_apply_to_a_template_in_any_form_it_is_read_in():
