@@ -28,6 +28,7 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from templatekit_server.app import create_app
+    from templatekit_server.malformed import enveloped_protocol
 
     settings = Settings.from_env(data_dir=args.data_dir, workers=args.workers, config=args.config)
     try:
@@ -49,6 +50,7 @@ def serve(args: argparse.Namespace) -> int:
         app,
         host=args.host,
         port=args.port,
+        http=enveloped_protocol(settings.docs_url),
         log_level="info",
         access_log=False,
         timeout_graceful_shutdown=settings.shutdown_seconds,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import socket
 
 import pytest
 
@@ -138,6 +140,31 @@ def test_a_malformed_body_is_a_bad_request_not_a_crash(client, live, account):
     answer = client.post(f"{live.api}/templates/createImage", content=deep, headers=account.bearer)
     assert error_of(answer) == (400, "BAD_REQUEST")
     assert "nested" in answer.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"GARBAGE\r\n\r\n",
+        b"GET /v1/liveness HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n",
+        b"POST /v1/templates/createImage HTTP/1.1\r\nHost: x\r\nContent-Length: nine\r\n\r\n",
+    ],
+)
+def test_a_request_that_is_not_http_gets_the_error_envelope_in_json(live, raw):
+    """uvicorn refuses these before the app sees them; the answer is still the envelope."""
+    with socket.create_connection(("127.0.0.1", live.port), timeout=10) as connection:
+        connection.sendall(raw)
+        received = b""
+        while chunk := connection.recv(65536):  # the server closes the connection
+            received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in lines[1:])}
+    assert lines[0] == "HTTP/1.1 400 Bad Request" and headers["content-type"] == "application/json"
+    assert int(headers["content-length"]) == len(body) and headers["connection"] == "close"
+    error = json.loads(body)["error"]
+    assert error["code"] == "BAD_REQUEST" and error["message"].startswith("malformed HTTP request: ")
+    assert error["docs"].endswith("/BAD_REQUEST") and re.fullmatch(r"req_[0-9a-f]{24}", error["requestId"])
 
 
 def test_a_body_over_the_limit_is_refused(client, live, account):
