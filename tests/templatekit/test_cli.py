@@ -22,16 +22,18 @@ def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
     return subprocess.run([sys.executable, "-m", "templatekit.cli", *args], capture_output=True, text=True, cwd=cwd)
 
 
-def test_render_with_modifications_and_sets(tmp_path):
+def template_file(tmp_path: Path, *layers: dict) -> Path:
+    """A template of ``layers`` on a white 400×200 canvas, written to a file."""
     path = tmp_path / "t.json"
-    path.write_text(
-        json.dumps(
-            template(
-                layer("text", "title", width=380, text="old"),
-                layer("shape", "box", x=0, y=150, width=400, height=50, fill="#000000"),
-                background="#ffffff",
-            )
-        )
+    path.write_text(json.dumps(template(*layers, background="#ffffff")))
+    return path
+
+
+def test_render_with_modifications_and_sets(tmp_path):
+    path = template_file(
+        tmp_path,
+        layer("text", "title", width=380, text="old"),
+        layer("shape", "box", x=0, y=150, width=400, height=50, fill="#000000"),
     )
     mods = tmp_path / "mods.json"
     mods.write_text(json.dumps({"title": "from file"}))
@@ -47,16 +49,11 @@ def test_set_gives_a_text_field_its_value_as_text(tmp_path):
     """``--set title=true`` writes "true", and a QR code's JSON payload stays its text; a
     field that is no text still reads JSON (``box.opacity=0.5``), and a JSON string is
     unquoted (``title="Hi"``)."""
-    path = tmp_path / "t.json"
-    path.write_text(
-        json.dumps(
-            template(
-                layer("text", "title", width=380, text="old"),
-                layer("qrcode", "code", x=0, y=60, width=120, height=120, qrcode="x"),
-                layer("shape", "box", x=200, y=150, width=200, height=50, fill="#000000"),
-                background="#ffffff",
-            )
-        )
+    path = template_file(
+        tmp_path,
+        layer("text", "title", width=380, text="old"),
+        layer("qrcode", "code", x=0, y=60, width=120, height=120, qrcode="x"),
+        layer("shape", "box", x=200, y=150, width=200, height=50, fill="#000000"),
     )
     cases = [
         (
