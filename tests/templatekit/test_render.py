@@ -206,6 +206,18 @@ def test_a_save_that_fails_leaves_the_file_that_was_there(tmp_path, monkeypatch)
     assert decode(result.save(target).read_bytes()).size == (400, 200)
 
 
+def test_a_save_through_a_symbolic_link_replaces_the_file_it_points_to(tmp_path):
+    (tmp_path / "site").mkdir()
+    pointed = tmp_path / "site" / "card.png"
+    pointed.write_bytes(b"the earlier render")
+    link = tmp_path / "card.png"
+    link.symlink_to(pointed)
+    result = tk.render_image(SIMPLE)
+    result.save(link)
+    assert link.is_symlink() and pointed.read_bytes() == result.data
+    assert sorted(p.name for p in (tmp_path / "site").iterdir()) == ["card.png"]
+
+
 def test_a_video_stopped_halfway_leaves_the_file_that_was_there(tmp_path):
     pytest.importorskip("av")
     target = tmp_path / "clip.mp4"

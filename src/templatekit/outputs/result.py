@@ -90,7 +90,9 @@ class RenderResult:
 @contextmanager
 def whole_file(target: Path) -> Iterator[Path]:
     """A file to write beside ``target`` (``.name.partial``), renamed to ``target`` when
-    the block ends, or removed when it fails."""
+    the block ends, or removed when it fails. A symbolic link stays: the file it points to
+    is the one replaced."""
+    target = target.resolve() if target.is_symlink() else target
     partial = target.with_name(f".{target.name}.partial")
     try:
         yield partial
