@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import stat
 from pathlib import Path
 
 import pytest
@@ -206,7 +207,7 @@ def test_a_save_that_fails_leaves_the_file_that_was_there(tmp_path, monkeypatch)
     assert decode(result.save(target).read_bytes()).size == (400, 200)
 
 
-def test_a_save_through_a_symbolic_link_replaces_the_file_it_points_to(tmp_path):
+def test_a_save_through_a_symbolic_link_replaces_the_file_it_points_to_keeping_its_permissions(tmp_path):
     (tmp_path / "site").mkdir()
     pointed = tmp_path / "site" / "card.png"
     pointed.write_bytes(b"the earlier render")
@@ -215,6 +216,9 @@ def test_a_save_through_a_symbolic_link_replaces_the_file_it_points_to(tmp_path)
     result = tk.render_image(SIMPLE)
     result.save(link)
     assert link.is_symlink() and pointed.read_bytes() == result.data
+    pointed.chmod(0o640)  # and a file keeps its permissions
+    result.save(link)
+    assert stat.S_IMODE(pointed.stat().st_mode) == 0o640
     assert sorted(p.name for p in (tmp_path / "site").iterdir()) == ["card.png"]
 
 

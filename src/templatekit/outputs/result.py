@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
+import stat
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from attrs import frozen
@@ -87,15 +88,17 @@ class RenderResult:
         )
 
 
-@contextmanager
+@contextlib.contextmanager
 def whole_file(target: Path) -> Iterator[Path]:
     """A file to write beside ``target`` (``.name.partial``), renamed to ``target`` when
     the block ends, or removed when it fails. A symbolic link stays: the file it points to
-    is the one replaced."""
+    is the one replaced, and a file that was there keeps its permissions."""
     target = target.resolve() if target.is_symlink() else target
     partial = target.with_name(f".{target.name}.partial")
     try:
         yield partial
+        with contextlib.suppress(FileNotFoundError):
+            partial.chmod(stat.S_IMODE(target.stat().st_mode))
         partial.replace(target)
     except BaseException:
         partial.unlink(missing_ok=True)
