@@ -9,6 +9,7 @@ modification goes through ``parse`` so that each is one clear refusal.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 #: Deeper than any template or request needs, shallow enough for every recursive walk.
@@ -36,7 +37,7 @@ def parse(
     except json.JSONDecodeError as exc:
         raise JSONTextError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     except RecursionError:
-        raise JSONTextError(f"nested more than {max_depth} levels deep") from None
+        raise JSONTextError(f"nested more than {max_depth} levels deep{_deep_place(text, max_depth)}") from None
     except UnicodeDecodeError:
         raise JSONTextError("not UTF-8 text") from None
     except JSONTextError:
@@ -76,6 +77,26 @@ def _count(text: str | bytes, limit: int) -> None:
 
 def _not_a_number(constant: str) -> Any:
     raise JSONTextError(f"{constant} is not a JSON number")
+
+
+#: A JSON string, or a bracket outside strings.
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _deep_place(text: str | bytes, max_depth: int) -> str:
+    """ " (at line L column C)": where the text opens its list or object past ``max_depth``,
+    for a text too deep to parse into values whose path could be named."""
+    if isinstance(text, bytes):
+        text = text.decode(errors="replace")
+    level = 0
+    for match in _BRACKETS.finditer(text):
+        token = match.group()
+        level += 1 if token in "[{" else -1 if token in "]}" else 0
+        if level > max_depth:
+            start = match.start()
+            line = text.count("\n", 0, start) + 1
+            return f" (at line {line} column {start - text.rfind(chr(10), 0, start)})"
+    return ""
 
 
 def _too_deep(value: Any, max_depth: int) -> str:

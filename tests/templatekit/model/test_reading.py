@@ -265,6 +265,9 @@ def test_frames_nested_too_deep_for_json_are_named_by_their_path():
     for source in (template(inner), json.dumps(template(inner))):
         with pytest.raises(tk.TemplateError, match=re.escape(f"{where}: nested more than 64 levels deep")):
             tk.load_template(source)
+    text = json.dumps(template(width=10, height=10))[:-2] + "[" * 5000 + "]" * 5000 + "]}"
+    with pytest.raises(tk.TemplateError, match=re.escape("(json): nested more than 64 levels deep (at line 1 column")):
+        tk.load_template(text)  # too deep for Python's parser: its place in the text
 
 
 def test_modifications_apply_to_a_template_in_any_form_it_is_read_in():
