@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any, TextIO
 from templatekit import __version__, extras, jsontext
 from templatekit.apply import holds_text_only, normalize
 from templatekit.errors import TemplateError, TemplatekitError
+from templatekit.folders import folder_problem
 from templatekit.loading import load_template
 from templatekit.model.layers import AnyLayer, walk_layers
 from templatekit.model.modification import Modification
@@ -52,6 +54,10 @@ class ProgressBar:
 BUILT_IN = ("render", "validate", "batch")
 
 
+class UsageError(Exception):
+    """A mistake in the command's arguments (exit status 2)."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     # Other packages' commands are looked up only when asked for: the look-up costs
@@ -60,9 +66,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(arguments)
     try:
         return int(args.run(args))
+    except UsageError as exc:
+        return _usage(str(exc))
     except TemplatekitError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # Ctrl-C: nothing half written is left (files are renamed into place)
+        print("stopped", file=sys.stderr)
+        return 130
 
 
 def _parser(plugins: bool = True) -> argparse.ArgumentParser:
@@ -108,7 +119,9 @@ def _parser(plugins: bool = True) -> argparse.ArgumentParser:
     batch.add_argument(
         "--format", choices=("png", "jpeg", "webp", "pdf"), default="png", help="file format of every row (default png)"
     )
-    batch.add_argument("--workers", type=_count, default=None, help="processes (default: one per core)")
+    batch.add_argument(
+        "--workers", type=_workers, default=None, help="processes (default: one per core; at most four per core)"
+    )
     batch.add_argument(
         "--strict", action="store_true", help="exit 1 if any row rendered with warnings (text cut, unknown fields)"
     )
@@ -158,15 +171,14 @@ def _render(args: argparse.Namespace) -> int:
     if args.still and suffix not in STILL_SUFFIXES:
         return _usage(f"-o {output}: --still writes a still: {', '.join(STILL_SUFFIXES)}")
     modifications = _modifications(template, args.modifications, args.set)
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
-        blocker = next(folder for folder in output.parents if folder.exists())
-        return _usage(f"-o {output}: {blocker} is a file, not a folder")
-    except OSError as exc:
-        return _usage(f"-o {output}: cannot make the folder {output.parent} ({exc.strerror or exc})")
+    _make_folder(output, output.parent)
+    if output.is_dir():
+        return _usage(f"-o {output}: is a folder; name the file to write")
     if moving:
-        result = render_video(template, modifications, on_progress=ProgressBar(), path=output)
+        try:
+            result = render_video(template, modifications, on_progress=ProgressBar(), path=output)
+        except OSError as exc:  # the file could not be opened or renamed into place
+            return _usage(f"-o {output}: cannot write ({exc.strerror or exc})")
     elif suffix == ".pdf":
         result = render_pdf(template, modifications, debug=args.debug)
     else:
@@ -188,6 +200,13 @@ def _render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _make_folder(option: Path, folder: Path) -> None:
+    """``folder`` made with its parents; UsageError naming ``-o option`` when it cannot be."""
+    problem = folder_problem(folder)
+    if problem is not None:
+        raise UsageError(f"-o {option}: {problem}")
+
+
 def _usage(message: str) -> int:
     """A mistake in the command's arguments: said on standard error, exit status 2."""
     print(f"error: {message}", file=sys.stderr)
@@ -205,11 +224,20 @@ def _count(text: str) -> int:
     return number
 
 
+def _workers(text: str) -> int:
+    """``--workers``: a count, at most what ``render_many`` starts on this machine."""
+    from templatekit.batch import WORKERS_PER_CORE
+
+    number, most = _count(text), WORKERS_PER_CORE * (os.cpu_count() or 1)
+    if number > most:
+        raise argparse.ArgumentTypeError(f"at most {most}, {WORKERS_PER_CORE} per core (got {text!r})")
+    return number
+
+
 def _batch(args: argparse.Namespace) -> int:
     from templatekit.batch_command import run_batch
 
-    if args.output.exists() and not args.output.is_dir():
-        return _usage(f"-o {args.output}: is a file, not a folder for the rendered files")
+    _make_folder(args.output, args.output)
     return run_batch(
         args.template, args.csv, args.output, args.name, args.format, args.workers, ProgressBar("rows"), args.strict
     )
@@ -221,7 +249,7 @@ def _modifications(template: Template, source: str | None, settings: list[str]) 
     for setting in settings:
         key, sep, raw = setting.partition("=")
         if not sep or not key:
-            raise SystemExit(f"error: --set {setting!r}: expected LAYER.FIELD=VALUE or LAYER=VALUE")
+            raise UsageError(f"--set {setting!r}: expected LAYER.FIELD=VALUE or LAYER=VALUE")
         named = template.layer(key)
         if named is not None or "." not in key:
             main = named.MAIN_FIELD if named is not None else None
@@ -243,13 +271,14 @@ def _read_json_argument(source: str) -> Any:
             no_file = True
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-            raise SystemExit(f"error: -m {source}: cannot read ({reason})") from None
+            raise UsageError(f"-m {source}: cannot read ({reason})") from None
     try:
-        return jsontext.parse(text, pairs_hook=jsontext.unique_fields)
+        value = jsontext.parse(text, pairs_hook=jsontext.unique_fields)
     except jsontext.JSONTextError as exc:
-        raise SystemExit(
-            f"error: -m {source}: no such file, nor JSON text" if no_file else f"error: -m: {exc}"
-        ) from None
+        raise UsageError(f"-m {source}: no such file, nor JSON text" if no_file else f"-m: {exc}") from None
+    if value is not None and not isinstance(value, list | dict):
+        raise UsageError(f"-m: modifications are a JSON list or object, or null (got {source!r})")
+    return value
 
 
 def _value(raw: str, layer: AnyLayer | None, field: str | None) -> Any:

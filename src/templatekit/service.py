@@ -21,6 +21,7 @@ from templatekit.browser import find_browser
 from templatekit.cache import memoized
 from templatekit.editing.draft import DraftRender, render_draft
 from templatekit.errors import listed
+from templatekit.folders import folder_problem
 from templatekit.model.checks import MAX_ROWS, field
 from templatekit.model.convert import converter, describe_error, format_path, iter_errors, json_name, shown_value
 from templatekit.model.layers import LAYER_KINDS
@@ -31,6 +32,7 @@ from templatekit.text.fonts import FontBook
 from templatekit.web import WEB, page_headers
 
 __all__ = [
+    "folder_problem",
     "ASSET_ID",
     "is_svg",
     "check_svg",

@@ -10,6 +10,7 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
+from templatekit.service import folder_problem
 from templatekit_server.db import Database
 
 
@@ -19,13 +20,9 @@ class StartError(Exception):
 
 def ready_data_dir(path: Path) -> None:
     """Make the data folder when missing, and check that files can be written in it."""
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
-        blocker = next(folder for folder in (path, *path.parents) if folder.exists())
-        raise StartError(f"data folder {path}: {blocker} is a file, not a folder") from None
-    except OSError as exc:
-        raise StartError(f"data folder {path}: cannot be made ({exc.strerror or exc})") from None
+    problem = folder_problem(path)
+    if problem is not None:
+        raise StartError(f"data folder {path}: {problem}")
     try:
         with tempfile.TemporaryFile(dir=path):
             pass

@@ -258,7 +258,7 @@ def test_a_read_only_data_folder_is_named_with_its_cause(tmp_path):
     try:
         assert _start_failure(tmp_path, folder, "serve") == f"error: data folder {folder}: cannot write in it ({cause})"
         assert _start_failure(tmp_path, folder / "sub", "admin") == (
-            f"error: data folder {folder / 'sub'}: cannot be made ({cause})"
+            f"error: data folder {folder / 'sub'}: {folder / 'sub'} cannot be made ({cause})"
         )
     finally:
         if os.geteuid() == 0:
