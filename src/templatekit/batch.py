@@ -15,7 +15,7 @@ import csv
 import os
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
@@ -24,6 +24,7 @@ from templatekit import jsontext
 from templatekit.apply import Modifications, holds_text_only
 from templatekit.errors import ModificationError, TemplatekitError
 from templatekit.loading import TemplateSource, load_template
+from templatekit.model.schema import FIXED_FIELDS
 from templatekit.model.template import Template
 from templatekit.outputs.result import RenderResult
 from templatekit.render import image_options, pdf_options, render_image, render_pdf
@@ -38,6 +39,11 @@ ROWS_PER_TASK = 4
 TASKS_PER_WORKER = 2
 #: Templates a worker of another executor keeps, for the batches it serves in turn.
 WORKER_TEMPLATES_KEPT = 8
+#: The most processes a batch starts per core (``workers``): past that they only share
+#: the cores and each holds its own memory.
+WORKERS_PER_CORE = 4
+#: The longest CSV cell read, in characters: a table's rows as JSON, a long text.
+MAX_CELL = 16 * 1024 * 1024
 
 
 @frozen
@@ -64,7 +70,7 @@ def render_many(
     workers: int | None = None,
     on_progress: Callable[[int, int | None], None] | None = None,
     **options: Any,
-) -> Iterator[BatchItem]:
+) -> Generator[BatchItem, None, None]:
     """Render ``template`` once per row of modifications, in parallel.
 
     ``format`` is png, jpeg, webp or pdf; ``options`` go to ``render_image`` (e.g.
@@ -79,16 +85,29 @@ def render_many(
     starts: a ``TemplateError``, or a ``ValueError``/``TypeError`` naming the argument.
     """
     loaded = load_template(template)
-    _check_arguments(format, workers, options)
+    _check_arguments(format, workers, executor, on_progress, options)
     return _rendered(loaded, rows, format, executor, workers, on_progress, options)
 
 
-def _check_arguments(format: str, workers: int | None, options: dict[str, Any]) -> None:
+def _check_arguments(
+    format: str,
+    workers: int | None,
+    executor: Executor | None,
+    on_progress: Callable[[int, int | None], None] | None,
+    options: dict[str, Any],
+) -> None:
     """What ``render_image`` or ``render_pdf`` would refuse on every row, refused once."""
     if format not in ("png", "jpeg", "jpg", "webp", "pdf"):
         raise ValueError(f"format: must be one of png, jpeg, webp, pdf (got {format!r})")
     if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
         raise ValueError(f"workers: must be a whole number of 1 or more (got {workers!r})")
+    most = WORKERS_PER_CORE * (os.cpu_count() or 1)
+    if workers is not None and workers > most:
+        raise ValueError(f"workers: at most {most}, {WORKERS_PER_CORE} per core of this machine (got {workers!r})")
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise TypeError(f"executor: must be a concurrent.futures.Executor (got {type(executor).__name__})")
+    if on_progress is not None and not callable(on_progress):
+        raise TypeError(f"on_progress: must be a function of (done, total) (got {type(on_progress).__name__})")
     try:
         if format == "pdf":
             pdf_options(**options)
@@ -108,10 +127,13 @@ def _rendered(
     workers: int | None,
     on_progress: Callable[[int, int | None], None] | None,
     options: dict[str, Any],
-) -> Iterator[BatchItem]:
+) -> Generator[BatchItem, None, None]:
     total = len(rows) if hasattr(rows, "__len__") else None  # type: ignore[arg-type]
     own = executor is None
-    pool = executor or _own_pool(loaded, workers or os.cpu_count() or 1)
+    processes = workers or os.cpu_count() or 1
+    if total is not None:  # no more processes than tasks: each would start for nothing
+        processes = min(processes, max(1, -(-total // ROWS_PER_TASK)))
+    pool = executor or _own_pool(loaded, processes)
     shipped = None if own else (uuid.uuid4().hex, loaded)
     window = TASKS_PER_WORKER * getattr(pool, "_max_workers", os.cpu_count() or 1)
     done = 0
@@ -224,13 +246,16 @@ def csv_rows(template: Template, path: str | os.PathLike[str]) -> tuple[list[Csv
     template's fields convert (``"4.5"`` for a star rating). A row with a cell that is not
     the JSON it must be has its ``error`` set, and is not rendered.
     """
+    if csv.field_size_limit() < MAX_CELL:  # the module's 128 KiB would refuse a table's rows
+        csv.field_size_limit(MAX_CELL)
+    rows: list[CsvRow] = []
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle, strict=True)  # strict: a quote left open is an error, not one long cell
             columns = list(reader.fieldnames or [])
             _check_header(path, columns)
             targets = {column: _target(template, column) for column in columns}
-            rows = []
+            _check_targets(path, targets)
             for number, cells in enumerate(reader, start=1):
                 _check_width(path, number, cells, len(columns))
                 kept = {k: v or "" for k, v in cells.items() if k is not None}
@@ -243,19 +268,46 @@ def csv_rows(template: Template, path: str | os.PathLike[str]) -> tuple[list[Csv
     except UnicodeDecodeError as exc:
         raise ModificationError(f"the CSV file {os.fspath(path)} is not UTF-8 text: {exc}") from None
     except csv.Error as exc:
-        reason = f"is not valid CSV: {exc} (a quote left open?)"
+        if "field limit" in str(exc):  # the reader stopped inside the cell: its line is the row's
+            reason = f"has a cell of more than {MAX_CELL:,} characters (row {len(rows) + 1})"
+        else:
+            reason = f"is not valid CSV: {exc} (a quote left open?)"
         raise ModificationError(f"the CSV file {os.fspath(path)} {reason}") from None
     return rows, [column for column, target in targets.items() if target is None]
 
 
 def _check_header(path: str | os.PathLike[str], columns: list[str]) -> None:
-    """ModificationError for a column named twice: one of its cells would be lost."""
+    """ModificationError for a header with no column, or a column named twice: one of its
+    cells would be lost."""
+    if not any(columns):
+        raise ModificationError(f"the CSV file {os.fspath(path)} has no header: its first line names no column")
     seen: dict[str, int] = {}
     for number, column in enumerate(columns, start=1):
         if column in seen:
             twice = f"names the column {column!r} twice (columns {seen[column]} and {number})"
             raise ModificationError(f"the CSV file {os.fspath(path)} {twice}")
         seen[column] = number
+
+
+def _check_targets(path: str | os.PathLike[str], targets: dict[str, _Target | None]) -> None:
+    """ModificationError for a column that would set what identifies a layer (its
+    ``name``: the row's values would go to another layer), or a field another column
+    sets too (one of their cells would be lost)."""
+    setters: dict[tuple[str, str], str] = {}
+    for column, target in targets.items():
+        if target is None:
+            continue
+        if target.field in FIXED_FIELDS:
+            raise ModificationError(
+                f"the CSV file {os.fspath(path)}: column {column!r} would set the {target.field!r} of layer"
+                f" {target.layer!r}, which a modification cannot change"
+            )
+        other = setters.setdefault((target.layer, target.field), column)
+        if other != column:
+            raise ModificationError(
+                f"the CSV file {os.fspath(path)}: columns {other!r} and {column!r} both set"
+                f" {target.field!r} of layer {target.layer!r}; one of their cells would be lost"
+            )
 
 
 def _check_width(path: str | os.PathLike[str], number: int, cells: dict[str | None, Any], width: int) -> None:

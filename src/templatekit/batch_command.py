@@ -10,11 +10,13 @@ the files, row by row across runs; with ``strict`` they make the command exit 1 
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import difflib
 import re
+import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from templatekit.batch import CsvRow, csv_rows, render_many
@@ -52,8 +54,8 @@ def file_name(pattern: str, row: CsvRow, extension: str) -> str:
         return str(values[column])
 
     name = _PLACEHOLDER.sub(filled, pattern)
-    safe = _UNSAFE.sub("_", name).strip("._")
-    cut = safe.encode()[:MAX_NAME_BYTES].decode(errors="ignore")  # whole characters
+    safe = _UNSAFE.sub("_", name)
+    cut = safe.encode()[:MAX_NAME_BYTES].decode(errors="ignore").strip("._")  # whole characters
     return f"{cut or f'row-{row.number}'}.{extension}"
 
 
@@ -67,6 +69,8 @@ def run_batch(
     progress: Callable[[int, int], None],
     strict: bool = False,
 ) -> int:
+    """The batch, its summary and lists printed; the exit status (130 when stopped by
+    Ctrl-C, 143 by SIGTERM, after the files written and their warnings are kept)."""
     template = load_template(template_path)
     rows, unmatched = csv_rows(template, csv_path)
     _check_pattern(pattern)
@@ -75,20 +79,22 @@ def run_batch(
         output.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StorageError(f"-o {output}: cannot make the folder ({exc.strerror or exc})") from None
+    earlier = _earlier_warnings(output / WARNINGS_FILE)
     names = [file_name(pattern, row, EXTENSIONS[format]) for row in rows]
     seen: dict[str, int] = {}
     for row, name in zip(rows, names, strict=True):
         if name in seen:
             raise ModificationError(f"--name {pattern!r}: rows {seen[name]} and {row.number} both make {name}")
         seen[name] = row.number
-    todo = [(row, name) for row, name in zip(rows, names, strict=True) if not (output / name).exists()]
+    todo = [(row, name) for row, name in zip(rows, names, strict=True) if not (output / name).is_file()]
     skipped = len(rows) - len(todo)
     if skipped:
         print(f"{skipped} of {len(rows)} files exist already; rendering the other {len(todo)}", file=sys.stderr)
-    failures = [f"row {row.number}: {row.error}" for row, _ in todo if row.error is not None]
+    failures = [(row.number, row.error) for row, _ in todo if row.error is not None]
     renderable = [(row, name) for row, name in todo if row.error is None]
     warnings: list[tuple[int, str, str]] = []
     written: set[str] = set()
+    problem: str | None = None
     items = render_many(
         template,
         [row.modifications for row, _ in renderable],
@@ -96,29 +102,72 @@ def run_batch(
         workers=workers,
         on_progress=lambda done, total: progress(done, total or len(renderable)),
     )
-    try:
+    with _stopped_by_signals() as stopped:
         for item in items:
             row, name = renderable[item.index]
             if item.result is None:
-                failures.append(f"row {row.number}: {item.error}")
+                failures.append((row.number, str(item.error)))
                 continue
             try:
                 with whole_file(output / name) as partial:
                     partial.write_bytes(item.result.data)
             except OSError as exc:  # the next files would fail alike (a full disk, no right to write)
-                raise StorageError(f"{output / name}: cannot write ({exc.strerror or exc})") from None
+                problem = f"{output / name}: cannot write ({exc.strerror or exc})"
+                break
             written.add(name)
             warnings.extend((row.number, name, warning) for warning in item.result.warnings)
-    finally:  # also when stopped: the warnings of the files written are kept
-        _keep_warnings(output / WARNINGS_FILE, written, warnings)
+    items.close()  # the pool's workers end, the rows not begun are dropped
+    problem = problem or _keep_warnings(output / WARNINGS_FILE, earlier, written, warnings)
+    _summarise(output, len(written), skipped, sorted(failures), warnings, stopped.by)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+    if stopped.by:
+        return 128 + stopped.by
+    return 1 if problem or failures or (strict and warnings) else 0
+
+
+def _summarise(
+    output: Path,
+    written: int,
+    skipped: int,
+    failures: list[tuple[int, str]],
+    warnings: list[tuple[int, str, str]],
+    stopped_by: int | None,
+) -> None:
     warned = len({number for number, _, _ in warnings})
     print(
-        f"{output}: {len(written)} written, {skipped} there already, {len(failures)} failed, "
-        f"{warned} with warnings" + (f" (listed in {output / WARNINGS_FILE})" if warned else "")
+        ("stopped: " if stopped_by else "")
+        + f"{output}: {written} written, {skipped} there already, {len(failures)} failed, "
+        + f"{warned} with warnings"
+        + (f" (listed in {output / WARNINGS_FILE})" if warned else "")
     )
-    _list("failed", failures)
+    _list("failed", [f"row {number}: {error}" for number, error in failures])
     _list("warnings", [f"row {number} ({name}): {warning}" for number, name, warning in warnings])
-    return 1 if failures or (strict and warnings) else 0
+
+
+class _Stop:
+    """The signal that stopped the work, if one did."""
+
+    by: int | None = None
+
+
+@contextlib.contextmanager
+def _stopped_by_signals() -> Iterator[_Stop]:
+    """Ctrl-C or SIGTERM end the block, which then ends as if it was done: what was
+    written is kept and said. SIGTERM is taken as Ctrl-C is while the block runs."""
+    stop = _Stop()
+
+    def terminated(signum: int, _frame: object) -> None:
+        stop.by = signum
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield stop
+    except KeyboardInterrupt:
+        stop.by = stop.by or signal.SIGINT
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _check_columns(template: Template, unmatched: list[str], pattern: str, strict: bool) -> None:
@@ -127,15 +176,19 @@ def _check_columns(template: Template, unmatched: list[str], pattern: str, stric
     anything is rendered."""
     placeholders = {match.group(1) for match in _PLACEHOLDER.finditer(pattern)}
     layers = [layer.name for layer in walk_layers(template.layers)]
-    lines = [
-        f"column {column!r} names no layer and is not in --name: it is not used{_guess(column, layers)}"
-        for column in unmatched
-        if column not in placeholders
-    ]
+    lines = [_unused(template, column, layers) for column in unmatched if column not in placeholders]
     if strict and lines:
         raise ModificationError("; ".join(lines))
     for line in lines:
         print(f"note: {line}", file=sys.stderr)
+
+
+def _unused(template: Template, column: str, layers: list[str]) -> str:
+    """Why ``column`` sets nothing."""
+    named = template.layer(column)
+    if named is not None:  # a frame, whose layers hold the values
+        return f"column {column!r} names a {named.kind} layer, which has no main field: name one ({column}.FIELD)"
+    return f"column {column!r} names no layer and is not in --name: it is not used{_guess(column, layers)}"
 
 
 def _guess(column: str, layers: list[str]) -> str:
@@ -155,24 +208,38 @@ def _list(title: str, lines: list[str]) -> None:
         print(f"  … and {len(lines) - SHOWN_LINES} more", file=sys.stderr)
 
 
-def _keep_warnings(path: Path, rendered: set[str], warnings: list[tuple[int, str, str]]) -> None:
-    """The warnings file with the files written this run in place of what earlier runs
-    said of them (a resumed batch keeps the warnings of the rows it did not render again)."""
-    kept: list[tuple[int, str, str]] = []
-    if path.exists():
+def _earlier_warnings(path: Path) -> list[tuple[int, str, str]]:
+    """What earlier runs kept in the warnings file; read before anything is rendered, so
+    that a file that cannot be read stops the batch before it starts, not after."""
+    if not path.exists():
+        return []
+    try:
         with path.open(newline="", encoding="utf-8") as handle:
-            kept = [
-                (int(entry["row"]), entry["file"], entry["warning"])
-                for entry in csv.DictReader(handle)
-                if entry.get("file") not in rendered
-            ]
-    entries = sorted(kept + warnings, key=lambda entry: entry[0])
+            return [(int(entry["row"]), entry["file"], entry["warning"]) for entry in csv.DictReader(handle)]
+    except (OSError, UnicodeDecodeError, csv.Error, KeyError, TypeError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else f"not a row,file,warning CSV file: {exc}"
+        raise StorageError(
+            f"{path}: the warnings of earlier runs cannot be read ({reason}); move it away to begin a new one"
+        ) from None
+
+
+def _keep_warnings(
+    path: Path, earlier: list[tuple[int, str, str]], rendered: set[str], warnings: list[tuple[int, str, str]]
+) -> str | None:
+    """The warnings file written with the files written this run in place of what earlier
+    runs said of them (a resumed batch keeps the warnings of the rows it did not render
+    again); what went wrong writing it, if anything did."""
+    entries = sorted([entry for entry in earlier if entry[1] not in rendered] + warnings, key=lambda entry: entry[0])
     if not entries and not path.exists():
-        return
-    with whole_file(path) as partial, partial.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["row", "file", "warning"])
-        writer.writerows(entries)
+        return None
+    try:
+        with whole_file(path) as partial, partial.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["row", "file", "warning"])
+            writer.writerows(entries)
+    except OSError as exc:
+        return f"{path}: cannot write ({exc.strerror or exc})"
+    return None
 
 
 def _check_pattern(pattern: str) -> None:

@@ -56,6 +56,11 @@ class RenderOptions:
             raise ValueError(f"moment: must be a number of seconds, 0 or more (got {self.time!r})")
         if self.pdf.created is not None and not isinstance(self.pdf.created, datetime):
             raise ValueError(f"created: must be a datetime (got {self.pdf.created!r})")
+        limit = self.memory_limit
+        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+            raise ValueError(f"memory_limit: must be a whole number of bytes, 1 or more (got {limit!r})")
+        if self.assets is not None and not isinstance(self.assets, AssetLoader):
+            raise ValueError(f"assets: must be an AssetLoader (got {type(self.assets).__name__})")
 
     def for_pdf(self) -> RenderOptions:
         """These options as a PDF needs them: pages, vector charts, denser raster ones."""

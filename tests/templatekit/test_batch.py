@@ -6,16 +6,20 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import shlex
+import signal
 import subprocess
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 import templatekit as tk
-from templatekit.batch import csv_rows, render_many
+from templatekit import batch as batch_module
+from templatekit.batch import MAX_CELL, csv_rows, render_many
 from templatekit.batch_command import WARNINGS_FILE, run_batch
 from tests.conftest import decode, layer, template
 
@@ -71,6 +75,10 @@ def test_render_many_own_pool_draws_what_one_process_draws():
         ({"scale": 0}, ValueError, r"scale: must be a positive number \(got 0\)"),
         ({"scael": 2}, TypeError, r"render_many: got an unexpected keyword argument 'scael' \(.* render_image\)"),
         ({"format": "pdf", "scale": 2}, TypeError, r"unexpected keyword argument 'scale' \(.* render_pdf\)"),
+        ({"memory_limit": "x"}, ValueError, r"memory_limit: must be a whole number of bytes, 1 or more \(got 'x'\)"),
+        ({"format": "pdf", "memory_limit": -5}, ValueError, r"memory_limit: .* \(got -5\)"),
+        ({"assets": 5}, ValueError, r"assets: must be an AssetLoader \(got int\)"),
+        ({"on_progress": 5}, TypeError, r"on_progress: must be a function of \(done, total\) \(got int\)"),
     ],
 )
 def test_render_many_checks_its_arguments_when_called_before_any_process_starts(arguments, error, message):
@@ -80,6 +88,29 @@ def test_render_many_checks_its_arguments_when_called_before_any_process_starts(
         assert not pool._processes  # nothing was sent to it
     with pytest.raises(tk.TemplateError):
         render_many({"name": "broken", "width": 0, "height": 10, "layers": []}, [{}])
+
+
+def test_render_many_refuses_what_is_no_executor_and_more_workers_than_the_cores_can_use():
+    with pytest.raises(TypeError, match=r"executor: must be a concurrent.futures.Executor \(got str\)"):
+        render_many(CARD, [{}], executor="x")  # type: ignore[arg-type]
+    most = 4 * (os.cpu_count() or 1)
+    with pytest.raises(ValueError, match=rf"workers: at most {most}, 4 per core of this machine \(got {most + 1}\)"):
+        render_many(CARD, [{}], workers=most + 1)
+
+
+def test_render_many_starts_no_more_processes_than_it_has_tasks(monkeypatch):
+    """Rows go four to a task: nine rows are three tasks, so three processes of the eight asked for."""
+    started = []
+    real = batch_module._own_pool
+
+    def counted(template, workers):
+        started.append(workers)
+        return real(template, workers)
+
+    monkeypatch.setattr(batch_module, "_own_pool", counted)
+    most = 4 * (os.cpu_count() or 1)
+    items = list(render_many(CARD, [{"title": f"Row {n}"} for n in range(9)], workers=min(8, most)))
+    assert all(item.ok for item in items) and started == [min(3, most)]
 
 
 def test_render_many_on_a_dask_cluster():
@@ -321,8 +352,8 @@ def test_a_folder_or_file_that_cannot_be_written_is_named_not_a_traceback(tmp_pa
     template_path, data = card_and_rows(tmp_path, "sku\nA\nB\n")
     (tmp_path / "file").write_text("")
     folder = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "file" / "out"))
-    assert folder.returncode == 1 and "Traceback" not in folder.stderr, folder.stderr
-    assert f"error: -o {tmp_path / 'file' / 'out'}: cannot make the folder (Not a directory)" in folder.stderr
+    assert folder.returncode == 2 and "Traceback" not in folder.stderr, folder.stderr
+    assert f"error: -o {tmp_path / 'file' / 'out'}: {tmp_path / 'file'} is a file, not a folder" in folder.stderr
     out = tmp_path / "o"
     (out / ".B.png.partial").mkdir(parents=True)  # where B's file is written first: it cannot be
     stopped = batch(str(template_path), "--csv", str(data), "-o", str(out), "--name", "{sku}")
@@ -340,9 +371,107 @@ def test_a_batch_stopped_halfway_keeps_the_warnings_of_the_files_it_wrote(tmp_pa
     def stop(done: int, total: int) -> None:
         raise KeyboardInterrupt
 
-    with pytest.raises(KeyboardInterrupt):
-        run_batch(template_path, data, out, "{sku}", "png", 1, stop)
+    assert run_batch(template_path, data, out, "{sku}", "png", 1, stop) == 130
     with (out / WARNINGS_FILE).open(encoding="utf-8") as handle:
         kept = list(csv.DictReader(handle))
     assert {entry["file"] for entry in kept} == {"A.png"} and any("cut" in entry["warning"] for entry in kept)
     assert sorted(path.name for path in out.glob("*.png")) == ["A.png"]
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ("title.name,box.fill\nbox,#00ff00\n", "column 'title.name' would set the 'name' of layer 'title'"),
+        ("title,title.text\nA,B\n", "columns 'title' and 'title.text' both set 'text' of layer 'title'"),
+        ("\ntitle\nA\n", "has no header: its first line names no column"),
+    ],
+)
+def test_columns_that_would_send_a_value_elsewhere_or_lose_one_are_refused(tmp_path, rows, message):
+    """A ``name`` column would make the row's values another layer's: refused, as two
+    columns for one field, and a header with no column."""
+    template_path, data = card_and_rows(tmp_path, rows)
+    done = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "o"))
+    assert done.returncode == 1 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not list((tmp_path / "o").glob("*.png"))
+
+
+def test_a_cell_past_the_csv_modules_limit_is_read_and_one_past_ours_is_named(tmp_path):
+    rows = json.dumps([{"a": "a value of forty characters, or nearly"}] * 4000)  # past the csv module's 131,072
+    template_path, data = card_and_rows(tmp_path, "")
+    with data.open("w", newline="") as handle:
+        csv.writer(handle).writerows([["sku", "grid"], ["A", rows]])
+    assert len(rows) > 131_072
+    done = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "o"), "--name", "{sku}")
+    assert done.returncode == 0 and "1 written" in done.stdout, done.stderr
+    data.write_text(f"sku,title\nA,x\nB,{'y' * (MAX_CELL + 1)}\n")
+    over = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "p"), "--name", "{sku}")
+    assert over.returncode == 1 and f"has a cell of more than {MAX_CELL:,} characters (row 2)" in over.stderr
+
+
+def test_a_column_for_a_frame_is_told_to_name_a_field(tmp_path):
+    framed = {**CARD, "layers": [*CARD["layers"], layer("frame", "strip", layers=[layer("text", "inner", text="x")])]}
+    template_path = tmp_path / "framed.json"
+    template_path.write_text(json.dumps(framed))
+    data = tmp_path / "data.csv"
+    data.write_text("strip\nx\n")
+    done = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "o"))
+    assert "note: column 'strip' names a frame layer, which has no main field: name one (strip.FIELD)" in done.stderr
+
+
+def test_failures_are_listed_in_the_order_of_the_rows(tmp_path):
+    template_path, data = card_and_rows(tmp_path, "box.fill,grid\nnot-a-colour,\n,[{oops\nblue-ish,\n")
+    done = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "o"))
+    assert done.returncode == 1, done.stderr
+    listed = [line.split(":")[0].strip() for line in done.stderr.splitlines() if line.startswith("  row ")]
+    assert listed == ["row 1", "row 2", "row 3"]
+
+
+def test_a_warnings_file_that_cannot_be_read_or_written_is_named_before_or_after_rendering(tmp_path):
+    template_path, data = card_and_rows(tmp_path, "sku,title\nA,x\n")
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / WARNINGS_FILE).write_text("row,file,warning\n#1,A.png,cut\n")
+    unreadable = batch(str(template_path), "--csv", str(data), "-o", str(out), "--name", "{sku}")
+    assert unreadable.returncode == 1 and "Traceback" not in unreadable.stderr, unreadable.stderr
+    assert f"error: {out / WARNINGS_FILE}: the warnings of earlier runs cannot be read" in unreadable.stderr
+    assert not (out / "A.png").exists()  # refused before anything was rendered
+    (out / WARNINGS_FILE).unlink()
+    (out / f".{WARNINGS_FILE}.partial").mkdir()  # where the file is written first: it cannot be
+    long = "words that do not fit " * 40
+    data.write_text(f"sku,title\nA,{long}\n")
+    unwritable = batch(str(template_path), "--csv", str(data), "-o", str(out), "--name", "{sku}")
+    assert unwritable.returncode == 1 and "Traceback" not in unwritable.stderr, unwritable.stderr
+    assert "1 written" in unwritable.stdout and "row 1 (A.png): layer 'title': text cut" in unwritable.stderr
+    assert f"error: {out / WARNINGS_FILE}: cannot write (Is a directory)" in unwritable.stderr
+
+
+def test_a_batch_ended_by_sigterm_stops_its_workers_and_keeps_what_it_wrote(tmp_path):
+    template_path, data = card_and_rows(tmp_path, "title\n" + "".join(f"Row {n}\n" for n in range(2000)))
+    out = tmp_path / "o"
+    command = [sys.executable, "-m", "templatekit.cli", "batch", str(template_path), "--csv", str(data), "-o", str(out)]
+    process = subprocess.Popen([*command, "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(list(out.glob("*.png"))) < 5 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 143 and "Traceback" not in stderr, stderr
+    written = len(list(out.glob("*.png")))
+    assert 5 <= written < 2000 and f"stopped: {out}: {written} written" in stdout
+    assert not list(out.glob(".*partial"))
+    deadline = time.monotonic() + 10
+    while _processes_naming(str(data)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _processes_naming(str(data))  # its workers ended with it
+
+
+def _processes_naming(text: str) -> list[int]:
+    """The processes whose command line holds ``text`` (a batch's workers are forks of it)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and text in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -205,9 +206,23 @@ def test_a_file_that_is_not_utf8_and_bad_batch_arguments_are_named_not_traceback
     nothing = run("render", card, "-m", "null", "-o", str(tmp_path / "plain.png"))  # JSON text, not a file's name
     assert nothing.returncode == 0, nothing.stderr
     missing = run("render", card, "-m", "mods.json", "-o", str(tmp_path / "m.png"))
-    assert missing.returncode == 1 and "-m mods.json: no such file, nor JSON text" in missing.stderr
+    assert missing.returncode == 2 and "-m mods.json: no such file, nor JSON text" in missing.stderr
+    string = run("render", card, "-m", '"x"', "-o", str(tmp_path / "m.png"))
+    assert string.returncode == 2 and "-m: modifications are a JSON list or object, or null" in string.stderr
+    unset = run("render", card, "--set", "title", "-o", str(tmp_path / "m.png"))
+    assert unset.returncode == 2 and "--set 'title': expected LAYER.FIELD=VALUE or LAYER=VALUE" in unset.stderr
     negative = run("batch", card, "--csv", str(rows), "-o", str(tmp_path / "out"), "--workers", "-3")
     assert negative.returncode == 2 and "--workers: must be a whole number of 1 or more (got '-3')" in negative.stderr
+    most = 4 * (os.cpu_count() or 1)
+    many = run("batch", card, "--csv", str(rows), "-o", str(tmp_path / "out"), "--workers", "1000000")
+    assert many.returncode == 2 and f"--workers: at most {most}, 4 per core (got '1000000')" in many.stderr
+    folder = tmp_path / "clip.gif"
+    folder.mkdir()
+    video = run("render", str(EXAMPLES / "promo-video.json"), "-o", str(folder))
+    assert video.returncode == 2 and f"-o {folder}: is a folder; name the file to write" in video.stderr
+    unwritable = run("render", str(EXAMPLES / "promo-video.json"), "-o", "/proc/clip.mp4")
+    assert unwritable.returncode == 2 and "-o /proc/clip.mp4: cannot" in unwritable.stderr, unwritable.stderr
+    assert "Traceback" not in video.stderr + unwritable.stderr
 
 
 def test_the_readme_modifications_example_runs(tmp_path):
