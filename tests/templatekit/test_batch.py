@@ -346,6 +346,9 @@ def test_a_long_name_is_cut_to_what_a_file_system_takes(tmp_path):
     assert done.returncode == 0, done.stderr
     (written,) = (tmp_path / "o").glob("*.png")
     assert written.name == "é" * 100 + ".png" and len(written.name.encode()) <= 255
+    data.write_text(f"sku\n{'a' * 199}.{'b' * 50}\n")  # cut after its dot, which is not kept
+    done = batch(str(template_path), "--csv", str(data), "-o", str(tmp_path / "p"), "--name", "{sku}")
+    assert done.returncode == 0 and [p.name for p in (tmp_path / "p").glob("*.png")] == ["a" * 199 + ".png"]
 
 
 def test_a_folder_or_file_that_cannot_be_written_is_named_not_a_traceback(tmp_path):
