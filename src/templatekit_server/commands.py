@@ -31,6 +31,9 @@ def serve(args: argparse.Namespace) -> int:
     from templatekit_server.malformed import enveloped_protocol
 
     settings = Settings.from_env(data_dir=args.data_dir, workers=args.workers, config=args.config)
+    if settings.max_connections < 1:
+        print(f"error: TEMPLATEKIT_MAX_CONNECTIONS={settings.max_connections}: must be 1 or more", file=sys.stderr)
+        return 1
     try:
         load_plans(settings.config_path)  # a bad file stops the start with its reason
     except ConfigError as exc:
@@ -50,7 +53,8 @@ def serve(args: argparse.Namespace) -> int:
         app,
         host=args.host,
         port=args.port,
-        http=enveloped_protocol(settings.docs_url),
+        http=enveloped_protocol(settings.docs_url, settings.max_connections),
+        ws="none",  # the interface has no WebSocket: an upgrade is a plain request, logged as the app logs
         log_level="info",
         access_log=False,
         timeout_graceful_shutdown=settings.shutdown_seconds,

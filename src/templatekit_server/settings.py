@@ -54,6 +54,9 @@ class Settings:
     #: (their generations given back, their videos queued again) and the server stops,
     #: within the 30 s most orchestrators wait before they kill.
     shutdown_seconds: int = 10
+    #: Connections held at once; past it a new one is answered RATE_LIMITED and closed.
+    #: Below the process's file descriptors, so that one client cannot take them all.
+    max_connections: int = 1000
     #: Hosts or networks exempt from the address policy of fetched images
     #: (comma-separated; ``TEMPLATEKIT_FETCH_ALLOW``).
     fetch_allow: str = ""
@@ -158,6 +161,7 @@ _ENV = {
     "TEMPLATEKIT_VIDEO_WORKERS": "video_workers",
     "TEMPLATEKIT_RENDER_TIMEOUT": "render_timeout",
     "TEMPLATEKIT_SHUTDOWN_SECONDS": "shutdown_seconds",
+    "TEMPLATEKIT_MAX_CONNECTIONS": "max_connections",
     "TEMPLATEKIT_VIDEO_TIMEOUT": "video_timeout",
     "TEMPLATEKIT_FILE_URL_TTL": "file_url_ttl",
     "TEMPLATEKIT_JOB_STALE_SECONDS": "job_stale_seconds",

@@ -7,7 +7,9 @@ import io
 import json
 import re
 import socket
+import time
 
+import httpx
 import pytest
 
 from templatekit_server.plans import DEFAULT_PLANS
@@ -165,6 +167,23 @@ def test_a_request_that_is_not_http_gets_the_error_envelope_in_json(live, raw):
     error = json.loads(body)["error"]
     assert error["code"] == "BAD_REQUEST" and error["message"].startswith("malformed HTTP request: ")
     assert error["docs"].endswith("/BAD_REQUEST") and re.fullmatch(r"req_[0-9a-f]{24}", error["requestId"])
+
+
+def test_a_websocket_upgrade_is_a_plain_request_and_its_query_is_not_logged(live):
+    """The interface has no WebSocket: the upgrade is answered by the app, whose log lines
+    leave out query strings (where a key may be)."""
+    secret = "tk_live_" + "s" * 40
+    upgrade = {
+        "Connection": "Upgrade",
+        "Upgrade": "websocket",
+        "Sec-WebSocket-Version": "13",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+    }
+    answer = httpx.get(f"{live.api}/templates", params={"apiKey": secret}, headers=upgrade, timeout=10)
+    assert answer.headers["content-type"].startswith("application/json") and "x-request-id" in answer.headers
+    assert answer.status_code == 401 and answer.json()["error"]["code"] == "UNAUTHORIZED"  # no such key
+    time.sleep(0.5)  # the log line is written after the answer
+    assert secret not in live.log()
 
 
 def test_a_body_over_the_limit_is_refused(client, live, account):
