@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from attrs import frozen
+from attrs import asdict, frozen
 
 from templatekit.service import AllowList, jsontext
 from templatekit_server import accounts, audit, catalog, hooks, people, usage, webhooks
@@ -28,12 +28,16 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from templatekit_server.app import create_app
-    from templatekit_server.malformed import enveloped_protocol
+    from templatekit_server.malformed import EdgeLimits, enveloped_protocol
 
     settings = Settings.from_env(data_dir=args.data_dir, workers=args.workers, config=args.config)
-    if settings.max_connections < 1:
-        print(f"error: TEMPLATEKIT_MAX_CONNECTIONS={settings.max_connections}: must be 1 or more", file=sys.stderr)
-        return 1
+    limits = EdgeLimits(
+        settings.head_seconds, settings.max_head_bytes, settings.body_idle_seconds, settings.max_connections
+    )
+    for name, value in asdict(limits).items():
+        if not value > 0:
+            print(f"error: TEMPLATEKIT_{name.upper()}={value}: must be more than 0", file=sys.stderr)
+            return 1
     try:
         load_plans(settings.config_path)  # a bad file stops the start with its reason
     except ConfigError as exc:
@@ -53,7 +57,7 @@ def serve(args: argparse.Namespace) -> int:
         app,
         host=args.host,
         port=args.port,
-        http=enveloped_protocol(settings.docs_url, settings.max_connections),
+        http=enveloped_protocol(settings.docs_url, limits),
         ws="none",  # the interface has no WebSocket: an upgrade is a plain request, logged as the app logs
         log_level="info",
         access_log=False,

@@ -3,8 +3,9 @@ app to see, and limits on what a client may hold open before its request is whol
 
 Refusals are the ``/v1`` error envelope in JSON, as every other refusal, instead of the
 plain text uvicorn writes itself. A request's head (its line and headers) must be whole
-within ``HEAD_SECONDS`` and ``MAX_HEAD_BYTES``, and its body must keep coming (a part at
-least every ``BODY_IDLE_SECONDS``); the server holds at most ``max_connections`` at once.
+within ``EdgeLimits.head_seconds`` and ``max_head_bytes``, and its body must keep coming
+(a part at least every ``body_idle_seconds``); the server holds at most
+``max_connections`` at once.
 Without them one client could hold every file descriptor with connections that never
 finish a request, or make the parser copy a header of hundreds of megabytes.
 """
@@ -17,20 +18,27 @@ import logging
 import secrets
 from typing import Any
 
+from attrs import frozen
+
 from templatekit_server.errors import STATUS, envelope
 
 log = logging.getLogger("templatekit.server")
 
-#: Seconds a request's head may take to arrive, from the connection or its first byte.
-HEAD_SECONDS = 20.0
-#: Bytes of a request's head: far more than any client of the interface sends.
-MAX_HEAD_BYTES = 64 * 1024
-#: Seconds a request's body may pause between two of its parts.
-BODY_IDLE_SECONDS = 30.0
+
+@frozen
+class EdgeLimits:
+    """What a client may hold before its request is whole (the server's settings)."""
+
+    head_seconds: float = 20.0  # for a request's line and headers, from the connection or their first byte
+    max_head_bytes: int = 64 * 1024  # far more than any client of the interface sends
+    body_idle_seconds: float = 30.0  # the longest pause between two parts of a body
+    max_connections: int = 1000
+
+
 _REASONS = {400: b"Bad Request", 500: b"Internal Server Error"}
 
 
-def enveloped_protocol(docs_url: str, max_connections: int) -> type[asyncio.Protocol]:
+def enveloped_protocol(docs_url: str, limits: EdgeLimits) -> type[asyncio.Protocol]:
     """The HTTP protocol class uvicorn would choose (httptools when installed, else h11)
     answering malformed requests with a ``BAD_REQUEST`` envelope, and, on httptools,
     with the limits above."""
@@ -40,7 +48,7 @@ def enveloped_protocol(docs_url: str, max_connections: int) -> type[asyncio.Prot
         from uvicorn.protocols.http.h11_impl import H11Protocol
 
         return _enveloped(H11Protocol, docs_url)
-    return _guarded(_enveloped(HttpToolsProtocol, docs_url), max_connections)
+    return _guarded(_enveloped(HttpToolsProtocol, docs_url), limits)
 
 
 def _enveloped(base: Any, docs_url: str) -> Any:
@@ -81,7 +89,7 @@ def _enveloped(base: Any, docs_url: str) -> Any:
     return Enveloped
 
 
-def _guarded(base: Any, max_connections: int) -> type[asyncio.Protocol]:
+def _guarded(base: Any, limits: EdgeLimits) -> type[asyncio.Protocol]:
     class Guarded(base):
         _head_timer: asyncio.TimerHandle | None = None
         _body_timer: asyncio.TimerHandle | None = None
@@ -89,7 +97,7 @@ def _guarded(base: Any, max_connections: int) -> type[asyncio.Protocol]:
 
         def connection_made(self, transport: asyncio.Transport) -> None:
             super().connection_made(transport)
-            if len(self.connections) > max_connections:
+            if len(self.connections) > limits.max_connections:
                 self.refuse("RATE_LIMITED", "the server holds as many connections as it takes", (b"retry-after: 1",))
                 return
             self._start_head()
@@ -104,7 +112,7 @@ def _guarded(base: Any, max_connections: int) -> type[asyncio.Protocol]:
             self._stop(self._head_timer)
             self._head_timer = None
             super().on_headers_complete()
-            self._body_timer = self.loop.call_later(BODY_IDLE_SECONDS, self._body_stalled)
+            self._body_timer = self.loop.call_later(limits.body_idle_seconds, self._body_stalled)
 
         def on_message_complete(self) -> None:
             self._stop(self._body_timer)
@@ -116,11 +124,13 @@ def _guarded(base: Any, max_connections: int) -> type[asyncio.Protocol]:
             super().data_received(data)
             if self._body_timer is not None:  # the body goes on: its pause starts again
                 self._body_timer.cancel()
-                self._body_timer = self.loop.call_later(BODY_IDLE_SECONDS, self._body_stalled)
+                self._body_timer = self.loop.call_later(limits.body_idle_seconds, self._body_stalled)
             if reading_head and self._head_timer is not None:
                 self._head_bytes += len(data)
-                if self._head_bytes > MAX_HEAD_BYTES:
-                    self.refuse("BAD_REQUEST", f"the request's line and headers are over {MAX_HEAD_BYTES:,} bytes")
+                if self._head_bytes > limits.max_head_bytes:
+                    self.refuse(
+                        "BAD_REQUEST", f"the request's line and headers are over {limits.max_head_bytes:,} bytes"
+                    )
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._stop(self._head_timer)
@@ -128,18 +138,20 @@ def _guarded(base: Any, max_connections: int) -> type[asyncio.Protocol]:
             super().connection_lost(exc)
 
         def _start_head(self) -> None:
-            self._head_timer = self.loop.call_later(HEAD_SECONDS, self._head_late)
+            self._head_timer = self.loop.call_later(limits.head_seconds, self._head_late)
 
         def _head_late(self) -> None:
             self._head_timer = None
             if self.cycle is None or self.cycle.response_complete:
-                self.refuse("BAD_REQUEST", f"the request's line and headers did not come within {HEAD_SECONDS:g} s")
+                self.refuse(
+                    "BAD_REQUEST", f"the request's line and headers did not come within {limits.head_seconds:g} s"
+                )
 
         def _body_stalled(self) -> None:
             """The app may be reading the body: the connection ends, which it sees as
             the client gone."""
             self._body_timer = None
-            log.warning("a request's body paused over %g s: connection closed", BODY_IDLE_SECONDS)
+            log.warning("a request's body paused over %g s: connection closed", limits.body_idle_seconds)
             self.transport.close()
 
         @staticmethod

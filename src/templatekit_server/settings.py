@@ -57,6 +57,11 @@ class Settings:
     #: Connections held at once; past it a new one is answered RATE_LIMITED and closed.
     #: Below the process's file descriptors, so that one client cannot take them all.
     max_connections: int = 1000
+    #: A request's line and headers: the seconds they may take, and their bytes.
+    head_seconds: float = 20.0
+    max_head_bytes: int = 64 * 1024
+    #: The longest pause between two parts of a request's body.
+    body_idle_seconds: float = 30.0
     #: Hosts or networks exempt from the address policy of fetched images
     #: (comma-separated; ``TEMPLATEKIT_FETCH_ALLOW``).
     fetch_allow: str = ""
@@ -162,6 +167,9 @@ _ENV = {
     "TEMPLATEKIT_RENDER_TIMEOUT": "render_timeout",
     "TEMPLATEKIT_SHUTDOWN_SECONDS": "shutdown_seconds",
     "TEMPLATEKIT_MAX_CONNECTIONS": "max_connections",
+    "TEMPLATEKIT_HEAD_SECONDS": "head_seconds",
+    "TEMPLATEKIT_MAX_HEAD_BYTES": "max_head_bytes",
+    "TEMPLATEKIT_BODY_IDLE_SECONDS": "body_idle_seconds",
     "TEMPLATEKIT_VIDEO_TIMEOUT": "video_timeout",
     "TEMPLATEKIT_FILE_URL_TTL": "file_url_ttl",
     "TEMPLATEKIT_JOB_STALE_SECONDS": "job_stale_seconds",

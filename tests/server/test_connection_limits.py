@@ -5,7 +5,10 @@ end, bodies that stop, too many connections, a pipelined request before a malfor
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -14,7 +17,7 @@ import pytest
 import uvicorn
 
 from templatekit_server import malformed
-from tests.server.conftest import free_port
+from tests.server.conftest import LiveServer, free_port
 
 pytestmark = pytest.mark.slow
 
@@ -30,12 +33,11 @@ async def _app(scope, receive, send):
 
 
 @pytest.fixture
-def edge(monkeypatch) -> Iterator[int]:
+def edge() -> Iterator[int]:
     """A port where uvicorn serves ``_app`` through the guarded protocol, with short limits."""
-    monkeypatch.setattr(malformed, "HEAD_SECONDS", 1.0)
-    monkeypatch.setattr(malformed, "BODY_IDLE_SECONDS", 1.0)
     port = free_port()
-    protocol = malformed.enveloped_protocol("https://docs.example/errors", max_connections=5)
+    limits = malformed.EdgeLimits(head_seconds=1.0, body_idle_seconds=1.0, max_connections=5)
+    protocol = malformed.enveloped_protocol("https://docs.example/errors", limits)
     config = uvicorn.Config(_app, port=port, http=protocol, ws="none", log_level="error", lifespan="off")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -85,7 +87,9 @@ def test_a_head_over_the_limit_is_refused_before_it_ends(edge):
                 time.sleep(0.001)
         status, _, error = error_of(received(connection))
     assert status == "HTTP/1.1 400 Bad Request"
-    assert error["message"] == f"the request's line and headers are over {malformed.MAX_HEAD_BYTES:,} bytes"
+    assert (
+        error["message"] == f"the request's line and headers are over {malformed.EdgeLimits().max_head_bytes:,} bytes"
+    )
 
 
 def test_a_body_that_stops_ends_the_connection_and_one_that_goes_on_is_read(edge):
@@ -123,3 +127,17 @@ def test_a_request_before_a_malformed_one_is_answered_first(edge):
     first, _, rest = answer.partition(b"\r\n\r\nok")
     assert first.startswith(b"HTTP/1.1 200 OK") and rest.startswith(b"HTTP/1.1 400 Bad Request")
     assert error_of(rest)[2]["message"].startswith("malformed HTTP request: ")
+
+
+def test_the_limits_are_the_servers_settings(tmp_path):
+    """``templatekit serve`` takes them from its settings, and refuses one that is not more than 0."""
+    server = LiveServer(tmp_path / "data", {"TEMPLATEKIT_HEAD_SECONDS": "1"}).start()
+    try:
+        with socket.create_connection(("127.0.0.1", server.port)) as idle:
+            assert error_of(received(idle))[2]["message"] == "the request's line and headers did not come within 1 s"
+    finally:
+        server.stop()
+    command = [sys.executable, "-m", "templatekit.cli", "serve", "--data-dir", str(tmp_path / "other")]
+    environment = {**os.environ, "TEMPLATEKIT_MAX_CONNECTIONS": "0"}
+    refused = subprocess.run([*command, "--port", str(free_port())], capture_output=True, text=True, env=environment)
+    assert refused.returncode == 1 and "error: TEMPLATEKIT_MAX_CONNECTIONS=0: must be more than 0" in refused.stderr
