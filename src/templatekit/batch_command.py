@@ -21,6 +21,7 @@ from pathlib import Path
 
 from templatekit.batch import CsvRow, csv_rows, render_many
 from templatekit.errors import ModificationError, StorageError
+from templatekit.folders import folder_problem
 from templatekit.loading import load_template
 from templatekit.model.layers import walk_layers
 from templatekit.model.template import Template
@@ -75,10 +76,9 @@ def run_batch(
     rows, unmatched = csv_rows(template, csv_path)
     _check_pattern(pattern)
     _check_columns(template, unmatched, pattern, strict)
-    try:
-        output.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise StorageError(f"-o {output}: cannot make the folder ({exc.strerror or exc})") from None
+    unmade = folder_problem(output)
+    if unmade is not None:
+        raise StorageError(f"-o {output}: {unmade}")
     earlier = _earlier_warnings(output / WARNINGS_FILE)
     names = [file_name(pattern, row, EXTENSIONS[format]) for row in rows]
     seen: dict[str, int] = {}

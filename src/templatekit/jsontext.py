@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 #: Deeper than any template or request needs, shallow enough for every recursive walk.
@@ -102,23 +103,24 @@ def _deep_place(text: str | bytes, max_depth: int) -> str:
 def _too_deep(value: Any, max_depth: int) -> str:
     """The path (``layers[0].layers[1]``) of the first list or object at a depth over
     ``max_depth``, found level by level without recursion; only asked for when there is one."""
-    level: list[tuple[str, Any]] = [("", value)]
+    level: list[tuple[tuple[str | int, ...], Any]] = [((), value)]
     for _ in range(max_depth):
         level = [
-            (_child_path(path, key), child)
+            ((*path, key), child)
             for path, item in level
             if isinstance(item, dict | list)
             for key, child in (item.items() if isinstance(item, dict) else enumerate(item))
         ]
-    return next(path for path, item in level if isinstance(item, dict | list)) or "(root)"
+    return format_path(next(path for path, item in level if isinstance(item, dict | list)))
 
 
-def _child_path(path: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    if not key.isidentifier():
-        return f"{path}[{key!r}]"
-    return f"{path}.{key}" if path else key
+def format_path(path: Sequence[str | int]) -> str:
+    """``("layers", 2, "size")`` as ``layers[2].size``, as problems name where they are;
+    the empty path is the whole template."""
+    text = ""
+    for step in path:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else step)
+    return text or "(template)"
 
 
 def depth(value: Any) -> int:

@@ -21,6 +21,7 @@ from cattrs import Converter
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError, IterableValidationNote
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
+from templatekit.jsontext import format_path
 from templatekit.model.layers import (
     LAYER_KINDS,
     AnyLayer,
@@ -443,13 +444,6 @@ def iter_errors(exc: BaseException, path: Path_ = ()) -> Iterator[tuple[Path_, B
         yield (*path, exc.field), exc
     else:
         yield path, exc
-
-
-def format_path(path: Path_) -> str:
-    text = ""
-    for step in path:
-        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else step)
-    return text or "(template)"
 
 
 def describe_error(exc: BaseException) -> str:
