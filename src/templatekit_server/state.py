@@ -3,6 +3,7 @@ runner, the webhook sender. One ``ServerState`` per app, at ``app.state.server``
 
 from __future__ import annotations
 
+import anyio
 from starlette.requests import Request
 
 from templatekit import Store
@@ -20,6 +21,9 @@ from templatekit_server.settings import Settings
 from templatekit_server.startup import StartError, open_database, ready_data_dir
 from templatekit_server.usage import Releases
 from templatekit_server.webhooks import Announcer
+
+#: uploads to ``s3Config`` buckets at once per workspace (see ``ServerState.bucket_lane``)
+BUCKET_UPLOADS_PER_WORKSPACE = 2
 
 
 class ServerState:
@@ -56,6 +60,7 @@ class ServerState:
             weight_of=self.weight_of,
         )
         self.announcer = Announcer(self.sealer, self.files)
+        self._bucket_lanes: dict[str, anyio.CapacityLimiter] = {}
         self.runner = VideoRunner(
             self.db,
             self.video_pool,
@@ -67,6 +72,14 @@ class ServerState:
             on_end=self.sender.wake,
             weight_of=self.weight_of,
         )
+
+    def bucket_lane(self, workspace_id: str) -> anyio.CapacityLimiter:
+        """The threads a workspace's uploads to its own buckets may hold at once. A bucket
+        that never answers then holds these, not the threads every request shares."""
+        lane = self._bucket_lanes.get(workspace_id)
+        if lane is None:
+            lane = self._bucket_lanes[workspace_id] = anyio.CapacityLimiter(BUCKET_UPLOADS_PER_WORKSPACE)
+        return lane
 
     def plan(self, caller: Caller) -> Plan:
         return self.plans.get(caller.plan, self.plans["free"])

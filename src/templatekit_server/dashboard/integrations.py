@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
@@ -47,7 +48,8 @@ async def add_endpoint(request: Request) -> Response:
     form = await here.form()
     events = [str(event) for event in form.getlist("events")] or None
     try:
-        made = webhooks.add_endpoint(
+        made = await run_in_threadpool(  # it resolves the URL's host: off the event loop
+            webhooks.add_endpoint,
             here.server.db,
             here.server.sealer,
             here.server.allow,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+import anyio.to_thread
 from attrs import evolve, frozen
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -65,7 +66,7 @@ async def _posted(request: Request, operation: str) -> tuple[dict[str, Any], Sti
     caller, body = await read_request(request, operation)
     asked = read_as(REQUESTS[operation], body, server.settings.max_text_chars)
     body = body or {}
-    still = still_of(server, operation, caller, asked)
+    still = await still_of(server, operation, caller, asked)
     if body.get("webhookUrl") not in (None, "") and operation != "createStoredImage":
         raise bad_request(
             f"webhookUrl: {operation} answers with the file itself; createStoredImage and renderVideo announce theirs"
@@ -78,17 +79,18 @@ async def _answered(request: Request, body: dict[str, Any], still: Still, produc
     return response(*await idempotent(request, still.caller, still.operation, body, produce, wait))
 
 
-def _bucket(server: ServerState, caller: Caller, value: Any) -> Bucket | None:
-    """The caller's bucket from ``s3Config``; FORBIDDEN on plans without it."""
+async def _bucket(server: ServerState, caller: Caller, value: Any) -> Bucket | None:
+    """The caller's bucket from ``s3Config``; FORBIDDEN on plans without it. Read off the
+    event loop: checking its endpoint resolves the host, which may take seconds."""
     if value is None or value == "":
         return None
     plan = server.plan(caller)
     if not plan.s3_config:
         raise ApiError("FORBIDDEN", f"s3Config is not available on the {plan.name} plan")
-    return Bucket.parse(value, server.allow, server.settings.s3_timeout)
+    return await run_in_threadpool(Bucket.parse, value, server.allow, server.settings.s3_timeout)
 
 
-def still_of(server: ServerState, operation: str, caller: Caller, asked: PdfRequest) -> Still:
+async def still_of(server: ServerState, operation: str, caller: Caller, asked: PdfRequest) -> Still:
     template_id = catalog.checked_template_id(asked.template_id)
     if not isinstance(asked, ImageRequest):  # a PDF has no thumbnail, and is answered, not uploaded
         return Still(operation, caller, template_id, asked.modifications, "pdf", debug=asked.debug)
@@ -100,7 +102,7 @@ def still_of(server: ServerState, operation: str, caller: Caller, asked: PdfRequ
         asked.format,
         thumbnail=asked.thumbnail,
         debug=asked.debug,
-        bucket=_bucket(server, caller, asked.s3_config),
+        bucket=await _bucket(server, caller, asked.s3_config),
     )
 
 
@@ -152,6 +154,16 @@ async def delivered(server: ServerState, reservation: usage.Reservation | None, 
     return await _or_given_back(server, reservation, run_in_threadpool(work, *args))
 
 
+async def to_bucket(
+    server: ServerState, reservation: usage.Reservation | None, still: Still, output: StillOutput
+) -> str:
+    """Upload to the caller's bucket in the workspace's own lane of threads; the URL."""
+    assert still.bucket is not None
+    lane = server.bucket_lane(still.caller.workspace_id)
+    upload = anyio.to_thread.run_sync(still.bucket.upload, output.data, output.media_type, limiter=lane)
+    return await _or_given_back(server, reservation, upload)
+
+
 async def _or_given_back(server: ServerState, reservation: usage.Reservation | None, step: Awaitable[T]) -> T:
     """What ``step`` comes to; its failure gives the generation back."""
     try:
@@ -178,9 +190,7 @@ async def create_image(request: Request) -> Response:
         output, reservation, _ = await render(request, still)
         headers = warnings_header(output.warnings)
         if still.bucket is not None:
-            headers["Content-Location"] = await delivered(
-                server, reservation, still.bucket.upload, output.data, output.media_type
-            )
+            headers["Content-Location"] = await to_bucket(server, reservation, still, output)
         return Answer(200, output.media_type, headers, output.data)
 
     return await _answered(request, body, still, produce)
@@ -203,7 +213,7 @@ async def create_stored_image(request: Request) -> Response:
         server = server_of(request)
         output, reservation, _ = await render(request, still)
         if still.bucket is not None:
-            url = await delivered(server, reservation, still.bucket.upload, output.data, output.media_type)
+            url = await to_bucket(server, reservation, still, output)
         else:
             key = Files.new_key(f"images/{still.caller.project_id}", output.media_type)
             await delivered(server, reservation, server.files.store.put, key, output.data, output.media_type)

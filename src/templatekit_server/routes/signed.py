@@ -22,7 +22,7 @@ from templatekit_server.bodies import SignedQuery
 from templatekit_server.errors import bad_request
 from templatekit_server.inputs import count_request, read_as
 from templatekit_server.rendering import StillOutput
-from templatekit_server.routes.renders import Still, delivered, render, still_of
+from templatekit_server.routes.renders import Still, delivered, render, still_of, to_bucket
 from templatekit_server.state import ServerState, server_of
 
 CACHED = "public, max-age=86400"
@@ -38,7 +38,7 @@ async def signed_url(request: Request) -> Response:
     canonical = signing.canonical(params)
     caller = await _verified(request, server, query, canonical)
     asked = read_as(SignedQuery, query, server.settings.max_text_chars)
-    still = still_of(server, "signedurl", caller, asked)
+    still = await still_of(server, "signedurl", caller, asked)
     info = await run_in_threadpool(catalog.info, server.db, caller.workspace_id, still.template_id)
     fresh = asked.nocache
     key = render_cache.cache_key(caller.workspace_id, still.template_id, info.version, canonical)
@@ -91,7 +91,7 @@ async def _rendered(request: Request, still: Still, canonical: str, fresh: bool)
     output, reservation, version = await render(request, still)
     location = None
     if still.bucket is not None:
-        location = await delivered(server, reservation, still.bucket.upload, output.data, output.media_type)
+        location = await to_bucket(server, reservation, still, output)
     if fresh:
         tag = render_cache.etag(output.data)
         answer = _answer(output.data, output.media_type, tag, output.warnings, "no-store")
