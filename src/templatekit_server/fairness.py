@@ -12,7 +12,11 @@ and the virtual time becomes that tag. So:
 - a workspace's next request, arriving behind another's backlog, is tagged at the
   virtual time, before that backlog's later requests: it waits for one slot to free,
   and then, when it is the one admitted ahead (``ready``), for the next worker to free:
-  one or two renders, however long the backlog.
+  one or two renders, however long the backlog;
+- when a class of requests has none waiting or running, its virtual time moves on to the
+  latest finish tag (the rule for an idle server): a workspace whose last request ran
+  alone comes back level with the others, not a whole ``1 / weight`` behind a heavier
+  plan's later backlog.
 
 Previews (free, for the editor) are a class of their own: one starts only when no other
 request waits, and previews hold at most all slots but one, so that billed renders
@@ -76,6 +80,7 @@ class FairQueue:
         self.busy_previews = 0
         self._virtual = {False: 0.0, True: 0.0}  # by class: previews or not
         self._finish: dict[tuple[bool, str], float] = {}
+        self._latest_finish = {False: 0.0, True: 0.0}  # by class
         self._waiting: dict[bool, list[_Waiter]] = {False: [], True: []}
         self._arrivals = itertools.count()
         self._render_seconds = 1.0
@@ -122,9 +127,14 @@ class FairQueue:
 
     def _tag(self, share: Share) -> float:
         """The request's start tag, and its workspace's finish tag moved on."""
-        key = (share.preview, share.workspace)
-        start = max(self._virtual[share.preview], self._finish.get(key, 0.0))
+        preview = share.preview
+        running = self.busy_previews if preview else self.held - self.busy_previews
+        if not running and not self.waiting(preview):
+            self._virtual[preview] = max(self._virtual[preview], self._latest_finish[preview])
+        key = (preview, share.workspace)
+        start = max(self._virtual[preview], self._finish.get(key, 0.0))
         self._finish[key] = start + 1.0 / share.weight
+        self._latest_finish[preview] = max(self._latest_finish[preview], self._finish[key])
         return start
 
     def _dispatch(self) -> None:

@@ -170,7 +170,14 @@ def _line(connection: Connection, weight_of: Callable[[str], float]) -> list[_Pl
     to start is the one with the earliest turn. So a workspace with a backlog takes one
     turn for each of another's, for their weights, and a workspace that had nothing
     queued goes next, even with a single video worker; and a workspace is never more
-    than one turn behind, however much it had before."""
+    than one turn behind, however much it had before.
+
+    When the videos waiting were all queued after the last one started had ended, and
+    none renders, the queue was empty between: the turn to start from is then the end of
+    that video's turn (its turn plus ``1 / weight``), start-time fair queueing's rule for
+    an idle server. Else a workspace whose one video rendered alone, its turn the last, would come
+    back behind a whole turn of a heavier plan's later backlog (eight videos of a scale
+    workspace for a free one), for a video that ended long before."""
     waiting = connection.execute(
         select(videos.c.workspace_id, func.min(videos.c.created_at), func.count(), workspaces.c.plan)
         .join(workspaces, workspaces.c.id == videos.c.workspace_id, isouter=True)
@@ -185,7 +192,19 @@ def _line(connection: Connection, weight_of: Callable[[str], float]) -> list[_Pl
         .group_by(videos.c.workspace_id)
     ).all()
     rendering: dict[str, int] = {workspace: count for workspace, count in counts}
-    virtual = float(connection.execute(select(func.max(videos.c.turn))).scalar() or 0.0)
+    last_started = connection.execute(
+        select(videos.c.turn, videos.c.finished_at, workspaces.c.plan)
+        .join(workspaces, workspaces.c.id == videos.c.workspace_id, isouter=True)
+        .where(videos.c.turn.is_not(None))
+        .order_by(videos.c.turn.desc())
+        .limit(1)
+    ).first()
+    virtual = 0.0
+    if last_started is not None:
+        turn, ended, plan = last_started
+        virtual = float(turn)
+        if not rendering and ended is not None and min(row[1] for row in waiting) > ended:
+            virtual += 1.0 / weight_of(plan or "")
     names = [row[0] for row in waiting]
     last: dict[str, float] = dict(
         connection.execute(

@@ -26,6 +26,7 @@ pytestmark = pytest.mark.slow
 
 WEIGHTS = {name: plan.weight for name, plan in DEFAULT_PLANS.items()}
 _ids = itertools.count()
+_queued_last = 0.0
 
 
 def weight_of(plan: str) -> float:
@@ -44,7 +45,8 @@ def workspace(db: Database, plan: str = "pro") -> tuple[str, str]:
 
 def queue_video(db: Database, ws: str, project: str, status: str = "queued") -> str:
     video_id = f"vid_{next(_ids)}"
-    moment = now()
+    global _queued_last
+    moment = _queued_last = max(now(), _queued_last + 1e-6)  # in the order queued, never ahead of the clock
     with db.write() as connection:
         connection.execute(
             videos.insert().values(
@@ -61,7 +63,7 @@ def queue_video(db: Database, ws: str, project: str, status: str = "queued") -> 
                 usage_month="m",
                 request_id="req",
                 attempts=0,
-                created_at=moment + next(_ids) * 1e-3,
+                created_at=moment,
             )
         )
     return video_id
@@ -98,6 +100,19 @@ def test_with_one_worker_a_workspace_that_waited_goes_next_and_is_told_so(db):
         taken.append(jobs.claim(db, "runner", weight_of).id)
         _finish(db, taken[-1])
     assert taken == [waiting, *backlog[1:]]
+
+
+def test_a_video_that_rendered_alone_earns_no_penalty_against_a_later_backlog(db):
+    free, scale = workspace(db, "free"), workspace(db, "scale")
+    alone = queue_video(db, *free)
+    assert jobs.claim(db, "runner", weight_of).id == alone
+    _finish(db, alone)  # long before anything else comes
+    backlog = [queue_video(db, *scale) for _ in range(10)]
+    assert jobs.claim(db, "runner", weight_of).id == backlog[0]  # one worker: it renders
+    waiting = queue_video(db, *free)
+    assert jobs.ahead(db, jobs.find(db, waiting), weight_of) == 0
+    _finish(db, backlog[0])
+    assert jobs.claim(db, "runner", weight_of).id == waiting  # not after eight more of the scale plan's
 
 
 def _finish(db: Database, video_id: str) -> None:

@@ -118,6 +118,21 @@ async def test_no_workspace_holds_more_than_its_share_while_another_waits():
 
 
 @run
+async def test_a_request_that_ran_alone_earns_no_penalty_against_a_later_backlog():
+    queue = FairQueue(1)
+    work = Scheduled(queue)
+    free, scale = Share("ws_free", 1, 60), Share("ws_scale", 8, 60)
+    await work.submit(free)
+    await work.finish(0)  # it ran alone, and ended
+    for _ in range(20):
+        await work.submit(scale)
+    await work.submit(free)
+    await work.finish(1)
+    assert work.started[2] == "ws_free"  # not after eight more of the scale plan's
+    await work.close()
+
+
+@run
 async def test_workspaces_start_in_proportion_to_their_plans_weights():
     queue = FairQueue(1)
     work = Scheduled(queue)
