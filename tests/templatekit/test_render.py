@@ -132,6 +132,26 @@ def test_warnings_collect_from_loading_modifying_and_layout():
     )
 
 
+def _last_inked_column(data: bytes, scale: float) -> float:
+    import numpy as np
+
+    return float(np.flatnonzero(np.asarray(decode(data).convert("L")).min(axis=0) < 128)[-1]) / scale
+
+
+@pytest.mark.parametrize(
+    ("size", "scale", "blur"),
+    [(240, 1, 0), (80, 4, 3)],  # a line of 5,400 px; 1,800 px drawn at 4x, blurred (as PDFs picture it)
+)
+def test_a_line_wider_than_4096_pixels_is_drawn_to_its_end(size, scale, blur):
+    def last(count: int) -> float:
+        text = layer("text", "t", x=50, y=20, width=5900, height=260, text="H" * count, size=size, blur=blur)
+        card = template(text, width=6000, height=300, background="#ffffff")
+        return _last_inked_column(tk.render_image(card, scale=scale).data, scale)
+
+    advance = (last(11) - last(1)) / 10  # each line is narrower than 4,096 px
+    assert last(30) == pytest.approx(last(1) + 29 * advance, rel=0.005)  # it stopped at 4,096 px
+
+
 def test_hidden_layers_are_not_drawn():
     hidden = decode(tk.render_image(SIMPLE, {"box": {"visible": False}}).data)
     assert hidden.getpixel((300, 150))[:3] == (255, 255, 255)

@@ -23,6 +23,9 @@ from templatekit.font_file import HbFont, hb_font
 from templatekit.scene import GlyphRun
 
 PHASES = 4  # sub-pixel positions of a run's origin, per pixel
+#: HarfBuzz's rasteriser sizes its image to what was drawn, but to at most this many
+#: pixels a side: a run that may be larger is given its extents, measured here
+AUTO_EXTENT = 4096
 
 Placed = tuple[PILImage.Image, int, int]  # image, and its top-left pixel from the run's origin pixel
 
@@ -58,11 +61,47 @@ def _transform(font: HbFont, run: GlyphRun, scale: float, phase: tuple[float, fl
 
 def _outline_mask(run: GlyphRun, font: HbFont, scale: float, phase: tuple[float, float]) -> Placed | None:
     draw = hb.RasterDraw()
-    for index, glyph in enumerate(run.glyphs):
-        draw.transform = _transform(font, run, scale, phase, index)
+    transforms = [_transform(font, run, scale, phase, index) for index in range(len(run.glyphs))]
+    for glyph, transform in zip(run.glyphs, transforms, strict=True):
+        draw.transform = transform
         draw.draw_glyph(font.font, glyph)
+    if _may_exceed_auto_extent(run, scale):
+        extents = _drawn_extents(font, run.glyphs, transforms)
+        if extents is None:
+            return None
+        draw.extents = extents
     image = draw.render()
     return None if image is None else _read(image, "L", "L")
+
+
+def _may_exceed_auto_extent(run: GlyphRun, scale: float) -> bool:
+    """Whether the run's box, with room for glyphs that reach past it, nears ``AUTO_EXTENT``."""
+    box = run.bounds()
+    if box is None:
+        return False
+    return max(box[2] - box[0], box[3] - box[1]) * scale + 2 * run.size * scale >= AUTO_EXTENT
+
+
+def _drawn_extents(
+    font: HbFont, glyphs: tuple[int, ...], transforms: list[tuple[float, ...]]
+) -> hb.RasterExtents | None:
+    """The pixels the glyphs' ink covers (y up, as the rasteriser counts), a pixel more
+    on each side; None when they have no ink."""
+    left = bottom = math.inf
+    right = top = -math.inf
+    for glyph, (units, _, _, _, dx, dy) in zip(glyphs, transforms, strict=True):
+        extents = font.font.get_glyph_extents(glyph)
+        if extents is None or extents.width == 0 or extents.height == 0:
+            continue
+        x0 = dx + extents.x_bearing * units
+        y1 = dy + extents.y_bearing * units
+        left, right = min(left, x0), max(right, x0 + extents.width * units)
+        top, bottom = max(top, y1), min(bottom, y1 + extents.height * units)
+    if left == math.inf:
+        return None
+    x, y = math.floor(left) - 1, math.floor(bottom) - 1
+    width, height = math.ceil(right) + 1 - x, math.ceil(top) + 1 - y
+    return hb.RasterExtents(x_origin=x, y_origin=y, width=width, height=height, stride=(width + 3) // 4 * 4)
 
 
 def _color_image(run: GlyphRun, font: HbFont, scale: float, phase: tuple[float, float]) -> Placed | None:
