@@ -46,7 +46,7 @@ from templatekit.paint.pdf.color_glyphs import ColorGlyphs, OutlinePen, painted
 from templatekit.paint.pdf.fonts import EmbeddedFonts
 from templatekit.paint.pdf.glyph_text import actual_texts, any_unspoken, glyph_texts, unspoken
 from templatekit.paint.pdf.objects import Document, Name, Raw, Ref, number, serialise, text_string
-from templatekit.paint.raster import effects_alone
+from templatekit.paint.raster import effects_alone, is_plain_group
 from templatekit.scene import (
     Bars,
     Clip,
@@ -714,13 +714,25 @@ def _paint_layer(canvas: _Canvas, group: Group, opacity: float, blend: str) -> N
         _clip(canvas, group.clip)
     if group.mask is not None:
         _soft_mask(canvas, group.mask, _bounds(group.items))
-    if blend != "normal" or group.mask is not None:  # a mask covers the items as one
+    # a mask covers the items as one; a group that the PNG paints on a surface of its own
+    # (turned, clipped, with effects) keeps the blend modes inside it to its own items
+    isolated = not is_plain_group(group) and _blends_inside(group.items)
+    if blend != "normal" or group.mask is not None or isolated:
         _paint_transparency_group(canvas, group.items, opacity, blend)
     elif opacity >= 1 or not _may_overlap(group.items):
         canvas.opacity = opacity
         _paint_items(canvas, group.items)
     else:
         _paint_transparency_group(canvas, group.items, opacity)
+
+
+def _blends_inside(items: Sequence[Item]) -> bool:
+    """Whether any of the items, or of the items inside them, blends other than normally."""
+    return any(
+        isinstance(item, Group)
+        and ((item.effects is not None and item.effects.blend != "normal") or _blends_inside(item.items))
+        for item in items
+    )
 
 
 def needs(pages: Sequence[Scene]) -> Iterator[Need]:
@@ -825,7 +837,9 @@ def _show_form(canvas: _Canvas, inner: _Canvas, bounds: Box, opacity: float, ble
             "Type": Name("XObject"),
             "Subtype": Name("Form"),
             "BBox": list(bounds),
-            "Group": {"S": Name("Transparency")},
+            # isolated: blend modes inside mix with the group's own layers only, as a
+            # CSS stacking context (opacity, transform, clip, mask) and the PNG mix them
+            "Group": {"S": Name("Transparency"), "I": True},
             "Resources": resources.ref,
         },
         inner.data(),

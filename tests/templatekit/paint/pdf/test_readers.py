@@ -30,10 +30,31 @@ LOCAL_LIMIT = 40
 ROOT = Path(__file__).resolve().parents[4]
 EXAMPLES = sorted((ROOT / "examples" / "templates").glob("*.json"))
 SHEETS = sorted((ROOT / "docs" / "gallery").glob("*.json"))
-QUICK = {"example:invoice", "gallery:effects", "gallery:masks", "emoji"}
+QUICK = {"example:invoice", "gallery:effects", "gallery:masks", "emoji", "isolated-blends"}
 EMOJI = template(
     layer("text", "big", x=10, y=10, width=380, height=120, text="😀👍🏽🇯🇵", size=96),
     layer("text", "small", x=10, y=140, width=380, height=50, text="ok ❤️ 🌿 ✨ A 😀 B", size=30),
+)
+
+# blend modes inside a frame that is a group of its own (faded, turned, clipped, masked):
+# they mix with the frame's layers only, not with what is under the frame
+ISOLATED_BLENDS = template(
+    *[
+        layer(
+            "frame",
+            f"f{n}",
+            x=10 + 190 * n,
+            y=20,
+            width=170,
+            height=80,
+            layers=[layer("shape", f"m{n}", x=10, y=10, width=120, height=50, fill="#3b82f6", blend="multiply")],
+            **fields,
+        )
+        for n, fields in enumerate(({"opacity": 0.7}, {"rotation": 5}, {"mask": {"shape": "ellipse"}}))
+    ],
+    width=600,
+    height=140,
+    background="#facc15",
 )
 
 
@@ -60,6 +81,7 @@ def rendered(source: Path | str) -> tuple[bytes, bytes]:
 def corpus() -> list[object]:
     cases = {f"example:{path.stem}": path for path in EXAMPLES} | {f"gallery:{path.stem}": path for path in SHEETS}
     cases["emoji"] = json.dumps(EMOJI)
+    cases["isolated-blends"] = json.dumps(ISOLATED_BLENDS)
     return [
         pytest.param(source, renderer, id=f"{name}-{renderer}", marks=() if name in QUICK else pytest.mark.slow)
         for name, source in cases.items()
