@@ -124,13 +124,13 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
             node.add_child(_node(child, layer, ctx, config, tree))
         if layer.layout == "none" and "hug" in (layer.width_sizing, layer.height_sizing):
             tree.absolute_hugs.append((node, layer))
-    elif isinstance(layer, TextLayer) and "hug" in (layer.width_sizing, layer.height_sizing):
+    elif isinstance(layer, TextLayer) and _sized_by_content(layer):
         # in a row of its own width, a text that hugs starts at its one line (CSS's
         # flex-basis: auto, max-content) and shrinks from there in proportion to it
         basis = direction == "row" and frame is not None and frame.width_sizing != "hug" and layer.width_sizing == "hug"
         node.set_measure_func(_text_measure(layer, ctx, yoga, free=direction == "none" or basis))
         tree.measured.append(node)
-    elif isinstance(layer, ImageLayer) and "hug" in (layer.width_sizing, layer.height_sizing):
+    elif isinstance(layer, ImageLayer) and _sized_by_content(layer):
         node.set_measure_func(_image_measure(layer, ctx, yoga))
         tree.measured.append(node)
         stretch = frame is not None and frame.align == "stretch"
@@ -142,6 +142,13 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
         node.set_measure_func(_table_measure(layer, ctx, yoga, free=direction == "none"))
         tree.measured.append(node)
     return node
+
+
+def _sized_by_content(layer: Layer) -> bool:
+    """Whether a side of the layer comes from its content: one that hugs, or one that
+    fills (a frame that hugs that side takes it from the layer's content, as CSS sizes
+    a line of stretched or growing items from their content)."""
+    return layer.width_sizing != "fixed" or layer.height_sizing != "fixed"
 
 
 def _no_smaller_than_content(node: Any, layer: Layer, side: str, ctx: LayoutContext, tree: _Tree) -> None:
@@ -282,7 +289,9 @@ def _hold_minimums(minimums: list[tuple[Any, float]]) -> bool:
     held = False
     for node, minimum in minimums:
         if node.layout_width < minimum - 1e-6:
-            node.flex_grow, node.flex_shrink, node.flex_basis = 0, 0, minimum
+            # the basis alone is not enough: a row that hugs sizes itself from what its
+            # layers measure, and a layer with nothing to measure has no width there
+            node.flex_grow, node.flex_shrink, node.flex_basis, node.min_width = 0, 0, minimum, minimum
             held = True
     return held
 

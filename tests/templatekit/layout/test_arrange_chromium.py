@@ -244,6 +244,18 @@ LAYOUTS = {
         {"type": "frame", "name": "hugging-stretch", "x": 300, "y": 250, "width": "hug", "height": "hug",
          "layout": "column", "align": "stretch", "layers": [picture("spread"), box("bar2", 180, 20)]},
     ],
+    # a side that fills, in a frame that hugs that side: the frame takes it from the
+    # layer's content (its widest word, its line, the picture in its proportions)
+    "fills-in-hugging-frames": [
+        {"type": "frame", "name": "row", "x": 10, "y": 10, "width": "hug", "height": "hug", "layout": "row",
+         "layers": [text("ok", "OK", "fill", size=20, height=30)]},
+        {"type": "frame", "name": "across", "x": 10, "y": 80, "width": 200, "height": "hug", "layout": "row",
+         "layers": [text("tall", "OK", 50, size=20, height="fill")]},
+        {"type": "frame", "name": "column", "x": 300, "y": 10, "width": "hug", "height": "hug", "layout": "column",
+         "layers": [picture("high", 50, "fill")]},
+        {"type": "frame", "name": "pictured", "x": 300, "y": 150, "width": "hug", "height": "hug", "layout": "row",
+         "layers": [picture("wide", "fill", 40)]},
+    ],
 }  # fmt: skip
 
 
