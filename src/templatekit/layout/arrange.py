@@ -16,6 +16,7 @@ numbers.
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import Any
 
@@ -72,7 +73,9 @@ def _arranged_alone(layer: FrameLayer, ctx: LayoutContext) -> AnyLayer:
             if not _hug_absolute(tree.absolute_hugs):
                 break
             root.calculate_layout()
-        return _placed(layer, root, layer.x, layer.y)
+        placed = _placed(layer, root, layer.x, layer.y)
+        _check_bounded(placed, ctx)
+        return placed
     finally:
         for node in tree.measured:  # a node freed with its Python function set calls into a finished interpreter
             node.set_measure_func(None)
@@ -345,6 +348,26 @@ def _placed(layer: AnyLayer, node: Any, x: float, y: float) -> AnyLayer:
         child_node = node.get_child(index)
         children.append(_placed(child, child_node, x + child_node.layout_left, y + child_node.layout_top))
     return evolve(placed, layers=tuple(children))  # type: ignore[arg-type]
+
+
+#: A box past this many px from the canvas's corner is no layout: a combination of fills
+#: and hugs that Yoga could not resolve (it answers with sizes near 2**32)
+UNBOUNDED = 1_000_000.0
+
+
+def _check_bounded(layer: AnyLayer, ctx: LayoutContext) -> None:
+    """Refuse, naming the layer, a box Yoga left unbounded, before painting meets it."""
+    box = (layer.x, layer.y, layer.width, layer.height)
+    if not all(math.isfinite(value) and abs(value) < UNBOUNDED for value in box):
+        size = f"{layer.width:,.0f} x {layer.height:,.0f} px at ({layer.x:,.0f}, {layer.y:,.0f})"
+        raise ctx.layer_error(
+            layer.name,
+            f"layer {layer.name!r}: auto layout gave it no bounded box ({size}); give a number to one "
+            "of its sides, or to a frame around it, where a side that fills sits in one that hugs",
+        )
+    if isinstance(layer, FrameLayer):
+        for child in layer.layers:
+            _check_bounded(child, ctx)
 
 
 def _fixed(layer: AnyLayer, x: float, y: float, width: float, height: float) -> AnyLayer:

@@ -21,6 +21,7 @@ from templatekit.options import RenderOptions
 from templatekit.pipeline import resolve
 from templatekit.service import converter
 from tests.conftest import decode, template
+from tests.templatekit.layout.test_arrange_chromium import PICTURE
 
 TITLE_SIZE, LINE_HEIGHT = 40, 1.2
 
@@ -361,3 +362,19 @@ def test_frames_are_laid_out_from_many_threads_at_once_without_waiting_for_ever(
     time, not that none can happen)."""
     done = subprocess.run([sys.executable, "-c", _THREADS], capture_output=True, text=True, timeout=240, check=False)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_a_layout_that_yoga_leaves_unbounded_is_refused_naming_the_layer():
+    """Fills in a frame that fills a row that hugs: Yoga answered widths near 2**32, and
+    painting them raised an OverflowError."""
+    shape = {"type": "shape", "name": "s", "width": 120, "height": 560, "fill": "#999"}
+    inner = [
+        {"type": "text", "name": "t", "text": "internationalization", "size": 16, "width": "fill", "height": "hug"},
+        {"type": "image", "name": "i", "src": PICTURE, "fit": "fill", "width": "hug", "height": "fill"},
+        {"type": "frame", "name": "g", "layout": "column", "width": "fill", "height": "hug", "layers": [shape]},
+    ]
+    middle = {"type": "frame", "name": "f3", "layout": "row", "width": "fill", "height": "fill", "layers": inner}
+    outer = {"type": "frame", "name": "f1", "x": 10, "y": 10, "layout": "row", "width": "hug", "height": "hug"}
+    outer["layers"] = [middle]
+    with pytest.raises(tk.TemplateError, match="layer 't': auto layout gave it no bounded box"):
+        tk.render_image({"name": "x", "width": 900, "height": 600, "layers": [outer]})
