@@ -107,6 +107,8 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
         node.position_type = yoga.PositionType.Absolute
         node.set_position(yoga.Edge.Left, layer.x)
         node.set_position(yoga.Edge.Top, layer.y)
+        if isinstance(layer, FrameLayer) and layer.layout != "none":
+            layer = _freely_sized(layer, ctx)
     for side, mode, size in (("width", layer.width_sizing, layer.width), ("height", layer.height_sizing, layer.height)):
         if mode == "fixed":
             setattr(node, side, size)
@@ -145,6 +147,25 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
         node.set_measure_func(_table_measure(layer, ctx, yoga, free=direction == "none"))
         tree.measured.append(node)
     return node
+
+
+def _freely_sized(frame: FrameLayer, ctx: LayoutContext) -> FrameLayer:
+    """A frame placed by its ``x`` and ``y`` with the sides it hugs made numbers, laid out
+    on its own as a top-level frame is: its size is not limited by the frame that holds it
+    (Yoga would offer it that frame's width, so that its texts wrapped and its words
+    broke where CSS lets such a frame grow)."""
+    if "hug" not in (frame.width_sizing, frame.height_sizing):
+        return frame
+    sized = _arranged_alone(frame, ctx)
+    width = sized.width if frame.width_sizing == "hug" else frame.width
+    height = sized.height if frame.height_sizing == "hug" else frame.height
+    return evolve(
+        frame,
+        width=width,
+        height=height,
+        width_sizing="fixed" if frame.width_sizing == "hug" else frame.width_sizing,
+        height_sizing="fixed" if frame.height_sizing == "hug" else frame.height_sizing,
+    )
 
 
 def _sized_by_content(layer: Layer) -> bool:

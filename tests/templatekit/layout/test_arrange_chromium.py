@@ -256,6 +256,16 @@ LAYOUTS = {
         {"type": "frame", "name": "pictured", "x": 300, "y": 150, "width": "hug", "height": "hug", "layout": "row",
          "layers": [picture("wide", "fill", 40)]},
     ],
+    # a frame placed by x and y in a "none" frame is not limited by it: it grows to its
+    # content (its text on one line, its words whole) as a top-level frame does
+    "placed-frames-grow": [
+        {"type": "frame", "name": "wide", "x": 10, "y": 10, "width": 500, "height": 100, "layout": "none",
+         "layers": [{"type": "frame", "name": "row", "x": 0, "y": 0, "width": "hug", "height": "hug",
+                     "layout": "row", "layers": [text("big", "big New", "fill", size=28)]}]},
+        {"type": "frame", "name": "narrow", "x": 10, "y": 150, "width": 52, "height": 100, "layout": "none",
+         "layers": [{"type": "frame", "name": "column", "x": 5, "y": 5, "width": "hug", "height": "hug",
+                     "layout": "column", "layers": [text("words", "a cat wonderful", "hug", size=12)]}]},
+    ],
 }  # fmt: skip
 
 
