@@ -291,15 +291,17 @@ def _frame_style(node: Any, frame: FrameLayer, yoga: Any) -> None:
 
 def _text_measure(layer: TextLayer, ctx: LayoutContext, yoga: Any, free: bool) -> Any:
     """The text's box as Yoga asks for it: as wide as its longest line up to the width
-    offered (unless ``free``: placed where it says, it is not limited by its frame;
-    exactly the width given, when given), as high as its lines."""
+    offered but no narrower than its widest word (CSS's fit-content: a word is broken
+    only in a box whose width is set), unless ``free`` (placed where it says, it is not
+    limited by its frame); exactly the width given, when given; as high as its lines."""
     from templatekit.layout import text
 
     def measure(width: float, width_mode: Any, height: float, height_mode: Any) -> tuple[float, float]:
         if width_mode == yoga.MeasureMode.Exactly:
             return width, text.measure(layer, ctx, width)[1]
-        limited = width_mode == yoga.MeasureMode.AtMost and not free
-        return text.measure(layer, ctx, width if limited else None)
+        if width_mode != yoga.MeasureMode.AtMost or free:
+            return text.measure(layer, ctx, None)
+        return text.measure(layer, ctx, max(width, text.min_content_width(layer, ctx)))
 
     return measure
 

@@ -266,6 +266,13 @@ LAYOUTS = {
          "layers": [{"type": "frame", "name": "column", "x": 5, "y": 5, "width": "hug", "height": "hug",
                      "layout": "column", "layers": [text("words", "a cat wonderful", "hug", size=12)]}]},
     ],
+    # a text that hugs across a column narrower than its longest word keeps the word
+    # whole and overflows (CSS's fit-content), where a text whose width is set breaks it
+    "long-word-across-a-column": [
+        {"type": "frame", "name": "column", "x": 10, "y": 10, "width": 60, "height": "hug", "layout": "column",
+         "gap": 4, "layers": [text("hugging", "internationalization", "hug", size=20),
+                              text("filling", "internationalization", "fill", size=20)]},
+    ],
 }  # fmt: skip
 
 
