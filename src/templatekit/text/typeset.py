@@ -431,8 +431,8 @@ def _split_wide(paragraph: _Paragraph, start: int, stop: int, max_width: float, 
     position, line_start = start, start
     for cluster in unicode.graphemes(paragraph.text[start:stop]):
         end = position + len(cluster)
-        wider = paragraph.width(line_start, end) > max_width + _EPSILON  # spaces hang: never wider
-        if position > line_start and wider:
+        wider = paragraph.width(line_start, end) > max_width + _EPSILON
+        if position > line_start and wider and not cluster.isspace():  # a space hangs: it ends a line
             lines.append((line_start, position))
             line_start = position
         position = end

@@ -46,6 +46,11 @@ def test_a_word_wider_than_the_line_breaks_between_clusters_and_says_so():
     assert block.text[-1] == "ok"
 
 
+def test_a_space_after_a_broken_word_hangs_at_the_end_of_its_line_and_takes_no_line():
+    block = typeset("ab cd", STYLE, BOOK, 5)  # every letter is wider than the line
+    assert [line.strip() for line in block.text] == ["a", "b", "c", "d"]
+
+
 def test_numbers_stay_whole_while_anything_else_fits():
     block = typeset("Total 200 USD", STYLE, BOOK, 60)
     assert block.text == ["Total", "200", "USD"] and not block.broke_words
