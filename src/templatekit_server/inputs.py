@@ -247,18 +247,19 @@ async def _caller(request: Request, operation: str, key: str) -> Caller:
     return caller
 
 
-async def count_request(request: Request, caller: Caller, operation: str) -> None:
+async def count_request(request: Request, caller: Caller, operation: str, window: str = "") -> None:
     """FORBIDDEN when the key lacks the operation's scope; else count the request against
     the key's rate limit (the key's own, else its plan's), whose window goes into the
-    answer's X-RateLimit headers."""
+    answer's X-RateLimit headers. ``window`` names another window of the key's, with the
+    same limit (signed URLs have theirs)."""
     missing = caller.may(operation)
     if missing is not None:
         raise ApiError("FORBIDDEN", f"this API key lacks the {missing} scope that {operation} needs")
     server = server_of(request)
     per_minute = caller.rate_limit or server.plan(caller).rate_per_minute
-    window = await server.limiter.hit(caller.key_id, per_minute, operation)
-    if window is not None:
-        request.state.rate_limit_headers = window.headers()
+    counted = await server.limiter.hit(f"{window}:{caller.key_id}" if window else caller.key_id, per_minute, operation)
+    if counted is not None:
+        request.state.rate_limit_headers = counted.headers()
 
 
 def read_as(cls: type[T], body: Any, max_text: int) -> T:

@@ -95,6 +95,19 @@ def test_forged_signatures_neither_use_up_nor_show_the_keys_rate_limit(client, l
     assert genuine.headers["X-RateLimit-Limit"] == "3" and genuine.headers["X-RateLimit-Remaining"] == "2"
 
 
+def test_whoever_holds_a_signed_url_cannot_use_up_the_keys_calls(client, live, account):
+    """A signed URL is public (an <img>, a link preview): its traffic counts in a window of
+    its own, and a stranger who fetches it past the limit leaves the key's calls alone."""
+    accounts.set_rate_limit(live.db, account.key_id, 3)
+    url = signed_query(account.key, templateId="card")
+    answers = [get(client, live, url) for _ in range(4)]
+    assert [answer.status_code for answer in answers[:3]] == [200, 200, 200]
+    assert answers[3].json()["error"]["code"] == "RATE_LIMITED"
+    own = client.get(f"{live.api}/templates", headers=account.bearer)
+    assert own.status_code == 200, own.text
+    assert own.headers["X-RateLimit-Remaining"] == "2"
+
+
 def test_plain_hash_signatures_are_refused(client, live, account):
     query = {"apiKeyHashed": hashlib.sha256(account.key.encode()).hexdigest(), "templateId": "card"}
     text = "&".join(f"{name}={value}" for name, value in sorted(query.items()))

@@ -58,14 +58,16 @@ async def _verified(request: Request, server: ServerState, query: dict[str, str]
     Only a URL the key signed counts against the key's rate limit and carries its
     window: the key's hash is public in every URL it signs, so anyone could otherwise
     use up its limit, and watch it, with forged signatures (guessing an HMAC-SHA256
-    needs no limit to fail)."""
+    needs no limit to fail). Signed URLs count in a window of their own, of the same
+    size: whoever holds one (a page that shows it, a crawler) can use up that window,
+    but not the key's calls to the interface."""
     caller, key = await _signer(server, query)
     if not signing.valid(key, canonical, query["sign"]):
         raise bad_request("sign: the signature does not match the parameters")
     problem = signing.expiry_problem(query.get("expires"), time.time())
     if problem is not None:
         raise bad_request(problem)
-    await count_request(request, caller, "signedurl")
+    await count_request(request, caller, "signedurl", window="signed")
     return caller
 
 
