@@ -119,7 +119,7 @@ def _stroke(draw: ImageDraw.ImageDraw, lines: list[tuple[list[Point], bool]], pa
             _segment(draw, a, b, radius)
         for before, at, after in zip(run, run[1:], run[2:], strict=False):
             if path.line_join == "round":
-                draw.ellipse((at[0] - radius, at[1] - radius, at[0] + radius, at[1] + radius), fill=255)
+                _round_join(draw, before, at, after, radius)
             elif path.line_join != "miter" or not _mitre(draw, before, at, after, radius):
                 _bevel(draw, before, at, after, radius)
         if not closed and path.line_cap != "butt":
@@ -162,6 +162,21 @@ def _bevel(draw: ImageDraw.ImageDraw, before: Point, at: Point, after: Point, ra
             ],
             fill=255,
         )
+
+
+def _round_join(draw: ImageDraw.ImageDraw, before: Point, at: Point, after: Point, radius: float) -> None:
+    """The arc between two segments' outer edges at their shared point: the wedge on the
+    outer side only, as PDF rounds a join. A whole disc there would stand out past a
+    dash's butt end where the dash ends within a radius of the join (curves are many
+    short segments)."""
+    first, second = _normal(before, at, radius), _normal(at, after, radius)
+    outer = -1 if first[0] * (after[0] - at[0]) + first[1] * (after[1] - at[1]) > 0 else 1
+    start = math.degrees(math.atan2(outer * first[1], outer * first[0]))
+    end = math.degrees(math.atan2(outer * second[1], outer * second[0]))
+    if (end - start) % 360 > 180:
+        start, end = end, start
+    box = (at[0] - radius, at[1] - radius, at[0] + radius, at[1] + radius)
+    draw.pieslice(box, start, end, fill=255)
 
 
 def _mitre(draw: ImageDraw.ImageDraw, before: Point, at: Point, after: Point, radius: float) -> bool:
