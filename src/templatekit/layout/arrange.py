@@ -90,7 +90,9 @@ class _Tree:
     def __init__(self) -> None:
         self.measured: list[Any] = []
         self.absolute_hugs: list[tuple[Any, FrameLayer]] = []
-        self.minimums: list[tuple[Any, float]] = []  # layers of rows that may shrink: their minimum widths
+        #: layers of rows that may shrink: their minimum widths, and whether they fill a row
+        #: that wraps (held there, they still grow: on a line of their own they take it all)
+        self.minimums: list[tuple[Any, float, bool]] = []
         self.stretched_images: list[tuple[Any, float]] = []  # images of columns set as wide as them: their ratios
 
 
@@ -120,7 +122,7 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
             node.flex_grow = 1
             node.flex_basis = 0
             if side == "width" and isinstance(layer, (TextLayer, FrameLayer)):
-                tree.minimums.append((node, _min_width(layer, ctx)))
+                tree.minimums.append((node, _min_width(layer, ctx), frame is not None and frame.wrap))
         elif mode == "fill":
             node.align_self = yoga.Align.Stretch
     if isinstance(layer, FrameLayer):
@@ -182,7 +184,7 @@ def _no_smaller_than_content(node: Any, layer: Layer, side: str, ctx: LayoutCont
     a text's lines, an image and a table not at all. Yoga has no such minimum: without
     it a hug layer was squeezed under its content (a word broken, a tag overlapped)."""
     if side == "width" and isinstance(layer, (TextLayer, FrameLayer)):
-        tree.minimums.append((node, _min_width(layer, ctx)))
+        tree.minimums.append((node, _min_width(layer, ctx), False))
     else:
         node.flex_shrink = 0
 
@@ -306,18 +308,18 @@ def _text_measure(layer: TextLayer, ctx: LayoutContext, yoga: Any, free: bool) -
     return measure
 
 
-def _hold_minimums(minimums: list[tuple[Any, float]]) -> bool:
+def _hold_minimums(minimums: list[tuple[Any, float, bool]]) -> bool:
     """Hold each layer of a row that was given less than its minimum (a text's widest
     word, a frame's layers' minimums) at that minimum, as CSS freezes a flex item that
     its min-width: auto stops; whether one was. Yoga's own min-width adds the minimum to
     a filling layer's share of the row rather than hold it, and stops a row of hugging
     frames from shrinking at all once two of them reach theirs."""
     held = False
-    for node, minimum in minimums:
+    for node, minimum, grows in minimums:
         if node.layout_width < minimum - 1e-6:
             # the basis alone is not enough: a row that hugs sizes itself from what its
             # layers measure, and a layer with nothing to measure has no width there
-            node.flex_grow, node.flex_shrink, node.flex_basis, node.min_width = 0, 0, minimum, minimum
+            node.flex_grow, node.flex_shrink, node.flex_basis, node.min_width = int(grows), 0, minimum, minimum
             held = True
     return held
 

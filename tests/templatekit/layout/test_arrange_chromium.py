@@ -273,6 +273,16 @@ LAYOUTS = {
          "gap": 4, "layers": [text("hugging", "internationalization", "hug", size=20),
                               text("filling", "internationalization", "fill", size=20)]},
     ],
+    # a layer that fills a row that wraps goes to a new line when its minimum does not
+    # fit, and there takes the whole line
+    "fill-in-a-wrapping-row": [
+        {"type": "frame", "name": "chips", "x": 10, "y": 10, "width": 300, "height": "hug", "layout": "row",
+         "wrap": True, "layers": [
+            {"type": "frame", "name": "grows", "width": "fill", "height": 30, "layout": "row",
+             "layers": [box("inside", 100, 30)]},
+            box("wide", 250, 30),
+        ]},
+    ],
 }  # fmt: skip
 
 
