@@ -61,6 +61,12 @@ def _arranged_alone(layer: FrameLayer, ctx: LayoutContext) -> AnyLayer:
     root = _node(layer, None, ctx, config, tree)
     try:
         root.calculate_layout()
+        if tree.hugging_rows:  # their widths known, their fills share them
+            for node in tree.hugging_rows:
+                node.width = node.layout_width
+            for node in tree.measured:  # Yoga would reuse what they measured for the width it had
+                node.mark_dirty()
+            root.calculate_layout()
         for _ in tree.minimums:  # a layer a pass, at most
             if not _hold_minimums(tree.minimums):
                 break
@@ -93,7 +99,11 @@ class _Tree:
         #: layers of rows that may shrink: their minimum widths, and whether they fill a row
         #: that wraps (held there, they still grow: on a line of their own they take it all)
         self.minimums: list[tuple[Any, float, bool]] = []
-        self.stretched_images: list[tuple[Any, float]] = []  # images of columns set as wide as them: their ratios
+        self.stretched_images: list[tuple[Any, float]] = []
+        #: rows that hug their width and hold layers that fill it: CSS sizes such a row
+        #: from its layers' own widths first, then shares that width among the fills;
+        #: Yoga gives each fill its own width and no more
+        self.hugging_rows: list[Any] = []  # images of columns set as wide as them: their ratios
 
 
 def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: Any, tree: _Tree) -> Any:
@@ -129,6 +139,9 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
         _frame_style(node, layer, yoga)
         for child in layer.layers:
             node.add_child(_node(child, layer, ctx, config, tree))
+        fills = any(child.visible and child.width_sizing == "fill" for child in layer.layers)
+        if layer.layout == "row" and not layer.wrap and layer.width_sizing == "hug" and fills:
+            tree.hugging_rows.append(node)
         if layer.layout == "none" and "hug" in (layer.width_sizing, layer.height_sizing):
             tree.absolute_hugs.append((node, layer))
     elif isinstance(layer, TextLayer) and _sized_by_content(layer):

@@ -283,6 +283,22 @@ LAYOUTS = {
             box("wide", 250, 30),
         ]},
     ],
+    # a row that hugs is as wide as its layers' own widths; then its fills share that
+    # width (each no narrower than its content allows)
+    "fills-share-a-hugging-row": [
+        {"type": "frame", "name": "row", "x": 10, "y": 10, "width": "hug", "height": "hug", "layout": "row",
+         "layers": [text("words", "fox blue extraordinary", "fill", size=12), box("bar", "fill", 20)]},
+        {"type": "frame", "name": "even", "x": 10, "y": 80, "width": "hug", "height": "hug", "layout": "row",
+         "gap": 6, "layers": [text("left", "a few words", "fill", size=16), text("right", "more", "fill", size=16),
+                              box("fixed", 40, 20)]},
+    ],
+    "nested-fills-in-a-hugging-row": [
+        {"type": "frame", "name": "outer", "x": 10, "y": 10, "width": "hug", "height": "hug", "layout": "row",
+         "layers": [{"type": "frame", "name": "inner", "width": "fill", "height": "fill", "layout": "row",
+                     "layers": [text("long", "internationalization", "fill", size=16), picture("photo", "hug", "fill"),
+                                {"type": "frame", "name": "side", "width": "fill", "height": "hug",
+                                 "layout": "column", "layers": [box("tall", 120, 300)]}]}]},
+    ],
 }  # fmt: skip
 
 
