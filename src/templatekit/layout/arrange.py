@@ -131,7 +131,7 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
         elif mode == "fill" and _along(direction, side):
             node.flex_grow = 1
             node.flex_basis = 0
-            if side == "width" and isinstance(layer, (TextLayer, FrameLayer)):
+            if side == "width" and isinstance(layer, (TextLayer, FrameLayer, ImageLayer)):
                 tree.minimums.append((node, _min_width(layer, ctx), frame is not None and frame.wrap))
         elif mode == "fill":
             node.align_self = yoga.Align.Stretch
@@ -205,7 +205,8 @@ def _no_smaller_than_content(node: Any, layer: Layer, side: str, ctx: LayoutCont
 def _min_width(layer: Layer, ctx: LayoutContext) -> float:
     """The narrowest ``layer`` may be set, as CSS's automatic minimum of flex items
     (min-content) is, whether it hugs or fills: a number is its width; a text, its
-    widest word; an image or a table that hugs, its own width; a frame, its layers'
+    widest word; an image, its own width (or its height's, in its proportions); a table
+    that hugs, its own width; a frame, its layers'
     minimums side by side (a row that does not wrap) or the widest of them, with its
     padding; anything else, nothing."""
     if not layer.visible:
@@ -216,7 +217,7 @@ def _min_width(layer: Layer, ctx: LayoutContext) -> float:
         from templatekit.layout import text
 
         return text.min_content_width(layer, ctx)
-    if isinstance(layer, ImageLayer) and layer.width_sizing == "hug":
+    if isinstance(layer, ImageLayer):  # its own width, or its height's in its proportions
         width, height = pixel_size(layer, ctx) or UNKNOWN_IMAGE_SIZE
         return width if layer.height_sizing != "fixed" else layer.height * width / height
     if isinstance(layer, TableLayer) and layer.width_sizing == "hug":

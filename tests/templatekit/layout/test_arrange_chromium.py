@@ -299,6 +299,13 @@ LAYOUTS = {
                                 {"type": "frame", "name": "side", "width": "fill", "height": "hug",
                                  "layout": "column", "layers": [box("tall", 120, 300)]}]}]},
     ],
+    # an image that fills a row is no narrower than its height gives in its proportions
+    "pictures-that-fill-a-row": [
+        {"type": "frame", "name": "narrow", "x": 10, "y": 10, "width": 30, "height": "hug", "layout": "row",
+         "layers": [picture("squeezed", "fill", 40)]},
+        {"type": "frame", "name": "shared", "x": 10, "y": 100, "width": 349, "height": 92, "layout": "row",
+         "layers": [picture("beside", "fill", 50), text("caption", "Supercalifragilistic New", "hug", size=28)]},
+    ],
 }  # fmt: skip
 
 
