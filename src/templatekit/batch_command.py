@@ -108,14 +108,15 @@ def run_batch(
             if item.result is None:
                 failures.append((row.number, str(item.error)))
                 continue
-            try:
-                with whole_file(output / name) as partial:
-                    partial.write_bytes(item.result.data)
-            except OSError as exc:  # the next files would fail alike (a full disk, no right to write)
-                problem = f"{output / name}: cannot write ({exc.strerror or exc})"
-                break
-            written.add(name)
-            warnings.extend((row.number, name, warning) for warning in item.result.warnings)
+            with stopped.held():  # a file in place is counted, with its warnings
+                try:
+                    with whole_file(output / name) as partial:
+                        partial.write_bytes(item.result.data)
+                except OSError as exc:  # the next files would fail alike (a full disk, no right to write)
+                    problem = f"{output / name}: cannot write ({exc.strerror or exc})"
+                    break
+                written.add(name)
+                warnings.extend((row.number, name, warning) for warning in item.result.warnings)
     items.close()  # the pool's workers end, the rows not begun are dropped
     problem = problem or _keep_warnings(output / WARNINGS_FILE, earlier, written, warnings)
     _summarise(output, len(written), skipped, sorted(failures), warnings, stopped.by)
@@ -146,28 +147,48 @@ def _summarise(
 
 
 class _Stop:
-    """The signal that stopped the work, if one did."""
+    """The signal that stopped the work, if one did; ``held`` puts a stop off to the end
+    of a step that must not be cut in two."""
 
-    by: int | None = None
+    def __init__(self) -> None:
+        self.by: int | None = None
+        self._holding = False
+        self._held = False
+
+    def signalled(self, signum: int, _frame: object) -> None:
+        self.by = self.by or signum
+        if self._holding:
+            self._held = True
+            return
+        raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """A stop signalled in the block ends the work when the block is over: a file
+        renamed into place and then left out of the count, its warnings lost, is what a
+        stop between the two steps did."""
+        self._holding = True
+        try:
+            yield
+        finally:
+            self._holding = False
+        if self._held:
+            raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
 def _stopped_by_signals() -> Iterator[_Stop]:
     """Ctrl-C or SIGTERM end the block, which then ends as if it was done: what was
-    written is kept and said. SIGTERM is taken as Ctrl-C is while the block runs."""
+    written is kept and said."""
     stop = _Stop()
-
-    def terminated(signum: int, _frame: object) -> None:
-        stop.by = signum
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, terminated)
+    previous = {signum: signal.signal(signum, stop.signalled) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield stop
     except KeyboardInterrupt:
         stop.by = stop.by or signal.SIGINT
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _check_columns(template: Template, unmatched: list[str], pattern: str, strict: bool) -> None:

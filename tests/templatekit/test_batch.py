@@ -3,6 +3,7 @@ modifications, and ``templatekit batch`` over 1,000 rows, resumed."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -12,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
@@ -478,3 +480,28 @@ def _processes_naming(text: str) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def test_a_stop_just_after_a_file_lands_counts_that_file_and_keeps_its_warnings(tmp_path, monkeypatch, capsys):
+    """SIGTERM between a file's rename into place and its count: the file and its
+    warning were left out of the summary and the warnings file."""
+    from templatekit import batch_command
+
+    long = "words that do not fit " * 40
+    template_path, data = card_and_rows(tmp_path, f"sku,title\nA,{long}\nB,{long}\nC,{long}\n")
+    out = tmp_path / "o"
+    placed = batch_command.whole_file
+
+    @contextlib.contextmanager
+    def then_stopped(target: Path) -> Iterator[Path]:
+        with placed(target) as partial:
+            yield partial
+        if target.suffix == ".png":
+            os.kill(os.getpid(), signal.SIGTERM)  # handled before the next line of the batch
+
+    monkeypatch.setattr(batch_command, "whole_file", then_stopped)
+    status = run_batch(template_path, data, out, "{sku}", "png", 1, lambda done, total: None)
+    assert status == 143
+    assert [path.name for path in out.glob("*.png")] == ["A.png"]
+    assert f"stopped: {out}: 1 written" in capsys.readouterr().out
+    assert "1,A.png,layer 'title': text cut" in (out / WARNINGS_FILE).read_text()
