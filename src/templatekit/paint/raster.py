@@ -462,7 +462,7 @@ def _paint_glyph_run(surface: Surface, item: GlyphRun) -> None:
         _blend(surface.image, image, left + dx, top + dy)
     else:
         if item.outline is not None:
-            _paint_outline(surface, item.outline, image, left + dx, top + dy)
+            _paint_outline(surface, item.outline, image, left + dx, top + dy, outside_only=item.color.a < 255)
         _fill_through(surface, item.color, image.size, image, left + dx, top + dy)
 
 
@@ -476,12 +476,17 @@ def run_extent(area: Area, item: GlyphRun) -> tuple[int, int] | None:
     return (math.ceil((box[2] - box[0]) * area.scale), math.ceil((box[3] - box[1]) * area.scale))
 
 
-def _paint_outline(surface: Surface, outline: Outline, mask: PILImage.Image, left: int, top: int) -> None:
-    """The glyphs' coverage grown by the outline's width, in its colour, under them."""
+def _paint_outline(
+    surface: Surface, outline: Outline, mask: PILImage.Image, left: int, top: int, outside_only: bool
+) -> None:
+    """The glyphs' coverage grown by the outline's width, in its colour, under them; with
+    ``outside_only`` (under see-through text, where it would show) less the glyphs."""
     reach = max(1, round(outline.width * surface.scale))
     padded = PILImage.new("L", (mask.width + 2 * reach, mask.height + 2 * reach))
     padded.paste(mask, (reach, reach))
     ring = effects.grown(padded, reach)
+    if outside_only:
+        ring = ImageChops.subtract(ring, padded)
     _fill_through(surface, outline.color, ring.size, ring, left - reach, top - reach)
 
 

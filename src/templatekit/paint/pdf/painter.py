@@ -461,20 +461,39 @@ _TOUCH = 0.01
 
 def _stroke_outlines(canvas: _Canvas, run: GlyphRun, outline: Outline) -> None:
     """The glyphs' outlines stroked twice the outline's width with round joins, under
-    the text drawn next, which covers the inner half: a line outside the letters. As
-    paths, not text, so that search finds the text once."""
+    the text drawn next, which covers the inner half: a line outside the letters. Under
+    see-through text the inner half would show, so there the letters are masked out of
+    it. As paths, not text, so that search finds the text once."""
     font = hb_font(run.font)
     units = run.size / font.upem
-    canvas.op("q")
-    _alpha(canvas, outline.color.a / 255 * canvas.opacity, stroking=True)
-    canvas.op(f"{_rgb(outline.color)} RG 1 j 1 J")
+    glyphs = []
     for glyph, (x, y) in zip(run.glyphs, run.positions, strict=True):
         pen = OutlinePen()
         font.font.draw_glyph_with_pen(glyph, pen)
         if pen.parts:
             place = f"{number(units)} 0 0 {number(-units)} {number(run.x + x)} {number(run.y + y)} cm"
-            canvas.op(f"q {place} {number(2 * outline.width / units)} w {' '.join(pen.parts)} S Q")
+            glyphs.append((place, " ".join(pen.parts)))
+    canvas.op("q")
+    if run.color.a < 255 and glyphs:
+        _outside_letters(canvas, run, outline, glyphs)
+    _alpha(canvas, outline.color.a / 255 * canvas.opacity, stroking=True)
+    canvas.op(f"{_rgb(outline.color)} RG 1 j 1 J")
+    for place, path in glyphs:
+        canvas.op(f"q {place} {number(2 * outline.width / units)} w {path} S Q")
     canvas.op("Q")
+
+
+def _outside_letters(canvas: _Canvas, run: GlyphRun, outline: Outline, glyphs: list[tuple[str, str]]) -> None:
+    """A soft mask for what is painted next: white around the run, the letters black."""
+    box = run.bounds()
+    assert box is not None
+    left, top, right, bottom = grown(box, 2 * outline.width + run.size)
+    area = f"{number(left)} {number(top)} {number(right - left)} {number(bottom - top)} re f"
+    letters = " ".join(f"q {place} {path} f Q" for place, path in glyphs)
+    drawing = f"1 g {area} 0 g {letters}".encode()
+    group = _mask_group(canvas.resources, (left, top, right, bottom), "DeviceGray", drawing)
+    soft = {"Type": Name("Mask"), "S": Name("Luminosity"), "G": group}
+    canvas.op(f"/{canvas.resources.state({'Type': Name('ExtGState'), 'SMask': soft})} gs")
 
 
 def _write_text(canvas: _Canvas, run: GlyphRun, visible: bool) -> None:

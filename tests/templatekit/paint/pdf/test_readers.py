@@ -166,3 +166,23 @@ def test_dashes_along_a_curve_end_flat_as_in_every_reader(renderer):
     pdf, png = tk.render_pdf(DASHED_ELLIPSE).data, tk.render_image(DASHED_ELLIPSE).data
     mean, local = pdf_readers.difference(pages_in(renderer, pdf)[0], pdf_readers.flatten(png))
     assert local <= 10, f"{renderer}: mean {mean:.2f}, local {local}"
+
+
+SEE_THROUGH_OUTLINED = template(
+    layer("text", "o", x=20, y=20, width=360, height=110, text="Half", size=72, weight=900, color="#ffffff80",
+          outline={"width": 3, "color": "#dc2626"}),
+    width=400,
+    height=140,
+    background="#94a3b8",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("renderer", RENDERERS)
+def test_an_outline_under_see_through_text_is_outside_the_letters_in_png_and_pdf(renderer):
+    """The outline shows outside the letters only: under half-white letters it does not
+    show through (the PNG made their inside pink, the PDF a red band inside each edge)."""
+    pdf, png = tk.render_pdf(SEE_THROUGH_OUTLINED).data, tk.render_image(SEE_THROUGH_OUTLINED).data
+    flat = pdf_readers.flatten(png)
+    assert flat.getpixel((62, 80)) == pytest.approx((202, 209, 220), abs=3)  # inside the H's stem: white over grey
+    mean, local = pdf_readers.difference(pages_in(renderer, pdf)[0], flat)
+    assert mean <= 3 and local <= 32, f"{renderer}: mean {mean:.2f}, local {local}"
