@@ -155,7 +155,10 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
         tree.measured.append(node)
         stretch = frame is not None and frame.align == "stretch"
         across = layer.width_sizing == "fill" or (layer.width_sizing == "hug" and stretch)
-        if direction == "column" and layer.height_sizing == "hug" and across:
+        # a height that fills a column that hugs is the content's too: there is no room to share
+        column_hugs = frame is not None and frame.height_sizing == "hug"
+        hugged = layer.height_sizing == "hug" or (layer.height_sizing == "fill" and column_hugs)
+        if direction == "column" and hugged and across:
             width, height = pixel_size(layer, ctx) or UNKNOWN_IMAGE_SIZE
             tree.stretched_images.append((node, width / height))
     elif isinstance(layer, TableLayer) and "hug" in (layer.width_sizing, layer.height_sizing):

@@ -306,6 +306,12 @@ LAYOUTS = {
         {"type": "frame", "name": "shared", "x": 10, "y": 100, "width": 349, "height": 92, "layout": "row",
          "layers": [picture("beside", "fill", 50), text("caption", "Supercalifragilistic New", "hug", size=28)]},
     ],
+    # an image stretched across a column that hugs, filling its height, is as high as the
+    # width it gets in its proportions: the column has no other room to give it
+    "stretched-picture-fills-a-hugging-column": [
+        {"type": "frame", "name": "column", "x": 10, "y": 10, "width": "hug", "height": "hug", "layout": "column",
+         "align": "stretch", "layers": [picture("photo", "hug", "fill"), box("bar", 216, 20)]},
+    ],
 }  # fmt: skip
 
 
