@@ -71,6 +71,10 @@ def _arranged_alone(layer: FrameLayer, ctx: LayoutContext) -> AnyLayer:
             if not _hold_minimums(tree.minimums):
                 break
             root.calculate_layout()
+        for _ in tree.min_heights:  # a layer a pass, at most
+            if not _hold_min_heights(tree.min_heights, ctx):
+                break
+            root.calculate_layout()
         for _ in tree.stretched_images:  # an image a pass, at most
             if not _follow_stretch(tree.stretched_images):
                 break
@@ -103,7 +107,10 @@ class _Tree:
         #: rows that hug their width and hold layers that fill it: CSS sizes such a row
         #: from its layers' own widths first, then shares that width among the fills;
         #: Yoga gives each fill its own width and no more
-        self.hugging_rows: list[Any] = []  # images of columns set as wide as them: their ratios
+        self.hugging_rows: list[Any] = []
+        #: layers that fill a column's height: no lower than their content, once their
+        #: widths are known
+        self.min_heights: list[tuple[Any, Layer]] = []  # images of columns set as wide as them: their ratios
 
 
 def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: Any, tree: _Tree) -> Any:
@@ -133,6 +140,8 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
             node.flex_basis = 0
             if side == "width" and isinstance(layer, (TextLayer, FrameLayer, ImageLayer)):
                 tree.minimums.append((node, _min_width(layer, ctx), frame is not None and frame.wrap))
+            elif side == "height" and isinstance(layer, (TextLayer, FrameLayer, ImageLayer)):
+                tree.min_heights.append((node, layer))
         elif mode == "fill":
             node.align_self = yoga.Align.Stretch
     if isinstance(layer, FrameLayer):
@@ -339,6 +348,38 @@ def _hold_minimums(minimums: list[tuple[Any, float, bool]]) -> bool:
             node.flex_grow, node.flex_shrink, node.flex_basis, node.min_width = int(grows), 0, minimum, minimum
             held = True
     return held
+
+
+def _hold_min_heights(layers: list[tuple[Any, Layer]], ctx: LayoutContext) -> bool:
+    """Hold each layer that fills a column's height, and was given less than its
+    content's height at the width it was given (a text's lines, an image's proportions,
+    a frame's layers and padding), at that height, as CSS's automatic minimum holds a
+    ``flex: 1`` item of a column; whether one was."""
+    held = False
+    for node, layer in layers:
+        minimum = _min_height(node, layer, ctx)
+        if node.layout_height < minimum - 1e-6:
+            node.flex_grow, node.flex_shrink, node.flex_basis, node.min_height = 0, 0, minimum, minimum
+            held = True
+    return held
+
+
+def _min_height(node: Any, layer: Layer, ctx: LayoutContext) -> float:
+    """The height of the layer's content at the width the last layout gave it."""
+    if isinstance(layer, TextLayer):
+        from templatekit.layout import text
+
+        return text.measure(layer, ctx, node.layout_width)[1]
+    if isinstance(layer, ImageLayer):
+        width, height = pixel_size(layer, ctx) or UNKNOWN_IMAGE_SIZE
+        return node.layout_width * height / width
+    assert isinstance(layer, FrameLayer)
+    shown = [node.get_child(index) for index, child in enumerate(layer.layers) if child.visible]
+    if not shown:
+        return layer.padding.top + layer.padding.bottom
+    top = min(child.layout_top for child in shown)
+    bottom = max(child.layout_top + child.layout_height for child in shown)
+    return bottom - top + layer.padding.top + layer.padding.bottom
 
 
 def _follow_stretch(images: list[tuple[Any, float]]) -> bool:

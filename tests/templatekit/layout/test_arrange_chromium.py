@@ -312,6 +312,15 @@ LAYOUTS = {
         {"type": "frame", "name": "column", "x": 10, "y": 10, "width": "hug", "height": "hug", "layout": "column",
          "align": "stretch", "layers": [picture("photo", "hug", "fill"), box("bar", 216, 20)]},
     ],
+    # a layer that fills a column's height is no lower than its content (its lines, its
+    # layers), as CSS's automatic minimum keeps a flex: 1 item of a column
+    "fills-with-a-minimum-height": [
+        {"type": "frame", "name": "low", "x": 10, "y": 10, "width": 200, "height": 10, "layout": "column",
+         "layers": [text("words", "OK", "hug", size=20, height="fill")]},
+        {"type": "frame", "name": "short", "x": 300, "y": 10, "width": 100, "height": 50, "layout": "column",
+         "layers": [{"type": "frame", "name": "inner", "width": 60, "height": "fill", "layout": "column",
+                     "layers": [box("tall", 40, 70)]}, box("under", 40, 10)]},
+    ],
 }  # fmt: skip
 
 
