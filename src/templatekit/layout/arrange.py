@@ -103,14 +103,14 @@ class _Tree:
         #: layers of rows that may shrink: their minimum widths, and whether they fill a row
         #: that wraps (held there, they still grow: on a line of their own they take it all)
         self.minimums: list[tuple[Any, float, bool]] = []
-        self.stretched_images: list[tuple[Any, float]] = []
+        self.stretched_images: list[tuple[Any, float]] = []  # images of columns set as wide as them: their ratios
         #: rows that hug their width and hold layers that fill it: CSS sizes such a row
         #: from its layers' own widths first, then shares that width among the fills;
         #: Yoga gives each fill its own width and no more
         self.hugging_rows: list[Any] = []
         #: layers that fill a column's height: no lower than their content, once their
         #: widths are known
-        self.min_heights: list[tuple[Any, Layer]] = []  # images of columns set as wide as them: their ratios
+        self.min_heights: list[tuple[Any, Layer]] = []
 
 
 def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: Any, tree: _Tree) -> Any:
@@ -218,9 +218,8 @@ def _min_width(layer: Layer, ctx: LayoutContext) -> float:
     """The narrowest ``layer`` may be set, as CSS's automatic minimum of flex items
     (min-content) is, whether it hugs or fills: a number is its width; a text, its
     widest word; an image, its own width (or its height's, in its proportions); a table
-    that hugs, its own width; a frame, its layers'
-    minimums side by side (a row that does not wrap) or the widest of them, with its
-    padding; anything else, nothing."""
+    that hugs, its own width; a frame, its layers' minimums side by side (a row that does
+    not wrap) or the widest of them, with its padding; anything else, nothing."""
     if not layer.visible:
         return 0.0
     if layer.width_sizing == "fixed":
