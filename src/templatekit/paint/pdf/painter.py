@@ -473,18 +473,24 @@ def _stroke_outlines(canvas: _Canvas, run: GlyphRun, outline: Outline) -> None:
         if pen.parts:
             place = f"{number(units)} 0 0 {number(-units)} {number(run.x + x)} {number(run.y + y)} cm"
             glyphs.append((place, " ".join(pen.parts)))
+    masked = run.color.a < 255 and bool(glyphs)
+    # masked, the strokes are one picture: Ghostscript misplaces a soft mask for paths
+    # drawn under a transformation set after it (each glyph's)
+    strokes = _Canvas(canvas.resources) if masked else canvas
     canvas.op("q")
-    if run.color.a < 255 and glyphs:
-        _outside_letters(canvas, run, outline, glyphs)
-    _alpha(canvas, outline.color.a / 255 * canvas.opacity, stroking=True)
-    canvas.op(f"{_rgb(outline.color)} RG 1 j 1 J")
+    _alpha(strokes, outline.color.a / 255 * canvas.opacity, stroking=True)
+    strokes.op(f"{_rgb(outline.color)} RG 1 j 1 J")
     for place, path in glyphs:
-        canvas.op(f"q {place} {number(2 * outline.width / units)} w {path} S Q")
+        strokes.op(f"q {place} {number(2 * outline.width / units)} w {path} S Q")
+    if masked:
+        box = _outside_letters(canvas, run, outline, glyphs)
+        _show_form(canvas, strokes, box, 1.0, "normal")
     canvas.op("Q")
 
 
-def _outside_letters(canvas: _Canvas, run: GlyphRun, outline: Outline, glyphs: list[tuple[str, str]]) -> None:
-    """A soft mask for what is painted next: white around the run, the letters black."""
+def _outside_letters(canvas: _Canvas, run: GlyphRun, outline: Outline, glyphs: list[tuple[str, str]]) -> Box:
+    """A soft mask for what is painted next, white around the run, the letters black;
+    the box it covers."""
     box = run.bounds()
     assert box is not None
     left, top, right, bottom = grown(box, 2 * outline.width + run.size)
@@ -494,6 +500,7 @@ def _outside_letters(canvas: _Canvas, run: GlyphRun, outline: Outline, glyphs: l
     group = _mask_group(canvas.resources, (left, top, right, bottom), "DeviceGray", drawing)
     soft = {"Type": Name("Mask"), "S": Name("Luminosity"), "G": group}
     canvas.op(f"/{canvas.resources.state({'Type': Name('ExtGState'), 'SMask': soft})} gs")
+    return (left, top, right, bottom)
 
 
 def _write_text(canvas: _Canvas, run: GlyphRun, visible: bool) -> None:

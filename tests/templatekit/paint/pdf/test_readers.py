@@ -154,7 +154,7 @@ def test_a_font_that_is_not_cid_keyed_is_left_as_it_is():
 # largest MEAN, largest LOCAL). A dashed ellipse: a curve's round joins near a dash's
 # end rounded it off in the PNG (LOCAL 32 to 37 in every reader; now 1 to 4). An outline
 # under see-through letters: the PNG showed it through their whole inside, the PDF as a
-# band inside each edge (LOCAL 47 to 50; now 5 to 9, Ghostscript 32).
+# band inside each edge (LOCAL 47 to 50; now 5 to 9).
 NEAR_MISSES = {
     "dashed-ellipse": (
         template(
@@ -171,8 +171,8 @@ NEAR_MISSES = {
                   color="#ffffff80", outline={"width": 3, "color": "#dc2626"}),
             width=400, height=140, background="#94a3b8",
         ),
-        3.0,
-        32,
+        2.0,
+        10,
     ),
 }  # fmt: skip
 
