@@ -125,6 +125,6 @@ def test_uploads_to_a_bucket_that_never_answers_do_not_take_every_thread(server,
         took = time.monotonic() - started
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
+        client.close()
     assert stored.status_code == 200, stored.text
     assert took < 5, took  # it waited for the attacker's uploads to time out: 20 s and more
-    client.close()

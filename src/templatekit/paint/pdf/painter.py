@@ -494,7 +494,7 @@ def _outside_letters(canvas: _Canvas, run: GlyphRun, outline: Outline, glyphs: l
     box = run.bounds()
     assert box is not None
     left, top, right, bottom = grown(box, 2 * outline.width + run.size)
-    area = f"{number(left)} {number(top)} {number(right - left)} {number(bottom - top)} re f"
+    area = f"{_box_path(left, top, right - left, bottom - top)} f"
     letters = " ".join(f"q {place} {path} f Q" for place, path in glyphs)
     drawing = f"1 g {area} 0 g {letters}".encode()
     group = _mask_group(canvas.resources, (left, top, right, bottom), "DeviceGray", drawing)
@@ -818,7 +818,7 @@ def _soft_mask(canvas: _Canvas, mask: Mask, bounds: tuple[float, float, float, f
     if mask.invert:
         through = resources.state({"Type": Name("ExtGState"), "SMask": soft})
         left, top, right, bottom = box
-        area = f"{number(left)} {number(top)} {number(right - left)} {number(bottom - top)} re f"
+        area = f"{_box_path(left, top, right - left, bottom - top)} f"
         inverse = f"1 g {area} /{through} gs 0 g {area}".encode("latin-1")
         soft = {"Type": Name("Mask"), "S": Name("Luminosity"), "G": _mask_group(resources, box, "DeviceGray", inverse)}
     canvas.op(f"/{resources.state({'Type': Name('ExtGState'), 'SMask': soft})} gs")
