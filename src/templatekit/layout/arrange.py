@@ -100,9 +100,11 @@ class _Tree:
     def __init__(self) -> None:
         self.measured: list[Any] = []
         self.absolute_hugs: list[tuple[Any, FrameLayer]] = []
-        #: layers of rows that may shrink: their minimum widths, and whether they fill a row
-        #: that wraps (held there, they still grow: on a line of their own they take it all)
-        self.minimums: list[tuple[Any, float, bool]] = []
+        #: layers of rows that may shrink: their minimum widths, whether they fill a row
+        #: that wraps (held there, they still grow: on a line of their own they take it
+        #: all), and, for an image stretched across a row of a set height, its proportions
+        #: (its minimum is then that height's width in them, as an icon's in CSS)
+        self.minimums: list[tuple[Any, float, bool, float | None]] = []
         self.stretched_images: list[tuple[Any, float]] = []  # images of columns set as wide as them: their ratios
         #: rows that hug their width and hold layers that fill it: CSS sizes such a row
         #: from its layers' own widths first, then shares that width among the fills;
@@ -139,7 +141,8 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
             node.flex_grow = 1
             node.flex_basis = 0
             if side == "width" and isinstance(layer, (TextLayer, FrameLayer, ImageLayer)):
-                tree.minimums.append((node, _min_width(layer, ctx), frame is not None and frame.wrap))
+                wraps = frame is not None and frame.wrap
+                tree.minimums.append((node, _min_width(layer, ctx), wraps, _stretched_ratio(layer, frame, ctx)))
             elif side == "height" and isinstance(layer, (TextLayer, FrameLayer, ImageLayer)):
                 tree.min_heights.append((node, layer))
         elif mode == "fill":
@@ -209,7 +212,7 @@ def _no_smaller_than_content(node: Any, layer: Layer, side: str, ctx: LayoutCont
     a text's lines, an image and a table not at all. Yoga has no such minimum: without
     it a hug layer was squeezed under its content (a word broken, a tag overlapped)."""
     if side == "width" and isinstance(layer, (TextLayer, FrameLayer)):
-        tree.minimums.append((node, _min_width(layer, ctx), False))
+        tree.minimums.append((node, _min_width(layer, ctx), False, None))
     else:
         node.flex_shrink = 0
 
@@ -333,14 +336,28 @@ def _text_measure(layer: TextLayer, ctx: LayoutContext, yoga: Any, free: bool) -
     return measure
 
 
-def _hold_minimums(minimums: list[tuple[Any, float, bool]]) -> bool:
+def _stretched_ratio(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext) -> float | None:
+    """An image's width to its height when its height fills a row whose height is a
+    number and does not wrap (its minimum width comes from that height, as CSS's does
+    from a definite stretched size; a wrapping row's lines have heights of their own),
+    else None."""
+    set_height = frame is not None and frame.height_sizing == "fixed" and not frame.wrap
+    stretched = layer.height_sizing == "fill" and set_height
+    if not isinstance(layer, ImageLayer) or not stretched:
+        return None
+    width, height = pixel_size(layer, ctx) or UNKNOWN_IMAGE_SIZE
+    return width / height
+
+
+def _hold_minimums(minimums: list[tuple[Any, float, bool, float | None]]) -> bool:
     """Hold each layer of a row that was given less than its minimum (a text's widest
     word, a frame's layers' minimums) at that minimum, as CSS freezes a flex item that
     its min-width: auto stops; whether one was. Yoga's own min-width adds the minimum to
     a filling layer's share of the row rather than hold it, and stops a row of hugging
     frames from shrinking at all once two of them reach theirs."""
     held = False
-    for node, minimum, grows in minimums:
+    for node, fixed_minimum, grows, ratio in minimums:
+        minimum = fixed_minimum if ratio is None else node.layout_height * ratio
         if node.layout_width < minimum - 1e-6:
             # the basis alone is not enough: a row that hugs sizes itself from what its
             # layers measure, and a layer with nothing to measure has no width there

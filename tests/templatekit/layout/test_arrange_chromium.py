@@ -321,6 +321,14 @@ LAYOUTS = {
          "layers": [{"type": "frame", "name": "inner", "width": 60, "height": "fill", "layout": "column",
                      "layers": [box("tall", 40, 70)]}, box("under", 40, 10)]},
     ],
+    # an icon that fills a row of a set height, across and down, is as wide as that height
+    # gives in its proportions, in a row that hugs it too (not its file's own width)
+    "icon-fills-a-row-of-set-height": [
+        {"type": "frame", "name": "chip", "x": 10, "y": 10, "width": "hug", "height": 40, "layout": "row",
+         "layers": [picture("icon", "fill", "fill"), text("label", "Label", "hug", size=16)]},
+        {"type": "frame", "name": "pair", "x": 10, "y": 100, "width": "hug", "height": 20, "layout": "row",
+         "justify": "space-between", "layers": [picture("left", "fill", "fill"), picture("right", "fill", "fill")]},
+    ],
 }  # fmt: skip
 
 
