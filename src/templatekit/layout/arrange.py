@@ -152,7 +152,10 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
         for child in layer.layers:
             node.add_child(_node(child, layer, ctx, config, tree))
         fills = any(child.visible and child.width_sizing == "fill" for child in layer.layers)
-        if layer.layout == "row" and not layer.wrap and layer.width_sizing == "hug" and fills:
+        # a row that fills a column that hugs is as wide as that column, known only after too
+        in_hugging_column = frame is not None and frame.layout == "column" and frame.width_sizing == "hug"
+        sized_after = layer.width_sizing == "hug" or (layer.width_sizing == "fill" and in_hugging_column)
+        if layer.layout == "row" and not layer.wrap and sized_after and fills:
             tree.hugging_rows.append(node)
         if layer.layout == "none" and "hug" in (layer.width_sizing, layer.height_sizing):
             tree.absolute_hugs.append((node, layer))

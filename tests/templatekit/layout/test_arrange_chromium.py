@@ -329,6 +329,15 @@ LAYOUTS = {
         {"type": "frame", "name": "pair", "x": 10, "y": 100, "width": "hug", "height": 20, "layout": "row",
          "justify": "space-between", "layers": [picture("left", "fill", "fill"), picture("right", "fill", "fill")]},
     ],
+    # a row that fills a column that hugs is as wide as the column, and its fills share
+    # that width as in any row (they kept their own widths, one pushed past the other)
+    "fills-share-a-row-across-a-hugging-column": [
+        {"type": "frame", "name": "card", "x": 10, "y": 10, "width": "hug", "height": "hug", "layout": "column",
+         "gap": 8, "layers": [
+            text("heading", "A heading wider than the row", "hug", size=24),
+            {"type": "frame", "name": "footer", "width": "fill", "height": "hug", "layout": "row", "gap": 8,
+             "layers": [text("left", "Quarterly report", size=16), text("right", "OK", size=16)]}]},
+    ],
 }  # fmt: skip
 
 
