@@ -106,7 +106,8 @@ class _Tree:
         #: (its minimum is then that height's width in them, as an icon's in CSS)
         self.minimums: list[tuple[Any, float, bool, float | None]] = []
         self.stretched_images: list[tuple[Any, float]] = []  # images of columns set as wide as them: their ratios
-        #: rows that hug their width and hold layers that fill it: CSS sizes such a row
+        #: rows whose width comes from their layers (they hug it, or fill a column that
+        #: hugs) and that hold layers that fill it: CSS sizes such a row
         #: from its layers' own widths first, then shares that width among the fills;
         #: Yoga gives each fill its own width and no more
         self.hugging_rows: list[Any] = []
