@@ -279,8 +279,12 @@ def _new_password(args: argparse.Namespace) -> str:
     """The password from standard input's first line, or typed twice at a prompt."""
     if args.password_stdin:
         return sys.stdin.readline().rstrip("\r\n")
-    typed = getpass.getpass("password: ")
-    if getpass.getpass("the same again: ") != typed:
+    try:
+        typed = getpass.getpass("password: ")
+        again = getpass.getpass("the same again: ")
+    except EOFError:  # no terminal, and nothing on standard input
+        raise accounts.AccountError("no password was typed: give it on standard input with --password-stdin") from None
+    if again != typed:
         raise accounts.AccountError("the two passwords differ")
     return typed
 

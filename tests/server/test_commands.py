@@ -27,8 +27,9 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "templates"
 
 
 def admin(data_dir: Path, *args: str, input: str = "") -> subprocess.CompletedProcess[str]:
+    """The command run as a script runs it: with no terminal to prompt on."""
     command = [sys.executable, "-m", "templatekit.cli", "admin", "--data-dir", str(data_dir), *args]
-    return subprocess.run(command, input=input, capture_output=True, text=True, check=False)
+    return subprocess.run(command, input=input, capture_output=True, text=True, check=False, start_new_session=True)
 
 
 def answer(data_dir: Path, *args: str) -> dict:
@@ -107,6 +108,9 @@ def test_admin_lists_what_a_person_looks_for_first_and_manages_users(tmp_path):
         tmp_path, "another passphrase\n", "user", "reset-password", "--email", "ana@example.com", "--password-stdin"
     )
     assert reset == {"email": "ana@example.com", "signedOut": True}
+    untyped = admin(tmp_path, "user", "create", "--workspace", workspace, "--email", "cy@example.com")
+    assert untyped.returncode == 1 and "Traceback" not in untyped.stderr
+    assert "no password was typed: give it on standard input with --password-stdin" in untyped.stderr
     short = subprocess.run(
         [
             sys.executable,
