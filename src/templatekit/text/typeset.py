@@ -524,11 +524,13 @@ def _typeset(
     if limit < len(lines):
         number, start, end = ranges_shown[limit - 1]
         paragraph = paragraphs[number]
-        hidden = "\n".join([paragraph.text[end:], *(p.text for p in paragraphs[number + 1 :])]).strip()
+        after = [p.text for p in paragraphs[number + 1 :]]
+        hidden = "\n".join([paragraph.text[end:], *after]).strip()
         lines, metrics = lines[:limit], metrics[:limit]
         if ellipsis and hidden:  # blank lines past the box hide nothing: no ellipsis for them
-            lines[-1] = _with_ellipsis(paragraph, start, end, max_width, book, missing)
+            lines[-1], cut = _with_ellipsis(paragraph, start, end, max_width, book)
             metrics[-1] = _metrics(lines[-1], paragraph.style, book)
+            hidden = "\n".join([paragraph.text[cut:], *after]).strip()  # with what "…" took the place of
     primary = hb_font(book.match(style.family, style.weight, style.italic).file)
     return TextBlock(
         tuple(lines),
@@ -573,10 +575,11 @@ def _metrics(line: LineBox, fallback: TextStyle, book: FontBook) -> LineMetrics:
 
 
 def _with_ellipsis(
-    paragraph: _Paragraph, start: int, end: int, max_width: float, book: FontBook, missing: list[str]
-) -> LineBox:
+    paragraph: _Paragraph, start: int, end: int, max_width: float, book: FontBook
+) -> tuple[LineBox, int]:
     """The line ``start:end`` cut after its last grapheme cluster that leaves room for
-    "…", and laid out again as its own paragraph in the same direction."""
+    "…", and laid out again as its own paragraph in the same direction; and where in the
+    paragraph's text the cut is."""
     mark = _Paragraph([(ELLIPSIS, paragraph.style)], book, paragraph.rtl, paragraph.language, [])
     room = max_width - mark.width(0, 1)
     cut = position = start
@@ -596,7 +599,7 @@ def _with_ellipsis(
     mark_style = spans[-1][1] if spans else paragraph.style
     spans.append((ELLIPSIS, mark_style))
     shortened = _Paragraph(spans, book, paragraph.rtl, paragraph.language, [], paragraph.offset + start)
-    return shortened.line(0, len(shortened.text), True)
+    return shortened.line(0, len(shortened.text), True), cut
 
 
 def fit(

@@ -66,6 +66,13 @@ def test_max_lines_cuts_with_an_ellipsis_that_fits_and_keeps_what_it_hid():
     assert block.hidden.startswith("five") and block.hidden.endswith("eight")
 
 
+def test_what_is_hidden_includes_what_the_ellipsis_took_the_place_of():
+    block = typeset("Wonderful weather", STYLE, BOOK, 90, max_lines=1)
+    shown = block.text[0]
+    assert shown.endswith("\u2026") and len(shown) > 1 and not "Wonderful weather".startswith(shown)
+    assert shown[:-1] + block.hidden == "Wonderful weather"
+
+
 def test_box_height_limits_lines_and_ellipsis_can_be_off():
     block = typeset("a b c d e f g h", STYLE, BOOK, 10, max_height=50, ellipsis=False)
     assert len(block.lines) == 2  # 50 px holds two lines of 24 px
