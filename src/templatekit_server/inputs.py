@@ -11,6 +11,7 @@ cheap; it is parsed in a worker thread."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import typing
 from collections.abc import AsyncIterator, Mapping
@@ -20,7 +21,15 @@ import attrs
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
-from templatekit.service import converter, describe_error, format_path, iter_errors, json_name, jsontext
+from templatekit.service import (
+    converter,
+    describe_error,
+    format_path,
+    iter_errors,
+    json_name,
+    jsontext,
+    shown_value,
+)
 from templatekit_server import accounts
 from templatekit_server.accounts import Caller
 from templatekit_server.bodies import Flag, Text
@@ -281,6 +290,22 @@ def read_as(cls: type[T], body: Any, max_text: int) -> T:
         if value is not None and len(value) > max_text:
             raise bad_request(f"{json_name(name)}: at most {max_text:,} characters (got {len(value):,})")
     return found
+
+
+def unread_fields(cls: type, body: Any) -> tuple[str, ...]:
+    """A warning for each field of a request body that ``cls`` does not read, with the
+    field it may have meant: clients may send fields a version does not read, so they are
+    not refused, but a misspelt ``modifications`` would otherwise change nothing unsaid."""
+    if not isinstance(body, dict):
+        return ()
+    known = [json_name(attribute.name) for attribute in attrs.fields(cls)]
+    warnings = []
+    for name in body:
+        if name not in known:
+            close = difflib.get_close_matches(str(name), known, n=1)
+            meant = f" (did you mean {close[0]!r}?)" if close else ""
+            warnings.append(f"request body: {shown_value(name)}: unknown field ignored{meant}")
+    return tuple(warnings)
 
 
 _TEXT_FIELDS: dict[type, tuple[str, ...]] = {}

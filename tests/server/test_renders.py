@@ -82,6 +82,19 @@ def test_ignored_modifications_are_listed_in_the_warnings_header(client, live, a
     assert any("sparkle" in warning for warning in warnings)
 
 
+@pytest.mark.parametrize("operation", ["createImage", "createPdf", "createStoredImage"])
+def test_a_misspelt_request_field_is_named_in_the_warnings_header(client, live, account, operation):
+    asked = {"templateId": "card", "modificatons": {"title": "Hi"}, "metadata": {"order": 7}}
+    answer = post(client, live, account, operation, asked)
+    assert answer.status_code == 200
+    assert json.loads(answer.headers["X-Templatekit-Warnings"]) == [
+        "request body: 'modificatons': unknown field ignored (did you mean 'modifications'?)",
+        "request body: 'metadata': unknown field ignored",
+    ]
+    spelt = post(client, live, account, operation, {"templateId": "card", "modifications": {"title": "Hi"}})
+    assert "X-Templatekit-Warnings" not in spelt.headers
+
+
 def test_a_pdf_has_the_text_of_the_modifications(client, live, account):
     mods = {"title": "Quarterly report"}
     answer = post(client, live, account, "createPdf", {"templateId": "card", "modifications": mods})

@@ -217,8 +217,13 @@ def test_a_stream_ends_with_an_error_when_its_key_is_revoked(client, live):
 
 
 def test_modifications_that_do_not_apply_are_named_in_the_answers_warnings(client, live, account):
-    asked = {"templateId": "clip", "modifications": {"nope": 1}}
-    expected = "[\"modifications[0]: no layer named 'nope'; ignored\"]"
+    asked = {"templateId": "clip", "modifications": {"nope": 1}, "fromat": "gif"}
+    expected = json.dumps(
+        [
+            "request body: 'fromat': unknown field ignored (did you mean 'format'?)",
+            "modifications[0]: no layer named 'nope'; ignored",
+        ]
+    )
     waited = client.post(f"{live.api}/templates/renderVideo", json=asked, headers=account.bearer)
     queued = client.post(f"{live.api}/templates/renderVideo?wait=false", json=asked, headers=account.bearer)
     assert (waited.status_code, queued.status_code) == (200, 202)

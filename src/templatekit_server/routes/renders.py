@@ -27,7 +27,7 @@ from templatekit_server.db import promptly
 from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.files import Files
 from templatekit_server.idempotency import Answer
-from templatekit_server.inputs import read_as, read_request
+from templatekit_server.inputs import read_as, read_request, unread_fields
 from templatekit_server.rendering import StillJob, StillOutput, render_still
 from templatekit_server.state import ServerState, server_of
 
@@ -50,6 +50,8 @@ class Still:
     bucket: Bucket | None = None
     #: where ``render.done`` is posted besides the project's endpoints (stored renders)
     webhook_url: str | None = None
+    #: what the request said that was not read (a misspelt field), told with the render's warnings
+    notes: tuple[str, ...] = ()
 
 
 #: Each operation's request body.
@@ -71,7 +73,8 @@ async def _posted(request: Request, operation: str) -> tuple[dict[str, Any], Sti
         raise bad_request(
             f"webhookUrl: {operation} answers with the file itself; createStoredImage and renderVideo announce theirs"
         )
-    return body, evolve(still, webhook_url=await webhooks.requested_url(body, server.allow))
+    webhook_url = await webhooks.requested_url(body, server.allow)
+    return body, evolve(still, webhook_url=webhook_url, notes=unread_fields(REQUESTS[operation], body))
 
 
 async def _answered(request: Request, body: dict[str, Any], still: Still, produce: Produce) -> Response:
@@ -125,7 +128,7 @@ async def render(request: Request, still: Still) -> tuple[StillOutput, usage.Res
     except BaseException:
         await _release(server, reservation)
         raise
-    return output, reservation, info.version
+    return evolve(output, warnings=(*still.notes, *output.warnings)), reservation, info.version
 
 
 def _reserved(server: ServerState, still: Still) -> tuple[catalog.TemplateInfo, usage.Reservation | None]:

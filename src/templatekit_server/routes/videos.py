@@ -24,7 +24,7 @@ from templatekit_server.bodies import Url, VideoDone, VideoQueued, VideoRequest
 from templatekit_server.db import iso_time
 from templatekit_server.errors import ApiError, bad_request, envelope, from_library
 from templatekit_server.idempotency import Answer
-from templatekit_server.inputs import Fields, authenticate, read_as, read_request
+from templatekit_server.inputs import Fields, authenticate, read_as, read_request, unread_fields
 from templatekit_server.state import ServerState, server_of
 
 POLL_SECONDS = 0.25
@@ -37,6 +37,7 @@ async def render_video(request: Request) -> Response:
     caller, body = await read_request(request, "renderVideo")
     asked = read_as(VideoRequest, body, server.settings.max_text_chars)
     body = body or {}
+    unread = unread_fields(VideoRequest, body)
     if server.video_unavailable:  # refused before a job exists, never a job that fails later
         raise bad_request(f"renderVideo: {server.video_unavailable}")
     template_id = catalog.checked_template_id(asked.template_id)
@@ -51,7 +52,7 @@ async def render_video(request: Request) -> Response:
             queued_video, server, caller, template_id, modifications, request, webhook_url, asked.format
         )
         server.runner.wake()
-        answer = json_answer(VideoQueued(id=video_id, status="queued"), 202, warnings_header(warnings))
+        answer = json_answer(VideoQueued(id=video_id, status="queued"), 202, warnings_header((*unread, *warnings)))
         return Answer(answer.status, answer.media_type, answer.headers, answer.body, video_id)
 
     answer, _ = await idempotent(request, caller, "renderVideo", body, produce, server.settings.render_timeout)
