@@ -20,6 +20,7 @@ from templatekit_server.accounts import AccountError, new_id, sha256_hex
 from templatekit_server.db import (
     Database,
     api_keys,
+    invitations,
     memberships,
     now,
     projects,
@@ -164,6 +165,8 @@ def add_member_in(db: Database, connection: Connection, workspace_id: str, user_
         if ROLES.index(role) > ROLES.index(before):  # less than before: what the old role was given ends
             ended = f"a role of {role} ends what {before} was given"
             _revoke_editor_keys(connection, workspace_id, user_id, actor, ended)
+            if role != "owner":  # only owners invite: the links they made stop working
+                _cancel_invitations_of(connection, workspace_id, email, actor, ended)
         audit.record(connection, workspace_id, actor, "role changed", email, f"{before} to {role}")
 
 
@@ -200,6 +203,7 @@ def remove_member(db: Database, workspace_id: str, user_id: str, actor: str = au
         _revoke_editor_keys(connection, workspace_id, user_id, actor, "its member was removed")
         if done.rowcount:
             email = connection.execute(select(users.c.email).where(users.c.id == user_id)).scalar() or user_id
+            _cancel_invitations_of(connection, workspace_id, email, actor, "the member who made it was removed")
             audit.record(connection, workspace_id, actor, "member removed", email)
 
 
@@ -215,6 +219,29 @@ def _keep_an_owner(connection: Connection, workspace_id: str, user_id: str) -> N
     }
     if owners == {user_id}:
         raise AccountError("a workspace keeps at least one owner: make another member owner first")
+
+
+def _cancel_invitations_of(connection: Connection, workspace_id: str, email: str, actor: str, why: str) -> None:
+    """The pending invitations ``email`` made to the workspace stop working (they count
+    as expired, as a cancelled one does): a person removed, or no longer an owner, cannot
+    come back, or bring someone in, with a link made before."""
+    pending = (
+        connection.execute(
+            select(invitations.c.id).where(
+                invitations.c.workspace_id == workspace_id,
+                invitations.c.invited_by == email,
+                invitations.c.accepted_at.is_(None),
+                invitations.c.expires_at > now(),
+            )
+        )
+        .scalars()
+        .all()
+    )
+    if not pending:
+        return
+    connection.execute(update(invitations).where(invitations.c.id.in_(pending)).values(expires_at=now()))
+    for invitation_id in pending:
+        audit.record(connection, workspace_id, actor, "invitation cancelled", invitation_id, why)
 
 
 def _revoke_editor_keys(connection: Connection, workspace_id: str, user_id: str, actor: str, why: str) -> None:
