@@ -11,7 +11,7 @@ export class Versions extends EventTarget {
     this.doc = doc;
     this.session = session;
     this.list = parts.list;
-    this.overwrite = false;
+    this.overwrite = null; // after a conflict: the version a save again replaces (only that one)
     this.saving = null; // the save on its way
     this.again = false; // whether another was asked for meanwhile
     parts.exportButton.addEventListener("click", () => this.exportJson());
@@ -28,7 +28,7 @@ export class Versions extends EventTarget {
     const template = await response.json();
     this.session.templateId = id;
     this.session.version = Number((response.headers.get("ETag") || "").replaceAll('"', "")) || null;
-    this.overwrite = false;
+    this.overwrite = null;
     this.doc.open(template);
     await this.refresh();
   }
@@ -67,24 +67,36 @@ export class Versions extends EventTarget {
         sent.id = created.id;
         this.doc.template.id = created.id;
       } else {
-        const headers = this.overwrite || !this.session.version ? {} : { "If-Match": `"${this.session.version}"` };
+        const guard = this.overwrite ?? this.session.version;
+        const headers = guard ? { "If-Match": `"${guard}"` } : {};
         const path = `/templates/${encodeURIComponent(this.session.templateId)}`;
         const saved = await api.json(path, { method: "PUT", body: sent, headers });
         this.session.version = saved.version;
       }
-      this.overwrite = false;
+      this.overwrite = null;
       this.doc.markSaved(sent);
       this.say(`saved: version ${this.session.version}`);
       this.dispatchEvent(new CustomEvent("stored"));
       await this.refresh();
     } catch (error) {
       if (error.code === "CONFLICT" && !this.session.local) {
-        this.overwrite = true;
+        this.again = false; // a save asked for before this refusal was shown does not replace that version
+        this.overwrite = await this.currentVersion();
         this.say(`Not saved: ${error.message}. Reload to see that version, or save again to replace it.`, true);
       } else {
         this.say(`not saved: ${error.message}`, true);
         if (error.problems?.length) this.dispatchEvent(new CustomEvent("problems", { detail: error.problems }));
       }
+    }
+  }
+
+  /** The version stored now (its ETag), which a save after a conflict may replace. */
+  async currentVersion() {
+    try {
+      const response = await this.session.api.call(`/templates/${encodeURIComponent(this.session.templateId)}/source`);
+      return Number((response.headers.get("ETag") || "").replaceAll('"', "")) || null;
+    } catch {
+      return null;
     }
   }
 
