@@ -251,7 +251,7 @@ async def _caller(request: Request, operation: str, key: str) -> Caller:
     caller = await promptly(server.db, accounts.caller_for_key, server.db, key)
     if caller is None:
         code = "BAD_REQUEST" if operation == "renderVideo" else "UNAUTHORIZED"
-        raise ApiError(code, "the API key is unknown or revoked")
+        raise ApiError(code, "the API key is unknown, revoked or expired")
     await count_request(request, caller, operation)
     return caller
 

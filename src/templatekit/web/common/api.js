@@ -11,12 +11,32 @@ export class ApiFailure extends Error {
 }
 
 export class Api {
-  constructor(base, key) {
+  /** ``renew`` (optional): asked for a new key when the key is refused (401), once per
+   * call, before the call is sent again; null when there is none to give. */
+  constructor(base, key, renew = null) {
     this.base = base.replace(/\/$/, ""); // e.g. https://host/v1
     this.key = key;
+    this.renew = renew;
   }
 
-  async call(path, { method = "GET", body, query, headers = {} } = {}) {
+  /** A new key from ``renew``, in place of the one refused; false when there is none. */
+  async renewed(refused) {
+    if (!this.renew) return false;
+    if (this.key !== refused) return true; // another call renewed it meanwhile
+    const key = await this.renew().catch(() => null);
+    if (!key) return false;
+    this.key = key;
+    return true;
+  }
+
+  async call(path, options = {}) {
+    const sent = this.key;
+    const response = await this.send(path, options);
+    if (response.status === 401 && (await this.renewed(sent))) return this.checked(await this.send(path, options));
+    return this.checked(response);
+  }
+
+  async send(path, { method = "GET", body, query, headers = {} } = {}) {
     const url = new URL(`${this.base}${path}`);
     for (const [name, value] of Object.entries(query || {})) url.searchParams.set(name, value);
     const response = await fetch(url, {
@@ -28,6 +48,10 @@ export class Api {
       },
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
+    return response;
+  }
+
+  async checked(response) {
     if (!response.ok) {
       let failure = new ApiFailure(response.status, `HTTP ${response.status}`, response.statusText);
       try {

@@ -24,8 +24,8 @@ function say(text, failed = false) {
   $("status").classList.toggle("error", failed);
 }
 
-async function connect(key, { templateId = null, local = false } = {}) {
-  session.api = new Api(apiNextTo(document.baseURI), key);
+async function connect(key, { templateId = null, local = false, renew = null } = {}) {
+  session.api = new Api(apiNextTo(document.baseURI), key, renew);
   session.local = local;
   say("connecting…");
   try {
@@ -271,18 +271,27 @@ function offerLinkKey(given) {
 async function connectFromDashboard(given) {
   const workspace = encodeURIComponent(given.get("dashboard"));
   const project = encodeURIComponent(given.get("project") || "");
+  // The key ends after two hours (or with the session): a refused call asks for another,
+  // so that the work of a long session is saved rather than lost to a reload.
+  const ask = async () => {
+    const response = await fetch(new URL(`../dashboard/w/${workspace}/p/${project}/editor-key`, document.baseURI), {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "X-Templatekit-Page": "editor" },
+    });
+    const answer = await response.json().catch(() => ({}));
+    if (!response.ok || !answer.key) throw new Error(`the dashboard gave no key: ${answer.error || response.status}`);
+    return answer.key;
+  };
   say("asking the dashboard for a key…");
-  const response = await fetch(new URL(`../dashboard/w/${workspace}/p/${project}/editor-key`, document.baseURI), {
-    method: "POST",
-    credentials: "same-origin",
-    headers: { "X-Templatekit-Page": "editor" },
-  });
-  const answer = await response.json().catch(() => ({}));
-  if (!response.ok || !answer.key) {
-    say(`the dashboard gave no key: ${answer.error || response.status}`, true);
+  let key;
+  try {
+    key = await ask();
+  } catch (error) {
+    say(error.message, true);
     return;
   }
-  await connect(answer.key, { templateId: given.get("template") });
+  await connect(key, { templateId: given.get("template"), renew: ask });
 }
 
 const given = hashParams();
