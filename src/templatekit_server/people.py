@@ -15,6 +15,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from attrs import frozen
 from sqlalchemy import ColumnElement, Connection, delete, func, select, update
 
+from templatekit.service import shown_value
 from templatekit_server import audit
 from templatekit_server.accounts import AccountError, new_id, sha256_hex
 from templatekit_server.db import (
@@ -94,9 +95,9 @@ def _checked_password(password: str) -> str:
     return password
 
 
-def _checked_role(role: str) -> str:
+def checked_role(role: str) -> str:
     if role not in ROLES:
-        raise AccountError(f"role {role!r}: must be one of {', '.join(ROLES)}")
+        raise AccountError(f"role {shown_value(role)}: must be one of {', '.join(ROLES)}")
     return role
 
 
@@ -146,7 +147,7 @@ def add_member(db: Database, workspace_id: str, user_id: str, role: str, actor: 
 
 def add_member_in(db: Database, connection: Connection, workspace_id: str, user_id: str, role: str, actor: str) -> None:
     """``add_member`` in a transaction of the caller's (accepting an invitation)."""
-    _checked_role(role)
+    checked_role(role)
     if connection.execute(select(workspaces.c.id).where(workspaces.c.id == workspace_id)).first() is None:
         raise AccountError(f"workspace {workspace_id!r} does not exist")
     before = _role_in(connection, user_id, workspace_id)

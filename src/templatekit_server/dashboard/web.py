@@ -96,6 +96,9 @@ async def checked_form(request: Request, csrf: str) -> FormData:
     given = form.get("csrf")
     if not csrf or not isinstance(given, str) or not hmac.compare_digest(given, csrf):
         raise HTTPException(403, "this form has expired or did not come from this page: reload it and try again")
+    for name, value in form.multi_items():  # a file where text is asked would be kept as its description
+        if not isinstance(value, str):
+            raise HTTPException(400, f"{name}: must be text, not a file")
     return form
 
 
