@@ -13,7 +13,7 @@ whose actors all look as they did in the frame before is that frame again.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable, Iterator
 
 import numpy as np
 from attrs import evolve, field, frozen
@@ -51,11 +51,15 @@ from templatekit.video.moment import (
     split_blend,
     with_children_at,
     with_effect_values,
+    with_items_of,
 )
 from templatekit.video.reveal import reveal, revealed_count
 from templatekit.video.timeline import LayerState, Timeline
 
 SPRITES_KEPT = 8
+
+#: What plays in a layer over the video: a clip's frames, a captions layer's cues.
+Player = ClipReader | CaptionTrack
 
 MAX_SPRITE_SCALE = 2.0
 
@@ -81,17 +85,20 @@ class _Actor:
         layer: Layer,
         group: Group,
         timeline: Timeline,
-        clip: ClipReader | None,
+        player: Player | None,
         relayout: Relayout,
-        track: CaptionTrack | None = None,
+        held: dict[str, tuple[Layer, Player]],
     ) -> None:
         self.layer = layer
         self.group = group  # as laid out
         self.timeline = timeline
-        self.clip = clip
-        self.track = track  # what a captions layer shows when
+        self.clip = player if isinstance(player, ClipReader) else None
+        self.track = player if isinstance(player, CaptionTrack) else None  # what a captions layer shows when
+        #: the clips and captions a frame holds (by name), which play inside it
+        self.held = held
+        self._held_cues: dict[str, tuple[Shown, tuple[Item, ...]]] = {}  # the items of each one's last cue
         self.relayout = relayout
-        self.scale = 1.0 if clip is not None else min(MAX_SPRITE_SCALE, timeline.max_scale(layer))
+        self.scale = 1.0 if self.clip is not None else min(MAX_SPRITE_SCALE, timeline.max_scale(layer))
         self.blend, self.effects = split_blend(group.effects)
         self.moving_children = not all(timeline.is_still(child) for child in getattr(layer, "layers", ()))
         self._shown_key: Shown | None = None
@@ -108,8 +115,11 @@ class _Actor:
         if not seen(self.group, state):
             return Look(state, None)
         look = self._content(state, time)
+        if self.held:  # a frame holding clips or captions: what they show is part of its look
+            playing, holding = self._held_at(time, look.group or self.group)
+            look = evolve(look, content=(look.content, playing), group=holding)
         if self.moving_children:  # a frame whose layers move: each of their looks is one of its own
-            children = with_children_at(self.layer, self.group, self.timeline, time, self.relayout)
+            children = with_children_at(self.layer, look.group or self.group, self.timeline, time, self.relayout)
             states = self.timeline.children_states(self.layer, time)
             look = evolve(look, content=(look.content, states), group=children)
         if not state.effects:
@@ -117,10 +127,11 @@ class _Actor:
         # effects moved by keyframes: a look of their own, at a hundredth of their unit
         values = effect_values(state)
         key = (look.content, values)
-        group = None if self.moving_children else self._animated.get(values)
+        varies = self.moving_children or bool(self.held)  # its group is not the same for equal values
+        group = None if varies else self._animated.get(values)
         if group is None:
             group = with_effect_values(self.layer, look.group or self.group, values, self.relayout)
-            if not self.moving_children:
+            if not varies:
                 self._animated.put(values, group, 1)
         return evolve(look, content=key, group=group)
 
@@ -138,6 +149,33 @@ class _Actor:
         if state.reveal < 1:
             return Look(state, revealed_count(self.group, state.reveal))
         return Look(state, "laid out")
+
+    def _held_at(self, time: float, group: Group) -> tuple[tuple[Hashable, ...], Group]:
+        """What the clips and captions the frame holds show at ``time`` (asked in time
+        order: clips decode forward), and ``group`` with them in their layers' places."""
+        playing: list[Hashable] = []
+        shown: dict[str, tuple[Item, ...]] = {}
+        for name, (layer, player) in self.held.items():
+            start, end = self.timeline.window(layer)
+            if not start <= time < end:  # off screen (the frame's own timeline hides it)
+                playing.append(None)
+            elif isinstance(player, CaptionTrack):
+                cue = player.shown_at(time)
+                playing.append(cue)
+                shown[name] = () if cue is None else self._cue_items(name, player, cue)
+            else:
+                assert isinstance(layer, VideoLayer)
+                moment, pixels = player.frame_at(time - start)
+                playing.append(moment)
+                box = (layer.x, layer.y, layer.width, layer.height)
+                shown[name] = (fitted_pixels(pixels, f"clip:{name}@{moment}", layer.fit, *box),)
+        return tuple(playing), with_items_of(group, shown)
+
+    def _cue_items(self, name: str, track: CaptionTrack, cue: Shown) -> tuple[Item, ...]:
+        last = self._held_cues.get(name)
+        if last is None or last[0] != cue:  # laid out anew when the page or the word changes
+            last = self._held_cues[name] = (cue, tuple(track.items(cue)))
+        return last[1]
 
     def item(self, look: Look) -> Group | None:
         """The layer as the frame shows it: its look's picture placed by the moment."""
@@ -208,19 +246,27 @@ class FrameMaker:
                 continue
             self._add_plate(still, background_color(template) if bottom else None, bottom)
             bottom, still = False, []
-            clip = None
-            if isinstance(layer, VideoLayer):
-                clip = ClipReader(layer, ctx.assets.fetch_media(layer.src, ctx.base_dir))
-                self.clips.append(clip)
-            track = CaptionTrack(layer, ctx) if isinstance(layer, CaptionsLayer) else None
-            if track is not None and (late := sum(cue.start >= self.timeline.duration for cue in track.cues)):
-                ending = f"{self.timeline.duration:g} s"
-                ctx.warn(layer.name, f"{late} of its cues start at or after the video's end ({ending}): never shown")
+            inside = played_layers(getattr(layer, "layers", ()))
+            held = {child.name: (child, self._player(child, ctx)) for child in inside}
             group = drawn.get(index) or layer_group(layer, [])
-            actor = _Actor(layer, group, self.timeline, clip, relayout, track)
+            player = self._player(layer, ctx) if layer.PLAYS else None
+            actor = _Actor(layer, group, self.timeline, player, relayout, held)
             check_glyphs_fit([group], at_scale(actor.scale))  # as its picture is painted
             self._stack.append(actor)
         self._add_plate(still, background_color(template) if bottom else None, bottom)
+
+    def _player(self, layer: Layer, ctx: LayoutContext) -> Player:
+        """What plays in a clip or captions layer over the video."""
+        if isinstance(layer, VideoLayer):
+            clip = ClipReader(layer, ctx.assets.fetch_media(layer.src, ctx.base_dir))
+            self.clips.append(clip)
+            return clip
+        assert isinstance(layer, CaptionsLayer)
+        track = CaptionTrack(layer, ctx)
+        if late := sum(cue.start >= self.timeline.duration for cue in track.cues):
+            ending = f"{self.timeline.duration:g} s"
+            ctx.warn(layer.name, f"{late} of its cues start at or after the video's end ({ending}): never shown")
+        return track
 
     def _add_plate(self, items: list[Item], background: object, bottom: bool) -> None:
         """Still layers painted once into a picture (cut to what they cover); the bottom
@@ -231,8 +277,8 @@ class FrameMaker:
         plate = Scene(*size, background, tuple(items))  # type: ignore[arg-type]
         budget.ask(canvas_needs(plate, 1.0))
         image = paint(plate)
-        if bottom and image.size != (self.width, self.height):  # a gradient or picture ends with the canvas
-            image = _edges_repeated(image, self.width, self.height)
+        if bottom and self.transparent and image.getchannel("A").getextrema()[0] == 255:
+            self.transparent = False  # an opaque picture background: the frames are opaque
         if bottom and self.transparent:
             self._stack.append(picture(image, 0, 0, 1.0, "plate:bottom"))
             return
@@ -267,7 +313,13 @@ class FrameMaker:
     def compose(self, looks: tuple[Look | None, ...]) -> np.ndarray:
         """The frame for ``looks`` (premultiplied RGBA; opaque unless the frames are
         transparent); safe to call from several threads."""
-        return paint_frame(self.scene(looks))
+        frame = paint_frame(self.scene(looks))
+        width, height = self.canvas  # the added column and row repeat the canvas's last ones,
+        if self.width > width:  # whatever is painted there (an actor at the edge too)
+            frame[:, width:] = frame[:, width - 1 : width]
+        if self.height > height:
+            frame[height:] = frame[height - 1 : height]
+        return frame
 
     def frame(self, time: float) -> PILImage.Image:
         """The frame at ``time`` seconds as an RGB image."""
@@ -278,8 +330,11 @@ class FrameMaker:
             clip.close()
 
 
-def _edges_repeated(image: PILImage.Image, width: int, height: int) -> PILImage.Image:
-    """``image`` made ``width`` × ``height`` by repeating its last column and row."""
-    pixels = np.asarray(image)
-    grown = np.pad(pixels, ((0, height - image.height), (0, width - image.width), (0, 0)), mode="edge")
-    return PILImage.fromarray(grown, image.mode)
+def played_layers(layers: Iterable[Layer]) -> Iterator[Layer]:
+    """The clips and captions among ``layers`` and the frames they hold, at any depth,
+    that are shown (not those of a hidden frame)."""
+    for layer in layers:
+        if layer.visible:
+            if layer.PLAYS:
+                yield layer
+            yield from played_layers(getattr(layer, "layers", ()))

@@ -73,6 +73,22 @@ def with_children_at(layer: Layer, group: Group, timeline: Timeline, time: float
     return evolve(group, items=at(group.items))
 
 
+def with_items_of(group: Group, items: dict[str, tuple[Item, ...]]) -> Group:
+    """``group`` with the group of each layer named in ``items`` (at any depth) holding
+    those items in place of its own (a clip's frame, a caption's words at a moment)."""
+
+    def at(parts: tuple[Item, ...]) -> tuple[Item, ...]:
+        shown: list[Item] = []
+        for item in parts:
+            if isinstance(item, Group):
+                held = items.get(item.label) if item.label else None
+                item = evolve(item, items=held if held is not None else at(item.items))
+            shown.append(item)
+        return tuple(shown)
+
+    return evolve(group, items=at(group.items)) if items else group
+
+
 def over_black(scene: Scene) -> Scene:
     """``scene`` over black, as a video shows it (a frame has no transparency)."""
     background = scene.background

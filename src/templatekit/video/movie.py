@@ -14,15 +14,16 @@ from typing import Any
 import cv2
 
 from templatekit import budget
+from templatekit.errors import AssetError
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import VideoLayer
 from templatekit.model.template import Template
-from templatekit.model.values import Color
+from templatekit.model.values import Color, Gradient
 from templatekit.outputs.motion import MotionFormat, frame_rate
 from templatekit.scene.memory import image_bytes
 from templatekit.video.animated import GifWriter, WebpWriter, palette_moments
 from templatekit.video.encode import FrameWriter, Mp4Writer, WebmWriter
-from templatekit.video.frames import FrameMaker, Look
+from templatekit.video.frames import FrameMaker, Look, played_layers
 from templatekit.video.sound import soundtrack
 
 Progress = Callable[[int, int], None]
@@ -59,10 +60,15 @@ def frame_count(template: Template, fps: int) -> int:
 
 
 def transparent(template: Template) -> bool:
-    """Whether the template's frames have see-through pixels to keep: its background is
-    none or not opaque."""
+    """Whether the template's frames may have see-through pixels to keep: its background is
+    none, a colour or gradient that is not opaque, or a picture (``FrameMaker`` looks at
+    its pixels)."""
     background = template.background
-    return background is None or (isinstance(background, Color) and background.a < 255)
+    if isinstance(background, Color):
+        return background.a < 255
+    if isinstance(background, Gradient):
+        return background.from_.a < 255 or background.to.a < 255
+    return True
 
 
 def write_video(
@@ -86,12 +92,15 @@ def write_video(
         )
         clips = [
             (layer, ctx.assets.fetch_media(layer.src, ctx.base_dir))
-            for layer in template.layers
-            if isinstance(layer, VideoLayer) and layer.visible
+            for layer in played_layers(template.layers)
+            if isinstance(layer, VideoLayer)
         ]
         music = None
         if template.audio is not None:
-            music = (template.audio, ctx.assets.fetch_media(template.audio.src, ctx.base_dir))
+            try:
+                music = (template.audio, ctx.assets.fetch_media(template.audio.src, ctx.base_dir))
+            except AssetError as exc:  # named by its field, as a clip is by its layer
+                raise AssetError(f"audio: {exc}", url=exc.url) from None
         sound = soundtrack(maker.timeline, music, clips, total / fps)
         if sound is not None and not output.sound:
             ctx.warnings.append(f"the sound is left out: {output.name.upper()} has none (MP4 and WebM keep it)")

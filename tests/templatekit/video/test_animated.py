@@ -93,6 +93,23 @@ def test_webm_of_an_opaque_template_has_no_alpha_and_keeps_the_sound_as_opus(tmp
     assert streams["audio"]["codec_name"] == "opus"
 
 
+@needs_ffmpeg
+def test_webm_under_an_opaque_picture_or_still_layer_has_no_alpha(tmp_path):
+    """A background picture, or still layers, that cover the canvas leave nothing to see
+    through: the frames are opaque, whatever the background says."""
+    Image.new("RGB", (32, 16), "#336699").save(tmp_path / "sky.png")
+    pictured = sliding(None)
+    pictured["background"] = {"src": str(tmp_path / "sky.png")}
+    cover = layer("shape", "cover", x=0, y=0, width=160, height=80, fill="#445566")
+    covered = sliding(None)
+    covered["layers"] = [cover, *covered["layers"]]
+    for name, made in (("pictured", pictured), ("covered", covered)):
+        path = tmp_path / f"{name}.webm"
+        tk.render_video(made, path=path)
+        (stream,) = ffprobe(path)["streams"]
+        assert stream["pix_fmt"] == "yuv420p" and "alpha_mode" not in stream.get("tags", {}), name
+
+
 def test_gif_loops_at_most_15_fps_and_640_wide_and_drops_the_sound_with_a_warning(tmp_path):
     make_tone(tmp_path / "music.m4a", 2.0)
     wide = sliding("#ffffff", audio={"src": str(tmp_path / "music.m4a")})
@@ -218,3 +235,30 @@ def test_a_lossy_webp_leaves_no_trail_where_a_title_has_passed(tmp_path):
     off = np.abs(np.asarray(frames[-1].convert("RGB"), int) - np.asarray(still, int)).max(axis=2)
     passed = off[95:165, 0:290]  # where the title was, left behind by the last frame
     assert passed.max() <= 24 and passed.mean() < 2.5
+
+
+@pytest.mark.parametrize("format", ["webm", "webp"])
+def test_a_see_through_gradient_background_keeps_its_alpha(tmp_path, format):
+    """WebM and WebP are transparent when the template's background is see-through, a
+    gradient with a see-through end too."""
+    title = layer("text", "t", x=10, y=10, width=180, height=40, text="Hi", animations=[{"preset": "fade-in"}])
+    template = video(title, duration=0.5, fps=10, width=200, height=100)
+    template["background"] = {"from": "#ff000000", "to": "#0000ff80", "angle": 90}
+    still = Image.open(io.BytesIO(tk.render_image(template).data))
+    assert still.mode == "RGBA" and still.getpixel((197, 50))[3] < 200  # the still is see-through
+    result = tk.render_video(template, path=tmp_path / f"out.{format}")
+    if format == "webp":
+        frame = Image.open(result.path)
+        frame.load()
+        assert frame.mode == "RGBA"
+    else:
+        import av
+
+        with av.open(str(result.path)) as container:
+            assert container.streams.video[0].metadata.get("alpha_mode") == "1"
+
+
+@pytest.mark.parametrize("format", ["gif", "webm"])
+def test_every_video_result_knows_its_extension(format):
+    result = tk.render_video(video(duration=0.2, fps=10, width=64, height=64), format=format)
+    assert result.extension == format

@@ -15,7 +15,7 @@ import pytest
 import templatekit as tk
 from templatekit.subtitles import read_subtitles
 from tests.conftest import decode, layer
-from tests.templatekit.video.test_movie import video
+from tests.templatekit.video.test_movie import probe, video
 
 FPS = 10
 BOX = (20, 100, 300, 150)  # x0, y0, x1, y1 of the captions layer
@@ -187,3 +187,14 @@ def test_an_arrow_in_a_cues_text_is_text(tmp_path):
     assert cues.warnings == ()
     (cue,) = read_subtitles(source.encode(), "subs.srt")
     assert (cue.start, cue.end, cue.text) == (0.0, 1.0, "Go left --> there")
+
+
+def test_captions_inside_a_frame_are_shown_in_the_video():
+    cues = [{"start": 0, "end": 1, "text": "HELLO"}]
+    captions = {"type": "captions", "name": "captions", "width": 300, "height": 80, "size": 40, "cues": cues}
+    card = layer("frame", "card", x=0, y=0, width=300, height=100, layout="column", layers=[captions])
+    template = video(card, duration=1.0, fps=10, width=300, height=100)
+    still = np.asarray(decode(tk.render_image(template, moment=0.5).data).convert("L"))
+    assert (still > 128).sum() > 200  # the still at 0.5 s shows the cue
+    frame = np.asarray(probe(tk.render_video(template).data)["frames"][5].convert("L"))
+    assert (frame > 128).sum() > 200

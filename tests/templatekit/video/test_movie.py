@@ -627,3 +627,38 @@ def test_a_picture_given_as_a_clip_is_named_as_a_picture(tmp_path):
     message = f"layer 'clip': {tmp_path / 'still.png'} is a picture, not a video: an image layer shows it"
     with pytest.raises(tk.AssetError, match=re.escape(message)):
         tk.render_video(video(clip, duration=0.5, width=160, height=90))
+
+
+def test_a_clip_inside_a_frame_plays_in_the_video_as_in_the_still_at_that_moment(tmp_path):
+    """A video layer held by a frame: each frame of the MP4 shows the clip frame of its
+    moment (as render_image(moment=) does), and the clip's sound is kept."""
+    make_clip(tmp_path / "clip.mp4", frames=24, fps=24, tone=True)
+    clip = {"type": "video", "name": "clip", "width": 160, "height": 90, "src": str(tmp_path / "clip.mp4")}
+    card = layer("frame", "card", x=0, y=0, width=160, height=90, layout="column", layers=[clip])
+    template = video(card, duration=1.0, fps=24, width=160, height=90)
+    info = probe(tk.render_video(template).data)
+    levels = [gray_level(frame, (40, 20, 120, 70)) for frame in info["frames"]]
+    still = Image.open(io.BytesIO(tk.render_image(template, moment=0.5).data))
+    assert gray_level(still, (40, 20, 120, 70)) == pytest.approx(16 + 8 * 12, abs=3)
+    for n, level in enumerate(levels):
+        assert level == pytest.approx(16 + 8 * n, abs=3), n
+    assert info["audio"] == [("aac", 48000, "stereo")]
+
+
+def test_an_animated_layer_at_the_edge_of_an_odd_canvas_reaches_the_added_column_and_row():
+    """A 401 × 225 template gives a 402 × 226 MP4 whose added column and row repeat the
+    canvas's last ones, whatever is painted there: an animated layer too, not only the
+    still ones painted once."""
+    red = layer("shape", "red", x=0, y=0, width=401, height=225, fill="#ff0000",
+                animations=[{"preset": "fade-in", "duration": 0.1}])  # fmt: skip
+    template = video(red, duration=0.2, fps=10, width=401, height=225, background="#ffffff")
+    last = np.asarray(probe(tk.render_video(template).data)["frames"][-1]).astype(int)
+    assert last.shape[:2] == (226, 402)
+    assert last[100, 399, 1] < 40  # red inside the canvas
+    assert last[100, 401, 1] < 40
+    assert last[225, 100, 1] < 40
+
+
+def test_music_that_cannot_be_fetched_is_an_error_naming_the_field():
+    with pytest.raises(tk.AssetError, match=r"^audio: "):
+        tk.render_video(video(duration=0.2, fps=10, audio={"src": "/nonexistent/music.mp3"}))
