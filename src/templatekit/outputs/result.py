@@ -42,6 +42,8 @@ class RenderResult:
             "image/webp": "webp",
             "application/pdf": "pdf",
             "video/mp4": "mp4",
+            "video/webm": "webm",
+            "image/gif": "gif",
         }[self.media_type]
 
     def save(self, path: str | os.PathLike[str]) -> Path:
@@ -72,12 +74,12 @@ class RenderResult:
         return self.data if self.media_type == "image/jpeg" else None
 
     def _repr_html_(self) -> str | None:
-        """WebP as an image, MP4 as a player (Jupyter shows PNG and JPEG itself)."""
-        if self.media_type not in ("image/webp", "video/mp4"):
+        """WebP and GIF as an image, MP4 and WebM as a player (Jupyter shows PNG and JPEG itself)."""
+        if self.media_type not in ("image/webp", "image/gif", "video/mp4", "video/webm"):
             return None
         encoded = base64.b64encode(self.data).decode("ascii")
         source = f"data:{self.media_type};base64,{encoded}"
-        if self.media_type == "video/mp4":
+        if self.media_type.startswith("video/"):
             return f'<video src="{source}" width="{self.width}" height="{self.height}" controls loop></video>'
         return f'<img src="{source}" width="{self.width}" height="{self.height}">'
 
