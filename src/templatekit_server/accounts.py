@@ -18,6 +18,7 @@ from attrs import frozen
 from sqlalchemy import Connection, Table, bindparam, or_, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
+from templatekit.service import shown_value
 from templatekit_server import audit
 from templatekit_server.db import Database, api_keys, now, projects, workspaces
 from templatekit_server.sealing import Sealer
@@ -235,8 +236,10 @@ def set_rate_limit(db: Database, key_id: str, rate_limit: int | None) -> None:
 def _checked_scopes(scopes: Iterable[str]) -> list[str]:
     asked = set(scopes)
     unknown = sorted(asked - set(SCOPES))
-    if unknown or not asked:
-        raise AccountError(f"scope {(unknown or [''])[0]!r}: must be one of {', '.join(SCOPES)}")
+    if not asked:
+        raise AccountError(f"scopes: choose at least one of {', '.join(SCOPES)}")
+    if unknown:
+        raise AccountError(f"scope {shown_value(unknown[0])}: must be one of {', '.join(SCOPES)}")
     return [scope for scope in SCOPES if scope in asked]
 
 

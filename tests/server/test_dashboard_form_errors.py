@@ -32,3 +32,11 @@ def test_a_file_where_a_form_asks_for_text_is_refused_by_name(live):
     )
     assert answer.status_code == 400 and "name: must be text, not a file" in answer.text
     assert [project["name"] for project in accounts.projects_of(live.db, account.workspace)] == ["test project"]
+
+
+def test_a_key_with_no_scope_chosen_is_refused_saying_so(live):
+    account = live.account()
+    owner = signed_in(live, member(live, account, "owner"))
+    keys = f"/dashboard/w/{account.workspace}/p/{account.project}/keys"
+    answer = owner.post(keys, data={"csrf": csrf(owner.get(keys))})
+    assert answer.status_code == 400 and "scopes: choose at least one of render, templates:write" in answer.text
