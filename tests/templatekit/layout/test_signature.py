@@ -110,7 +110,8 @@ def test_a_name_too_long_even_at_the_smallest_size_is_cut_with_a_warning():
     (name,) = [item for item in items if isinstance(item, GlyphRun)]
     assert name.text.endswith("\u2026") and name.size == signature.MIN_NAME_SIZE
     (warning,) = warnings
-    assert warning.startswith("layer 'sign': name cut to fit the box; not shown: 'Name Name")
+    assert name.text.endswith("Nam\u2026")  # the rest, from where "…" stands, is named
+    assert warning.startswith("layer 'sign': name cut to fit the box; not shown: 'e Name Name")
 
 
 def test_painted_line_is_under_the_name_ink():
@@ -130,4 +131,5 @@ def test_a_title_wider_than_the_box_is_cut_with_a_warning():
     items, warnings = lay(title="Senior Vice President of Global Strategic Partnerships", width=200)
     (title,) = [item for item in items if isinstance(item, GlyphRun) and item.font.path.endswith("Inter-Medium.otf")]
     assert title.text.endswith("\u2026") and title.x + title.width <= X + 200 + 0.01
-    assert warnings == ["layer 'sign': title or date cut to fit the width; not shown: 'Strategic Partnerships'"]
+    assert title.text == "Senior Vice President of Globa\u2026"  # the rest, from where "…" stands, is named
+    assert warnings == ["layer 'sign': title or date cut to fit the width; not shown: 'l Strategic Partnerships'"]
