@@ -72,7 +72,7 @@ def parse_template(body: Any) -> tuple[Template, list[str]]:
         problems.extend(exc.problems)
         template = None
     if problems or template is None:
-        raise ApiError("BAD_REQUEST", "template is invalid: " + "; ".join(problems))
+        raise ApiError("BAD_REQUEST", "template is invalid: " + "; ".join(problems), problems=problems)
     return template, list(template.load_warnings)
 
 

@@ -40,6 +40,7 @@ from templatekit_server.state import server_of
 T = TypeVar("T")
 
 _KEY_REQUIRED = "an API key is required (query apiKey, body apiKey, or Authorization: Bearer)"
+_KEYS_DIFFER = "apiKey: the keys sent in the query, the body and the Authorization headers differ"
 
 
 async def read_request(request: Request, operation: str) -> tuple[Caller, Any]:
@@ -49,12 +50,19 @@ async def read_request(request: Request, operation: str) -> tuple[Caller, Any]:
     to ``max_keyless_body_bytes``, and further only once a key among its first fields
     (``apiKey``) is known."""
     settings = server_of(request).settings
-    body = _Body(request, settings.max_body_bytes)
-    if given_key(request, None) is not None:
-        caller = await authenticate(request, operation)
+    outside = given_key(request, None)
+    if outside is not None:
+        try:
+            caller = await _caller(request, operation, outside)
+        except UnknownKey:
+            if await _body_key_differs(request, outside, settings.max_keyless_body_bytes):
+                raise bad_request(_KEYS_DIFFER) from None
+            raise
+        body = _Body(request, settings.max_body_bytes)  # a body over the limit is refused with the key's headers
         parsed = await body.json()
         given_key(request, parsed)
         return caller, parsed
+    body = _Body(request, settings.max_body_bytes)
     if await body.read(settings.max_keyless_body_bytes):
         parsed = await body.json()
         return await authenticate(request, operation, parsed), parsed
@@ -70,6 +78,28 @@ async def read_request(request: Request, operation: str) -> tuple[Caller, Any]:
     parsed = await body.json()
     given_key(request, parsed)
     return caller, parsed
+
+
+class UnknownKey(ApiError):
+    """A key that is none of the server's (unknown, revoked or expired)."""
+
+
+async def _body_key_differs(request: Request, outside: str, limit: int) -> bool:
+    """Whether the body holds an ``apiKey`` other than ``outside`` (an unknown key from
+    the header or the query): then the keys disagree (BAD_REQUEST, as the interface says),
+    which only the body tells. Only a body that declares no more than a keyless body may
+    hold is read: a larger one is not read for a key nobody has."""
+    declared = request.headers.get("content-length", "")
+    if not declared.isdigit() or not 0 < int(declared) <= limit:
+        return False
+    body = _Body(request, limit)
+    await body.read(limit)
+    try:
+        parsed = parse_json(bytes(body.data))
+    except ApiError:
+        return False
+    inside = parsed.get("apiKey") if isinstance(parsed, dict) else None
+    return isinstance(inside, str) and inside != "" and inside != outside
 
 
 INLINE_JSON_BYTES = 16_384
@@ -232,7 +262,7 @@ def given_key(request: Request, body: Any) -> str | None:
         found.append(token.strip())
     keys = {key for key in found if key}
     if len(keys) > 1:
-        raise bad_request("apiKey: the keys sent in the query, the body and the Authorization headers differ")
+        raise bad_request(_KEYS_DIFFER)
     return keys.pop() if keys else None
 
 
@@ -251,24 +281,26 @@ async def _caller(request: Request, operation: str, key: str) -> Caller:
     caller = await promptly(server.db, accounts.caller_for_key, server.db, key)
     if caller is None:
         code = "BAD_REQUEST" if operation == "renderVideo" else "UNAUTHORIZED"
-        raise ApiError(code, "the API key is unknown, revoked or expired")
+        raise UnknownKey(code, "the API key is unknown, revoked or expired")
     await count_request(request, caller, operation)
     return caller
 
 
 async def count_request(request: Request, caller: Caller, operation: str, window: str = "") -> None:
-    """FORBIDDEN when the key lacks the operation's scope; else count the request against
-    the key's rate limit (the key's own, else its plan's), whose window goes into the
-    answer's X-RateLimit headers. ``window`` names another window of the key's, with the
+    """Count the request against the key's rate limit (the key's own, else its plan's),
+    whose window goes into the answer's X-RateLimit headers; then FORBIDDEN when the key
+    lacks the operation's scope. ``window`` names another window of the key's, with the
     same limit (signed URLs have theirs)."""
-    missing = caller.may(operation)
-    if missing is not None:
-        raise ApiError("FORBIDDEN", f"this API key lacks the {missing} scope that {operation} needs")
     server = server_of(request)
     per_minute = caller.rate_limit or server.plan(caller).rate_per_minute
     counted = await server.limiter.hit(f"{window}:{caller.key_id}" if window else caller.key_id, per_minute, operation)
     if counted is not None:
         request.state.rate_limit_headers = counted.headers()
+    # After the count, so that a refusal for a missing scope carries the key's X-RateLimit
+    # headers as every answer to a keyed request does (and counts as the request it is).
+    missing = caller.may(operation)
+    if missing is not None:
+        raise ApiError("FORBIDDEN", f"this API key lacks the {missing} scope that {operation} needs")
 
 
 def read_as(cls: type[T], body: Any, max_text: int) -> T:

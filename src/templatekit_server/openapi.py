@@ -512,6 +512,7 @@ def _template_paths(errors: _ErrorResponses) -> Json:
             **errors(*KEYED, "FORBIDDEN", "CONFLICT"),
         },
         parameters=[
+            _ref("parameters", "IdempotencyKey"),
             _query_flag("overwrite", "Replace a template of the same id, as a new version"),
         ],
         body=_body("Template", "The template, in the template format; `apiKey` may be one of its fields."),
@@ -532,6 +533,7 @@ def _template_paths(errors: _ErrorResponses) -> Json:
         {"200": new_version, **errors(*writing)},
         parameters=[
             template_path,
+            _ref("parameters", "IdempotencyKey"),
             _param(
                 "If-Match",
                 "header",
@@ -557,7 +559,7 @@ def _template_paths(errors: _ErrorResponses) -> Json:
         "Makes an earlier version current again, as a new version noted `reverted to version N` "
         "(needs the `templates:write` scope).",
         {"200": new_version, **errors(*writing)},
-        parameters=[template_path],
+        parameters=[template_path, _ref("parameters", "IdempotencyKey")],
         body={
             "required": True,
             "description": "The version to bring back.",
@@ -1037,9 +1039,10 @@ def _parameters() -> Json:
             "header",
             {"type": "string", "minLength": 1, "maxLength": 255},
             "Makes the request safe to retry: a repeat with the same key within 24 h gets the first answer "
-            "(images and PDFs marked `Idempotent-Replayed: true`; a video's repeat follows the same video) and "
-            "is not rendered or billed again. The same key with a different request, or while the first is "
-            "still running past the render time limit, is `CONFLICT`. 1 to 255 printable ASCII characters.",
+            "(images, PDFs and template writes marked `Idempotent-Replayed: true`; a video's repeat follows the "
+            "same video) and is not rendered, stored or billed again. The same key with a different request, "
+            "or while the first is still running past the render time limit, is `CONFLICT`. 1 to 255 "
+            "printable ASCII characters.",
         ),
         "Stream": _query_flag("stream", "Answer the video's events as a `text/event-stream`"),
     }

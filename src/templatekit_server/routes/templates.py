@@ -15,12 +15,15 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from templatekit_server import catalog
-from templatekit_server.answers import json_response, warnings_header
+from templatekit_server.answers import idempotent, json_answer, response, warnings_header
 from templatekit_server.bodies import MAX_VERSION, Created, NewVersion, RevertRequest
 from templatekit_server.db import Database
 from templatekit_server.errors import ApiError, bad_request
 from templatekit_server.inputs import Fields, authenticate, read_as, read_request
 from templatekit_server.state import server_of
+
+#: How long a repeat of a template write waits for the first, still running, to finish.
+WRITE_WAIT = 30.0
 
 
 @cache
@@ -157,12 +160,16 @@ async def upload(request: Request) -> Response:
         raise bad_request(f"request body: must be a template object (got {type(body).__name__})")
     template = {key: value for key, value in body.items() if key != "apiKey"}
     overwrite = Fields(request.query_params, server.settings.max_text_chars).flag("overwrite")
-    template_id, _, warnings = await run_in_threadpool(
-        lambda: catalog.save(
-            server.db, caller.workspace_id, template, overwrite=overwrite, actor=caller.actor, plans=server.plans
+
+    async def produce():
+        template_id, _, warnings = await run_in_threadpool(
+            lambda: catalog.save(
+                server.db, caller.workspace_id, template, overwrite=overwrite, actor=caller.actor, plans=server.plans
+            )
         )
-    )
-    return json_response(Created(id=template_id), 201, warnings_header(warnings))
+        return json_answer(Created(id=template_id), 201, warnings_header(warnings))
+
+    return response(*await idempotent(request, caller, "createTemplate", template, produce, WRITE_WAIT))
 
 
 async def listing_or_upload(request: Request) -> Response:
@@ -181,18 +188,23 @@ async def update(request: Request) -> Response:
         raise bad_request(f"id: {str(body['id'])[:80]!r} differs from the id in the path ({template_id})")
     expected = if_match(request.headers.get("if-match"))
     template = {key: value for key, value in body.items() if key != "apiKey"} | {"id": template_id}
-    _, version, warnings = await run_in_threadpool(
-        lambda: catalog.save(
-            server.db,
-            caller.workspace_id,
-            template,
-            existing=True,
-            expected=expected,
-            actor=caller.actor,
-            plans=server.plans,
+
+    async def produce():
+        _, version, warnings = await run_in_threadpool(
+            lambda: catalog.save(
+                server.db,
+                caller.workspace_id,
+                template,
+                existing=True,
+                expected=expected,
+                actor=caller.actor,
+                plans=server.plans,
+            )
         )
-    )
-    return json_response(NewVersion(id=template_id, version=version), headers=warnings_header(warnings))
+        return json_answer(NewVersion(id=template_id, version=version), headers=warnings_header(warnings))
+
+    operation = f"updateTemplate:{template_id}:{expected}"  # the path and If-Match make the request too
+    return response(*await idempotent(request, caller, operation, template, produce, WRITE_WAIT))
 
 
 def if_match(value: str | None) -> int | None:
@@ -216,10 +228,16 @@ async def revert(request: Request) -> Response:
     caller, body = await read_request(request, "revertTemplate")
     template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
     version = read_as(RevertRequest, body, server.settings.max_text_chars).version
-    new_version = await run_in_threadpool(
-        catalog.revert, server.db, caller.workspace_id, template_id, version, caller.actor, server.plans
+
+    async def produce():
+        new_version = await run_in_threadpool(
+            catalog.revert, server.db, caller.workspace_id, template_id, version, caller.actor, server.plans
+        )
+        return json_answer(NewVersion(id=template_id, version=new_version))
+
+    return response(
+        *await idempotent(request, caller, f"revertTemplate:{template_id}", {"version": version}, produce, WRITE_WAIT)
     )
-    return json_response(NewVersion(id=template_id, version=new_version))
 
 
 async def delete(request: Request) -> Response:
