@@ -19,6 +19,7 @@ from templatekit_server.answers import idempotent, json_answer, response, warnin
 from templatekit_server.bodies import MAX_VERSION, Created, NewVersion, RevertRequest
 from templatekit_server.db import Database
 from templatekit_server.errors import ApiError, bad_request
+from templatekit_server.idempotency import Answer
 from templatekit_server.inputs import Fields, authenticate, read_as, read_request
 from templatekit_server.state import server_of
 
@@ -161,7 +162,7 @@ async def upload(request: Request) -> Response:
     template = {key: value for key, value in body.items() if key != "apiKey"}
     overwrite = Fields(request.query_params, server.settings.max_text_chars).flag("overwrite")
 
-    async def produce():
+    async def produce() -> Answer:
         template_id, _, warnings = await run_in_threadpool(
             lambda: catalog.save(
                 server.db, caller.workspace_id, template, overwrite=overwrite, actor=caller.actor, plans=server.plans
@@ -189,7 +190,7 @@ async def update(request: Request) -> Response:
     expected = if_match(request.headers.get("if-match"))
     template = {key: value for key, value in body.items() if key != "apiKey"} | {"id": template_id}
 
-    async def produce():
+    async def produce() -> Answer:
         _, version, warnings = await run_in_threadpool(
             lambda: catalog.save(
                 server.db,
@@ -229,7 +230,7 @@ async def revert(request: Request) -> Response:
     template_id = catalog.checked_template_id(request.path_params["template_id"], "id")
     version = read_as(RevertRequest, body, server.settings.max_text_chars).version
 
-    async def produce():
+    async def produce() -> Answer:
         new_version = await run_in_threadpool(
             catalog.revert, server.db, caller.workspace_id, template_id, version, caller.actor, server.plans
         )
