@@ -16,6 +16,7 @@ import pytest
 from PIL import ImageChops, ImageStat
 
 import templatekit as tk
+from templatekit.layout.charts.canvas import Canvas
 from templatekit.layout.charts.pie import _percents
 from templatekit.layout.charts.style import AXIS, GRID, OTHER, PALETTE, Metrics
 from templatekit.numbers import MINUS, FormatError, NumberFormat, auto_format, nice_ticks
@@ -653,6 +654,26 @@ def test_a_row_of_category_labels_wraps_all_alike():
     items, _ = drawn(chart("bar", short))
     bottom, left = max(m.bounds()[3] for m in marks(items)), min(m.bounds()[0] for m in marks(items))
     assert [len(ys) for ys in category_lines(items, bottom, left).values()] == [1, 1, 1]  # all fit: none wraps
+
+
+def test_a_long_category_label_is_balanced_with_few_measures(monkeypatch):
+    """A label is balanced over two lines at the split of its words where both are
+    narrowest, found by halving: measuring every split of a label of thousands of words
+    (20,000 characters are allowed) took minutes."""
+    calls = 0
+    width_of = Canvas.width_of
+
+    def counted(self: Canvas, text: str, style: object) -> float:
+        nonlocal calls
+        calls += 1
+        return width_of(self, text, style)
+
+    monkeypatch.setattr(Canvas, "width_of", counted)
+    label = ("Lorem ipsum dolor sit amet " * 40).strip()  # 200 words
+    chart_layer = layer("chart", "c", width=300, height=120, rows=[{"label": label, "value": 1}])
+    rendered = tk.render_image(template(chart_layer))
+    assert calls < 60, f"{calls} measures for one label of 200 words"
+    assert rendered.warnings == ("layer 'c': 1 category label(s) shortened to fit: 'Lorem ipsum dolor sit amet Lo…'",)
 
 
 @pytest.mark.parametrize("kind", ["bar", "horizontalBar", "line", "area", "scatter"])
