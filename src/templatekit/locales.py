@@ -120,11 +120,12 @@ def formatted(value: str, how: ValueFormat, default_locale: str) -> str | None:
     number, or an ISO 8601 date)."""
     locale = how.locale or default_locale
     if how.style in ("date", "datetime"):
-        moment = _moment(value)
-        if moment is None:
+        found = _moment(value)
+        if found is None:
             return None
+        moment, zone = found
         with _FORMATTING:
-            return str(_date_format(how.style, how.date, locale).format(moment))
+            return str(_date_format(how.style, how.date, locale, zone).format(moment))
     number = _number(value)
     if number is None:
         return None
@@ -140,15 +141,23 @@ def _number(value: str) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _moment(value: str) -> float | None:
-    """An ISO 8601 date or date and time as seconds since 1970 (PyICU's dates), its wall
-    time as written: it is written in UTC, so that a date and an hour stay those given,
-    whatever zone they name."""
+def _moment(value: str) -> tuple[float, str | None] | None:
+    """An ISO 8601 date or date and time as seconds since 1970 (PyICU's dates) and the
+    zone it is written in: its offset as ICU names one (``GMT-05:00``), so that it is
+    shown at the wall time written and a long format names that offset; None for a time
+    with no offset, which is shown at its wall time and names no zone."""
     try:
         moment = datetime.datetime.fromisoformat(value.strip())
     except ValueError:
         return None
-    return moment.replace(tzinfo=datetime.UTC).timestamp()
+    offset = moment.utcoffset()
+    if offset is None:
+        return moment.replace(tzinfo=datetime.UTC).timestamp(), None
+    minutes = round(offset.total_seconds() / 60)
+    if minutes == 0:
+        return moment.timestamp(), "UTC"
+    sign = "-" if minutes < 0 else "+"
+    return moment.timestamp(), f"GMT{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
 
 
 @lru_cache(maxsize=256)  # locales and currencies come from the templates of every tenant
@@ -170,11 +179,14 @@ def _number_format(style: str, locale: str, currency: str | None, decimals: int 
 
 
 @lru_cache(maxsize=256)
-def _date_format(style: str, length: str, locale: str) -> Any:
+def _date_format(style: str, length: str, locale: str, zone: str | None) -> Any:
+    """ICU's format; a time with no zone is at most "medium" (a longer one names its
+    zone, and it has none to name)."""
     where = icu.Locale.forLanguageTag(locale)
     if style == "date":
         date_format = icu.DateFormat.createDateInstance(DATE_STYLES[length], where)
     else:
-        date_format = icu.DateFormat.createDateTimeInstance(DATE_STYLES[length], DATE_STYLES[length], where)
-    date_format.setTimeZone(icu.TimeZone.createTimeZone("UTC"))
+        time_length = length if zone is not None or length in ("short", "medium") else "medium"
+        date_format = icu.DateFormat.createDateTimeInstance(DATE_STYLES[length], DATE_STYLES[time_length], where)
+    date_format.setTimeZone(icu.TimeZone.createTimeZone(zone or "UTC"))
     return date_format

@@ -18,6 +18,7 @@ from templatekit.pipeline import resolve
 from tests.conftest import layer, template
 
 NBSP = "\u00a0"
+NNBSP = "\u202f"  # ICU's space before AM and PM
 
 
 def priced(text: str, **format_fields: Any) -> dict[str, Any]:
@@ -50,6 +51,25 @@ def test_a_csv_cell_is_formatted_as_the_template_says(tmp_path: Path):
         ("2026-11-26", {"style": "date", "date": "long"}, "ja-JP", "2026年11月26日"),
         ("2026-11-26", {"style": "date", "date": "full"}, "en-US", "Thursday, November 26, 2026"),
         ("2026-11-26T14:30:00+01:00", {"style": "datetime", "date": "short"}, "en-GB", "26/11/2026, 14:30"),
+        # a long time names the zone it was written in, and a time written with none names none
+        (
+            "2026-11-26T14:30:00-05:00",
+            {"style": "datetime", "date": "long"},
+            "en-US",
+            f"November 26, 2026 at 2:30:00{NNBSP}PM GMT-5",
+        ),
+        (
+            "2026-11-26T14:30:00Z",
+            {"style": "datetime", "date": "long"},
+            "en-US",
+            f"November 26, 2026 at 2:30:00{NNBSP}PM UTC",
+        ),
+        (
+            "2026-11-26T14:30:00",
+            {"style": "datetime", "date": "full"},
+            "de-DE",
+            "Donnerstag, 26. November 2026 um 14:30:00",
+        ),
         ("0.256", {"style": "percent", "decimals": 1}, "fr-FR", f"25,6{NBSP}%"),
         ("-1234567.891", {"decimals": 2}, "hi-IN", "-12,34,567.89"),
         ("1234.5", {"style": "currency", "currency": "JPY"}, "en-US", "¥1,235"),
