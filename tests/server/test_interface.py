@@ -53,7 +53,7 @@ def test_null_in_an_optional_field_means_not_set(client, live, account):
             [{"name": "grid", "rows": ["x"]}],
             "rows (layer 'grid'): [0]: a row must be an object of column keys and cells",
         ),
-        ([{"name": "grid", "columns": [{"key": "a"}]}], "columns (layer 'grid'): [0].header: is required"),
+        ([{"name": "grid", "columns": [{"header": "A"}]}], "columns (layer 'grid'): [0].key: is required"),
         ([{"name": "facts", "rows": [{"key": "Issued"}]}], "rows (layer 'facts'): [0].value: is required"),
     ],
 )

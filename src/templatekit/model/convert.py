@@ -285,7 +285,7 @@ def _column(value: Any, _: Any) -> Column:
     if isinstance(value, str):
         return Column(key=value, header=value)
     if not isinstance(value, dict):
-        raise ValueError(f"a column must be its key, or an object with key and header (got {shown_value(value)})")
+        raise ValueError(f"a column must be its key, or an object with a key (got {shown_value(value)})")
     return _column_object(value, Column)
 
 

@@ -571,7 +571,7 @@ class StarLayer(Layer):
 @frozen(kw_only=True)
 class Column:
     key: str = field(check=NAME)
-    header: str = _text(attrs.NOTHING)
+    header: str | None = _text(None)  # none: its key
     align: Literal["left", "center", "right"] | None = None
     width: Length | None = None
     format: ValueFormat | None = None  # the column's values written as this says

@@ -122,6 +122,14 @@ def test_columns_come_from_the_rows_when_not_given():
     assert ctx.warnings == []
 
 
+def test_a_column_object_without_a_header_is_headed_by_its_key():
+    ages = people("age")
+    spec = layer("table", "t", width=400, height=300, rows=ages, columns=[{"key": "age", "align": "right"}])
+    assert tk.load_template(template(spec), strict=True).layers[0].columns[0].header is None
+    items, ctx = lay_out(rows=ages, columns=[{"key": "age", "align": "right"}])
+    assert "age" in runs(items) and ctx.warnings == []
+
+
 def test_numbers_right_align_and_other_cells_left_align():
     items, _ = lay_out(columns=["name", "age"])
     geometry = table.table_rows_layout(table_layer(columns=["name", "age"]), BOOK)
