@@ -21,6 +21,9 @@ from attrs import evolve, frozen
 
 _SPEC = re.compile(r"(?P<comma>,)?(?:\.(?P<precision>\d+))?(?P<kind>[fd%s])?")
 _CURRENCY = "$€£¥₹₩₽₺₪¢₫฿₴₦"
+#: A spec among words, which are kept as written: one with a grouping comma or a
+#: precision, not touching a letter, digit or mark of another (the "s" of "units" is no spec)
+_SPEC_IN_TEXT = re.compile(r"(?<![A-Za-z\d.,])(?:,?\.\d+[fd%s]?|,[fd%s]?)(?![A-Za-z\d.])")
 MINUS = "\u2212"
 _SI = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
 #: Values nearer zero than this are zero to an axis (a step a fifth of theirs would
@@ -61,8 +64,14 @@ class NumberFormat:
         while spec and spec[0] in _CURRENCY:
             prefix, spec = prefix + spec[0], spec[1:]
         parsed = _SPEC.fullmatch(spec)
+        inside = None if parsed is not None or "{" in text else _SPEC_IN_TEXT.search(text)
+        if inside is not None:  # words around the spec: ',.0f kg', 'USD ,.2f'
+            prefix, suffix = text[: inside.start()], text[inside.end() :]
+            parsed = _SPEC.fullmatch(inside.group())
         if parsed is None:
-            raise FormatError(f"{text!r}: the spec is [,][.N][f|d|%|s], e.g. ',.2f', '.0%', '$,.0f' or '.3s'")
+            raise FormatError(
+                f"{text!r}: the spec is [,][.N][f|d|%|s], e.g. ',.2f', '.0%', '$,.0f', '.3s' or ',.1f kg'"
+            )
         precision = parsed["precision"]
         return cls(prefix, suffix, bool(parsed["comma"]), int(precision) if precision else None, parsed["kind"] or "f")
 

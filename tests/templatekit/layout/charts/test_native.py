@@ -149,13 +149,18 @@ def test_nice_ticks_are_round_cover_the_data_and_come_near_the_intervals_asked(l
         ("{,.1f} kg", 12345.67, "12,345.7 kg"),
         ("d", 12.6, "13"),
         (",", 1234.5, "1,235"),  # halves round away from zero
+        # words around a spec are kept as written
+        (",.0f kg", 12345.67, "12,346 kg"),
+        ("€ ,.1f", -2.25, f"{MINUS}€ 2.3"),
+        ("USD ,.2f", 7, "USD 7.00"),
+        (",.0f%", 40, "40%"),
     ],
 )
 def test_value_formats(spec, value, text):
     assert NumberFormat.parse(spec)(value) == text
 
 
-@pytest.mark.parametrize("spec", ["x", "$,.2q", "{,.1f", "{a}{b}", ".f2"])
+@pytest.mark.parametrize("spec", ["x", "$,.2q", "{,.1f", "{a}{b}", ".f2", "units", "kg,.x"])
 def test_a_value_format_the_language_does_not_have_is_refused(spec):
     with pytest.raises(FormatError, match="spec"):
         NumberFormat.parse(spec)
