@@ -8,6 +8,7 @@ GB 2312, Big5 (level 1) and JIS X 0208 with kana and CJK punctuation, which keep
 a few megabytes each. The colour emoji font is Noto Color Emoji in its COLRv1 (vector)
 form, which Debian does not package; it comes from the npm package of Fontsource, which
 redistributes Google Fonts' build under the same licence (OFL).
+``python scripts/vendor_fonts.py cjk`` rebuilds the CJK subsets alone.
 """
 
 from __future__ import annotations
@@ -62,7 +63,16 @@ FACES: dict[str, list[tuple[str, str]]] = {
 }
 
 HANGUL = [(0x1100, 0x11FF), (0x3130, 0x318F), (0xA960, 0xA97F), (0xAC00, 0xD7A3), (0xD7B0, 0xD7FF), (0xFFA0, 0xFFDC)]
-CJK_COMMON = [(0x3000, 0x30FF), (0x31F0, 0x31FF), (0x3200, 0x33FF), (0xFE30, 0xFE4F), (0xFF00, 0xFF9F)]
+# CJK punctuation, kana, Bopomofo, enclosed letters, and the full- and half-width forms
+# (ICU writes ja-JP yen as U+FFE5)
+CJK_COMMON = [
+    (0x3000, 0x30FF),
+    (0x3100, 0x312F),
+    (0x31F0, 0x31FF),
+    (0x3200, 0x33FF),
+    (0xFE30, 0xFE4F),
+    (0xFF00, 0xFFEF),
+]
 # face index in NotoSansCJK-*.ttc (0 JP, 1 KR, 2 SC, 3 TC, 4 HK) -> (file name stem, what it keeps)
 CJK_SUBSETS = {1: ("NotoSansCJKKR", "hangul"), 2: ("NotoSansCJKSC", "han")}
 
@@ -111,7 +121,26 @@ def vendor_emoji(work: Path, licences: Path) -> None:
     shutil.copyfile(package / "LICENSE", licences / "noto-color-emoji.txt")
 
 
+def vendor_cjk(work: Path, licences: Path) -> None:
+    """Noto Sans CJK, subset to the Han of everyday Chinese and Japanese and to Hangul."""
+    root = unpack("fonts-noto-cjk", work)
+    kept = {
+        "hangul": {c for a, b in HANGUL for c in range(a, b + 1)},
+        "han": han_characters() | {c for a, b in CJK_COMMON for c in range(a, b + 1)},
+    }
+    for index, (stem, what) in CJK_SUBSETS.items():
+        characters = kept[what]
+        for weight in ("Regular", "Bold"):
+            subset_cjk(root / CJK / f"NotoSansCJK-{weight}.ttc", index, characters, DEST / f"{stem}-{weight}.otf")
+    shutil.copyfile(root / "usr/share/doc/fonts-noto-cjk/copyright", licences / "fonts-noto-cjk.txt")
+    print(f"fonts-noto-cjk: {len(CJK_SUBSETS) * 2} subsets")
+
+
 def main() -> int:
+    if sys.argv[1:] == ["cjk"]:  # the CJK subsets alone, the other faces as they are
+        with tempfile.TemporaryDirectory() as tmp:
+            vendor_cjk(Path(tmp), DEST / "licences")
+        return 0
     for old in DEST.glob("*.[ot]t[fc]"):
         old.unlink()
     licences = DEST / "licences"
@@ -125,17 +154,7 @@ def main() -> int:
                 shutil.copyfile(root / inner, DEST / name)
             shutil.copyfile(root / f"usr/share/doc/{package}/copyright", licences / f"{package}.txt")
             print(f"{package}: {len(faces)} faces")
-        root = unpack("fonts-noto-cjk", work)
-        kept = {
-            "hangul": {c for a, b in HANGUL for c in range(a, b + 1)},
-            "han": han_characters() | {c for a, b in CJK_COMMON for c in range(a, b + 1)},
-        }
-        for index, (stem, what) in CJK_SUBSETS.items():
-            characters = kept[what]
-            for weight in ("Regular", "Bold"):
-                subset_cjk(root / CJK / f"NotoSansCJK-{weight}.ttc", index, characters, DEST / f"{stem}-{weight}.otf")
-        shutil.copyfile(root / "usr/share/doc/fonts-noto-cjk/copyright", licences / "fonts-noto-cjk.txt")
-        print(f"fonts-noto-cjk: {len(CJK_SUBSETS) * 2} subsets")
+        vendor_cjk(work, licences)
         vendor_emoji(work, licences)
         print("noto-color-emoji: COLRv1")
     return 0

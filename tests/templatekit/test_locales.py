@@ -79,6 +79,15 @@ def test_values_are_written_as_the_locale_writes_them(value, how, locale, writte
     assert formatted(value, ValueFormat(**how), locale) == written
 
 
+@pytest.mark.parametrize("locale", ["ja-JP", "zh-CN", "ko-KR"])
+def test_a_price_in_an_east_asian_locale_has_every_glyph(locale):
+    """ICU writes ja-JP yen with the full-width sign (U+FFE5): the bundled faces draw it."""
+    price = layer("text", "price", width=300, height=60, text="1234.5",
+                  format={"style": "currency", "currency": "JPY", "locale": locale})  # fmt: skip
+    rendered = tk.render_image(template(price, width=300, height=60))
+    assert rendered.warnings == ()
+
+
 def test_text_that_is_not_a_value_is_drawn_as_given_with_a_warning_naming_the_layer():
     result = tk.render_pdf(priced("on request"))
     assert "on request" in pdf_text(result.data)
