@@ -130,6 +130,16 @@ def _sizing(layer: AnyLayer) -> tuple[str, str, str | None]:
     return layer.width_sizing, layer.height_sizing, getattr(layer, "layout", None)
 
 
+def _ignored_rating(value: Any) -> str | None:
+    """Why a star rating is ignored, if it is: 0 or an empty text (a form field left
+    empty, or at 0, does not clear the template's rating)."""
+    if value in (0, "0"):
+        return "a rating of 0 is ignored"
+    if isinstance(value, str) and not value.strip():
+        return "an empty rating is ignored"
+    return None
+
+
 def _apply_one(layer: AnyLayer, mod: Modification, where: str, warnings: list[str]) -> AnyLayer:
     if isinstance(layer, UnknownLayer):
         warnings.append(f"{where}: layer {mod.name!r} is of a kind this version does not know; ignored")
@@ -144,8 +154,9 @@ def _apply_one(layer: AnyLayer, mod: Modification, where: str, warnings: list[st
             shown = (key if len(key) <= 40 else f"{key[:39]}…") if key else "(plain value)"
             warnings.append(f"{where}.{shown}: layer {mod.name!r} ({layer.kind}) has no such field; ignored")
             continue
-        if layer.TYPE == "star" and key == "star" and value in (0, "0"):
-            warnings.append(f"{where}.star: a rating of 0 is ignored")
+        ignored = _ignored_rating(value) if layer.TYPE == "star" and key == "star" else None
+        if ignored is not None:
+            warnings.append(f"{where}.star: {ignored}")
             continue
         name, field_type = attribute
         if key in ("width", "height"):  # a number is the size; "hug" or "fill" a way to size it

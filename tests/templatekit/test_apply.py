@@ -85,6 +85,7 @@ def test_fields_that_do_not_fit_and_star_zero_are_warnings():
             {"name": "title", "src": "x.png", "color": "#f00"},
             {"name": "rating", "star": 0},
             {"name": "photo", "type": "text"},
+            {"name": "rating", "star": ""},
         ],
     )
     assert result.template.layer("title").color.hex == "#ff0000"
@@ -93,6 +94,7 @@ def test_fields_that_do_not_fit_and_star_zero_are_warnings():
         "modifications[0].src: layer 'title' (text) has no such field; ignored",
         "modifications[1].star: a rating of 0 is ignored",
         "modifications[2].type: layer 'photo' (image) has no such field; ignored",
+        "modifications[3].star: an empty rating is ignored",
     )
 
 
