@@ -215,7 +215,9 @@ class FrameMaker:
     """Paints the frames of a laid-out video template. With ``even`` (as H.264 and VP9
     in yuv420p need), the frame is the canvas made even, the canvas's last column or row
     repeated into the one added. Frames are opaque, over black, unless ``transparent``:
-    then they keep the alpha of the template's background and layers."""
+    then they keep the alpha of the template's background and layers, unless the bottom
+    plate (the background and the still layers under everything that moves) covers the
+    canvas, which leaves nothing to see through."""
 
     def __init__(self, template: Template, ctx: LayoutContext, transparent: bool = False, even: bool = True) -> None:
         assert template.video is not None
@@ -278,7 +280,7 @@ class FrameMaker:
         budget.ask(canvas_needs(plate, 1.0))
         image = paint(plate)
         if bottom and self.transparent and image.getchannel("A").getextrema()[0] == 255:
-            self.transparent = False  # an opaque picture background: the frames are opaque
+            self.transparent = False  # nothing to see through: the frames are opaque
         if bottom and self.transparent:
             self._stack.append(picture(image, 0, 0, 1.0, "plate:bottom"))
             return

@@ -18,7 +18,6 @@ from templatekit.errors import AssetError
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import VideoLayer
 from templatekit.model.template import Template
-from templatekit.model.values import Color, Gradient
 from templatekit.outputs.motion import MotionFormat, frame_rate
 from templatekit.scene.memory import image_bytes
 from templatekit.video.animated import GifWriter, WebpWriter, palette_moments
@@ -59,18 +58,6 @@ def frame_count(template: Template, fps: int) -> int:
     return template.video.frame_count(fps)
 
 
-def transparent(template: Template) -> bool:
-    """Whether the template's frames may have see-through pixels to keep: its background is
-    none, a colour or gradient that is not opaque, or a picture (``FrameMaker`` looks at
-    its pixels)."""
-    background = template.background
-    if isinstance(background, Color):
-        return background.a < 255
-    if isinstance(background, Gradient):
-        return background.from_.a < 255 or background.to.a < 255
-    return True
-
-
 def write_video(
     template: Template,
     ctx: LayoutContext,
@@ -82,7 +69,7 @@ def write_video(
     assert template.video is not None
     fps = frame_rate(template.video, output)
     total = frame_count(template, fps)
-    maker = FrameMaker(template, ctx, transparent=output.alpha and transparent(template), even=output.even_sides)
+    maker = FrameMaker(template, ctx, transparent=output.alpha, even=output.even_sides)
     ctx.warnings.extend(maker.timeline.unseen(template.layers))
     try:
         in_flight = AHEAD + PAINTERS + 1  # painted ahead of the encoder, being painted, being encoded

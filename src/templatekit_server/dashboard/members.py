@@ -84,11 +84,11 @@ async def change(request: Request) -> Response:
     if people.role_in(here.server.db, user_id, here.workspace_id) is None or action not in ("role", "remove"):
         raise HTTPException(404, "no such member")
     role = str(form.get("role", ""))
-    try:
-        if action == "role":
+    if action == "role":
+        try:
             people.checked_role(role)
-    except AccountError as exc:  # a value the form cannot give: a bad request, not a conflict
-        return _members_page(here, 400, message=str(exc))
+        except AccountError as exc:  # a value the form cannot give: a bad request, not a conflict
+            return _members_page(here, 400, message=str(exc))
     try:
         if action == "role":
             people.add_member(here.server.db, here.workspace_id, user_id, role, here.actor)
