@@ -16,6 +16,7 @@ import icu
 from templatekit.cache import BoundedCache
 from templatekit.model.layers import TableLayer, TextLayer, ValueFormat, replaced_layers, walk_layers
 from templatekit.model.template import Template
+from templatekit.model.values import cell_text
 
 #: ICU's formats are shared (made once each) and are not for two threads at once.
 _FORMATTING = threading.Lock()
@@ -81,8 +82,6 @@ def _written(layer: TextLayer | TableLayer, locale: str) -> tuple[Any, tuple[str
 def _formatted_table(layer: TableLayer, locale: str, warnings: list[str]) -> TableLayer:
     """The table with the values of its formatted columns written out; a column of
     numbers keeps its numbers' alignment (right)."""
-    from templatekit.layout.table import cell_text  # tables only (start-up time)
-
     rows = [dict(row) for row in layer.rows]
     columns = []
     for column in layer.columns:

@@ -19,7 +19,7 @@ from attrs import evolve, frozen
 from templatekit.cache import memoized
 from templatekit.layout.context import LayoutContext
 from templatekit.model.layers import CellValue, Column, TableLayer
-from templatekit.model.values import Color
+from templatekit.model.values import Color, cell_text
 from templatekit.scene import Clip, Group, Item, Rect
 from templatekit.text.fonts import FontBook
 from templatekit.text.typeset import TextBlock, TextStyle, place, typeset
@@ -106,17 +106,6 @@ def palette(layer: TableLayer) -> Palette:
 
 
 # ------------------------------------------------------------------ cells
-
-
-def cell_text(value: CellValue) -> str:
-    """How a cell value reads: integral floats without ".0", booleans as Yes/No."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "Yes" if value else "No"
-    if isinstance(value, float):
-        return str(int(value)) if value.is_integer() else repr(value)
-    return str(value)
 
 
 def _is_number(value: CellValue) -> bool:

@@ -34,7 +34,17 @@ from templatekit.model.layers import (
     UnknownLayer,
 )
 from templatekit.model.template import BackgroundImage, Template
-from templatekit.model.values import Color, Gradient, Insets, Length, Source, number_text
+from templatekit.model.values import (
+    CellText,
+    Color,
+    Gradient,
+    Insets,
+    Length,
+    Source,
+    cell_text,
+    number_as_text,
+    number_text,
+)
 
 Path_ = tuple[str | int, ...]
 
@@ -138,8 +148,16 @@ def _str(value: Any, _: type) -> str:
     if isinstance(value, str):
         return _unicode(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return format(value, "g") if isinstance(value, float) else str(value)
+        return number_as_text(value)
     raise ValueError(f"must be a string (got {shown_value(value)})")
+
+
+def _cell_text(value: Any, _: type) -> str:
+    if isinstance(value, str):
+        return _unicode(value)
+    if value is None or isinstance(value, (int, float, bool)):
+        return cell_text(value)
+    raise ValueError(f"must be a string, number, boolean or null (got {shown_value(value)})")
 
 
 def _source(value: Any, _: type) -> str:
@@ -345,6 +363,7 @@ def _make_converter() -> Converter:
     conv.register_structure_hook(bool, _bool)
     conv.register_structure_hook(str, _str)
     conv.register_structure_hook(Source, _source)
+    conv.register_structure_hook(CellText, _cell_text)
     conv.register_structure_hook(Color, _color)
     conv.register_unstructure_hook(Color, lambda c: c.hex)
     conv.register_structure_hook(Insets, lambda v, _: Insets.parse(_insets_input(v)))

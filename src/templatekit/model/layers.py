@@ -43,7 +43,7 @@ from templatekit.model.checks import (
 from templatekit.model.easing import control_points
 from templatekit.model.legibility import scan_problem
 from templatekit.model.markup import MarkupError
-from templatekit.model.values import Color, Gradient, Insets, Length, Source
+from templatekit.model.values import CellText, Color, Gradient, Insets, Length, Source
 from templatekit.numbers import FormatError, NumberFormat
 
 MAX_SPANS = 1_000
@@ -682,7 +682,7 @@ class StyleOverride:
 @frozen(kw_only=True)
 class KeyValueRow:
     key: str = _text(attrs.NOTHING)
-    value: str = _text(attrs.NOTHING)
+    value: CellText = _text(attrs.NOTHING)
     value_color: Color | None = None
     value_style: StyleOverride | None = None
     key_style: StyleOverride | None = None

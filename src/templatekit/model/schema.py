@@ -21,7 +21,7 @@ from templatekit.model.checks import MAX_NAME, MAX_TEXT, schema_of
 from templatekit.model.convert import converter, ignores_extra_fields, json_name
 from templatekit.model.layers import LAYER_KINDS, AnyLayer, CellValue, Column, PlotlyFigure
 from templatekit.model.template import Template
-from templatekit.model.values import MAX_VALUE_TEXT, Color, Insets, Length, Source
+from templatekit.model.values import MAX_VALUE_TEXT, CellText, Color, Insets, Length, Source
 
 Json = dict[str, Any]
 
@@ -49,6 +49,11 @@ _SPECIAL: dict[Any, Json] = {
     Insets: {
         "description": "Space inside the box in px, 0 or more: one number, or 2 or 4 in CSS order.",
         "anyOf": [_SPACE, {"type": "array", "items": _SPACE, "minItems": 1, "maxItems": 4}],
+    },
+    CellText: {
+        "type": ["string", "number", "boolean", "null"],
+        "description": "Text; a number, true/false (Yes/No) or null (nothing) is written as a table cell writes it.",
+        "x-control": "text",
     },
     Source: {
         "type": "string",

@@ -6,7 +6,9 @@ see a colour string.
 
 from __future__ import annotations
 
+import math
 import re
+from decimal import Decimal
 from typing import ClassVar, Literal, NewType
 
 from attrs import frozen
@@ -17,6 +19,10 @@ from templatekit.model.checks import too_long
 Source = NewType("Source", str)
 """Where a file comes from: a URL, a data URI, or a path relative to the template. Only
 text is a source (a number is not coerced to text, as it is in text fields)."""
+
+CellText = NewType("CellText", str)
+"""A text that may be sent as a number, a boolean or null, written as a table's cell
+writes it (a key-value row's value)."""
 
 _HEX = re.compile(r"#([0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
 #: The most characters of a colour or a length written as text: room for any CSS
@@ -84,6 +90,32 @@ class Color:
 
 
 Color.TRANSPARENT = Color(0, 0, 0, 0)
+
+
+def number_as_text(value: float) -> str:
+    """A JSON number as JavaScript's ``String(n)`` writes it, which is what a client that
+    sent it expects to see: the shortest digits that read back as the same number,
+    positional from 1e-6 up to 1e21 (1234567.5, not Python's "g" 1.23457e+06), integral
+    floats without ".0"; an integer with all its digits."""
+    if isinstance(value, int) or not math.isfinite(value):
+        return str(value)
+    if value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    if 1e-6 <= abs(value) < 1e21:
+        return format(Decimal(repr(value)), "f")
+    return repr(value)
+
+
+def cell_text(value: str | float | bool | None) -> str:
+    """How a table cell's value reads: null as nothing, booleans as Yes/No, numbers as
+    ``number_as_text``."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    if isinstance(value, (int, float)):
+        return number_as_text(value)
+    return value
 
 
 #: A number written as text, as JSON writes one (no "1_000", no digits of other scripts).

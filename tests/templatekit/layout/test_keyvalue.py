@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import templatekit as tk
@@ -185,3 +187,16 @@ def test_painted_divider_and_value_colour():
     value = by_text(lay(rows, size=24)[0])["$120.00"]
     ink = image.crop((int(value.x), int(value.y - 18), int(value.x + value.width), int(value.y)))
     assert (220, 38, 38) in {pixel for _, pixel in ink.getcolors(4096)}
+
+
+def test_a_value_sent_as_a_number_boolean_or_null_reads_as_a_table_cell_does():
+    rows = [{"key": "Paid", "value": True}, {"key": "Due", "value": None}, {"key": "Total", "value": 1234567.5}]
+    items, warnings = lay(rows=rows)
+    assert warnings == []
+    assert [run.text for run in runs(items)] == ["Paid", "Yes", "Due", "Total", "1234567.5"]
+
+
+def test_a_value_that_is_no_text_is_refused_by_its_field():
+    message = "layers[0].rows[0].value: must be a string, number, boolean or null"
+    with pytest.raises(tk.TemplateError, match=re.escape(message)):
+        lay(rows=[{"key": "Paid", "value": {"yes": 1}}])

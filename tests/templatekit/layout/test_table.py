@@ -8,7 +8,7 @@ import pytest
 import templatekit as tk
 from templatekit.layout import table
 from templatekit.layout.context import LayoutContext
-from templatekit.model.values import Color
+from templatekit.model.values import Color, cell_text
 from templatekit.scene import GlyphRun, Group, Rect
 from templatekit.text.fonts import FontBook
 from tests.conftest import decode, layer, template
@@ -156,10 +156,25 @@ def test_column_align_overrides_cells_and_header():
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [("x", "x"), (3, "3"), (1.0, "1"), (2.50, "2.5"), (-0.125, "-0.125"), (True, "Yes"), (False, "No"), (None, "")],
+    [
+        ("x", "x"),
+        (3, "3"),
+        (1.0, "1"),
+        (2.50, "2.5"),
+        (-0.125, "-0.125"),
+        (True, "Yes"),
+        (False, "No"),
+        (None, ""),
+        (1234567.5, "1234567.5"),
+        (1e16, "10000000000000000"),
+        (0.000125, "0.000125"),
+        (5e-7, "5e-07"),
+        (1e21, "1e+21"),
+    ],
 )
 def test_cell_values_read_naturally(value, text):
-    assert table.cell_text(value) == text
+    """Numbers as JavaScript's String(n) writes them: what a client that sent them expects."""
+    assert cell_text(value) == text
 
 
 def test_booleans_are_not_numbers():

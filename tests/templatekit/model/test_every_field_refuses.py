@@ -41,6 +41,8 @@ def types_of(option: Json) -> set[str]:
     if "enum" in option or "const" in option:
         return {"enum"} | {"null" if v is None else "string" for v in option.get("enum", [option.get("const")])}
     kind = option.get("type")
+    if isinstance(kind, list):
+        return set(kind)
     if kind is None:
         return {"object"} if "properties" in option else set(OF_TYPE)
     return {kind, "number"} if kind == "integer" else {kind}

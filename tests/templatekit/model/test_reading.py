@@ -291,3 +291,10 @@ def test_a_number_given_as_text_is_written_as_json_writes_numbers(text):
     with pytest.raises(tk.TemplateError, match=re.escape(f"layers[0].size: must be a number (got {text!r})")):
         tk.load_template(data)
     assert tk.load_template(template(layer("text", "title", text="Hi", size=" 1e1 "))).layers[0].size == 10
+
+
+@pytest.mark.parametrize(("number", "text"), [(1234567.5, "1234567.5"), (12.0, "12"), (1e16, "10000000000000000")])
+def test_a_number_sent_as_text_reads_as_the_client_wrote_it(number, text):
+    """Python's "g" format made 1234567.5 "1.23457e+06": digits lost from a price or an id."""
+    applied = tk.apply(template(layer("text", "title", text="Hi")), [{"name": "title", "text": number}])
+    assert applied.template.layers[0].text == text

@@ -80,6 +80,7 @@ export class Forms {
     if (control === "color") return this.color(shown, set, name);
     if (control === "font") return this.font(value, schema.default, set, name);
     if (control === "source") return this.source(value, set, name);
+    if (control === "text") return this.text(one, value, schema.default, set, name);
     if (one.enum) return this.enumeration(one.enum, shown, set, name);
     if (one.const !== undefined) return el("code", { textContent: String(one.const) });
     switch (one.type) {
