@@ -71,6 +71,8 @@ def _arranged_alone(layer: FrameLayer, ctx: LayoutContext) -> AnyLayer:
             if not _hold_minimums(tree.minimums):
                 break
             root.calculate_layout()
+        if _share_wrapped_lines(tree.minimums):
+            root.calculate_layout()
         for _ in tree.min_heights:  # a layer a pass, at most
             if not _hold_min_heights(tree.min_heights, ctx):
                 break
@@ -101,9 +103,9 @@ class _Tree:
         self.measured: list[Any] = []
         self.absolute_hugs: list[tuple[Any, FrameLayer]] = []
         #: layers of rows that may shrink: their minimum widths, whether they fill a row
-        #: that wraps (held there, they still grow: on a line of their own they take it
-        #: all), and, for an image stretched across a row of a set height, its proportions
-        #: (its minimum is then that height's width in them, as an icon's in CSS)
+        #: that wraps (held there, on a line of their own they still take it all), and,
+        #: for an image stretched across a row of a set height, its proportions (its
+        #: minimum is then that height's width in them, as an icon's in CSS)
         self.minimums: list[tuple[Any, float, bool, float | None]] = []
         self.stretched_images: list[tuple[Any, float]] = []  # images of columns set as wide as them: their ratios
         #: rows whose width comes from their layers (they hug it, or fill a column that
@@ -112,8 +114,8 @@ class _Tree:
         #: Yoga gives each fill its own width and no more
         self.hugging_rows: list[Any] = []
         #: layers that fill a column's height: no lower than their content, once their
-        #: widths are known
-        self.min_heights: list[tuple[Any, Layer]] = []
+        #: widths are known (or than their own height: an image whose width follows it)
+        self.min_heights: list[tuple[Any, Layer, bool]] = []
 
 
 def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: Any, tree: _Tree) -> Any:
@@ -141,11 +143,14 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
         elif mode == "fill" and _along(direction, side):
             node.flex_grow = 1
             node.flex_basis = 0
-            if side == "width" and isinstance(layer, (TextLayer, FrameLayer, ImageLayer)):
-                wraps = frame is not None and frame.wrap
+            wraps = frame is not None and frame.wrap
+            if side == "width" and (wraps or isinstance(layer, (TextLayer, FrameLayer, ImageLayer))):
                 tree.minimums.append((node, _min_width(layer, ctx), wraps, _stretched_ratio(layer, frame, ctx)))
             elif side == "height" and isinstance(layer, (TextLayer, FrameLayer, ImageLayer)):
-                tree.min_heights.append((node, layer))
+                # an image whose width follows its height has its own height as its minimum
+                stretched = frame is not None and frame.align == "stretch"
+                own = isinstance(layer, ImageLayer) and layer.width_sizing == "hug" and not stretched
+                tree.min_heights.append((node, layer, own))
         elif mode == "fill":
             node.align_self = yoga.Align.Stretch
     if isinstance(layer, FrameLayer):
@@ -360,39 +365,125 @@ def _hold_minimums(minimums: list[tuple[Any, float, bool, float | None]]) -> boo
     a filling layer's share of the row rather than hold it, and stops a row of hugging
     frames from shrinking at all once two of them reach theirs."""
     held = False
-    for node, fixed_minimum, grows, ratio in minimums:
+    for node, fixed_minimum, _, ratio in minimums:
         minimum = fixed_minimum if ratio is None else node.layout_height * ratio
-        if node.layout_width < minimum - 1e-6:
+        # a filling layer at its minimum exactly may be there by its padding, which Yoga
+        # keeps it from going under while it spaces the row as if it had (a row that
+        # justifies to its end started such a layer its padding too far right)
+        at_minimum = node.flex_grow > 0 and minimum > 0 and node.layout_width < minimum + 1e-6
+        if node.layout_width < minimum - 1e-6 or at_minimum:
             # the basis alone is not enough: a row that hugs sizes itself from what its
             # layers measure, and a layer with nothing to measure has no width there
-            node.flex_grow, node.flex_shrink, node.flex_basis, node.min_width = int(grows), 0, minimum, minimum
+            node.flex_grow, node.flex_shrink, node.flex_basis, node.min_width = 0, 0, minimum, minimum
             held = True
     return held
 
 
-def _hold_min_heights(layers: list[tuple[Any, Layer]], ctx: LayoutContext) -> bool:
+def _share_wrapped_lines(minimums: list[tuple[Any, float, bool, float | None]]) -> bool:
+    """Give the layers that fill a wrapping row's width their widths as CSS does, line
+    by line: each an equal share of the room its line leaves, and a layer whose share is
+    under its minimum that minimum, the others sharing the rest (alone on its line, a
+    layer takes it all). Its lines were broken at those minimums where they held (CSS's
+    hypothetical sizes); Yoga gives a held layer its minimum and nothing more, or with
+    its own minimum, a share on top. Whether a width changed."""
+    fills: dict[Any, dict[Any, float]] = {}
+    for node, minimum, wraps, _ in minimums:
+        if wraps:
+            fills.setdefault(node.parent, {})[node] = minimum
+    changed = False
+    for row, minimum_of in fills.items():
+        gap = _gap(row)
+        for line in _lines(row):
+            growing = [node for node in line if node in minimum_of]
+            if not growing:
+                continue
+            others = sum(node.layout_width for node in line if node not in minimum_of)
+            room = _line_width(row) - others - gap * (len(line) - 1)
+            widths = _shares(room, [minimum_of[node] for node in growing])
+            for node, width in zip(growing, widths, strict=True):
+                changed = changed or abs(node.layout_width - width) > 1e-6
+                # a hair under the share, so that the line's sum does not round over it and wrap
+                width = max(minimum_of[node], width - 1e-4)
+                node.flex_grow, node.flex_shrink, node.flex_basis, node.min_width = 0, 0, width, width
+    return changed
+
+
+def _shares(room: float, minimums: list[float]) -> list[float]:
+    """Equal shares of ``room``, each no less than its minimum: those whose share falls
+    under it are held there and the rest share what they leave (CSS's resolving of
+    flexible lengths, for layers of flex: 1 1 0)."""
+    held: dict[int, float] = {}
+    while True:
+        free = [index for index in range(len(minimums)) if index not in held]
+        if not free:
+            return [held[index] for index in range(len(minimums))]
+        share = max(0.0, room - sum(held.values())) / len(free)
+        under = {index: minimums[index] for index in free if minimums[index] > share + 1e-9}
+        if not under:
+            return [held.get(index, share) for index in range(len(minimums))]
+        held.update(under)
+
+
+def _lines(row: Any) -> list[list[Any]]:
+    """The nodes of a wrapping row's lines, as its last layout gave them: a line's layers
+    follow each other left to right, gap apart, and the next line starts left of that."""
+    import pyyoga as yoga
+
+    gap = _gap(row)
+    lines: list[list[Any]] = []
+    right = -math.inf
+    for index in range(row.child_count):
+        child = row.get_child(index)
+        if child.display == getattr(yoga.Display, "None"):
+            continue
+        if not lines or child.layout_left < right + gap - 1e-6:
+            lines.append([])
+        lines[-1].append(child)
+        right = child.layout_left + child.layout_width
+    return lines
+
+
+def _gap(row: Any) -> float:
+    import pyyoga as yoga
+
+    return float(row.get_gap(yoga.Gutter.All))  # as _frame_style sets it
+
+
+def _line_width(row: Any) -> float:
+    """The width of a row's lines: its own inside its padding."""
+    import pyyoga as yoga
+
+    return float(
+        row.layout_width - row.get_computed_padding(yoga.Edge.Left) - row.get_computed_padding(yoga.Edge.Right)
+    )
+
+
+def _hold_min_heights(layers: list[tuple[Any, Layer, bool]], ctx: LayoutContext) -> bool:
     """Hold each layer that fills a column's height, and was given less than its
     content's height at the width it was given (a text's lines, an image's proportions,
-    a frame's layers and padding), at that height, as CSS's automatic minimum holds a
-    ``flex: 1`` item of a column; whether one was."""
+    a frame's layers and padding) or, for an image whose width follows its height, less
+    than its own height (CSS's content size of a replaced element whose width is not
+    set), at that height, as CSS's automatic minimum holds a ``flex: 1`` item of a
+    column; whether one was."""
     held = False
-    for node, layer in layers:
-        minimum = _min_height(node, layer, ctx)
+    for node, layer, own in layers:
+        minimum = _min_height(node, layer, ctx, own)
         if node.layout_height < minimum - 1e-6:
             node.flex_grow, node.flex_shrink, node.flex_basis, node.min_height = 0, 0, minimum, minimum
             held = True
     return held
 
 
-def _min_height(node: Any, layer: Layer, ctx: LayoutContext) -> float:
-    """The height of the layer's content at the width the last layout gave it."""
+def _min_height(node: Any, layer: Layer, ctx: LayoutContext, own: bool) -> float:
+    """The height of the layer's content at the width the last layout gave it (an
+    image's own height, if ``own``)."""
     if isinstance(layer, TextLayer):
         from templatekit.layout import text
 
         return text.measure(layer, ctx, node.layout_width)[1]
     if isinstance(layer, ImageLayer):
         width, height = pixel_size(layer, ctx) or UNKNOWN_IMAGE_SIZE
-        return node.layout_width * height / width
+        return height if own else node.layout_width * height / width
     assert isinstance(layer, FrameLayer)
     shown = [node.get_child(index) for index, child in enumerate(layer.layers) if child.visible]
     if not shown:

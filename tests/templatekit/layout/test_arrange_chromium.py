@@ -338,6 +338,33 @@ LAYOUTS = {
             {"type": "frame", "name": "footer", "width": "fill", "height": "hug", "layout": "row", "gap": 8,
              "layers": [text("left", "Quarterly report", size=16), text("right", "OK", size=16)]}]},
     ],
+    # layers that fill a wrapping row share each line as in a row that does not wrap: a
+    # share under a layer's minimum is held there and the others share the rest (Yoga
+    # gave the held one its minimum and a share on top)
+    "fills-share-a-wrapped-line": [
+        {"type": "frame", "name": "tags", "x": 10, "y": 10, "width": 90, "height": "hug", "layout": "row",
+         "wrap": True, "gap": 5, "padding": 8,
+         "layers": [text("words", "gamma theta lambda iota epsilon", size=12), box("bar", "fill", 20)]},
+        {"type": "frame", "name": "line", "x": 200, "y": 10, "width": 200, "height": 120, "layout": "row",
+         "wrap": True, "gap": 5, "padding": 4,
+         "layers": [text("long", "epsilon mu kappa", size=24), box("fixed", 90, 40), box("next", 20, 30)]},
+    ],
+    # a layer that fills a line narrower than its padding overflows it, and a row that
+    # justifies to its end overflows it at the start (it started its padding too far right)
+    "padded-fill-overflows-its-line": [
+        {"type": "frame", "name": "narrow", "x": 100, "y": 10, "width": 20, "height": 150, "layout": "row",
+         "wrap": True, "justify": "end", "align": "center", "padding": 8, "layers": [
+            {"type": "frame", "name": "padded", "width": "fill", "height": 40, "layout": "column", "padding": 8,
+             "layers": [box("inside", "fill", "fill")]},
+            picture("photo")]},
+    ],
+    # an image whose height fills a column and whose width follows it is no lower than its
+    # own height (it was squeezed to nothing, its width with it)
+    "picture-fills-a-full-column": [
+        {"type": "frame", "name": "column", "x": 10, "y": 200, "width": 130, "height": 90, "layout": "column",
+         "justify": "center", "layers": [text("above", "beta mu", 90, size=24), picture("photo", "hug", "fill"),
+                                         box("below", 50, 50)]},
+    ],
 }  # fmt: skip
 
 
