@@ -11,7 +11,17 @@ from __future__ import annotations
 
 import functools
 
-from templatekit.layout.compose import background_color, background_items, layer_group, layout_layers, reused
+from templatekit.layout.compose import (
+    background_color,
+    background_items,
+    check_images_fit,
+    laid_out_layers,
+    layer_group,
+    mask_layer_names,
+    masked,
+    masked_layers,
+    reused,
+)
 from templatekit.layout.context import LayoutContext
 from templatekit.layout.table import page_ranges, table_items, table_rows_layout
 from templatekit.model.layers import Layer, TableLayer
@@ -20,9 +30,11 @@ from templatekit.scene import Group, Item, Scene
 
 
 def layout_pages(template: Template, ctx: LayoutContext) -> list[Scene]:
-    groups = layout_layers(template, ctx)
+    check_images_fit(template, ctx)
+    unmasked = laid_out_layers(template.layers, ctx)
+    groups = masked_layers(template.layers, unmasked)
     base = background_items(template, ctx)
-    continued = _continued_tables(template, ctx)
+    continued = _continued_tables(template, ctx, unmasked)
     page_count = max((len(pages) for pages in continued.values()), default=1)
     last = page_count - 1
     after = {i for i, layer in enumerate(template.layers) if _follows(layer, template, continued)}
@@ -40,15 +52,22 @@ def layout_pages(template: Template, ctx: LayoutContext) -> list[Scene]:
     return scenes
 
 
-def _continued_tables(template: Template, ctx: LayoutContext) -> dict[int, list[Group]]:
-    """For each visible table whose rows continue: its group on each page."""
+def _continued_tables(
+    template: Template, ctx: LayoutContext, unmasked: list[tuple[int, Group]]
+) -> dict[int, list[Group]]:
+    """For each visible table whose rows continue: its group on each page, masked as its
+    mask says. A table drawn only as another layer's mask does not continue: the mask
+    is its first page."""
     continued = {}
+    masks = mask_layer_names(template.layers)
+    drawn = {template.layers[index].name: group for index, group in unmasked}
+    by_name = {layer.name: layer for layer in template.layers}
     for index, layer in enumerate(template.layers):
-        if not (isinstance(layer, TableLayer) and layer.visible):
+        if not (isinstance(layer, TableLayer) and layer.visible) or layer.name in masks:
             continue
         pages = reused(layer, ctx, "pages", functools.partial(_table_pages, layer, ctx), _pages_bytes)
         if len(pages) > 1:
-            continued[index] = pages
+            continued[index] = [masked(layer, page, drawn, by_name) for page in pages] if layer.mask else pages
     return continued
 
 

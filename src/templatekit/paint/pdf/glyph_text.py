@@ -29,7 +29,7 @@ from templatekit.font_file import hb_font
 from templatekit.scene import GlyphRun
 
 _VIRAMA = 9  # the canonical combining class of viramas, Khmer's coeng and Myanmar's asat-virama
-_JOINERS = "\u200c\u200d\u034f"
+_JOINERS = "\u200d\u034f"  # not the ZWNJ: it parts the letters it stands between
 
 
 #: Format controls a reader does not want back from a PDF's text, and which draw nothing:
