@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import os
+import signal
 import uuid
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -183,6 +184,11 @@ _WORKER_TEMPLATES: dict[str | None, Template] = {}
 
 def _start_worker(template: Template) -> None:
     _WORKER_TEMPLATES[None] = template
+    # a worker ends when its pool ends it. A forked worker inherits the handlers of the
+    # process that started it, the batch command's among them, which only note a signal:
+    # a pool whose worker was killed (for its memory, say) could not end the others, one
+    # blocked handing back results that no one reads any more, and waited for ever
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def render_rows(

@@ -17,6 +17,7 @@ import re
 import signal
 import sys
 from collections.abc import Callable, Iterator
+from concurrent.futures import BrokenExecutor
 from pathlib import Path
 
 from templatekit.batch import CsvRow, csv_rows, render_many
@@ -103,22 +104,27 @@ def run_batch(
         on_progress=lambda done, total: progress(done, total or len(renderable)),
     )
     with _stopped_by_signals() as stopped:
-        for item in items:
-            row, name = renderable[item.index]
-            if item.result is None:
-                failures.append((row.number, str(item.error)))
-                continue
-            with stopped.held():  # a file in place is counted, with its warnings
-                try:
-                    with whole_file(output / name) as partial:
-                        partial.write_bytes(item.result.data)
-                except OSError as exc:  # the next files would fail alike (a full disk, no right to write)
-                    problem = f"{output / name}: cannot write ({exc.strerror or exc})"
-                    break
-                written.add(name)
-                warnings.extend((row.number, name, warning) for warning in item.result.warnings)
+        try:
+            for item in items:
+                row, name = renderable[item.index]
+                if item.result is None:
+                    failures.append((row.number, str(item.error)))
+                    continue
+                with stopped.held():  # a file in place is counted, with its warnings
+                    try:
+                        with whole_file(output / name) as partial:
+                            partial.write_bytes(item.result.data)
+                    except OSError as exc:  # the next files would fail alike (a full disk, no right to write)
+                        problem = f"{output / name}: cannot write ({exc.strerror or exc})"
+                        break
+                    written.add(name)
+                    warnings.extend((row.number, name, warning) for warning in item.result.warnings)
+        except BrokenExecutor:  # a worker was killed (for its memory?): the pool cannot go on
+            problem = "a worker process ended abruptly (killed? out of memory?); run again for the rows left"
     items.close()  # the pool's workers end, the rows not begun are dropped
-    problem = problem or _keep_warnings(output / WARNINGS_FILE, earlier, written, warnings)
+    # kept whatever stopped the batch: a second run skips the files written, and their warnings with them
+    kept = _keep_warnings(output / WARNINGS_FILE, earlier, written, warnings)
+    problem = problem or kept
     _summarise(output, len(written), skipped, sorted(failures), warnings, stopped.by)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
@@ -197,7 +203,8 @@ def _check_columns(template: Template, unmatched: list[str], pattern: str, stric
     anything is rendered."""
     placeholders = {match.group(1) for match in _PLACEHOLDER.finditer(pattern)}
     layers = [layer.name for layer in walk_layers(template.layers)]
-    lines = [_unused(template, column, layers) for column in unmatched if column not in placeholders]
+    used = placeholders - {"row"}  # {row} is the row's number, never a column named row
+    lines = [_unused(template, column, layers) for column in unmatched if column not in used]
     if strict and lines:
         raise ModificationError("; ".join(lines))
     for line in lines:
@@ -206,6 +213,8 @@ def _check_columns(template: Template, unmatched: list[str], pattern: str, stric
 
 def _unused(template: Template, column: str, layers: list[str]) -> str:
     """Why ``column`` sets nothing."""
+    if column == "row":
+        return "column 'row' is hidden by the {row} placeholder (the row's number): it is not used; rename it"
     named = template.layer(column)
     if named is not None:  # a frame, whose layers hold the values
         return f"column {column!r} names a {named.kind} layer, which has no main field: name one ({column}.FIELD)"
