@@ -11,6 +11,8 @@ from typing import Any
 
 from templatekit.describe import suggest_input
 from templatekit.errors import TemplatekitError
+from templatekit.loading import TemplateSource, load_template
+from templatekit.model.layers import AnyLayer, layer_paths
 from templatekit.model.template import Template
 from templatekit.outputs.result import RenderResult
 from templatekit.render import render_image
@@ -21,11 +23,13 @@ VALUE_CHARACTERS = 60
 
 
 def preview(
-    template: Template, modifications: Any = None, *, debug: bool = False, width: int = PREVIEW_WIDTH
+    template: TemplateSource, modifications: Any = None, *, debug: bool = False, width: int = PREVIEW_WIDTH
 ) -> RenderResult:
-    """A PNG of the template with ``modifications``, at most ``width`` px wide;
-    ``debug`` draws every layer's box and name on top."""
-    return render_image(template, modifications, debug=debug, scale=min(1.0, width / template.width))
+    """A PNG of the template (a path, a dict, JSON text or a Template, as every render
+    takes) with ``modifications``, at most ``width`` px wide; ``debug`` draws every
+    layer's box and name on top."""
+    loaded = load_template(template)  # its width sets the scale
+    return render_image(loaded, modifications, debug=debug, scale=min(1.0, width / loaded.width))
 
 
 def register_jupyter() -> None:
@@ -38,7 +42,8 @@ def register_jupyter() -> None:
 
 def template_html(template: Template) -> str:
     """The template's name and size, a preview (or why there is none), and one row per
-    layer: name, kind, box and its main value."""
+    layer, those in frames after their frame (they hold most of what a render changes):
+    name, kind, box and its main value."""
     what = f"{template.width}×{template.height} px"
     if template.video is not None:
         what += f", {template.video.duration:g} s at {template.video.fps} fps"
@@ -51,10 +56,10 @@ def template_html(template: Template) -> str:
     rows = "".join(
         "<tr>"
         f"<td>{index}</td><td><code>{escape(layer.name)}</code></td><td>{escape(layer.kind)}</td>"
-        f"<td>{_box(layer.x, layer.y, layer.width, layer.height)}</td>"
+        f"<td>{_box(layer)}</td>"
         f"<td>{escape(_short(suggest_input(layer)))}</td>"
         "</tr>"
-        for index, layer in enumerate(template.layers)
+        for index, (_, layer, _) in enumerate(layer_paths(template.layers))
     )
     header = "<tr><th>#</th><th>name</th><th>type</th><th>x, y, width × height</th><th>value</th></tr>"
     return (
@@ -63,8 +68,12 @@ def template_html(template: Template) -> str:
     )
 
 
-def _box(x: float, y: float, width: float, height: float) -> str:
-    return f"{x:g}, {y:g}, {width:g} × {height:g}"
+def _box(layer: AnyLayer) -> str:
+    """x, y, width × height as the template gives them: a side that is "hug" or "fill"
+    is said so (its number is a placeholder until a frame lays the layer out)."""
+    width = f"{layer.width:g}" if layer.width_sizing == "fixed" else layer.width_sizing
+    height = f"{layer.height:g}" if layer.height_sizing == "fixed" else layer.height_sizing
+    return f"{layer.x:g}, {layer.y:g}, {width} × {height}"
 
 
 def _short(text: str) -> str:

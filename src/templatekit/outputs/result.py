@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import errno
 import os
 import stat
 from collections.abc import Iterator
@@ -77,17 +78,21 @@ class RenderResult:
         """WebP and GIF as an image, MP4 and WebM as a player (Jupyter shows PNG and JPEG itself)."""
         if self.media_type not in ("image/webp", "image/gif", "video/mp4", "video/webm"):
             return None
-        encoded = base64.b64encode(self.data).decode("ascii")
+        try:
+            encoded = base64.b64encode(self.data).decode("ascii")
+        except OSError:  # a video's file moved or deleted since: the repr says so
+            return None
         source = f"data:{self.media_type};base64,{encoded}"
         if self.media_type.startswith("video/"):
             return f'<video src="{source}" width="{self.width}" height="{self.height}" controls loop></video>'
         return f'<img src="{source}" width="{self.width}" height="{self.height}">'
 
     def __repr__(self) -> str:
-        return (
-            f"RenderResult({self.media_type}, {self.width}x{self.height}, {self.size} bytes, "
-            f"{len(self.warnings)} warning(s))"
-        )
+        try:
+            size = f"{self.size} bytes"
+        except OSError:  # a video's file moved or deleted since: a repr never fails
+            size = f"{self.path} no longer there"
+        return f"RenderResult({self.media_type}, {self.width}x{self.height}, {size}, {len(self.warnings)} warning(s))"
 
 
 @contextlib.contextmanager
@@ -96,6 +101,8 @@ def whole_file(target: Path) -> Iterator[Path]:
     the block ends, or removed when it fails. A symbolic link stays: the file it points to
     is the one replaced, and a file that was there keeps its permissions."""
     target = target.resolve() if target.is_symlink() else target
+    if not target.parent.is_dir():  # said of the caller's path, before a video's frames are painted
+        raise FileNotFoundError(errno.ENOENT, f"no folder {target.parent} to write {target.name} in", str(target))
     partial = target.with_name(f".{target.name}.partial")
     try:
         yield partial
