@@ -383,9 +383,10 @@ def _share_wrapped_lines(minimums: list[tuple[Any, float, bool, float | None]]) 
     """Give the layers that fill a wrapping row's width their widths as CSS does, line
     by line: each an equal share of the room its line leaves, and a layer whose share is
     under its minimum that minimum, the others sharing the rest (alone on its line, a
-    layer takes it all). Its lines were broken at those minimums where they held (CSS's
-    hypothetical sizes); Yoga gives a held layer its minimum and nothing more, or with
-    its own minimum, a share on top. Whether a width changed."""
+    layer takes it all). Yoga breaks the lines at the minimums of the layers held at them
+    (CSS's hypothetical sizes), then gives a held layer its minimum and nothing more, and
+    one with a min-width of its own that minimum and a share on top. Whether a width
+    changed."""
     fills: dict[Any, dict[Any, float]] = {}
     for node, minimum, wraps, _ in minimums:
         if wraps:
