@@ -23,7 +23,7 @@ class MotionFormat:
 MOTION_FORMATS = {
     "mp4": MotionFormat("mp4", "video/mp4", sound=True, alpha=False, even_sides=True),
     "webm": MotionFormat("webm", "video/webm", sound=True, alpha=True, even_sides=True),
-    "gif": MotionFormat("gif", "image/gif", sound=False, alpha=False, even_sides=False),
+    "gif": MotionFormat("gif", "image/gif", sound=False, alpha=True, even_sides=False),
     "webp": MotionFormat("webp", "image/webp", sound=False, alpha=True, even_sides=False),
 }
 _NAMES = ", ".join(MOTION_FORMATS)

@@ -1,6 +1,7 @@
 """Animated images of a video template, looping: GIF, written frame by frame through
-FFmpeg's muxer (PyAV) as the video writers are, and WebP, its frames encoded in parallel
-(see ``WebpWriter``).
+FFmpeg's muxer (PyAV) as the video writers are, or put together by ``gif_file`` when it
+has see-through pixels (``SeeThroughGifWriter``), and WebP, its frames encoded in
+parallel (see ``WebpWriter``).
 
 GIF has 256 colours a frame. The palette is one for the whole animation: 255 colours
 chosen by Pillow's fast octree from frames taken across it before the first is written
@@ -40,6 +41,7 @@ from templatekit.model.layers import Layer
 from templatekit.model.template import GifSettings, WebpSettings
 from templatekit.paint.resample import shrunk
 from templatekit.video.encode import AvWriter, unpremultiplied
+from templatekit.video.gif_file import SEE_THROUGH, SeeThroughGifFile, image_block
 from templatekit.video.timeline import Timeline
 from templatekit.video.webp_file import AnimatedWebpFile, picture_chunks
 
@@ -130,19 +132,70 @@ def scaled_size(width: int, height: int, most: int) -> tuple[int, int]:
     return most, max(1, round(height * most / width))
 
 
-class GifWriter(AvWriter):
-    FORMAT = "gif"
+class GifColours:
+    """The one palette of a GIF animation, learnt from frames across it, and each frame's
+    pixels mapped to it, at the GIF's size; see-through pixels (under half covered) are
+    left out of both and given the transparent index, when ``see_through``."""
 
-    def __init__(self, path: str | os.PathLike[str], width: int, height: int, fps: int, settings: GifSettings) -> None:
+    def __init__(self, width: int, height: int, settings: GifSettings, see_through: bool) -> None:
         self.source_size = (width, height)
-        self._palette: PILImage.Image | None = None
-        self._argb = np.zeros((256, 4), np.uint8)
-        super().__init__(path, *scaled_size(width, height, settings.width), fps)
+        self.width, self.height = scaled_size(width, height, settings.width)
+        self.see_through = see_through
+        self.palette = PILImage.new("P", (1, 1))
+        self.colours = np.zeros((0, 3), np.uint8)
         self._offsets: np.ndarray | None = None
         if settings.dither:  # the threshold of every pixel, tiled over the frame once
             tiles = (self.height // 8 + 1, self.width // 8 + 1)
             offsets = np.tile(BAYER * DITHER_SPREAD * 2, tiles)[: self.height, : self.width]
             self._offsets = np.repeat(offsets[:, :, None], 3, axis=2).astype(np.float32)
+
+    def _pixels(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The frame's colours at the GIF's size, and where it is not see-through (None
+        for an opaque GIF: laid over black, as the frames are painted)."""
+        if (self.width, self.height) != self.source_size:
+            frame = shrunk(frame, (self.width, self.height))
+        if not self.see_through:
+            return cv2.cvtColor(frame, cv2.COLOR_RGBA2RGB), None
+        straight = unpremultiplied(frame)  # an edge's colour, not its colour over black
+        return np.ascontiguousarray(straight[:, :, :3]), straight[:, :, 3] >= 128
+
+    def learn(self, frames: Iterable[np.ndarray]) -> None:
+        """The palette, from painted frames spread over the animation, each made the
+        GIF's size as it comes (forty frames of a 4K canvas would take 1.4 GB)."""
+        shown = [rgb if where is None else rgb[where][:, None] for rgb, where in map(self._pixels, frames)]
+        mosaic = np.concatenate(shown) if shown else np.zeros((0, 1, 3), np.uint8)
+        if not mosaic.size:  # nothing but see-through pixels
+            mosaic = np.zeros((1, 1, 3), np.uint8)
+        sample = PILImage.fromarray(np.ascontiguousarray(mosaic[::2, ::2] if mosaic.shape[1] > 1 else mosaic[::4]))
+        palette = PILImage.fromarray(mosaic).quantize(255, method=PILImage.Quantize.FASTOCTREE)
+        if _distinct(palette) < FEW_COLOURS:
+            median = sample.quantize(255, method=PILImage.Quantize.MEDIANCUT)
+            palette = max(palette, median, key=_distinct)
+        self.colours = _refined(palette, sample)
+        self.palette = PILImage.new("P", (1, 1))
+        self.palette.putpalette(self.colours.ravel().tolist())
+
+    def indices(self, frame: np.ndarray) -> np.ndarray:
+        """The frame's pixels as indices of the palette (``SEE_THROUGH`` where they are)."""
+        rgb, where = self._pixels(frame)
+        if self._offsets is not None:
+            rgb = cv2.add(rgb, self._offsets, dtype=cv2.CV_8U)  # saturating, in place of numpy's clip
+        mapped = np.asarray(PILImage.fromarray(rgb).quantize(palette=self.palette, dither=PILImage.Dither.NONE))
+        if where is not None:
+            mapped = np.where(where, mapped, SEE_THROUGH).astype(np.uint8)
+        return mapped
+
+
+class GifWriter(AvWriter):
+    """An opaque GIF, by FFmpeg's encoder: each frame stores the rectangle that changed,
+    its pixels that did not in the transparent colour."""
+
+    FORMAT = "gif"
+
+    def __init__(self, path: str | os.PathLike[str], width: int, height: int, fps: int, settings: GifSettings) -> None:
+        self.colours = GifColours(width, height, settings, see_through=False)
+        self._argb = np.zeros((256, 4), np.uint8)
+        super().__init__(path, self.colours.width, self.colours.height, fps)
 
     def container_options(self) -> dict[str, str]:
         return {"loop": "0"}  # for ever
@@ -153,38 +206,66 @@ class GifWriter(AvWriter):
         video.pix_fmt = "pal8"
         return video
 
-    def _rgb(self, frame: np.ndarray) -> np.ndarray:
-        rgb = cv2.cvtColor(frame, cv2.COLOR_RGBA2RGB)  # opaque frames
-        if (self.width, self.height) != self.source_size:
-            rgb = shrunk(rgb, (self.width, self.height))
-        return rgb
-
     def learn(self, frames: Iterable[np.ndarray]) -> None:
-        """The palette, from painted frames spread over the animation, each made the
-        GIF's size as it comes (forty frames of a 4K canvas would take 1.4 GB)."""
-        mosaic = np.concatenate([self._rgb(frame) for frame in frames])
-        sample = PILImage.fromarray(np.ascontiguousarray(mosaic[::2, ::2]))
-        palette = PILImage.fromarray(mosaic).quantize(255, method=PILImage.Quantize.FASTOCTREE)
-        if _distinct(palette) < FEW_COLOURS:
-            median = sample.quantize(255, method=PILImage.Quantize.MEDIANCUT)
-            palette = max(palette, median, key=_distinct)
-        colours = _refined(palette, sample)
-        self._palette = PILImage.new("P", (1, 1))
-        self._palette.putpalette(colours.ravel().tolist())
+        self.colours.learn(frames)
+        colours = self.colours.colours
         self._argb[: len(colours), 0] = 255
         self._argb[: len(colours), 1:] = colours  # the last is left transparent, for unchanged pixels
 
     def convert(self, frame: np.ndarray) -> Any:
-        assert self._palette is not None, "learn the palette first"
-        rgb = self._rgb(frame)
-        if self._offsets is not None:
-            rgb = cv2.add(rgb, self._offsets, dtype=cv2.CV_8U)  # saturating, in place of numpy's clip
-        mapped = PILImage.fromarray(rgb).quantize(palette=self._palette, dither=PILImage.Dither.NONE)
-        return np.asarray(mapped)
+        return self.colours.indices(frame)
 
     def video_frame(self, converted: Any) -> av.VideoFrame:
         # pal8 takes the indices and the palette as a pair (PyAV's stubs know one array)
         return av.VideoFrame.from_ndarray((converted, self._argb), format="pal8")  # type: ignore[arg-type]
+
+
+class SeeThroughGifWriter:
+    """A GIF with see-through pixels where the template has them (one bit: a pixel under
+    half covered is see-through), put together by ``gif_file``; a frame that is the one
+    before again is one frame shown longer."""
+
+    def __init__(self, path: str | os.PathLike[str], width: int, height: int, fps: int, settings: GifSettings) -> None:
+        self.colours = GifColours(width, height, settings, see_through=True)
+        self.width, self.height, self.fps = self.colours.width, self.colours.height, fps
+        self._path = path
+        self._file: SeeThroughGifFile | None = None
+        self._waiting: tuple[np.ndarray, int] | None = None  # a frame, and for how many it is shown
+        self._shown = 0
+
+    def learn(self, frames: Iterable[np.ndarray]) -> None:
+        self.colours.learn(frames)
+        self._file = SeeThroughGifFile(self._path, self.width, self.height, self.colours.colours)
+
+    def convert(self, frame: np.ndarray) -> np.ndarray:
+        return self.colours.indices(frame)
+
+    def add(self, indices: np.ndarray) -> None:
+        if self._waiting is not None and np.array_equal(self._waiting[0], indices):
+            self._waiting = (indices, self._waiting[1] + 1)
+            return
+        self._write_waiting()
+        self._waiting = (indices, 1)
+
+    def _write_waiting(self) -> None:
+        if self._waiting is None:
+            return
+        assert self._file is not None, "learn the palette first"
+        indices, shown = self._waiting
+        drawn = np.argwhere(indices != SEE_THROUGH)
+        (y0, x0), (y1, x1) = (drawn.min(axis=0), drawn.max(axis=0) + 1) if len(drawn) else ((0, 0), (1, 1))
+        start, end = round(self._shown * 100 / self.fps), round((self._shown + shown) * 100 / self.fps)
+        self._file.add(image_block(indices[y0:y1, x0:x1], self.colours.palette, int(x0), int(y0)), end - start)
+        self._shown += shown
+
+    def close(self) -> None:
+        self._write_waiting()
+        assert self._file is not None, "learn the palette first"
+        self._file.close()
+
+    def abort(self) -> None:
+        if self._file is not None:
+            self._file.abort()
 
 
 @frozen

@@ -20,7 +20,7 @@ from templatekit.model.layers import VideoLayer
 from templatekit.model.template import Template
 from templatekit.outputs.motion import MotionFormat, frame_rate
 from templatekit.scene.memory import image_bytes
-from templatekit.video.animated import GifWriter, WebpWriter, palette_moments
+from templatekit.video.animated import GifWriter, SeeThroughGifWriter, WebpWriter, palette_moments
 from templatekit.video.encode import FrameWriter, Mp4Writer, WebmWriter
 from templatekit.video.frames import FrameMaker, Look, played_layers
 from templatekit.video.sound import soundtrack
@@ -92,7 +92,7 @@ def write_video(
         if sound is not None and not output.sound:
             ctx.warnings.append(f"the sound is left out: {output.name.upper()} has none (MP4 and WebM keep it)")
         writer = _writer(template, maker, path, fps, sound, output)
-        if isinstance(writer, GifWriter):  # clips seek back to the start by themselves
+        if isinstance(writer, (GifWriter, SeeThroughGifWriter)):  # clips seek back to the start by themselves
             moments = palette_moments(template.layers, maker.timeline, total, fps)
             writer.learn(maker.compose(maker.looks(moment)) for moment in moments)
         progress = ProgressReporter(on_progress, total)
@@ -117,7 +117,7 @@ def _writer(
     if output.name == "webm":
         return WebmWriter(path, *size, fps, sound, alpha=maker.transparent)
     if output.name == "gif":
-        return GifWriter(path, *size, fps, template.video.gif)
+        return (SeeThroughGifWriter if maker.transparent else GifWriter)(path, *size, fps, template.video.gif)
     if output.name == "webp":
         return WebpWriter(path, *size, fps, template.video.webp, alpha=maker.transparent)
     return Mp4Writer(path, *size, fps, sound)

@@ -137,6 +137,44 @@ def test_gif_settings_come_from_the_template(tmp_path):
     assert frames[-1].getpixel((75, 35)) == frames[-1].getpixel((5, 35)) == (255, 255, 255, 255)
 
 
+def test_a_gif_is_see_through_where_the_template_is_and_leaves_no_trail(tmp_path):
+    """A transparent template (a sticker, an overlay) gives a GIF that is see-through
+    around what it draws, in Pillow's reader and FFmpeg's, and where the box has slid
+    from is see-through again (it was laid over black)."""
+    title = layer("text", "title", x=90, y=5, width=70, height=20, text="Hi", size=16, color="#2563eb")
+    path = tmp_path / "sticker.gif"
+    sticker = sliding(None, {"gif": {"dither": False}})
+    sticker["layers"].append(title)
+    result = tk.render_video(sticker, path=path)
+    assert result.media_type == "image/gif" and result.warnings == ()
+    frames, durations, _ = frames_of(path)
+    # 15 frames, the still ones after the slide one frame shown longer
+    assert len(frames) < 15 and sum(durations) == pytest.approx(1000, abs=20)
+    decoded = subprocess.run(
+        ["ffmpeg", "-v", "error", "-i", str(path), "-f", "rawvideo", "-pix_fmt", "rgba", "-"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    by_ffmpeg = np.frombuffer(decoded, np.uint8).reshape(-1, 80, 160, 4)
+    assert len(by_ffmpeg) == 15  # FFmpeg gives every frame of the frame rate, a longer one repeated
+    for last in (np.asarray(frames[-1]), by_ffmpeg[-1]):
+        assert tuple(last[40, 60]) == (255, 0, 0, 255)  # the box, in place
+        assert last[75, 5, 3] == 0 and last[40, 150, 3] == 0  # see-through around it
+        assert last[5:25, 90:160, 3].max() == 255  # the title, drawn
+    first = np.asarray(frames[0])
+    assert first[40, 60, 3] == 0  # the box is still outside: nothing there, not black
+    # on its way in, the box is partly in place; where it has not come yet is see-through
+    shown = np.cumsum(durations)
+    middle = np.asarray(frames[int(np.searchsorted(shown, 250, side="right"))])[20:60, 40:80, 3] == 255
+    assert 0 < middle.sum() < 40 * 40
+
+
+def test_a_gif_of_a_template_with_a_background_stays_opaque(tmp_path):
+    tk.render_video(sliding("#ffffff"), path=tmp_path / "opaque.gif")
+    frames, _, _ = frames_of(tmp_path / "opaque.gif")
+    assert all(frame.getpixel((5, 75))[3] == 255 for frame in frames)
+
+
 def test_animated_webp_loops_keeps_alpha_and_takes_its_settings(tmp_path):
     lossy = tk.render_video(sliding(None), path=tmp_path / "lossy.webp")
     assert lossy.media_type == "image/webp"
