@@ -197,6 +197,7 @@ async def _housekeeping(state: ServerState) -> None:
         try:
             await run_in_threadpool(idempotency.forget_expired, state.db)
             await run_in_threadpool(render_cache.forget_expired, state.db, state.files)
+            await run_in_threadpool(state.files.forget_expired_images)
             await run_in_threadpool(catalog.forget_deleted, state.db)
             await run_in_threadpool(webhooks.forget_old, state.db)
             await run_in_threadpool(state.releases.settle, state.db)

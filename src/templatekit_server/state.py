@@ -24,6 +24,9 @@ from templatekit_server.webhooks import Announcer
 
 #: uploads to ``s3Config`` buckets at once per workspace (see ``ServerState.bucket_lane``)
 BUCKET_UPLOADS_PER_WORKSPACE = 2
+#: host names a request names (``webhookUrl``, ``s3Config.endpoint``) resolved at once per
+#: workspace (see ``ServerState.lookup_lane``)
+LOOKUPS_PER_WORKSPACE = 4
 
 
 class ServerState:
@@ -61,6 +64,7 @@ class ServerState:
         )
         self.announcer = Announcer(self.sealer, self.files)
         self._bucket_lanes: dict[str, anyio.CapacityLimiter] = {}
+        self._lookup_lanes: dict[str, anyio.CapacityLimiter] = {}
         self.runner = VideoRunner(
             self.db,
             self.video_pool,
@@ -79,6 +83,15 @@ class ServerState:
         lane = self._bucket_lanes.get(workspace_id)
         if lane is None:
             lane = self._bucket_lanes[workspace_id] = anyio.CapacityLimiter(BUCKET_UPLOADS_PER_WORKSPACE)
+        return lane
+
+    def lookup_lane(self, workspace_id: str) -> anyio.CapacityLimiter:
+        """The threads a workspace's checks of the hosts its requests name may hold at
+        once. A name whose DNS server never answers then holds these, not the threads
+        every request shares."""
+        lane = self._lookup_lanes.get(workspace_id)
+        if lane is None:
+            lane = self._lookup_lanes[workspace_id] = anyio.CapacityLimiter(LOOKUPS_PER_WORKSPACE)
         return lane
 
     def plan(self, caller: Caller) -> Plan:

@@ -19,9 +19,9 @@ import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import anyio.to_thread
 from attrs import frozen
 from sqlalchemy import Connection, bindparam, delete, select, update
-from starlette.concurrency import run_in_threadpool
 
 from templatekit.service import AllowList, Problem, converter
 from templatekit_server import audit
@@ -91,12 +91,13 @@ def checked_url(url: Any, allow: AllowList) -> str:
     return str(url)
 
 
-async def requested_url(body: Mapping[str, Any], allow: AllowList) -> str | None:
-    """The request's ``webhookUrl``, checked (off the event loop: it resolves the host)."""
+async def requested_url(body: Mapping[str, Any], allow: AllowList, lane: anyio.CapacityLimiter) -> str | None:
+    """The request's ``webhookUrl``, checked off the event loop (it resolves the host), in
+    the workspace's ``lane`` of threads: a host slow to resolve holds that workspace's."""
     value = body.get("webhookUrl")
     if value is None or value == "":
         return None
-    return await run_in_threadpool(checked_url, value, allow)
+    return await anyio.to_thread.run_sync(checked_url, value, allow, limiter=lane)
 
 
 def checked_events(names: Iterable[str] | None) -> list[str]:

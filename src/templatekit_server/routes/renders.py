@@ -73,7 +73,7 @@ async def _posted(request: Request, operation: str) -> tuple[dict[str, Any], Sti
         raise bad_request(
             f"webhookUrl: {operation} answers with the file itself; createStoredImage and renderVideo announce theirs"
         )
-    webhook_url = await webhooks.requested_url(body, server.allow)
+    webhook_url = await webhooks.requested_url(body, server.allow, server.lookup_lane(caller.workspace_id))
     return body, evolve(still, webhook_url=webhook_url, notes=unread_fields(REQUESTS[operation], body))
 
 
@@ -84,13 +84,15 @@ async def _answered(request: Request, body: dict[str, Any], still: Still, produc
 
 async def _bucket(server: ServerState, caller: Caller, value: Any) -> Bucket | None:
     """The caller's bucket from ``s3Config``; FORBIDDEN on plans without it. Read off the
-    event loop: checking its endpoint resolves the host, which may take seconds."""
+    event loop, in the workspace's lane of threads: checking its endpoint resolves the
+    host, which may take seconds."""
     if value is None or value == "":
         return None
     plan = server.plan(caller)
     if not plan.s3_config:
         raise ApiError("FORBIDDEN", f"s3Config is not available on the {plan.name} plan")
-    return await run_in_threadpool(Bucket.parse, value, server.allow, server.settings.s3_timeout)
+    lane = server.lookup_lane(caller.workspace_id)
+    return await anyio.to_thread.run_sync(Bucket.parse, value, server.allow, server.settings.s3_timeout, limiter=lane)
 
 
 async def still_of(server: ServerState, operation: str, caller: Caller, asked: PdfRequest) -> Still:

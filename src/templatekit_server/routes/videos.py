@@ -42,7 +42,7 @@ async def render_video(request: Request) -> Response:
         raise bad_request(f"renderVideo: {server.video_unavailable}")
     template_id = catalog.checked_template_id(asked.template_id)
     modifications = asked.modifications
-    webhook_url = await webhooks.requested_url(body, server.allow)
+    webhook_url = await webhooks.requested_url(body, server.allow, server.lookup_lane(caller.workspace_id))
     query = Fields(request.query_params, server.settings.max_text_chars)
     stream = query.flag("stream")
     wait = query.raw("wait") is None or query.flag("wait")
