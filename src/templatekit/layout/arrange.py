@@ -67,11 +67,13 @@ def _arranged_alone(layer: FrameLayer, ctx: LayoutContext) -> AnyLayer:
             for node in tree.measured:  # Yoga would reuse what they measured for the width it had
                 node.mark_dirty()
             root.calculate_layout()
+        if _widen_to_content(tree.narrow_across):
+            root.calculate_layout()
         for _ in tree.minimums:  # a layer a pass, at most
             if not _hold_minimums(tree.minimums):
                 break
             root.calculate_layout()
-        if _share_wrapped_lines(tree.minimums):
+        if _share_wrapped_lines(tree.minimums, tree.wrapping_rows):
             root.calculate_layout()
         for _ in tree.min_heights:  # a layer a pass, at most
             if not _hold_min_heights(tree.min_heights, ctx):
@@ -103,7 +105,8 @@ class _Tree:
         self.measured: list[Any] = []
         self.absolute_hugs: list[tuple[Any, FrameLayer]] = []
         #: layers of rows that may shrink: their minimum widths, whether they fill a row
-        #: that wraps (held there, on a line of their own they still take it all), and,
+        #: that wraps (held there, they still grow: on a line of their own they take it
+        #: all; see ``_share_wrapped_lines`` for lines shared with others), and,
         #: for an image stretched across a row of a set height, its proportions (its
         #: minimum is then that height's width in them, as an icon's in CSS)
         self.minimums: list[tuple[Any, float, bool, float | None]] = []
@@ -113,6 +116,11 @@ class _Tree:
         #: from its layers' own widths first, then shares that width among the fills;
         #: Yoga gives each fill its own width and no more
         self.hugging_rows: list[Any] = []
+        #: frames that hug across a column (not stretched), and the width their content
+        #: allows: CSS's fit-content takes the room there is, but no less than that
+        self.narrow_across: list[tuple[Any, float]] = []
+        #: rows that wrap, their width not their layers' (a number, or the room they fill)
+        self.wrapping_rows: set[Any] = set()
         #: layers that fill a column's height: no lower than their content, once their
         #: widths are known (or than their own height: an image whose width follows it)
         self.min_heights: list[tuple[Any, Layer, bool]] = []
@@ -140,6 +148,9 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
                 node.flex_shrink = 0  # a number is the size, as a designer's fixed size is (CSS: flex: none)
         elif mode == "hug" and _along(direction, side):
             _no_smaller_than_content(node, layer, side, ctx, tree)
+        elif mode == "hug" and direction == "column" and side == "width" and isinstance(layer, FrameLayer):
+            if frame is not None and frame.align != "stretch":  # stretched: the column's width, as in CSS
+                tree.narrow_across.append((node, _min_width(layer, ctx)))
         elif mode == "fill" and _along(direction, side):
             node.flex_grow = 1
             node.flex_basis = 0
@@ -163,6 +174,8 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
         sized_after = layer.width_sizing == "hug" or (layer.width_sizing == "fill" and in_hugging_column)
         if layer.layout == "row" and not layer.wrap and sized_after and fills:
             tree.hugging_rows.append(node)
+        if layer.layout == "row" and layer.wrap and not sized_after:
+            tree.wrapping_rows.add(node)
         if layer.layout == "none" and "hug" in (layer.width_sizing, layer.height_sizing):
             tree.absolute_hugs.append((node, layer))
     elif isinstance(layer, TextLayer) and _sized_by_content(layer):
@@ -358,6 +371,19 @@ def _stretched_ratio(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext)
     return width / height
 
 
+def _widen_to_content(frames: list[tuple[Any, float]]) -> bool:
+    """Make each frame that hugs across a column, and was given less than its content
+    allows (a row's layers' minimums side by side), that wide, its layers then laid out
+    in it, as CSS's fit-content does; whether one was. Its box held its layers, which
+    overflowed it. (Yoga's min-width would size it from its layers' widest lines.)"""
+    widened = False
+    for node, minimum in frames:
+        if node.layout_width < minimum - 1e-6:
+            node.width = minimum
+            widened = True
+    return widened
+
+
 def _hold_minimums(minimums: list[tuple[Any, float, bool, float | None]]) -> bool:
     """Hold each layer of a row that was given less than its minimum (a text's widest
     word, a frame's layers' minimums) at that minimum, as CSS freezes a flex item that
@@ -365,7 +391,7 @@ def _hold_minimums(minimums: list[tuple[Any, float, bool, float | None]]) -> boo
     a filling layer's share of the row rather than hold it, and stops a row of hugging
     frames from shrinking at all once two of them reach theirs."""
     held = False
-    for node, fixed_minimum, _, ratio in minimums:
+    for node, fixed_minimum, grows, ratio in minimums:
         minimum = fixed_minimum if ratio is None else node.layout_height * ratio
         # a filling layer at its minimum exactly may be there by its padding, which Yoga
         # keeps it from going under while it spaces the row as if it had (a row that
@@ -374,22 +400,22 @@ def _hold_minimums(minimums: list[tuple[Any, float, bool, float | None]]) -> boo
         if node.layout_width < minimum - 1e-6 or at_minimum:
             # the basis alone is not enough: a row that hugs sizes itself from what its
             # layers measure, and a layer with nothing to measure has no width there
-            node.flex_grow, node.flex_shrink, node.flex_basis, node.min_width = 0, 0, minimum, minimum
+            node.flex_grow, node.flex_shrink, node.flex_basis, node.min_width = int(grows), 0, minimum, minimum
             held = True
     return held
 
 
-def _share_wrapped_lines(minimums: list[tuple[Any, float, bool, float | None]]) -> bool:
-    """Give the layers that fill a wrapping row's width their widths as CSS does, line
-    by line: each an equal share of the room its line leaves, and a layer whose share is
-    under its minimum that minimum, the others sharing the rest (alone on its line, a
-    layer takes it all). Yoga breaks the lines at the minimums of the layers held at them
-    (CSS's hypothetical sizes), then gives a held layer its minimum and nothing more, and
-    one with a min-width of its own that minimum and a share on top. Whether a width
+def _share_wrapped_lines(minimums: list[tuple[Any, float, bool, float | None]], rows: set[Any]) -> bool:
+    """Give the layers that fill a wrapping row of ``rows`` (those whose width does not
+    come from their layers) their widths as CSS does, line by line: each an equal share
+    of the room its line leaves, and a layer whose share is under its minimum that
+    minimum, the others sharing the rest (alone on its line, a layer takes it all). Yoga
+    breaks the lines at the minimums of the layers held at them (CSS's hypothetical
+    sizes), then gives a held layer its minimum and a share on top. Whether a width
     changed."""
     fills: dict[Any, dict[Any, float]] = {}
     for node, minimum, wraps, _ in minimums:
-        if wraps:
+        if wraps and node.parent in rows:
             fills.setdefault(node.parent, {})[node] = minimum
     changed = False
     for row, minimum_of in fills.items():

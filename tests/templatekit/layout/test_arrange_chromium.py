@@ -365,6 +365,16 @@ LAYOUTS = {
          "justify": "center", "layers": [text("above", "beta mu", 90, size=24), picture("photo", "hug", "fill"),
                                          box("below", 50, 50)]},
     ],
+    # a frame that hugs across a column narrower than its content is its content's width
+    # (CSS's fit-content), not the column's with its layers overflowing its box
+    "hugging-row-wider-than-its-column": [
+        {"type": "frame", "name": "column", "x": 10, "y": 10, "width": 130, "height": "hug", "layout": "column",
+         "padding": 4, "layers": [
+            {"type": "frame", "name": "row", "width": "hug", "height": 90, "layout": "row", "padding": 4,
+             "align": "end", "justify": "space-between", "fill": "#e2e8f0", "layers": [
+                box("spacer", "fill", "fill"), text("a", "alpha epsilon eta", "hug", size=12),
+                text("b", "delta lambda mu gamma", size=24), text("c", "iota", "hug", size=12)]}]},
+    ],
 }  # fmt: skip
 
 
