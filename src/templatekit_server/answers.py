@@ -71,7 +71,7 @@ async def idempotent(
     if isinstance(claimed, Answer):
         return claimed, True
     try:
-        answer = await produce()
+        answer = await claimed.held_while(produce())
     except BaseException:
         await run_in_threadpool(claimed.give_up)
         raise

@@ -57,6 +57,16 @@ metadata = MetaData()
 
 schema_version = Table("schema_version", metadata, Column("version", Integer, nullable=False))
 
+#: One row: a digest of the server secret the database's keys were sealed with, so that a
+#: host started with another secret (or none, making its own) refuses to start instead of
+#: failing a share of the signed and file URLs behind the load balancer.
+server_secret = Table(
+    "server_secret",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("fingerprint", String(64), nullable=False),
+)
+
 workspaces = Table(
     "workspaces",
     metadata,
@@ -441,6 +451,7 @@ MIGRATIONS: list[Callable[[Connection], None]] = [
     _video_outputs,
     _video_turns,
     _version_sizes,
+    lambda connection: metadata.create_all(connection, tables=[server_secret]),
 ]
 
 

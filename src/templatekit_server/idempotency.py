@@ -4,17 +4,25 @@ first answer again, and is not rendered or billed again.
 The first request claims the key (a row in state ``pending``); a repeat that arrives
 while the first is still running waits for it. A failed first request gives the key up,
 so that the client may retry. The same key with a different request is CONFLICT.
+
+A pending claim is held by its request, which touches the row every ``TOUCH_SECONDS``
+while it runs: a claim nobody has touched for ``ABANDONED_SECONDS`` belongs to a server
+that died (killed mid-render), and the next request with the key claims it anew rather
+than waiting for an answer that will never come.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 from attrs import frozen
 from sqlalchemy import delete, select, update
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
 from templatekit_server.db import Database, idempotency, now
@@ -23,6 +31,11 @@ from templatekit_server.errors import ApiError, bad_request
 LIFETIME = 86_400
 MAX_KEY_LENGTH = 255
 POLL_SECONDS = 0.05
+T = TypeVar("T")
+#: How often a running request touches its pending claim.
+TOUCH_SECONDS = 2.0
+#: A pending claim untouched this long was left by a server that stopped.
+ABANDONED_SECONDS = 15.0
 
 
 @frozen
@@ -72,6 +85,31 @@ class Claim:
         with self.db.write() as connection:
             connection.execute(delete(idempotency).where(self._row()))
 
+    def touch(self) -> None:
+        """Say that the request holding the claim still runs (see the module); the
+        replay's 24 hours then count from the last touch, at most the request's length
+        later than its start."""
+        with self.db.write() as connection:
+            connection.execute(
+                update(idempotency).where(self._row(), idempotency.c.state == "pending").values(created_at=now())
+            )
+
+    async def held_while(self, work: Awaitable[T]) -> T:
+        """``work``'s result, the claim touched every ``TOUCH_SECONDS`` meanwhile, so that
+        no server takes it for abandoned while it runs."""
+
+        async def keep_touching() -> None:
+            while True:
+                await asyncio.sleep(TOUCH_SECONDS)
+                with contextlib.suppress(SQLAlchemyError):  # the database away for a moment: the next touch
+                    await run_in_threadpool(self.touch)
+
+        toucher = asyncio.create_task(keep_touching())
+        try:
+            return await work
+        finally:
+            toucher.cancel()
+
 
 def checked_key(key: str, header: str = "Idempotency-Key") -> str:
     """``key``, given in the request's ``header``; BAD_REQUEST naming the header when it
@@ -99,12 +137,28 @@ async def claim(db: Database, key_id: str, key: str, digest: str, timeout: float
         waited += POLL_SECONDS
 
 
+async def turn(db: Database, key_id: str, key: str) -> Claim:
+    """A claim of ``key`` (not a client's key: work the server names) once no request on
+    any host holds it, for work done once when many ask for it at the same moment; hold
+    it with ``held_while`` and end it with ``give_up``. A holder whose host stopped leaves
+    its claim untouched, and it is taken over after ``ABANDONED_SECONDS``."""
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()
+    while await run_in_threadpool(_claim_or_read, db, key_id, key, digest) is not None:
+        await asyncio.sleep(POLL_SECONDS)
+    return Claim(db, key_id, key)
+
+
 def _claim_or_read(db: Database, key_id: str, key: str, digest: str) -> Any:
-    """Insert a pending row (None), or the row that is there (expired rows are replaced).
-    The insert is atomic against the same request on another host."""
+    """Insert a pending row (None), or the row that is there (expired rows, and pending
+    ones that their server abandoned, are replaced). The insert is atomic against the same
+    request on another host."""
     condition = (idempotency.c.key_id == key_id) & (idempotency.c.idempotency_key == key)
+    moment = now()
+    gone = (idempotency.c.created_at < moment - LIFETIME) | (
+        (idempotency.c.state == "pending") & (idempotency.c.created_at < moment - ABANDONED_SECONDS)
+    )
     with db.write() as connection:
-        connection.execute(delete(idempotency).where(condition, idempotency.c.created_at < now() - LIFETIME))
+        connection.execute(delete(idempotency).where(condition, gone))
         inserted = db.insert_unless_present(
             connection,
             idempotency,

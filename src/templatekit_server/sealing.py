@@ -48,6 +48,12 @@ class Sealer:
     def __init__(self, secret: str) -> None:
         self._fernet = Fernet(base64.urlsafe_b64encode(_derived(secret, "keys")))
         self._file_key = _derived(secret, "files")
+        self._secret_digest = _derived(secret, "secret").hex()
+
+    @property
+    def fingerprint(self) -> str:
+        """A digest of the secret that says whether two servers share it, and nothing of it."""
+        return _derived(self._secret_digest, "fingerprint").hex()
 
     def seal(self, text: str) -> str:
         return self._fernet.encrypt(text.encode("utf-8")).decode("ascii")

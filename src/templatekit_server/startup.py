@@ -7,11 +7,13 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from sqlalchemy import select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
 from templatekit.service import folder_problem
-from templatekit_server.db import Database
+from templatekit_server.db import Database, server_secret
+from templatekit_server.sealing import Sealer
 
 
 class StartError(Exception):
@@ -38,3 +40,18 @@ def open_database(url: str) -> Database:
         shown = make_url(url).render_as_string(hide_password=True)
         cause = str(getattr(exc, "orig", None) or exc).splitlines()[0]
         raise StartError(f"database {shown}: cannot be opened ({cause})") from None
+
+
+def check_secret(db: Database, sealer: Sealer) -> None:
+    """Record the secret's fingerprint in the database on first start; afterwards a
+    server whose secret differs (a host of several without TEMPLATEKIT_SECRET, or with
+    another value) is refused: it could open none of the stored keys and would sign file
+    URLs the other hosts refuse, failing a share of every client's requests."""
+    with db.write() as connection:
+        db.insert_unless_present(connection, server_secret, id=1, fingerprint=sealer.fingerprint)
+        stored = connection.execute(select(server_secret.c.fingerprint).where(server_secret.c.id == 1)).scalar()
+    if stored != sealer.fingerprint:
+        raise StartError(
+            "TEMPLATEKIT_SECRET: differs from the secret this database's keys were sealed with"
+            " (every server sharing a database needs the same TEMPLATEKIT_SECRET)"
+        )

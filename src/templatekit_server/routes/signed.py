@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from templatekit_server import accounts, assets, catalog, render_cache, signing, usage
+from templatekit_server import accounts, assets, catalog, idempotency, render_cache, signing, usage
 from templatekit_server.accounts import Caller
 from templatekit_server.answers import warnings_header
 from templatekit_server.bodies import SignedQuery
@@ -45,12 +45,35 @@ async def signed_url(request: Request) -> Response:
     cached = None if fresh else await run_in_threadpool(render_cache.lookup, server.db, server.files, key)
     named = assets.named_in(canonical)
     if cached is not None and named and await run_in_threadpool(assets.missing, server.db, caller.workspace_id, named):
-        cached = None  # an asset it drew was deleted since: rendered again, which says so
+        return await _rendered(request, still, canonical, fresh)  # an asset it drew was deleted: says so
     if cached is not None:
-        if request.headers.get("if-none-match") == cached.etag:
-            return Response(status_code=304, headers={"ETag": cached.etag, "Cache-Control": CACHED})
-        return _answer(cached.data, cached.media_type, cached.etag, cached.warnings, CACHED)
-    return await _rendered(request, still, canonical, fresh)
+        return _from_cache(request, cached)
+    if fresh:
+        return await _rendered(request, still, canonical, fresh)
+    return await _rendered_once(request, still, canonical, key)
+
+
+def _from_cache(request: Request, cached: render_cache.Cached) -> Response:
+    """The cache's copy, or 304 to a client that has it."""
+    if request.headers.get("if-none-match") == cached.etag:
+        return Response(status_code=304, headers={"ETag": cached.etag, "Cache-Control": CACHED})
+    return _answer(cached.data, cached.media_type, cached.etag, cached.warnings, CACHED)
+
+
+async def _rendered_once(request: Request, still: Still, canonical: str, key: str) -> Response:
+    """A URL not in the cache, rendered once however many hosts are asked for it at the
+    same moment (a page shown to many, or a holder of the URL sending it to every host
+    at once): the others wait for that render and are served the cache's copy, free,
+    since a cached render is billed once."""
+    server = server_of(request)
+    turn = await idempotency.turn(server.db, still.caller.key_id, f"signedurl:{key}")
+    try:
+        cached = await run_in_threadpool(render_cache.lookup, server.db, server.files, key)
+        if cached is not None:  # rendered by the request whose turn came first
+            return _from_cache(request, cached)
+        return await turn.held_while(_rendered(request, still, canonical, fresh=False))
+    finally:
+        await run_in_threadpool(turn.give_up)
 
 
 async def _verified(request: Request, server: ServerState, query: dict[str, str], canonical: str) -> Caller:
