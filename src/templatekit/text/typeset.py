@@ -21,6 +21,7 @@ paragraph may mix styles (its lines are measured with its first style's metrics)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from functools import cached_property
 from itertools import accumulate
@@ -548,7 +549,9 @@ def _typeset(
 
 def _paragraph_spans(spans: StyledText, style: TextStyle) -> list[list[Span]]:
     """The spans of each paragraph (split at line feeds), transformed as their style
-    says; an empty paragraph is one empty span in the style where it stands."""
+    says; an empty paragraph is one empty span in the style where it stands. A line
+    feed that ends the text (``\n``, ``<br>``) ends its last line and starts none, as in
+    CSS: text from a form or a CSV cell that ends with one sits where it would without."""
     paragraphs: list[list[Span]] = [[]]
     last = style
     for part, part_style in spans:
@@ -559,13 +562,18 @@ def _paragraph_spans(spans: StyledText, style: TextStyle) -> list[list[Span]]:
             if piece:
                 paragraphs[-1].append((piece, part_style))
         last = part_style
+    if len(paragraphs) > 1 and not paragraphs[-1]:
+        paragraphs.pop()
     return [spans or [("", last if number else style)] for number, spans in enumerate(paragraphs)]
 
 
 def _metrics(line: LineBox, fallback: TextStyle, book: FontBook) -> LineMetrics:
-    """The line's box, from the styles of its runs (an empty line: ``fallback``'s)."""
+    """The line's box, from the styles of its runs (an empty line: ``fallback``'s). A
+    line height below the font's ascent less its descent puts the line's bottom above
+    the baseline (``below`` negative), as CSS's line box does: lines stay ``lineHeight``
+    apart however tight."""
     styles = {run.style for run in line.runs} or {fallback}
-    above = below = 0.0
+    above = below = -math.inf
     for style in styles:
         face = hb_font(book.match(style.family, style.weight, style.italic).file)
         ascent, descent = face.ascender * style.size, face.descender * style.size
@@ -579,15 +587,28 @@ def _with_ellipsis(
 ) -> tuple[LineBox, int]:
     """The line ``start:end`` cut after its last grapheme cluster that leaves room for
     "…", and laid out again as its own paragraph in the same direction; and where in the
-    paragraph's text the cut is."""
-    mark = _Paragraph([(ELLIPSIS, paragraph.style)], book, paragraph.rtl, paragraph.language, [])
-    room = max_width - mark.width(0, 1)
+    paragraph's text the cut is. The "…" takes the style of the last character kept, and
+    is measured in it: after a larger span it is larger, and must still fit the line."""
+    marks: dict[TextStyle, float] = {}
+
+    def mark_width(style: TextStyle) -> float:
+        if style not in marks:
+            mark = _Paragraph([(ELLIPSIS, style)], book, paragraph.rtl, paragraph.language, [])
+            marks[style] = mark.width(0, 1)
+        return marks[style]
+
+    def last_style(position: int) -> TextStyle:
+        kept = paragraph.text[start:position].rstrip()
+        return paragraph.styles[start + len(kept) - 1] if kept else paragraph.style
+
     cut = position = start
     for cluster in unicode.graphemes(paragraph.text[start:end]):
         position += len(cluster)
-        if paragraph.width(start, position) > room + _EPSILON:
+        width = paragraph.width(start, position)
+        if width > max_width + _EPSILON:
             break
-        cut = position
+        if width + mark_width(last_style(position)) <= max_width + _EPSILON:
+            cut = position
     kept = paragraph.text[start:cut].rstrip()
     spans: list[Span] = []
     for index, char in enumerate(kept, start):
@@ -665,9 +686,35 @@ def visual_order(runs: Sequence[LineRun]) -> list[LineRun]:
     return order
 
 
-def _gaps(run: LineRun) -> list[int]:
-    """Glyphs of the run that justification may widen (word separators)."""
-    return [index for index, cluster in enumerate(run.clusters) if run.text[cluster] in JUSTIFIABLE]
+def _ideographic(char: str) -> bool:
+    """Han, kana, Bopomofo and CJK punctuation: text of the block scripts, which CSS
+    justifies between any two characters (CSS Text 3, section 7.3), having no spaces."""
+    return (
+        "\u2e80" <= char <= "\u9fff"
+        or "\uf900" <= char <= "\ufaff"
+        or "\uff00" <= char <= "\uffef"
+        or "\U00020000" <= char <= "\U0003ffff"
+    )
+
+
+def _gaps(run: LineRun, after: str | None) -> list[int]:
+    """Glyphs of the run that justification may widen: word separators, and the gap
+    after a character of a block script, or before one (``after``: the first character
+    of the next run on the line, None at its end), as browsers justify Chinese and
+    Japanese."""
+    gaps = []
+    for index, cluster in enumerate(run.clusters):
+        char = run.text[cluster]
+        if char in JUSTIFIABLE:
+            gaps.append(index)
+            continue
+        following = run.clusters[index + 1] if index + 1 < len(run.clusters) else None
+        if following == cluster:
+            continue  # a glyph of the same cluster follows: no gap inside it
+        next_char = run.text[following] if following is not None else after
+        if next_char is not None and (_ideographic(char) or _ideographic(next_char)):
+            gaps.append(index)
+    return gaps
 
 
 def place(
@@ -689,7 +736,8 @@ def place(
     for line, metrics in zip(block.lines, block.metrics, strict=True):
         runs = visual_order(line.runs)
         line_width = sum(run.width for run in runs)
-        gaps = [_gaps(run) for run in runs]
+        firsts = [run.text[run.clusters[0]] if run.clusters else None for run in runs]
+        gaps = [_gaps(run, next((c for c in firsts[i + 1 :] if c is not None), None)) for i, run in enumerate(runs)]
         count = sum(len(g) for g in gaps)
         justify = align == "justify" and not line.last_in_paragraph and count > 0
         extra = (width - line_width) / count if justify else 0.0
