@@ -717,6 +717,12 @@ def _gaps(run: LineRun, after: str | None) -> list[int]:
     return gaps
 
 
+def _line_gaps(runs: list[LineRun]) -> list[list[int]]:
+    """The glyphs of each run of a line (in visual order) that justification widens."""
+    firsts = [run.text[run.clusters[0]] if run.clusters else None for run in runs]
+    return [_gaps(run, next((c for c in firsts[i + 1 :] if c is not None), None)) for i, run in enumerate(runs)]
+
+
 def place(
     block: TextBlock,
     x: float,
@@ -736,10 +742,9 @@ def place(
     for line, metrics in zip(block.lines, block.metrics, strict=True):
         runs = visual_order(line.runs)
         line_width = sum(run.width for run in runs)
-        firsts = [run.text[run.clusters[0]] if run.clusters else None for run in runs]
-        gaps = [_gaps(run, next((c for c in firsts[i + 1 :] if c is not None), None)) for i, run in enumerate(runs)]
+        gaps = _line_gaps(runs) if align == "justify" and not line.last_in_paragraph else [[] for _ in runs]
         count = sum(len(g) for g in gaps)
-        justify = align == "justify" and not line.last_in_paragraph and count > 0
+        justify = count > 0
         extra = (width - line_width) / count if justify else 0.0
         side = align
         if align == "justify" and not justify:
