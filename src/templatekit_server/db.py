@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     Column,
     Connection,
     Engine,
@@ -65,6 +66,23 @@ server_secret = Table(
     metadata,
     Column("id", Integer, primary_key=True),
     Column("fingerprint", String(64), nullable=False),
+)
+
+#: The generations of stills being rendered, counted already: a row kept alive by its
+#: request while it renders (``alive``), then marked rendered; one left untouched by a
+#: server killed mid-render is given back by any server (``usage.give_back_abandoned``).
+renders_in_flight = Table(
+    "renders_in_flight",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("workspace_id", String(64), nullable=False),
+    Column("day", String(10), nullable=False),
+    Column("month", String(7), nullable=False),
+    Column("operation", String(64), nullable=False),
+    Column("generations", Integer, nullable=False),
+    Column("project_id", String(64), nullable=False),
+    Column("rendered", Boolean, nullable=False),
+    Column("touched_at", Float, nullable=False, index=True),
 )
 
 workspaces = Table(
@@ -452,6 +470,7 @@ MIGRATIONS: list[Callable[[Connection], None]] = [
     _video_turns,
     _version_sizes,
     lambda connection: metadata.create_all(connection, tables=[server_secret]),
+    lambda connection: metadata.create_all(connection, tables=[renders_in_flight]),
 ]
 
 

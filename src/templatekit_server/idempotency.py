@@ -5,16 +5,14 @@ The first request claims the key (a row in state ``pending``); a repeat that arr
 while the first is still running waits for it. A failed first request gives the key up,
 so that the client may retry. The same key with a different request is CONFLICT.
 
-A pending claim is held by its request, which touches the row every ``TOUCH_SECONDS``
-while it runs: a claim nobody has touched for ``ABANDONED_SECONDS`` belongs to a server
-that died (killed mid-render), and the next request with the key claims it anew rather
-than waiting for an answer that will never come.
+A pending claim is kept alive by its request while it runs (``alive``): a claim left
+untouched belongs to a server that died (killed mid-render), and the next request with
+the key claims it anew rather than waiting for an answer that will never come.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
 from collections.abc import Awaitable
@@ -22,9 +20,9 @@ from typing import Any, TypeVar
 
 from attrs import frozen
 from sqlalchemy import delete, select, update
-from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
+from templatekit_server.alive import ABANDONED_SECONDS, kept_alive
 from templatekit_server.db import Database, idempotency, now
 from templatekit_server.errors import ApiError, bad_request
 
@@ -32,10 +30,6 @@ LIFETIME = 86_400
 MAX_KEY_LENGTH = 255
 POLL_SECONDS = 0.05
 T = TypeVar("T")
-#: How often a running request touches its pending claim.
-TOUCH_SECONDS = 2.0
-#: A pending claim untouched this long was left by a server that stopped.
-ABANDONED_SECONDS = 15.0
 
 
 @frozen
@@ -95,20 +89,9 @@ class Claim:
             )
 
     async def held_while(self, work: Awaitable[T]) -> T:
-        """``work``'s result, the claim touched every ``TOUCH_SECONDS`` meanwhile, so that
-        no server takes it for abandoned while it runs."""
-
-        async def keep_touching() -> None:
-            while True:
-                await asyncio.sleep(TOUCH_SECONDS)
-                with contextlib.suppress(SQLAlchemyError):  # the database away for a moment: the next touch
-                    await run_in_threadpool(self.touch)
-
-        toucher = asyncio.create_task(keep_touching())
-        try:
-            return await work
-        finally:
-            toucher.cancel()
+        """``work``'s result, the claim kept alive meanwhile (see ``alive``), so that no
+        server takes it for abandoned while it runs."""
+        return await kept_alive(work, self.touch)
 
 
 def checked_key(key: str, header: str = "Idempotency-Key") -> str:

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import calendar
 import logging
+import secrets
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from attrs import frozen
-from sqlalchemy import Connection, select, update
+from attrs import evolve, frozen
+from sqlalchemy import Connection, delete, insert, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from templatekit_server import storage
-from templatekit_server.db import Database, now, usage, usage_by_operation, usage_by_project
+from templatekit_server.alive import ABANDONED_SECONDS
+from templatekit_server.db import Database, now, renders_in_flight, usage, usage_by_operation, usage_by_project
 from templatekit_server.errors import ApiError
 from templatekit_server.plans import Plan
 
@@ -35,6 +37,9 @@ class Reservation:
     operation: str
     generations: int
     project_id: str = ""  # the project whose key asked (none: counted for the workspace only)
+    #: its row in ``renders_in_flight`` (a still's), which whoever gives it back deletes
+    #: first, so that it is given back once; "" for none
+    in_flight: str = ""
 
 
 def periods(at: float) -> tuple[str, str]:
@@ -86,6 +91,74 @@ def reserve_in(
     return reservation
 
 
+def in_flight_in(connection: Connection, reservation: Reservation) -> Reservation:
+    """``reservation`` recorded as a still being rendered (within the transaction that
+    made it), to be kept alive while it renders (``touch``) and marked ``rendered``."""
+    if reservation.generations <= 0:
+        return reservation
+    row = secrets.token_hex(16)
+    connection.execute(
+        insert(renders_in_flight).values(
+            id=row,
+            workspace_id=reservation.workspace_id,
+            day=reservation.day,
+            month=reservation.month,
+            operation=reservation.operation,
+            generations=reservation.generations,
+            project_id=reservation.project_id,
+            rendered=False,
+            touched_at=now(),
+        )
+    )
+    return evolve(reservation, in_flight=row)
+
+
+def touch(db: Database, reservation: Reservation) -> None:
+    """Say that the still of ``reservation`` is still being rendered."""
+    with db.write() as connection:
+        connection.execute(
+            update(renders_in_flight).where(renders_in_flight.c.id == reservation.in_flight).values(touched_at=now())
+        )
+
+
+def rendered(db: Database, reservation: Reservation) -> None:
+    """The still of ``reservation`` is rendered: no longer given back for being left
+    alone (a failure delivering it still gives it back, by ``release``)."""
+    if reservation.in_flight:
+        with db.write() as connection:
+            connection.execute(
+                update(renders_in_flight)
+                .where(renders_in_flight.c.id == reservation.in_flight)
+                .values(rendered=True, touched_at=now())
+            )
+
+
+#: How long the row of a rendered still is kept (its request has answered by then).
+RENDERED_KEPT_SECONDS = 3600.0
+
+
+def give_back_abandoned(db: Database) -> int:
+    """Give back the generations of stills whose server stopped keeping them alive
+    (killed mid-render: nothing was answered), each once, whichever server finds it;
+    forget the rows of stills rendered long ago. How many were given back."""
+    moment = now()
+    left = renders_in_flight.c.touched_at < moment - ABANDONED_SECONDS
+    abandoned = renders_in_flight.c.rendered.is_(False) & left
+    with db.read() as connection:
+        rows = connection.execute(select(renders_in_flight).where(abandoned)).all()
+    given = 0
+    for row in rows:
+        reservation = Reservation(
+            row.workspace_id, row.day, row.month, row.operation, row.generations, row.project_id, row.id
+        )
+        with db.write() as connection:
+            given += release_in(connection, reservation, abandoned)
+    with db.write() as connection:
+        old = renders_in_flight.c.rendered.is_(True) & (renders_in_flight.c.touched_at < moment - RENDERED_KEPT_SECONDS)
+        connection.execute(delete(renders_in_flight).where(old))
+    return given
+
+
 def release(db: Database, reservation: Reservation) -> None:
     """Give back what a failed render reserved."""
     with db.write() as connection:
@@ -128,9 +201,16 @@ class Releases:
                 raise
 
 
-def release_in(connection: Connection, reservation: Reservation) -> None:
+def release_in(connection: Connection, reservation: Reservation, condition: Any = None) -> int:
+    """Give back what ``reservation`` counted; 1, or 0 when it was given back already (its
+    row in flight gone, or no longer matching ``condition``)."""
     if reservation.generations <= 0:
-        return
+        return 0
+    if reservation.in_flight:
+        row = renders_in_flight.c.id == reservation.in_flight
+        found = connection.execute(delete(renders_in_flight).where(row if condition is None else row & condition))
+        if found.rowcount == 0:
+            return 0
     n = reservation.generations
     for period in (reservation.day, reservation.month):
         connection.execute(
@@ -157,6 +237,7 @@ def release_in(connection: Connection, reservation: Reservation) -> None:
             )
             .values(count=usage_by_project.c.count - n)
         )
+    return 1
 
 
 def _exceeded(plan: Plan, period: str, limit: int, at: float, asked: int) -> ApiError:

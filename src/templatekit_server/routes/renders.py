@@ -8,11 +8,14 @@ anywhere gives the generation back.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import anyio.to_thread
 from attrs import evolve, frozen
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
@@ -20,6 +23,7 @@ from starlette.routing import Route
 
 from templatekit_server import catalog, usage, webhooks
 from templatekit_server.accounts import Caller
+from templatekit_server.alive import kept_alive
 from templatekit_server.answers import idempotent, json_answer, response, warnings_header
 from templatekit_server.bodies import ImageRequest, PdfRequest, StoredImageRequest, StoredUrl, Url
 from templatekit_server.bucket import Bucket
@@ -125,11 +129,18 @@ async def render(request: Request, still: Still) -> tuple[StillOutput, usage.Res
         still.thumbnail,
         still.debug,
     )
+    rendering = server.stills.run(render_still, job, server.share(caller))
     try:
-        output = await server.stills.run(render_still, job, server.share(caller))
+        if reservation is None:
+            output = await rendering
+        else:  # kept alive: a server killed mid-render leaves it to be given back by another
+            output = await kept_alive(rendering, functools.partial(usage.touch, server.db, reservation))
     except BaseException:
         await _release(server, reservation)
         raise
+    if reservation is not None:
+        with contextlib.suppress(SQLAlchemyError):  # not marked: given back as left alone, a render free
+            await run_in_threadpool(usage.rendered, server.db, reservation)
     return evolve(output, warnings=(*still.notes, *output.warnings)), reservation, info.version
 
 
@@ -146,7 +157,7 @@ def _reserved(server: ServerState, still: Still) -> tuple[catalog.TemplateInfo, 
         reservation = usage.reserve_in(
             server.db, connection, caller.workspace_id, plan, 1, still.operation, project_id=caller.project_id
         )
-        return info, reservation
+        return info, usage.in_flight_in(connection, reservation)
 
 
 async def _release(server: ServerState, reservation: usage.Reservation | None) -> None:
