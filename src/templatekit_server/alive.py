@@ -1,8 +1,8 @@
-"""Rows that say a request is running (an idempotency key's pending claim, a still's
-generation being rendered), kept fresh while it runs. A server killed mid-request stops
-keeping its rows fresh, and any server that finds one untouched for
-``ABANDONED_SECONDS`` takes it for abandoned: the key is free again, the generation
-given back."""
+"""Rows that say a request is running (an idempotency key's pending claim; a still's
+generation being rendered, which ``usage.InFlight`` keeps alive for all of a server's
+renders at once), kept fresh while it runs. A server killed mid-request stops keeping
+its rows fresh, and any server that finds one untouched for ``ABANDONED_SECONDS`` takes
+it for abandoned: the key is free again, the generation given back."""
 
 from __future__ import annotations
 

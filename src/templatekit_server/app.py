@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, 
 
 from templatekit import TemplatekitError
 from templatekit_server import catalog, idempotency, logs, render_cache, usage, webhooks
-from templatekit_server.alive import ABANDONED_SECONDS
+from templatekit_server.alive import TOUCH_SECONDS
 from templatekit_server.dashboard import dashboard_mount
 from templatekit_server.errors import DATABASE_UNAVAILABLE, ApiError, bounded, envelope, from_library
 from templatekit_server.pages import PageHeaders, page_mounts
@@ -207,15 +207,17 @@ async def _housekeeping(state: ServerState) -> None:
         await asyncio.sleep(HOUSEKEEPING_SECONDS)
 
 
-async def _give_back_abandoned(state: ServerState) -> None:
-    """Give back, soon after, the generations of stills whose server was killed while
-    rendering them (``usage.give_back_abandoned``): a failed render is free."""
+async def _renders_in_flight(state: ServerState) -> None:
+    """Keep this server's stills in flight alive, and give back, soon after, the
+    generations of those whose server was killed while rendering them
+    (``usage.give_back_abandoned``): a failed render is free."""
     while True:
         try:
+            await run_in_threadpool(state.in_flight.keep_alive, state.db)
             await run_in_threadpool(usage.give_back_abandoned, state.db)
         except Exception:  # logged; the next round tries again
-            log.exception("giving back abandoned renders failed")
-        await asyncio.sleep(ABANDONED_SECONDS / 3)
+            log.exception("keeping renders in flight failed")
+        await asyncio.sleep(TOUCH_SECONDS)
 
 
 def _freeze_start_up() -> None:
@@ -251,7 +253,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             asyncio.create_task(state.runner.run()),
             asyncio.create_task(state.sender.run()),
             asyncio.create_task(_housekeeping(state)),
-            asyncio.create_task(_give_back_abandoned(state)),
+            asyncio.create_task(_renders_in_flight(state)),
         ]
         if state.db.needs_checkpoints:
             tasks.append(asyncio.create_task(_checkpoints(state)))

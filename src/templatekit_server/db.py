@@ -69,8 +69,8 @@ server_secret = Table(
 )
 
 #: The generations of stills being rendered, counted already: a row kept alive by its
-#: request while it renders (``alive``), then marked rendered; one left untouched by a
-#: server killed mid-render is given back by any server (``usage.give_back_abandoned``).
+#: server while it renders (``usage.InFlight``), then marked rendered; one left untouched
+#: by a server killed mid-render is given back by any server (``usage.give_back_abandoned``).
 renders_in_flight = Table(
     "renders_in_flight",
     metadata,

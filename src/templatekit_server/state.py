@@ -19,7 +19,7 @@ from templatekit_server.rendering import RenderPool
 from templatekit_server.sealing import Sealer, server_secret
 from templatekit_server.settings import Settings
 from templatekit_server.startup import StartError, check_secret, open_database, ready_data_dir
-from templatekit_server.usage import Releases
+from templatekit_server.usage import InFlight, Releases
 from templatekit_server.webhooks import Announcer
 
 #: uploads to ``s3Config`` buckets at once per workspace (see ``ServerState.bucket_lane``)
@@ -65,6 +65,7 @@ class ServerState:
         )
         self.announcer = Announcer(self.sealer, self.files)
         self._bucket_lanes: dict[str, anyio.CapacityLimiter] = {}
+        self.in_flight = InFlight()
         self._lookup_lanes: dict[str, anyio.CapacityLimiter] = {}
         self.runner = VideoRunner(
             self.db,

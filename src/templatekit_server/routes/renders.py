@@ -8,14 +8,11 @@ anywhere gives the generation back.
 
 from __future__ import annotations
 
-import contextlib
-import functools
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import anyio.to_thread
 from attrs import evolve, frozen
-from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
@@ -23,7 +20,6 @@ from starlette.routing import Route
 
 from templatekit_server import catalog, usage, webhooks
 from templatekit_server.accounts import Caller
-from templatekit_server.alive import kept_alive
 from templatekit_server.answers import idempotent, json_answer, response, warnings_header
 from templatekit_server.bodies import ImageRequest, PdfRequest, StoredImageRequest, StoredUrl, Url
 from templatekit_server.bucket import Bucket
@@ -129,18 +125,14 @@ async def render(request: Request, still: Still) -> tuple[StillOutput, usage.Res
         still.thumbnail,
         still.debug,
     )
-    rendering = server.stills.run(render_still, job, server.share(caller))
+    server.in_flight.started(reservation)  # kept alive: a server killed mid-render leaves it to be given back
     try:
-        if reservation is None:
-            output = await rendering
-        else:  # kept alive: a server killed mid-render leaves it to be given back by another
-            output = await kept_alive(rendering, functools.partial(usage.touch, server.db, reservation))
+        output = await server.stills.run(render_still, job, server.share(caller))
     except BaseException:
+        server.in_flight.ended(reservation, done=False)
         await _release(server, reservation)
         raise
-    if reservation is not None:
-        with contextlib.suppress(SQLAlchemyError):  # not marked: given back as left alone, a render free
-            await run_in_threadpool(usage.rendered, server.db, reservation)
+    server.in_flight.ended(reservation, done=True)
     return evolve(output, warnings=(*still.notes, *output.warnings)), reservation, info.version
 
 
