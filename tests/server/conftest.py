@@ -3,8 +3,10 @@ templates in its database (the test process opens the same SQLite file)."""
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -140,6 +142,32 @@ class LiveServer:
                 )
             ).scalar()
         return int(total or 0)
+
+
+@contextlib.contextmanager
+def hosts_sharing_a_database(folder: Path, **env: str) -> Iterator[list[LiveServer]]:
+    """Two servers sharing PostgreSQL, Redis, a storage folder and a secret, as
+    docs/deploy.md sets several hosts up, with ``env`` added to their settings."""
+    from tests.server import services  # it starts servers of this module's
+
+    with services.postgres() as pg, services.redis(folder) as rd:
+        shared = {
+            "TEMPLATEKIT_DATABASE_URL": pg.url,
+            "TEMPLATEKIT_RATE_LIMIT_URL": rd.url,
+            "TEMPLATEKIT_STORAGE_URL": (folder / "files").resolve().as_uri(),
+            "TEMPLATEKIT_SECRET": secrets.token_urlsafe(32),
+            "TEMPLATEKIT_WORKERS": "1",
+            **env,
+        }
+        servers = [LiveServer(folder / f"host{n}", dict(shared)) for n in range(2)]
+        for server in servers:
+            server.data_dir.mkdir()
+            server.start()
+        try:
+            yield servers
+        finally:
+            for server in servers:
+                server.stop()
 
 
 @pytest.fixture(scope="session")

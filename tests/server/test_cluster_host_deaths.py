@@ -5,7 +5,6 @@ and the render that never answered is not billed ("failed renders are free")."""
 
 from __future__ import annotations
 
-import secrets
 import threading
 import time
 from collections.abc import Iterator
@@ -15,8 +14,7 @@ import httpx
 import pytest
 
 from tests.conftest import decode
-from tests.server import services
-from tests.server.conftest import Files, LiveServer, image_template
+from tests.server.conftest import Files, LiveServer, hosts_sharing_a_database, image_template
 
 pytestmark = pytest.mark.slow
 
@@ -26,25 +24,9 @@ SOCIAL_CARD = (Path(__file__).parents[2] / "docs/images/social-card.png").read_b
 
 @pytest.fixture(scope="module")
 def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[LiveServer]]:
-    folder = tmp_path_factory.mktemp("hosts")
-    with services.postgres() as pg, services.redis(folder) as rd:
-        env = {
-            "TEMPLATEKIT_DATABASE_URL": pg.url,
-            "TEMPLATEKIT_RATE_LIMIT_URL": rd.url,
-            "TEMPLATEKIT_STORAGE_URL": (folder / "files").resolve().as_uri(),
-            "TEMPLATEKIT_SECRET": secrets.token_urlsafe(32),
-            "TEMPLATEKIT_WORKERS": "1",
-            "TEMPLATEKIT_RENDER_TIMEOUT": str(RENDER_TIMEOUT),
-        }
-        servers = [LiveServer(folder / f"host{n}", dict(env)) for n in range(2)]
-        for server in servers:
-            server.data_dir.mkdir()
-            server.start()
-        try:
-            yield servers
-        finally:
-            for server in servers:
-                server.stop()
+    timeout = str(RENDER_TIMEOUT)
+    with hosts_sharing_a_database(tmp_path_factory.mktemp("hosts"), TEMPLATEKIT_RENDER_TIMEOUT=timeout) as servers:
+        yield servers
 
 
 def killed_mid_render(host: LiveServer, account, web: Files, headers: dict[str, str]) -> None:

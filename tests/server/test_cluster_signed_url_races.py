@@ -6,7 +6,6 @@ host is served from the bucket by the others, and billed once"."""
 from __future__ import annotations
 
 import json
-import secrets
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -14,8 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.server import services
-from tests.server.conftest import LiveServer, text_template
+from tests.server.conftest import LiveServer, hosts_sharing_a_database, text_template
 from tests.server.test_signed_urls import signed_query
 
 pytestmark = pytest.mark.slow
@@ -26,23 +24,8 @@ AT_ONCE = 8
 @pytest.fixture(scope="module")
 def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[LiveServer], Path]]:
     folder = tmp_path_factory.mktemp("signed-hosts")
-    with services.postgres() as pg, services.redis(folder) as rd:
-        env = {
-            "TEMPLATEKIT_DATABASE_URL": pg.url,
-            "TEMPLATEKIT_RATE_LIMIT_URL": rd.url,
-            "TEMPLATEKIT_STORAGE_URL": (folder / "files").resolve().as_uri(),
-            "TEMPLATEKIT_SECRET": secrets.token_urlsafe(32),
-            "TEMPLATEKIT_WORKERS": "1",
-        }
-        servers = [LiveServer(folder / f"host{n}", dict(env)) for n in range(2)]
-        for server in servers:
-            server.data_dir.mkdir()
-            server.start()
-        try:
-            yield servers, folder / "files"
-        finally:
-            for server in servers:
-                server.stop()
+    with hosts_sharing_a_database(folder) as servers:
+        yield servers, folder / "files"
 
 
 def test_one_signed_url_asked_on_every_host_at_once_is_rendered_and_billed_once(hosts):
