@@ -215,6 +215,8 @@ async def _renders_in_flight(state: ServerState) -> None:
         try:
             await run_in_threadpool(state.in_flight.keep_alive, state.db)
             await run_in_threadpool(usage.give_back_abandoned, state.db)
+        except SQLAlchemyError as exc:  # the database away: said once a round, without a traceback
+            log.warning("renders in flight not kept alive this round: %s", str(exc).splitlines()[0])
         except Exception:  # logged; the next round tries again
             log.exception("keeping renders in flight failed")
         await asyncio.sleep(TOUCH_SECONDS)
