@@ -19,9 +19,9 @@ from templatekit_server import accounts, audit, catalog, hooks, people, usage, w
 from templatekit_server.db import Database, iso_time
 from templatekit_server.errors import ApiError
 from templatekit_server.plans import ConfigError, Plan, load_plans
-from templatekit_server.sealing import Sealer, server_secret
+from templatekit_server.sealing import Sealer
 from templatekit_server.settings import Settings
-from templatekit_server.startup import StartError, open_database, ready_data_dir
+from templatekit_server.startup import StartError, open_database, open_sealer, ready_data_dir
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -103,7 +103,8 @@ def _url_host(host: str) -> str:
 
 def _open(settings: Settings) -> tuple[Database, Sealer]:
     ready_data_dir(settings.data_dir)
-    return open_database(settings.database), Sealer(server_secret(settings.secret, settings.data_dir))
+    db = open_database(settings.database)
+    return db, open_sealer(db, settings)  # keys sealed with another secret would open on no server
 
 
 @frozen

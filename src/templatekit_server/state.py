@@ -16,9 +16,8 @@ from templatekit_server.jobs import VideoRunner
 from templatekit_server.plans import Plan, load_plans
 from templatekit_server.ratelimits import RateLimiter
 from templatekit_server.rendering import RenderPool
-from templatekit_server.sealing import Sealer, server_secret
 from templatekit_server.settings import Settings
-from templatekit_server.startup import StartError, check_secret, open_database, ready_data_dir
+from templatekit_server.startup import StartError, open_database, open_sealer, ready_data_dir
 from templatekit_server.usage import InFlight, Releases
 from templatekit_server.webhooks import Announcer
 
@@ -40,8 +39,7 @@ class ServerState:
             raise StartError(str(exc)) from None
         ready_data_dir(settings.data_dir)
         self.db = open_database(settings.database)
-        self.sealer = Sealer(server_secret(settings.secret, settings.data_dir))
-        check_secret(self.db, self.sealer)
+        self.sealer = open_sealer(self.db, settings)
         self.files = Files(
             Store(settings.storage, timeout=settings.storage_timeout), self.sealer, settings.file_url_ttl
         )

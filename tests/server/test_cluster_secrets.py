@@ -60,4 +60,5 @@ def test_a_host_with_another_secret_than_the_database_refuses_to_start(shared, t
             served = httpx.get(url.replace(url.split("/v1/")[0], other.root))
             print("file URL of host 0 on the other host:", served.status_code, served.text[:200])
         other.stop()
+    assert not (other.data_dir / "secret.key").exists()  # made for nothing: a restart is refused the same way
     assert httpx.get(f"{first.api}/liveness").status_code == 200  # the hosts already serving go on

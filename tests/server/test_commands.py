@@ -26,10 +26,15 @@ pytestmark = pytest.mark.slow
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "templates"
 
 
-def admin(data_dir: Path, *args: str, input: str = "") -> subprocess.CompletedProcess[str]:
+def admin(data_dir: Path, *args: str, input: str = "", secret: str | None = None) -> subprocess.CompletedProcess[str]:
     """The command run as a script runs it: with no terminal to prompt on."""
     command = [sys.executable, "-m", "templatekit.cli", "admin", "--data-dir", str(data_dir), *args]
-    return subprocess.run(command, input=input, capture_output=True, text=True, check=False, start_new_session=True)
+    env = {name: value for name, value in os.environ.items() if name != "TEMPLATEKIT_SECRET"}
+    if secret is not None:
+        env["TEMPLATEKIT_SECRET"] = secret
+    return subprocess.run(
+        command, input=input, capture_output=True, text=True, check=False, start_new_session=True, env=env
+    )
 
 
 def answer(data_dir: Path, *args: str) -> dict:
@@ -159,6 +164,22 @@ def test_admin_names_what_does_not_exist(tmp_path):
     ]:
         done = admin(tmp_path, *args)
         assert done.returncode == 1 and named in done.stderr, args
+
+
+@pytest.mark.parametrize("lost", [False, True], ids=["another TEMPLATEKIT_SECRET", "secret.key deleted"])
+def test_an_admin_command_with_another_secret_than_the_database_is_refused(tmp_path, lost):
+    """Keys made with another secret than the servers' would open on none of them."""
+    workspace = answer(tmp_path, "workspace", "create", "--name", "Acme")["id"]
+    project = answer(tmp_path, "project", "create", "--workspace", workspace, "--name", "Web")["id"]
+    if lost:
+        (tmp_path / "secret.key").unlink()
+        done = admin(tmp_path, "key", "create", "--project", project)
+        assert not (tmp_path / "secret.key").exists()  # the next start is refused the same way
+    else:
+        done = admin(tmp_path, "key", "create", "--project", project, secret="another-secret-of-the-same-length")
+    assert done.returncode == 1, done.stdout
+    assert "Traceback" not in done.stderr
+    assert "TEMPLATEKIT_SECRET" in done.stderr and "secret.key" in done.stderr
 
 
 def test_serve_demo_prints_a_key_and_a_curl_line_that_works(tmp_path):
