@@ -97,13 +97,17 @@ def number_as_text(value: float) -> str:
     sent it expects to see: the shortest digits that read back as the same number,
     positional from 1e-6 up to 1e21 (1234567.5, not Python's "g" 1.23457e+06), integral
     floats without ".0"; an integer with all its digits."""
-    if isinstance(value, int) or not math.isfinite(value):
+    if isinstance(value, int):
         return str(value)
-    if value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
+    if not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if value == 0:
+        return "0"
     if 1e-6 <= abs(value) < 1e21:
-        return format(Decimal(repr(value)), "f")
-    return repr(value)
+        text = format(Decimal(repr(value)), "f")  # repr's shortest digits, never binary noise
+        return text.removesuffix(".0")
+    mantissa, _, exponent = repr(value).partition("e")
+    return f"{mantissa}e{int(exponent):+d}"  # no padded exponent: 1e-7, not 1e-07
 
 
 def cell_text(value: str | float | bool | None) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 import templatekit as tk
 from templatekit.model.convert import converter
 from templatekit.model.layers import LAYER_KINDS
+from templatekit.model.values import cell_text
 from tests.conftest import layer, template
 
 EVERY_KIND = [
@@ -293,8 +295,27 @@ def test_a_number_given_as_text_is_written_as_json_writes_numbers(text):
     assert tk.load_template(template(layer("text", "title", text="Hi", size=" 1e1 "))).layers[0].size == 10
 
 
-@pytest.mark.parametrize(("number", "text"), [(1234567.5, "1234567.5"), (12.0, "12"), (1e16, "10000000000000000")])
-def test_a_number_sent_as_text_reads_as_the_client_wrote_it(number, text):
-    """Python's "g" format made 1234567.5 "1.23457e+06": digits lost from a price or an id."""
+@pytest.mark.parametrize(
+    ("number", "text"),
+    [
+        (1234567.5, "1234567.5"),
+        (12.0, "12"),
+        (1e16, "10000000000000000"),
+        (-0.0, "0"),
+        (1e-6, "0.000001"),
+        (1.5e-7, "1.5e-7"),  # Python pads the exponent: "1.5e-07"
+        (-1e-7, "-1e-7"),
+        (1e21, "1e+21"),
+        (2.0**64, "18446744073709552000"),  # the shortest digits, not "...551616"
+        (1.2345678901234567e19, "12345678901234567000"),
+        (10**30, str(10**30)),  # an integer keeps all its digits
+        (math.nan, "NaN"),
+        (-math.inf, "-Infinity"),
+    ],
+)
+def test_a_number_sent_as_text_reads_as_javascript_writes_it(number, text):
+    """Python's "g" format made 1234567.5 "1.23457e+06": digits lost from a price or an id.
+    A client wrote the number with JavaScript's ``String(n)``, so it reads back as that."""
     applied = tk.apply(template(layer("text", "title", text="Hi")), [{"name": "title", "text": number}])
     assert applied.template.layers[0].text == text
+    assert cell_text(number) == text  # a table cell writes it the same way
