@@ -601,26 +601,37 @@ def _with_ellipsis(
         kept = paragraph.text[start:position].rstrip()
         return paragraph.styles[start + len(kept) - 1] if kept else paragraph.style
 
-    cut = position = start
+    cuts = [start]
+    position = start
     for cluster in unicode.graphemes(paragraph.text[start:end]):
         position += len(cluster)
         width = paragraph.width(start, position)
         if width > max_width + _EPSILON:
             break
         if width + mark_width(last_style(position)) <= max_width + _EPSILON:
-            cut = position
-    kept = paragraph.text[start:cut].rstrip()
-    spans: list[Span] = []
-    for index, char in enumerate(kept, start):
-        char_style = paragraph.styles[index]
-        if spans and spans[-1][1] == char_style:
-            spans[-1] = (spans[-1][0] + char, char_style)
-        else:
-            spans.append((char, char_style))
-    mark_style = spans[-1][1] if spans else paragraph.style
-    spans.append((ELLIPSIS, mark_style))
-    shortened = _Paragraph(spans, book, paragraph.rtl, paragraph.language, [], paragraph.offset + start)
-    return shortened.line(0, len(shortened.text), True), cut
+            cuts.append(position)
+
+    def shortened_at(cut: int) -> LineBox:
+        kept = paragraph.text[start:cut].rstrip()
+        spans: list[Span] = []
+        for index, char in enumerate(kept, start):
+            char_style = paragraph.styles[index]
+            if spans and spans[-1][1] == char_style:
+                spans[-1] = (spans[-1][0] + char, char_style)
+            else:
+                spans.append((char, char_style))
+        mark_style = spans[-1][1] if spans else paragraph.style
+        spans.append((ELLIPSIS, mark_style))
+        shortened = _Paragraph(spans, book, paragraph.rtl, paragraph.language, [], paragraph.offset + start)
+        return shortened.line(0, len(shortened.text), True)
+
+    # shaped again, the letters before the cut may take other forms (Arabic's final
+    # forms are wider than its medial ones): step back until the line still fits
+    for cut in reversed(cuts):  # ends at ``start``: the "…" alone, whether it fits or not
+        line = shortened_at(cut)
+        if line.width <= max_width + _EPSILON:
+            break
+    return line, cut
 
 
 def fit(
