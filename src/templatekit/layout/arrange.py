@@ -61,18 +61,20 @@ def _arranged_alone(layer: FrameLayer, ctx: LayoutContext) -> AnyLayer:
     root = _node(layer, None, ctx, config, tree)
     try:
         root.calculate_layout()
-        if tree.hugging_rows:  # their widths known, their fills share them
-            for node in tree.hugging_rows:
-                node.width = node.layout_width
-            for node in tree.measured:  # Yoga would reuse what they measured for the width it had
-                node.mark_dirty()
-            root.calculate_layout()
-        if _widen_to_content(tree.narrow_across):
+        _share_hugging_rows(root, tree)
+        resized = _widen_to_content(tree.narrow_across)
+        if resized:
             root.calculate_layout()
         for _ in tree.minimums:  # a layer a pass, at most
             if not _hold_minimums(tree.minimums):
                 break
+            resized = True
             root.calculate_layout()
+        if resized and tree.hugging_rows:  # their widths came from frames sized since
+            for node in tree.hugging_rows:
+                node.width = "auto"
+            root.calculate_layout()
+            _share_hugging_rows(root, tree)
         if _share_wrapped_lines(tree.minimums, tree.wrapping_rows):
             root.calculate_layout()
         for _ in tree.min_heights:  # a layer a pass, at most
@@ -94,6 +96,18 @@ def _arranged_alone(layer: FrameLayer, ctx: LayoutContext) -> AnyLayer:
         for node in tree.measured:  # a node freed with its Python function set calls into a finished interpreter
             node.set_measure_func(None)
         root.free_recursive()
+
+
+def _share_hugging_rows(root: Any, tree: _Tree) -> None:
+    """Set each row whose width comes from its layers (``_Tree.hugging_rows``) to the
+    width it got, so that its fills share it, as CSS does."""
+    if not tree.hugging_rows:
+        return
+    for node in tree.hugging_rows:
+        node.width = node.layout_width
+    for node in tree.measured:  # Yoga would reuse what they measured for the width it had
+        node.mark_dirty()
+    root.calculate_layout()
 
 
 class _Tree:
@@ -342,18 +356,21 @@ def _frame_style(node: Any, frame: FrameLayer, yoga: Any) -> None:
 
 
 def _text_measure(layer: TextLayer, ctx: LayoutContext, yoga: Any, free: bool) -> Any:
-    """The text's box as Yoga asks for it: as wide as its longest line up to the width
-    offered but no narrower than its widest word (CSS's fit-content: a word is broken
-    only in a box whose width is set), unless ``free`` (placed where it says, it is not
-    limited by its frame); exactly the width given, when given; as high as its lines."""
+    """The text's box as Yoga asks for it: its one line, or when that is wider than the
+    width offered, that width but no narrower than its widest word (CSS's fit-content:
+    the wrapped text takes the room, and a word is broken only in a box whose width is
+    set), unless ``free`` (placed where it says, it is not limited by its frame);
+    exactly the width given, when given; as high as its lines."""
     from templatekit.layout import text
 
     def measure(width: float, width_mode: Any, height: float, height_mode: Any) -> tuple[float, float]:
         if width_mode == yoga.MeasureMode.Exactly:
             return width, text.measure(layer, ctx, width)[1]
-        if width_mode != yoga.MeasureMode.AtMost or free:
-            return text.measure(layer, ctx, None)
-        return text.measure(layer, ctx, max(width, text.min_content_width(layer, ctx)))
+        natural = text.measure(layer, ctx, None)
+        if width_mode != yoga.MeasureMode.AtMost or free or natural[0] <= width:
+            return natural
+        limit = max(width, text.min_content_width(layer, ctx))
+        return limit, text.measure(layer, ctx, limit)[1]
 
     return measure
 

@@ -33,8 +33,8 @@ UNLIMITED = 1_000_000.0
 
 
 def measure(layer: TextLayer, ctx: LayoutContext, max_width: float | None) -> tuple[float, float]:
-    """The size of the text's box as CSS ``fit-content`` gives it: its longest line, up to
-    ``max_width`` (None: any), and the height of its lines, padding included. A text that
+    """The size of the text's lines set in ``max_width`` (None: any, one line a
+    paragraph): the longest line and the height of the lines, padding included. A text that
     shrinks to fit is measured at the size it shrinks to within its ``maxLines``, so that
     its box hugs the lines it draws."""
     pad = layer.padding

@@ -375,6 +375,29 @@ LAYOUTS = {
                 box("spacer", "fill", "fill"), text("a", "alpha epsilon eta", "hug", size=12),
                 text("b", "delta lambda mu gamma", size=24), text("c", "iota", "hug", size=12)]}]},
     ],
+    # a text that hugs and wraps takes the room it was given, as CSS's fit-content does:
+    # centred, its box starts at the column's edge, and a frame that hugs around it in a
+    # row too narrow for it is the room's width (they hugged the wrapped lines)
+    "wrapped-text-takes-the-room": [
+        {"type": "frame", "name": "column", "x": 10, "y": 10, "width": 150, "height": "hug", "layout": "column",
+         "padding": 5, "align": "center", "layers": [
+            text("words", "alpha beta gamma delta epsilon zeta", "hug", size=16), box("below", 40, 20)]},
+        {"type": "frame", "name": "row", "x": 200, "y": 10, "width": 130, "height": "hug", "layout": "row",
+         "padding": 4, "layers": [
+            {"type": "frame", "name": "card", "width": "hug", "height": 100, "layout": "column", "padding": 4,
+             "align": "center", "layers": [text("title", "beta alpha theta gamma epsilon gamma", "hug", size=24)]}]},
+    ],
+    # a row that fills a column that hugs is the column's width once the column is held at
+    # its minimum in a row too narrow for it (the row kept the width it had before)
+    "filling-row-in-a-column-held-at-its-minimum": [
+        {"type": "frame", "name": "outer", "x": 10, "y": 10, "width": 130, "height": "hug", "layout": "row",
+         "padding": 4, "layers": [
+            {"type": "frame", "name": "column", "width": "hug", "height": 60, "layout": "column", "padding": 4,
+             "gap": 5, "align": "center", "layers": [
+                box("wide", 180, 30),
+                {"type": "frame", "name": "row", "width": "fill", "height": "fill", "layout": "row", "padding": 8,
+                 "gap": 10, "layers": [text("words", "zeta iota iota", size=16), picture("photo")]}]}]},
+    ],
 }  # fmt: skip
 
 
