@@ -299,10 +299,15 @@ def load(url: str, headers: dict[str, str], threads: int = 4) -> Iterator[list[A
             worker.join(timeout=120)
 
 
-def outage(service: services.Service, seconds: float = 3.0) -> None:
+def outage(service: services.Service, seconds: float = 3.0, until: Callable[[], bool] | None = None) -> None:
+    """``service`` stopped for ``seconds`` (or, given ``until``, for as long as it takes to
+    be true, at most 30 s: on a busy machine, few requests may reach the server in 3 s)."""
     time.sleep(1.0)
     service.stop()
     time.sleep(seconds)
+    deadline = time.monotonic() + 30
+    while until is not None and not until() and time.monotonic() < deadline:
+        time.sleep(0.1)
     service.start()
     time.sleep(2.0)
 
@@ -354,7 +359,7 @@ def test_a_postgres_outage_answers_the_envelope_without_details_and_recovers(tmp
         ),
     ):
         with load(f"{server.api}/templates/createImage", account.bearer) as answers:
-            outage(database)
+            outage(database, until=lambda: any(not isinstance(a, Exception) and a[0] == 500 for a in answers))
         seen = statuses(answers)
         assert set(seen) <= {(200, None), (500, "INTERNAL_SERVER_ERROR")}, seen
         assert seen[(500, "INTERNAL_SERVER_ERROR")] > 0 and answers[-1][0] == 200, seen
