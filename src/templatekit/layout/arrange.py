@@ -62,12 +62,13 @@ def _arranged_alone(layer: FrameLayer, ctx: LayoutContext) -> AnyLayer:
     try:
         root.calculate_layout()
         _share_hugging_rows(root, tree)
-        resized = _widen_to_content(tree.narrow_across)
-        if resized:
-            root.calculate_layout()
+        resized = False
         for _ in tree.minimums:  # a layer a pass, at most
             if not _hold_minimums(tree.minimums):
                 break
+            resized = True
+            root.calculate_layout()
+        if _widen_to_content(tree.narrow_across):  # in the room the columns have now
             resized = True
             root.calculate_layout()
         if resized and tree.hugging_rows:  # their widths came from frames sized since
@@ -395,7 +396,10 @@ def _widen_to_content(frames: list[tuple[Any, float]]) -> bool:
     overflowed it. (Yoga's min-width would size it from its layers' widest lines.)"""
     widened = False
     for node, minimum in frames:
-        if node.layout_width < minimum - 1e-6:
+        # at its minimum in a narrower column, Yoga gave its layers the column's room
+        # (a text there wrapped in more lines than the frame's width makes)
+        squeezed = node.layout_width < minimum + 1e-6 and _line_width(node.parent) < minimum - 1e-6
+        if squeezed:
             node.width = minimum
             widened = True
     return widened

@@ -398,6 +398,16 @@ LAYOUTS = {
                 {"type": "frame", "name": "row", "width": "fill", "height": "fill", "layout": "row", "padding": 8,
                  "gap": 10, "layers": [text("words", "zeta iota iota", size=16), picture("photo")]}]}]},
     ],
+    # a frame that hugs across a column narrower than its content lays its layers out at
+    # the width it takes (a text that fills it wrapped at the column's room, a line more)
+    "hugging-column-in-a-narrower-column": [
+        {"type": "frame", "name": "narrow", "x": 10, "y": 10, "width": 20, "height": "hug", "layout": "column",
+         "layers": [
+            {"type": "frame", "name": "card", "width": "hug", "height": "hug", "layout": "column", "padding": 4,
+             "gap": 10, "align": "end", "layers": [
+                text("words", "mu theta epsilon", size=16), box("bar", "fill", 30),
+                text("word", "kappa", "hug", size=24)]}]},
+    ],
 }  # fmt: skip
 
 
