@@ -378,11 +378,14 @@ def _text_measure(layer: TextLayer, ctx: LayoutContext, yoga: Any, free: bool) -
 
 def _stretched_ratio(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext) -> float | None:
     """An image's width to its height when its height fills a row whose height is a
-    number and does not wrap (its minimum width comes from that height, as CSS's does
+    number and does not wrap, or hugs in one that stretches its layers (its minimum
+    width comes from that height, as CSS's does
     from a definite stretched size; a wrapping row's lines have heights of their own),
     else None."""
     set_height = frame is not None and frame.height_sizing == "fixed" and not frame.wrap
-    stretched = layer.height_sizing == "fill" and set_height
+    stretches = frame is not None and frame.align == "stretch"
+    across = layer.height_sizing == "fill" or (layer.height_sizing == "hug" and stretches)
+    stretched = across and set_height
     if not isinstance(layer, ImageLayer) or not stretched:
         return None
     width, height = pixel_size(layer, ctx) or UNKNOWN_IMAGE_SIZE

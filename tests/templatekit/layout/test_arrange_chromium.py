@@ -408,6 +408,13 @@ LAYOUTS = {
                 text("words", "mu theta epsilon", size=16), box("bar", "fill", 30),
                 text("word", "kappa", "hug", size=24)]}]},
     ],
+    # an image that fills a row too narrow for all, stretched to the row's height, is no
+    # narrower than that height makes it in its proportions (it kept its own width)
+    "picture-stretched-in-a-narrow-row": [
+        {"type": "frame", "name": "row", "x": 150, "y": 10, "width": 90, "height": 20, "layout": "row", "gap": 5,
+         "align": "stretch", "justify": "center", "layers": [
+            picture("photo", "fill", "hug"), box("bar", 40, "fill"), box("wide", 200, "fill")]},
+    ],
 }  # fmt: skip
 
 
