@@ -223,7 +223,9 @@ class GifWriter(AvWriter):
 class SeeThroughGifWriter:
     """A GIF with see-through pixels where the template has them (one bit: a pixel under
     half covered is see-through), put together by ``gif_file``; a frame that is the one
-    before again is one frame shown longer."""
+    before again is one frame shown longer. A frame after one that was kept holds only
+    the box of the pixels that changed, the others in it see-through (they show what is
+    there); a frame is kept unless a pixel it draws becomes see-through in the next."""
 
     def __init__(self, path: str | os.PathLike[str], width: int, height: int, fps: int, settings: GifSettings) -> None:
         self.colours = GifColours(width, height, settings, see_through=True)
@@ -232,6 +234,7 @@ class SeeThroughGifWriter:
         self._file: SeeThroughGifFile | None = None
         self._waiting: tuple[np.ndarray, int] | None = None  # a frame, and for how many it is shown
         self._shown = 0
+        self._on_screen: np.ndarray | None = None  # what the last frame written leaves, None: nothing
 
     def learn(self, frames: Iterable[np.ndarray]) -> None:
         self.colours.learn(frames)
@@ -244,28 +247,47 @@ class SeeThroughGifWriter:
         if self._waiting is not None and np.array_equal(self._waiting[0], indices):
             self._waiting = (indices, self._waiting[1] + 1)
             return
-        self._write_waiting()
+        self._write_waiting(indices)
         self._waiting = (indices, 1)
 
-    def _write_waiting(self) -> None:
+    def _write_waiting(self, following: np.ndarray | None) -> None:
+        """Write the waiting frame, knowing the one that ``follows`` it (None: the first,
+        as the animation loops)."""
         if self._waiting is None:
             return
         assert self._file is not None, "learn the palette first"
         indices, shown = self._waiting
-        drawn = np.argwhere(indices != SEE_THROUGH)
-        (y0, x0), (y1, x1) = (drawn.min(axis=0), drawn.max(axis=0) + 1) if len(drawn) else ((0, 0), (1, 1))
+        drawn = indices != SEE_THROUGH
+        # cleared after, unless nothing it draws becomes see-through: then it is kept
+        cleared = following is None or bool((drawn & (following == SEE_THROUGH)).any())
+        if self._on_screen is None:  # on a cleared screen: all it draws
+            block, changed = indices, drawn
+        else:  # over the frame before: what changed, the rest see-through (it shows through)
+            changed = indices != self._on_screen
+            block = np.where(changed, indices, SEE_THROUGH).astype(np.uint8)
+        y0, x0, y1, x1 = _box(changed | drawn if cleared else changed)  # a clearing box holds all drawn
         start, end = round(self._shown * 100 / self.fps), round((self._shown + shown) * 100 / self.fps)
-        self._file.add(image_block(indices[y0:y1, x0:x1], self.colours.palette, int(x0), int(y0)), end - start)
+        image = image_block(block[y0:y1, x0:x1], self.colours.palette, x0, y0)
+        self._file.add(image, end - start, cleared)
         self._shown += shown
+        self._on_screen = None if cleared else indices
 
     def close(self) -> None:
-        self._write_waiting()
+        self._write_waiting(None)
         assert self._file is not None, "learn the palette first"
         self._file.close()
 
     def abort(self) -> None:
         if self._file is not None:
             self._file.abort()
+
+
+def _box(pixels: np.ndarray) -> tuple[int, int, int, int]:
+    """The box (top, left, bottom, right) of the true ``pixels``; one pixel when none is."""
+    rows, columns = np.flatnonzero(pixels.any(axis=1)), np.flatnonzero(pixels.any(axis=0))
+    if not len(rows):
+        return 0, 0, 1, 1
+    return int(rows[0]), int(columns[0]), int(rows[-1]) + 1, int(columns[-1]) + 1
 
 
 @frozen

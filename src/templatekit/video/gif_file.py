@@ -5,9 +5,10 @@ per frame a graphic control extension and the frame's image (its LZW data by Pil
 
 FFmpeg's GIF encoder keeps each frame over the one before ("do not dispose") and uses
 the transparent colour for the pixels that did not change, so that a pixel that becomes
-see-through shows what was there. Here every frame is cleared after it is shown
-("restore to background": see-through), and the next holds all that is drawn, within
-the box of its pixels that are not see-through. The file is written as frames come.
+see-through shows what was there. Here a frame is kept in the same way only when no
+pixel it draws becomes see-through in the next; otherwise it is cleared after it is
+shown ("restore to background", over a box that holds all that is drawn), and the next
+holds all it draws. The file is written as frames come.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from PIL import Image as PILImage
 #: the palette index of see-through pixels
 SEE_THROUGH = 255
 NETSCAPE_LOOP = b"\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00"  # the application extension: loop for ever
-RESTORE_TO_BACKGROUND = 2 << 2  # a graphic control extension's disposal method
+# a graphic control extension's disposal methods: what becomes of a frame after it is shown
+DO_NOT_DISPOSE = 1 << 2
+RESTORE_TO_BACKGROUND = 2 << 2
 HAS_TRANSPARENT_INDEX = 1
 
 
@@ -56,7 +59,7 @@ def image_block(indices: np.ndarray, palette: PILImage.Image, x: int, y: int) ->
 
 class SeeThroughGifFile:
     """Frames (see ``image_block``) each shown for a number of hundredths of a second,
-    cleared to see-through after, looping for ever."""
+    then kept or cleared to see-through, looping for ever."""
 
     def __init__(self, path: str | os.PathLike[str], width: int, height: int, colours: np.ndarray) -> None:
         self.file: BinaryIO = open(path, "wb")  # noqa: SIM115 - closed by close() or abort()
@@ -66,8 +69,8 @@ class SeeThroughGifFile:
         screen = b"GIF89a" + struct.pack("<HHBBB", width, height, 0xF7, SEE_THROUGH, 0)
         self.file.write(screen + table.tobytes() + NETSCAPE_LOOP)
 
-    def add(self, block: bytes, centiseconds: int) -> None:
-        control = RESTORE_TO_BACKGROUND | HAS_TRANSPARENT_INDEX
+    def add(self, block: bytes, centiseconds: int, cleared: bool) -> None:
+        control = (RESTORE_TO_BACKGROUND if cleared else DO_NOT_DISPOSE) | HAS_TRANSPARENT_INDEX
         self.file.write(struct.pack("<BBBBHBB", 0x21, 0xF9, 4, control, centiseconds, SEE_THROUGH, 0) + block)
 
     def close(self) -> None:

@@ -22,6 +22,7 @@ needs_ffmpeg = pytest.mark.skipif(shutil.which("ffprobe") is None, reason="ffmpe
 
 # A red box sliding across the canvas over half a second, on a background given per test.
 SLIDE = {"preset": "slide-in", "from": "left", "duration": 0.5}
+FADE = {"preset": "fade-in", "duration": 0.5}
 
 
 def sliding(background: str | None, settings: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
@@ -167,6 +168,40 @@ def test_a_gif_is_see_through_where_the_template_is_and_leaves_no_trail(tmp_path
     shown = np.cumsum(durations)
     middle = np.asarray(frames[int(np.searchsorted(shown, 250, side="right"))])[20:60, 40:80, 3] == 255
     assert 0 < middle.sum() < 40 * 40
+
+
+def test_a_see_through_gif_stores_only_what_changes_while_nothing_becomes_see_through(tmp_path):
+    """A sticker whose card stays while a badge fades in on it: after the first frame,
+    each frame holds only the badge's box (each held all the card), and the frames read
+    as the whole picture in Pillow's reader and FFmpeg's."""
+    card = layer("shape", "card", x=10, y=10, width=140, height=60, fill="#1e293b")
+    badge = layer("shape", "badge", x=100, y=20, width=20, height=20, fill="#fbbf24", animations=[FADE])
+    path = tmp_path / "sticker.gif"
+    sticker = sliding(None, {"gif": {"dither": False}})
+    sticker["layers"] = [card, badge]
+    tk.render_video(sticker, path=path)
+    boxes = []
+    with Image.open(path) as gif:
+        for index in range(gif.n_frames):
+            gif.seek(index)
+            boxes.append(gif.dispose_extent)
+    assert boxes[0] == (10, 10, 150, 70)  # the card and all on it
+    # the last one clears all it leaves, so that the loop starts again on nothing
+    assert boxes[-1] == boxes[0] and len(boxes) > 3
+    assert all((right - left) * (bottom - top) == 20 * 20 for left, top, right, bottom in boxes[1:-1]), boxes
+    frames, _, _ = frames_of(path)
+    decoded = subprocess.run(
+        ["ffmpeg", "-v", "error", "-i", str(path), "-f", "rawvideo", "-pix_fmt", "rgba", "-"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    by_ffmpeg = np.frombuffer(decoded, np.uint8).reshape(-1, 80, 160, 4)
+    assert len(by_ffmpeg) == 15  # the GIF's own 15 fps
+    assert tuple(by_ffmpeg[3][30, 110]) not in ((30, 41, 59, 255), (251, 191, 36, 255))  # fading in
+    for last in (np.asarray(frames[-1]), by_ffmpeg[-1]):
+        assert tuple(last[30, 110]) == (251, 191, 36, 255)  # the badge, faded in
+        assert tuple(last[65, 140]) == tuple(last[15, 20]) == (30, 41, 59, 255)  # the card
+        assert last[:10, :, 3].max() == 0 and last[:, 150:, 3].max() == 0  # see-through around it
 
 
 def test_a_gif_of_a_template_with_a_background_stays_opaque(tmp_path):
