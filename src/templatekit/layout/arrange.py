@@ -139,6 +139,8 @@ class _Tree:
         #: layers that fill a column's height: no lower than their content, once their
         #: widths are known (or than their own height: an image whose width follows it)
         self.min_heights: list[tuple[Any, Layer, bool]] = []
+        #: the frames (by id) whose height is known before their layers are laid out
+        self.set_heights: set[int] = set()
 
 
 def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: Any, tree: _Tree) -> Any:
@@ -171,7 +173,8 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
             node.flex_basis = 0
             wraps = frame is not None and frame.wrap
             if side == "width" and (wraps or isinstance(layer, (TextLayer, FrameLayer, ImageLayer))):
-                tree.minimums.append((node, _min_width(layer, ctx), wraps, _stretched_ratio(layer, frame, ctx)))
+                ratio = _stretched_ratio(layer, frame, ctx, tree.set_heights)
+                tree.minimums.append((node, _min_width(layer, ctx), wraps, ratio))
             elif side == "height" and isinstance(layer, (TextLayer, FrameLayer, ImageLayer)):
                 # an image whose width follows its height has its own height as its minimum
                 stretched = frame is not None and frame.align == "stretch"
@@ -180,6 +183,8 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
         elif mode == "fill":
             node.align_self = yoga.Align.Stretch
     if isinstance(layer, FrameLayer):
+        if _height_is_set(layer, frame, tree.set_heights):
+            tree.set_heights.add(id(layer))
         _frame_style(node, layer, yoga)
         for child in layer.layers:
             node.add_child(_node(child, layer, ctx, config, tree))
@@ -376,13 +381,23 @@ def _text_measure(layer: TextLayer, ctx: LayoutContext, yoga: Any, free: bool) -
     return measure
 
 
-def _stretched_ratio(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext) -> float | None:
-    """An image's width to its height when its height fills a row whose height is a
-    number and does not wrap, or hugs in one that stretches its layers (its minimum
-    width comes from that height, as CSS's does
-    from a definite stretched size; a wrapping row's lines have heights of their own),
-    else None."""
-    set_height = frame is not None and frame.height_sizing == "fixed" and not frame.wrap
+def _height_is_set(layer: FrameLayer, frame: FrameLayer | None, set_heights: set[int]) -> bool:
+    """Whether the frame's height is known before its layers are laid out (CSS's definite
+    size): a number, or stretched across a row that does not wrap and whose height is.
+    (A column's share is known only once the minimum heights are held, after.)"""
+    if layer.height_sizing == "fixed":
+        return True
+    if frame is None or id(frame) not in set_heights or frame.layout != "row" or frame.wrap:
+        return False
+    return layer.height_sizing == "fill" or (layer.height_sizing == "hug" and frame.align == "stretch")
+
+
+def _stretched_ratio(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, set_heights: set[int]) -> float | None:
+    """An image's width to its height when its height fills a row whose height is set
+    (``_height_is_set``) and does not wrap, or hugs in one that stretches its layers (its
+    minimum width comes from that height, as CSS's does from a definite stretched size; a
+    wrapping row's lines have heights of their own), else None."""
+    set_height = frame is not None and id(frame) in set_heights and not frame.wrap
     stretches = frame is not None and frame.align == "stretch"
     across = layer.height_sizing == "fill" or (layer.height_sizing == "hug" and stretches)
     stretched = across and set_height

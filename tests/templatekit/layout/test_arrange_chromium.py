@@ -415,6 +415,15 @@ LAYOUTS = {
          "align": "stretch", "justify": "center", "layers": [
             picture("photo", "fill", "hug"), box("bar", 40, "fill"), box("wide", 200, "fill")]},
     ],
+    # the same one level down: a row stretched across a row of set height has a set
+    # height too, and so does the picture stretched in it
+    "picture-stretched-in-a-stretched-row": [
+        {"type": "frame", "name": "outer", "x": 10, "y": 200, "width": "hug", "height": 40, "layout": "row",
+         "padding": 4, "layers": [
+            {"type": "frame", "name": "inner", "width": 130, "height": "fill", "layout": "row", "gap": 10,
+             "padding": 8, "justify": "end", "layers": [
+                box("first", 70, 20), picture("photo", "fill", "fill"), box("last", 40, "fill")]}]},
+    ],
 }  # fmt: skip
 
 
