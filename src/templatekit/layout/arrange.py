@@ -62,12 +62,7 @@ def _arranged_alone(layer: FrameLayer, ctx: LayoutContext) -> AnyLayer:
     try:
         root.calculate_layout()
         _share_hugging_rows(root, tree)
-        resized = False
-        for _ in tree.minimums:  # a layer a pass, at most
-            if not _hold_minimums(tree.minimums):
-                break
-            resized = True
-            root.calculate_layout()
+        resized = _hold_all_minimums(root, tree)
         if _widen_to_content(tree.narrow_across):  # in the room the columns have now
             resized = True
             root.calculate_layout()
@@ -76,6 +71,9 @@ def _arranged_alone(layer: FrameLayer, ctx: LayoutContext) -> AnyLayer:
                 node.width = "auto"
             root.calculate_layout()
             _share_hugging_rows(root, tree)
+            if _release_minimums(tree.held, set(tree.hugging_rows)):  # held in the width they had
+                root.calculate_layout()
+                _hold_all_minimums(root, tree)
         if _share_wrapped_lines(tree.minimums, tree.wrapping_rows):
             root.calculate_layout()
         for _ in tree.min_heights:  # a layer a pass, at most
@@ -97,6 +95,18 @@ def _arranged_alone(layer: FrameLayer, ctx: LayoutContext) -> AnyLayer:
         for node in tree.measured:  # a node freed with its Python function set calls into a finished interpreter
             node.set_measure_func(None)
         root.free_recursive()
+
+
+def _hold_all_minimums(root: Any, tree: _Tree) -> bool:
+    """Hold the layers under their minimums (``_hold_minimums``) until none is; whether
+    one was."""
+    held = False
+    for _ in tree.minimums:  # a layer a pass, at most
+        if not _hold_minimums(tree.minimums, tree.held):
+            break
+        held = True
+        root.calculate_layout()
+    return held
 
 
 def _share_hugging_rows(root: Any, tree: _Tree) -> None:
@@ -139,6 +149,8 @@ class _Tree:
         #: layers that fill a column's height: no lower than their content, once their
         #: widths are known (or than their own height: an image whose width follows it)
         self.min_heights: list[tuple[Any, Layer, bool]] = []
+        #: layers held at their minimums (``_hold_minimums``), with how they flexed before
+        self.held: dict[Any, tuple[Any, ...]] = {}
         #: the frames (by id) whose height is known before their layers are laid out
         self.set_heights: set[int] = set()
 
@@ -423,13 +435,13 @@ def _widen_to_content(frames: list[tuple[Any, float]]) -> bool:
     return widened
 
 
-def _hold_minimums(minimums: list[tuple[Any, float, bool, float | None]]) -> bool:
+def _hold_minimums(minimums: list[tuple[Any, float, bool, float | None]], held: dict[Any, tuple[Any, ...]]) -> bool:
     """Hold each layer of a row that was given less than its minimum (a text's widest
     word, a frame's layers' minimums) at that minimum, as CSS freezes a flex item that
     its min-width: auto stops; whether one was. Yoga's own min-width adds the minimum to
     a filling layer's share of the row rather than hold it, and stops a row of hugging
     frames from shrinking at all once two of them reach theirs."""
-    held = False
+    changed = False
     for node, fixed_minimum, grows, ratio in minimums:
         minimum = fixed_minimum if ratio is None else node.layout_height * ratio
         # a filling layer at its minimum exactly may be there by its padding, which Yoga
@@ -439,9 +451,19 @@ def _hold_minimums(minimums: list[tuple[Any, float, bool, float | None]]) -> boo
         if node.layout_width < minimum - 1e-6 or at_minimum:
             # the basis alone is not enough: a row that hugs sizes itself from what its
             # layers measure, and a layer with nothing to measure has no width there
+            held.setdefault(node, (node.flex_grow, node.flex_shrink, node.flex_basis, node.min_width))
             node.flex_grow, node.flex_shrink, node.flex_basis, node.min_width = int(grows), 0, minimum, minimum
-            held = True
-    return held
+            changed = True
+    return changed
+
+
+def _release_minimums(held: dict[Any, tuple[Any, ...]], rows: set[Any]) -> bool:
+    """Let the layers of ``rows`` that ``_hold_minimums`` held flex again as they were
+    made to; whether there were any."""
+    released = [node for node in held if node.parent in rows]
+    for node in released:
+        node.flex_grow, node.flex_shrink, node.flex_basis, node.min_width = held.pop(node)
+    return bool(released)
 
 
 def _share_wrapped_lines(minimums: list[tuple[Any, float, bool, float | None]], rows: set[Any]) -> bool:

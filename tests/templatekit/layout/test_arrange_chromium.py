@@ -424,6 +424,19 @@ LAYOUTS = {
              "padding": 8, "justify": "end", "layers": [
                 box("first", 70, 20), picture("photo", "fill", "fill"), box("last", 40, "fill")]}]},
     ],
+    # a row that fills a column that hugs, once that column is held at its content in a
+    # row too narrow for it, shares its new width among its fills (one stayed at the
+    # minimum it was held at in the narrower width)
+    "fills-share-a-row-widened-with-its-column": [
+        {"type": "frame", "name": "outer", "x": 10, "y": 10, "width": 130, "height": "hug", "layout": "row",
+         "padding": 4, "layers": [
+            {"type": "frame", "name": "column", "width": "hug", "height": "fill", "layout": "column",
+             "padding": 4, "layers": [
+                {"type": "frame", "name": "top", "width": "fill", "height": "hug", "layout": "row", "padding": 8,
+                 "gap": 5, "justify": "end", "layers": [
+                    box("fixed", 50, "fill"), box("bar", "fill", 20), text("words", "iota mu", size=24)]},
+                {"type": "frame", "name": "wide", "width": 345, "height": 40, "layout": "row", "layers": []}]}]},
+    ],
 }  # fmt: skip
 
 
