@@ -271,7 +271,7 @@ def _no_smaller_than_content(node: Any, layer: Layer, side: str, ctx: LayoutCont
         node.flex_shrink = 0
 
 
-def _min_width(layer: Layer, ctx: LayoutContext) -> float:
+def _min_width(layer: Layer, ctx: LayoutContext, frame: FrameLayer | None = None) -> float:
     """The narrowest ``layer`` may be set, as CSS's automatic minimum of flex items
     (min-content) is, whether it hugs or fills: a number is its width; a text, its
     widest word; an image, its own width (or its height's, in its proportions); a table
@@ -287,7 +287,13 @@ def _min_width(layer: Layer, ctx: LayoutContext) -> float:
         return text.min_content_width(layer, ctx)
     if isinstance(layer, ImageLayer):  # its own width, or its height's in its proportions
         width, height = pixel_size(layer, ctx) or UNKNOWN_IMAGE_SIZE
-        return width if layer.height_sizing != "fixed" else layer.height * width / height
+        if layer.height_sizing == "fixed":
+            return layer.height * width / height
+        if frame is not None and frame.height_sizing == "fixed" and _stretched_across_row(layer, frame):
+            # as wide as the row's height makes it; one that fills, no wider than its own
+            across = (frame.height - frame.padding.top - frame.padding.bottom) * width / height
+            return min(across, width) if layer.width_sizing == "fill" else across
+        return width
     if isinstance(layer, TableLayer) and layer.width_sizing == "hug":
         from templatekit.layout.table import table_rows_layout
         from templatekit.layout.text import UNLIMITED
@@ -297,7 +303,7 @@ def _min_width(layer: Layer, ctx: LayoutContext) -> float:
         return 0.0
     shown = [child for child in layer.layers if child.visible]
     row = layer.layout == "row"
-    widths = [_min_width(child, ctx) for child in shown]
+    widths = [_min_width(child, ctx, layer) for child in shown]
     if layer.layout == "none":
         return (
             max((child.x + width for child, width in zip(shown, widths, strict=True)), default=0.0)
@@ -399,9 +405,14 @@ def _height_is_set(layer: FrameLayer, frame: FrameLayer | None, set_heights: set
     (A column's share is known only once the minimum heights are held, after.)"""
     if layer.height_sizing == "fixed":
         return True
-    if frame is None or id(frame) not in set_heights or frame.layout != "row" or frame.wrap:
-        return False
-    return layer.height_sizing == "fill" or (layer.height_sizing == "hug" and frame.align == "stretch")
+    return frame is not None and id(frame) in set_heights and _stretched_across_row(layer, frame)
+
+
+def _stretched_across_row(layer: Layer, frame: FrameLayer) -> bool:
+    """Whether the layer's height is its row's (one that does not wrap): it fills it, or
+    hugs in a row that stretches its layers."""
+    stretches = layer.height_sizing == "fill" or (layer.height_sizing == "hug" and frame.align == "stretch")
+    return frame.layout == "row" and not frame.wrap and stretches
 
 
 def _stretched_ratio(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, set_heights: set[int]) -> float | None:
@@ -409,10 +420,7 @@ def _stretched_ratio(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext,
     (``_height_is_set``) and does not wrap, or hugs in one that stretches its layers (its
     minimum width comes from that height, as CSS's does from a definite stretched size; a
     wrapping row's lines have heights of their own), else None."""
-    set_height = frame is not None and id(frame) in set_heights and not frame.wrap
-    stretches = frame is not None and frame.align == "stretch"
-    across = layer.height_sizing == "fill" or (layer.height_sizing == "hug" and stretches)
-    stretched = across and set_height
+    stretched = frame is not None and id(frame) in set_heights and _stretched_across_row(layer, frame)
     if not isinstance(layer, ImageLayer) or not stretched:
         return None
     width, height = pixel_size(layer, ctx) or UNKNOWN_IMAGE_SIZE

@@ -437,6 +437,14 @@ LAYOUTS = {
                     box("fixed", 50, "fill"), box("bar", "fill", 20), text("words", "iota mu", size=24)]},
                 {"type": "frame", "name": "wide", "width": 345, "height": 40, "layout": "row", "layers": []}]}]},
     ],
+    # a picture stretched across a row of set height counts that height's width in its
+    # proportions in the row's own minimum (it counted its pixels' width)
+    "row-of-a-stretched-picture-in-a-narrow-row": [
+        {"type": "frame", "name": "narrow", "x": 300, "y": 10, "width": 20, "height": "hug", "layout": "row",
+         "padding": 4, "wrap": True, "justify": "end", "layers": [
+            {"type": "frame", "name": "row", "width": "fill", "height": 200, "layout": "row", "gap": 5,
+             "padding": 4, "align": "stretch", "layers": [picture("photo"), box("after", 50, 30)]}]},
+    ],
 }  # fmt: skip
 
 
