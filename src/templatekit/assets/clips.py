@@ -9,6 +9,7 @@ plays at its own speed in a 30 fps video.
 
 from __future__ import annotations
 
+import hashlib
 import io
 from collections.abc import Iterator
 from fractions import Fraction
@@ -24,12 +25,30 @@ END = 1e-6  # seconds before the end of a clip that does not loop: its last fram
 DUE = 1e-6  # a frame is due this long before its time (times are sums of float fractions)
 
 
+#: a quarter turn counter-clockwise (as a clip's display matrix gives it) as Pillow turns it
+QUARTER_TURNS = {
+    90: PILImage.Transpose.ROTATE_90,
+    180: PILImage.Transpose.ROTATE_180,
+    270: PILImage.Transpose.ROTATE_270,
+}
+
+
+def upright(frame: av.VideoFrame) -> PILImage.Image:
+    """The frame's pixels as players show them: turned as its display matrix says (a
+    phone's upright clip is stored sideways, with a rotation of 90 or 270 degrees)."""
+    image = frame.to_image()
+    turn = QUARTER_TURNS.get(round(frame.rotation or 0) % 360)
+    return image.transpose(turn) if turn is not None else image
+
+
 class ClipReader:
     """The frames of one video layer's clip, trimmed and looped as the layer says."""
 
     def __init__(self, layer: VideoLayer, data: bytes) -> None:
         self.name = layer.name
         self._data = data
+        #: the clip's content, naming its frames for the painters' caches (which outlive a render)
+        self.key = hashlib.sha256(data).hexdigest()
         try:
             self._container = av.open(io.BytesIO(data), mode="r")
             self._stream = self._container.streams.video[0]
@@ -93,7 +112,7 @@ class ClipReader:
             self._container.seek(0)
         for frame in self._container.decode(self._stream):
             if frame.time is not None:
-                yield float(frame.time), frame.to_image()
+                yield float(frame.time), upright(frame)
 
     def close(self) -> None:
         self._container.close()

@@ -168,7 +168,7 @@ class _Actor:
                 moment, pixels = player.frame_at(time - start)
                 playing.append(moment)
                 box = (layer.x, layer.y, layer.width, layer.height)
-                shown[name] = (fitted_pixels(pixels, f"clip:{name}@{moment}", layer.fit, *box),)
+                shown[name] = (fitted_pixels(pixels, f"clip:{player.key}@{moment}", layer.fit, *box),)
         return tuple(playing), with_items_of(group, shown)
 
     def _cue_items(self, name: str, track: CaptionTrack, cue: Shown) -> tuple[Item, ...]:
@@ -196,7 +196,8 @@ class _Actor:
         group = look.group or self.group
         if look.pixels is not None:
             layer = self.layer
-            key = f"clip:{layer.name}@{look.content}"
+            assert self.clip is not None
+            key = f"clip:{self.clip.key}@{look.content}"
             fitted = fitted_pixels(look.pixels, key, layer.fit, layer.x, layer.y, layer.width, layer.height)  # type: ignore[attr-defined]
             group = evolve(group, items=(fitted,))
         if look.state.reveal < 1:
