@@ -115,7 +115,7 @@ class Timeline:
         if preset == "ken-burns":
             length = animation.duration or max(end - begin, 1e-9)
         elif preset == "typewriter":
-            characters = len(layer.text) if isinstance(layer, TextLayer) else 0
+            characters = _typed_characters(layer)
             length = animation.duration or max(min(characters / TYPEWRITER_CHARACTERS_PER_SECOND, end - begin), 1e-9)
         else:
             length = animation.duration or DEFAULT_DURATIONS[str(preset)]
@@ -178,6 +178,20 @@ class Timeline:
                     1.0, *(abs(frame.value) for frame in animation.keyframes if isinstance(frame.value, float))
                 )
         return largest
+
+
+def _typed_characters(layer: Layer) -> int:
+    """The characters a typewriter types: those of the text as it is drawn (its spans',
+    its markup's without the tags), not of the markup that writes it."""
+    if not isinstance(layer, TextLayer):
+        return 0
+    if layer.spans:
+        return sum(len(span.text) for span in layer.spans)
+    if layer.markup:
+        from templatekit.model.markup_parser import parse_markup  # markup only (start-up time)
+
+        return sum(len(span.text) for span in parse_markup(layer.text))
+    return len(layer.text)
 
 
 def _keyframe_value(keyframes: tuple[Keyframe, ...], time: float, ease: Callable[[float], float]) -> float | Color:
