@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -65,22 +68,49 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser(plugins=not arguments or arguments[0] not in BUILT_IN)
     args = parser.parse_args(arguments)
     try:
-        return int(args.run(args))
+        # the library's own commands stop at SIGTERM as at Ctrl-C; a plugin's (the server)
+        # keeps its own handling
+        with _terminated_as_interrupt() if args.top_command in BUILT_IN else contextlib.nullcontext():
+            return int(args.run(args))
     except UsageError as exc:
         return _usage(str(exc))
     except TemplatekitError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:  # Ctrl-C: nothing half written is left (files are renamed into place)
+    except KeyboardInterrupt as exc:  # Ctrl-C: nothing half written is left (files are renamed into place)
         print("stopped", file=sys.stderr)
-        return 130
+        return 128 + signal.SIGTERM if isinstance(exc, Terminated) else 130
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, ``docker stop``, a CI job cancelled): the command stops as at
+    Ctrl-C, so that what it was writing is removed, not left half written."""
+
+
+@contextlib.contextmanager
+def _terminated_as_interrupt() -> Iterator[None]:
+    """SIGTERM raised as ``Terminated`` in the block (its default kills the process at
+    once, leaving a video's ``.partial`` file behind); a command with its own handler
+    (``batch``) sets it for its own work."""
+
+    def terminated(_signum: int, _frame: object) -> None:
+        raise Terminated
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _parser(plugins: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="templatekit", description="Render design templates.")
     python = ".".join(map(str, sys.version_info[:3]))
     parser.add_argument("--version", action="version", version=f"templatekit {__version__} (Python {python})")
-    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(dest="top_command", required=True, metavar="COMMAND")
 
     render = commands.add_parser("render", help="render a template to an image, a PDF or an MP4 video")
     render.add_argument("template", type=Path, help="template JSON file")
