@@ -217,7 +217,10 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
         node.set_measure_func(_text_measure(layer, ctx, yoga, free=direction == "none" or basis))
         tree.measured.append(node)
     elif isinstance(layer, ImageLayer) and _sized_by_content(layer):
-        node.set_measure_func(_image_measure(layer, ctx, yoga))
+        # stretched on a wrapping row's line, its height is the line's, known only after
+        # its width: that stays its own (CSS's stretch of a multi-line flex container)
+        line_height = frame is not None and frame.layout == "row" and frame.wrap and layer.height_sizing != "fixed"
+        node.set_measure_func(_image_measure(layer, ctx, yoga, width_from_height=not line_height))
         tree.measured.append(node)
         stretch = frame is not None and frame.align == "stretch"
         across = layer.width_sizing == "fill" or (layer.width_sizing == "hug" and stretch)
@@ -335,11 +338,12 @@ def _table_measure(layer: TableLayer, ctx: LayoutContext, yoga: Any, free: bool)
 UNKNOWN_IMAGE_SIZE = (100, 100)
 
 
-def _image_measure(layer: ImageLayer, ctx: LayoutContext, yoga: Any) -> Any:
+def _image_measure(layer: ImageLayer, ctx: LayoutContext, yoga: Any, width_from_height: bool) -> Any:
     """An image's natural size as Yoga asks for it: its pixels, or, when one side is
     given (a number, a ``fill``, a stretch), the other in the image's proportions, as
-    a replaced element's in CSS. (A fixed aspect ratio would leave a side that fills
-    across the layout at nothing, the frame's size being known only after.)"""
+    a replaced element's in CSS (a height given, only ``width_from_height``). (A fixed
+    aspect ratio would leave a side that fills across the layout at nothing, the
+    frame's size being known only after.)"""
     size = pixel_size(layer, ctx)
     if size is None:
         ctx.warn(
@@ -354,7 +358,7 @@ def _image_measure(layer: ImageLayer, ctx: LayoutContext, yoga: Any) -> Any:
         if width_mode == yoga.MeasureMode.Exactly:
             return width, width / ratio
         if height_mode == yoga.MeasureMode.Exactly:
-            return height * ratio, height
+            return (height * ratio if width_from_height else natural_width), height
         return natural_width, natural_height
 
     return measure

@@ -445,6 +445,13 @@ LAYOUTS = {
             {"type": "frame", "name": "row", "width": "fill", "height": 200, "layout": "row", "gap": 5,
              "padding": 4, "align": "stretch", "layers": [picture("photo"), box("after", 50, 30)]}]},
     ],
+    # in a row that wraps, a picture stretched to its line's height keeps its own width:
+    # the line's height comes from its layers (it was the row's, the width following it)
+    "picture-stretched-on-a-wrapped-line": [
+        {"type": "frame", "name": "row", "x": 10, "y": 300, "width": 200, "height": 40, "layout": "row",
+         "wrap": True, "align": "stretch", "gap": 5, "layers": [
+            picture("photo"), box("tall", 30, 100), text("words", "alpha beta", "hug", size=16)]},
+    ],
 }  # fmt: skip
 
 
