@@ -585,11 +585,22 @@ def _min_height(node: Any, layer: Layer, ctx: LayoutContext, own: bool) -> float
         width, height = pixel_size(layer, ctx) or UNKNOWN_IMAGE_SIZE
         return height if own else node.layout_width * height / width
     assert isinstance(layer, FrameLayer)
-    shown = [node.get_child(index) for index, child in enumerate(layer.layers) if child.visible]
+    shown = [(node.get_child(index), child) for index, child in enumerate(layer.layers) if child.visible]
     if not shown:
         return layer.padding.top + layer.padding.bottom
-    top = min(child.layout_top for child in shown)
-    bottom = max(child.layout_top + child.layout_height for child in shown)
+
+    def extent(child_node: Any, child: Layer) -> float:
+        """Its height as laid out; across a row, no lower than its content (a layer stretched to
+        the row's height, squeezed, brings its content's height to the row's)."""
+        laid_out = float(child_node.layout_height)
+        if layer.layout != "row" or child.height_sizing == "fixed":
+            return laid_out
+        if not isinstance(child, (TextLayer, ImageLayer, FrameLayer)):
+            return laid_out
+        return max(laid_out, _min_height(child_node, child, ctx, own=False))
+
+    top = min(child_node.layout_top for child_node, _ in shown)
+    bottom = max(child_node.layout_top + extent(child_node, child) for child_node, child in shown)
     return bottom - top + layer.padding.top + layer.padding.bottom
 
 

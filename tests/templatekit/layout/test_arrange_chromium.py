@@ -452,6 +452,16 @@ LAYOUTS = {
          "wrap": True, "align": "stretch", "gap": 5, "layers": [
             picture("photo"), box("tall", 30, 100), text("words", "alpha beta", "hug", size=16)]},
     ],
+    # a row that fills a column's height is no lower than the picture stretched across it
+    # at the width it gets (it was squeezed to its padding, the picture to nothing)
+    "row-filling-a-column-holds-its-stretched-picture": [
+        {"type": "frame", "name": "column", "x": 250, "y": 300, "width": 176, "height": 184, "layout": "column",
+         "gap": 5, "padding": 4, "justify": "space-between", "layers": [
+            picture("first", "fill", "fill"),
+            {"type": "frame", "name": "row", "width": "fill", "height": "fill", "layout": "row", "padding": 4,
+             "justify": "center", "layers": [box("side", 40, "fill"), picture("second", "fill", "fill")]},
+            box("below", 40, 28), box("last", "fill", 30)]},
+    ],
 }  # fmt: skip
 
 
