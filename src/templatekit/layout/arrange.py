@@ -77,7 +77,7 @@ def _arranged_alone(layer: FrameLayer, ctx: LayoutContext) -> AnyLayer:
         if _share_wrapped_lines(tree.minimums, tree.wrapping_rows):
             root.calculate_layout()
         for _ in tree.min_heights:  # a layer a pass, at most
-            if not _hold_min_heights(tree.min_heights, ctx):
+            if not _hold_min_heights(tree.min_heights, ctx, tree.held_heights):
                 break
             root.calculate_layout()
         for _ in tree.stretched_images:  # an image a pass, at most
@@ -151,6 +151,8 @@ class _Tree:
         self.min_heights: list[tuple[Any, Layer, bool]] = []
         #: layers held at their minimums (``_hold_minimums``), with how they flexed before
         self.held: dict[Any, tuple[Any, ...]] = {}
+        #: layers held at their content's height (``_hold_min_heights``), and that height
+        self.held_heights: dict[Any, float] = {}
         #: the frames (by id) whose height is known before their layers are laid out
         self.set_heights: set[int] = set()
 
@@ -558,18 +560,23 @@ def _line_width(row: Any) -> float:
     )
 
 
-def _hold_min_heights(layers: list[tuple[Any, Layer, bool]], ctx: LayoutContext) -> bool:
+def _hold_min_heights(
+    layers: list[tuple[Any, Layer, bool]], ctx: LayoutContext, held_heights: dict[Any, float]
+) -> bool:
     """Hold each layer that fills a column's height, and was given less than its
     content's height at the width it was given (a text's lines, an image's proportions,
     a frame's layers and padding) or, for an image whose width follows its height, less
     than its own height (CSS's content size of a replaced element whose width is not
     set), at that height, as CSS's automatic minimum holds a ``flex: 1`` item of a
-    column; whether one was."""
+    column; whether one was. One held before whose content is lower now (its width grew
+    since) is held at that height instead."""
     held = False
     for node, layer, own in layers:
         minimum = _min_height(node, layer, ctx, own)
-        if node.layout_height < minimum - 1e-6:
+        lower = node in held_heights and held_heights[node] > minimum + 1e-6
+        if node.layout_height < minimum - 1e-6 or lower:
             node.flex_grow, node.flex_shrink, node.flex_basis, node.min_height = 0, 0, minimum, minimum
+            held_heights[node] = minimum
             held = True
     return held
 

@@ -462,6 +462,21 @@ LAYOUTS = {
              "justify": "center", "layers": [box("side", 40, "fill"), picture("second", "fill", "fill")]},
             box("below", 40, 28), box("last", "fill", 30)]},
     ],
+    # a text that fills a column's height, held at its lines' height while the column was
+    # narrow, is held at its lines' height in the width the column gets at last (in a
+    # row that wraps, its line's share): it kept three lines' height for one line
+    "text-held-at-its-lines-in-the-width-it-gets": [
+        {"type": "frame", "name": "outer", "x": 10, "y": 500, "width": "hug", "height": 40, "layout": "column",
+         "layers": [
+            text("narrow", "iota zeta epsilon eta iota", 60, size=24),
+            {"type": "frame", "name": "row", "width": "fill", "height": "fill", "layout": "row", "wrap": True,
+             "gap": 5, "justify": "center", "layers": [
+                box("first", 200, 100),
+                {"type": "frame", "name": "column", "width": "fill", "height": "hug", "layout": "column",
+                 "align": "stretch", "justify": "space-between", "layers": [
+                    {**text("words", "mu lambda iota alpha", size=24), "height": "fill"},
+                    picture("photo", "hug", 40), picture("last", "hug", "fill")]}]}]},
+    ],
 }  # fmt: skip
 
 
