@@ -56,6 +56,7 @@ async def upload(request: Request) -> Response:
     given, file = form.get("csrf"), form.get("file")
     if not isinstance(given, str) or not hmac.compare_digest(given, here.session.csrf):
         raise HTTPException(403, "this form has expired or did not come from this page: reload it and try again")
+    here.still_allowed()
     if not isinstance(file, UploadFile) or not file.filename:
         return _assets_page(here, 400, "file: choose a file to upload")
     data = await file.read()

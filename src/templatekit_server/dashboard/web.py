@@ -110,6 +110,8 @@ class Visit:
     session: people.Session
     workspace_id: str
     role: str
+    allowed: tuple[str, ...] | None = None
+    what: str = ""
 
     @property
     def server(self) -> ServerState:
@@ -138,7 +140,14 @@ class Visit:
             raise HTTPException(403, f"your role ({self.role}) cannot {what}")
 
     async def form(self) -> FormData:
-        return await checked_form(self.request, self.session.csrf)
+        form = await checked_form(self.request, self.session.csrf)
+        self.still_allowed()
+        return form
+
+    def still_allowed(self) -> None:
+        """The role asked again once a form's body has arrived: a member removed, or given
+        a lower role, while it was being sent is refused as their next request would be."""
+        visit(self.request, self.allowed, self.what)
 
     def page(self, name: str, status: int = 200, **context: Any) -> Response:
         """A page of the workspace, with the navigation every such page has (and what
@@ -193,7 +202,7 @@ def visit(request: Request, allowed: tuple[str, ...] | None = None, what: str = 
     role = people.role_in(server_of(request).db, session.user_id, workspace_id)
     if role is None:
         raise HTTPException(404, "no such workspace")
-    found = Visit(request, session, workspace_id, role)
+    found = Visit(request, session, workspace_id, role, allowed, what)
     if allowed is not None:
         found.require(allowed, what)
     return found
