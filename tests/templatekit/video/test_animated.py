@@ -44,6 +44,16 @@ def frames_of(path: Path) -> tuple[list[Image.Image], list[int], Image.Image]:
         return frames, durations, animation
 
 
+def decoded_by_ffmpeg(path: Path, width: int, height: int) -> np.ndarray:
+    """Every frame of the file at the frame rate, as FFmpeg decodes it (RGBA)."""
+    decoded = subprocess.run(
+        ["ffmpeg", "-v", "error", "-i", str(path), "-f", "rawvideo", "-pix_fmt", "rgba", "-"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    return np.frombuffer(decoded, np.uint8).reshape(-1, height, width, 4)
+
+
 def ffprobe(path: Path) -> dict[str, Any]:
     done = subprocess.run(
         ["ffprobe", "-v", "error", "-count_frames", "-show_streams", "-show_format", "-of", "json", str(path)],
@@ -151,12 +161,7 @@ def test_a_gif_is_see_through_where_the_template_is_and_leaves_no_trail(tmp_path
     frames, durations, _ = frames_of(path)
     # 15 frames, the still ones after the slide one frame shown longer
     assert len(frames) < 15 and sum(durations) == pytest.approx(1000, abs=20)
-    decoded = subprocess.run(
-        ["ffmpeg", "-v", "error", "-i", str(path), "-f", "rawvideo", "-pix_fmt", "rgba", "-"],
-        capture_output=True,
-        check=True,
-    ).stdout
-    by_ffmpeg = np.frombuffer(decoded, np.uint8).reshape(-1, 80, 160, 4)
+    by_ffmpeg = decoded_by_ffmpeg(path, 160, 80)
     assert len(by_ffmpeg) == 15  # FFmpeg gives every frame of the frame rate, a longer one repeated
     for last in (np.asarray(frames[-1]), by_ffmpeg[-1]):
         assert tuple(last[40, 60]) == (255, 0, 0, 255)  # the box, in place
@@ -190,12 +195,7 @@ def test_a_see_through_gif_stores_only_what_changes_while_nothing_becomes_see_th
     assert boxes[-1] == boxes[0] and len(boxes) > 3
     assert all((right - left) * (bottom - top) == 20 * 20 for left, top, right, bottom in boxes[1:-1]), boxes
     frames, _, _ = frames_of(path)
-    decoded = subprocess.run(
-        ["ffmpeg", "-v", "error", "-i", str(path), "-f", "rawvideo", "-pix_fmt", "rgba", "-"],
-        capture_output=True,
-        check=True,
-    ).stdout
-    by_ffmpeg = np.frombuffer(decoded, np.uint8).reshape(-1, 80, 160, 4)
+    by_ffmpeg = decoded_by_ffmpeg(path, 160, 80)
     assert len(by_ffmpeg) == 15  # the GIF's own 15 fps
     assert tuple(by_ffmpeg[3][30, 110]) not in ((30, 41, 59, 255), (251, 191, 36, 255))  # fading in
     for last in (np.asarray(frames[-1]), by_ffmpeg[-1]):
