@@ -209,13 +209,15 @@ def remove_member(db: Database, workspace_id: str, user_id: str, actor: str = au
 
 
 def _keep_an_owner(connection: Connection, workspace_id: str, user_id: str) -> None:
-    """AccountError when ``user_id`` is the workspace's only owner (about to go or change)."""
+    """AccountError when ``user_id`` is the workspace's only owner (about to go or change).
+    The owners' rows are locked until the transaction ends (PostgreSQL; SQLite writes one
+    at a time): two owners demoted at once would each see the other and leave none."""
     owners = {
         row.user_id
         for row in connection.execute(
-            select(memberships.c.user_id).where(
-                memberships.c.workspace_id == workspace_id, memberships.c.role == "owner"
-            )
+            select(memberships.c.user_id)
+            .where(memberships.c.workspace_id == workspace_id, memberships.c.role == "owner")
+            .with_for_update()
         )
     }
     if owners == {user_id}:
