@@ -24,9 +24,15 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _CREDENTIALS = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*://)[^/?#@\s]*@")
 
 
+#: Paths whose last part is a credential: an invitation's link (it makes whoever holds it a
+#: member) and a hook's URL (it renders, billed). The access log names them without it.
+_SECRET_PATHS = re.compile(r"(/dashboard/invite/|/v1/hooks/)[^/?#\s]+")
+
+
 def redacted(text: str) -> str:
-    """``text`` with the user name and password of every URL in it replaced by ``***``."""
-    return _CREDENTIALS.sub(r"\1***@", text)
+    """``text`` with the user name and password of every URL in it, and the token of every
+    invitation's or hook's path, replaced by ``***``."""
+    return _SECRET_PATHS.sub(r"\1***", _CREDENTIALS.sub(r"\1***@", text))
 
 
 def printable(text: str) -> str:
