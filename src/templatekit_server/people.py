@@ -205,6 +205,7 @@ def remove_member(db: Database, workspace_id: str, user_id: str, actor: str = au
         if done.rowcount:
             email = connection.execute(select(users.c.email).where(users.c.id == user_id)).scalar() or user_id
             _cancel_invitations_of(connection, workspace_id, email, actor, "the member who made it was removed")
+            _cancel_invitations_for(connection, workspace_id, email, actor, "the member it was for was removed")
             audit.record(connection, workspace_id, actor, "member removed", email)
 
 
@@ -233,6 +234,29 @@ def _cancel_invitations_of(connection: Connection, workspace_id: str, email: str
             select(invitations.c.id).where(
                 invitations.c.workspace_id == workspace_id,
                 invitations.c.invited_by == email,
+                invitations.c.accepted_at.is_(None),
+                invitations.c.expires_at > now(),
+            )
+        )
+        .scalars()
+        .all()
+    )
+    if not pending:
+        return
+    connection.execute(update(invitations).where(invitations.c.id.in_(pending)).values(expires_at=now()))
+    for invitation_id in pending:
+        audit.record(connection, workspace_id, actor, "invitation cancelled", invitation_id, why)
+
+
+def _cancel_invitations_for(connection: Connection, workspace_id: str, email: str, actor: str, why: str) -> None:
+    """The pending invitations made for ``email`` to the workspace stop working: a link left
+    for a member (who was told they are one already) would bring them back after their
+    removal, with the role it names."""
+    pending = (
+        connection.execute(
+            select(invitations.c.id).where(
+                invitations.c.workspace_id == workspace_id,
+                invitations.c.email == email,
                 invitations.c.accepted_at.is_(None),
                 invitations.c.expires_at > now(),
             )
