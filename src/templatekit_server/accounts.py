@@ -411,6 +411,7 @@ def keys_of(db: Database, sealer: Sealer, project_id: str) -> list[dict[str, Any
             "revoked_at": row.revoked_at,
             "expires_at": row.expires_at,
             "last_used_at": row.last_used_at,
+            "rate_limit": row.rate_limit,
             "note": row.note,
         }
         for row in rows

@@ -96,9 +96,15 @@ async def change_key(request: Request) -> Response:
         return _keys_page(here, project, 409, message=str(exc))
     made = None
     if action == "rotate":
-        scopes = listed[key_id]["scopes"]
+        old = listed[key_id]  # the new key stands in for it: its scopes and its own rate limit
         _, made = accounts.create_key(
-            server.db, server.sealer, project["id"], scopes=scopes, actor=here.actor, note=f"rotated from {key_id}"
+            server.db,
+            server.sealer,
+            project["id"],
+            rate_limit=old["rate_limit"],
+            scopes=old["scopes"],
+            actor=here.actor,
+            note=f"rotated from {key_id}",
         )
     return _to_keys(here, project["id"], made, revoked=key_id)
 
