@@ -21,9 +21,13 @@ from templatekit_server.dashboard.web import MANAGERS, Visit, visit
 from templatekit_server.errors import ApiError
 
 DELIVERIES_SHOWN = 50
+#: A refused endpoint's URL is filled in again up to the longest one kept.
+MAX_URL_SHOWN = 2048
 
 
-def _webhooks_page(here: Visit, project: dict[str, Any], status: int = 200, message: str = "") -> Response:
+def _webhooks_page(
+    here: Visit, project: dict[str, Any], status: int = 200, message: str = "", typed: dict[str, Any] | None = None
+) -> Response:
     db = here.server.db
     return here.page(
         "webhooks.html",
@@ -34,6 +38,7 @@ def _webhooks_page(here: Visit, project: dict[str, Any], status: int = 200, mess
         deliveries=webhooks.deliveries(db, project["id"], DELIVERIES_SHOWN),
         events=list(WEBHOOK_EVENTS),
         message=message,
+        typed=typed or {},
     )
 
 
@@ -58,8 +63,10 @@ async def add_endpoint(request: Request) -> Response:
             events,
             here.actor,
         )
-    except AccountError as exc:
-        return _webhooks_page(here, project, 400, str(exc))
+    except AccountError as exc:  # the form again as it was filled
+        url = str(form.get("url", ""))
+        typed = {"url": url if len(url) <= MAX_URL_SHOWN else "", "events": events or []}
+        return _webhooks_page(here, project, 400, str(exc), typed)
     return here.show_once(here.to("dashboard:webhooks", project=project["id"]), secret=made["secret"], url=made["url"])
 
 
@@ -103,7 +110,9 @@ def _hook_url(here: Visit, token: str) -> str:
     return f"{here.server.public_root(here.request)}/v1/hooks/{token}"
 
 
-def _hooks_page(here: Visit, project: dict[str, Any], status: int = 200, message: str = "") -> Response:
+def _hooks_page(
+    here: Visit, project: dict[str, Any], status: int = 200, message: str = "", typed: dict[str, Any] | None = None
+) -> Response:
     db = here.server.db
     return here.page(
         "hooks.html",
@@ -114,6 +123,7 @@ def _hooks_page(here: Visit, project: dict[str, Any], status: int = 200, message
         templates=catalog.listed(db, here.workspace_id),
         outputs=hooks.OUTPUTS,
         message=message,
+        typed=typed or {},
     )
 
 
@@ -139,8 +149,9 @@ async def create_hook(request: Request) -> Response:
             allow=here.server.allow,
             actor=here.actor,
         )
-    except (AccountError, ApiError) as exc:
-        return _hooks_page(here, project, 400, str(exc))
+    except (AccountError, ApiError) as exc:  # the form again as it was filled
+        typed = {"template": template_id, "output": str(form.get("output", "")), "signed": form.get("signed") == "on"}
+        return _hooks_page(here, project, 400, str(exc), typed)
     shown = {"url": _hook_url(here, token), **({"secret": secret} if secret else {})}
     return here.show_once(here.to("dashboard:hooks", project=project["id"]), **shown)
 

@@ -57,8 +57,9 @@ async def invite(request: Request) -> Response:
     server = here.server
     try:
         token = invitations.invite(server.db, here.workspace_id, role, here.actor, email or None)
-    except AccountError as exc:
-        return _members_page(here, 400, message=str(exc))
+    except AccountError as exc:  # the form again as it was filled (an email too long to be one is not shown back)
+        typed = {"email": email if len(email) <= people.MAX_EMAIL else "", "role": role}
+        return _members_page(here, 400, message=str(exc), typed=typed)
     link = server.public_root(request) + request.url_for("dashboard:invitation", token=token).path
     sent = ""
     if email and server.settings.smtp_url:
@@ -167,16 +168,29 @@ async def accept(request: Request) -> Response:
         hashed = await password_work(people.password_hash, password)
         user_id, workspace_id = invitations.accept_new(db, token, people.normal_email(email), hashed)
     except AccountError as exc:
-        return invitation_page(request, found, session, str(exc), 400)
+        return invitation_page(request, found, session, str(exc), 400, _typed_email(form))
     return start(request, user_id, request.url_for("dashboard:projects", workspace=workspace_id))
 
 
+def _typed_email(form: Any) -> str:
+    """The email typed in the form, to fill it in again (not one too long to be an email)."""
+    email = str(form.get("email", "")).strip()
+    return email if len(email) <= people.MAX_EMAIL else ""
+
+
 def invitation_page(
-    request: Request, found: dict[str, Any], session: people.Session | None, message: str, status: int
+    request: Request,
+    found: dict[str, Any],
+    session: people.Session | None,
+    message: str,
+    status: int,
+    email: str = "",
 ) -> Response:
-    """The link's page again, saying what went wrong."""
+    """The link's page again, saying what went wrong, with the email typed kept."""
     csrf = session.csrf if session else request.cookies.get(SIGN_IN_COOKIE, "")
-    return page(request, "invitation.html", status, invitation=found, session=session, message=message, csrf=csrf)
+    return page(
+        request, "invitation.html", status, invitation=found, session=session, message=message, csrf=csrf, email=email
+    )
 
 
 async def audit_page(request: Request) -> Response:
