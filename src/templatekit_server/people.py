@@ -229,34 +229,24 @@ def _cancel_invitations_of(connection: Connection, workspace_id: str, email: str
     """The pending invitations ``email`` made to the workspace stop working (they count
     as expired, as a cancelled one does): a person removed, or no longer an owner, cannot
     come back, or bring someone in, with a link made before."""
-    pending = (
-        connection.execute(
-            select(invitations.c.id).where(
-                invitations.c.workspace_id == workspace_id,
-                invitations.c.invited_by == email,
-                invitations.c.accepted_at.is_(None),
-                invitations.c.expires_at > now(),
-            )
-        )
-        .scalars()
-        .all()
-    )
-    if not pending:
-        return
-    connection.execute(update(invitations).where(invitations.c.id.in_(pending)).values(expires_at=now()))
-    for invitation_id in pending:
-        audit.record(connection, workspace_id, actor, "invitation cancelled", invitation_id, why)
+    _cancel_pending(connection, workspace_id, invitations.c.invited_by == email, actor, why)
 
 
 def _cancel_invitations_for(connection: Connection, workspace_id: str, email: str, actor: str, why: str) -> None:
     """The pending invitations made for ``email`` to the workspace stop working: a link left
     for a member (who was told they are one already) would bring them back after their
     removal, with the role it names."""
+    _cancel_pending(connection, workspace_id, invitations.c.email == email, actor, why)
+
+
+def _cancel_pending(connection: Connection, workspace_id: str, which: Any, actor: str, why: str) -> None:
+    """The workspace's pending invitations that match ``which`` expire now, each noted in
+    the audit log."""
     pending = (
         connection.execute(
             select(invitations.c.id).where(
                 invitations.c.workspace_id == workspace_id,
-                invitations.c.email == email,
+                which,
                 invitations.c.accepted_at.is_(None),
                 invitations.c.expires_at > now(),
             )
