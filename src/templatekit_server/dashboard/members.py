@@ -58,7 +58,7 @@ async def invite(request: Request) -> Response:
     try:
         token = invitations.invite(server.db, here.workspace_id, role, here.actor, email or None)
     except AccountError as exc:  # the form again as it was filled (an email too long to be one is not shown back)
-        typed = {"email": email if len(email) <= people.MAX_EMAIL else "", "role": role}
+        typed = {"email": _shown_back(email), "role": role}
         return _members_page(here, 400, message=str(exc), typed=typed)
     link = server.public_root(request) + request.url_for("dashboard:invitation", token=token).path
     sent = ""
@@ -168,13 +168,13 @@ async def accept(request: Request) -> Response:
         hashed = await password_work(people.password_hash, password)
         user_id, workspace_id = invitations.accept_new(db, token, people.normal_email(email), hashed)
     except AccountError as exc:
-        return invitation_page(request, found, session, str(exc), 400, _typed_email(form))
+        return invitation_page(request, found, session, str(exc), 400, _shown_back(str(form.get("email", "")).strip()))
     return start(request, user_id, request.url_for("dashboard:projects", workspace=workspace_id))
 
 
-def _typed_email(form: Any) -> str:
-    """The email typed in the form, to fill it in again (not one too long to be an email)."""
-    email = str(form.get("email", "")).strip()
+def _shown_back(email: str) -> str:
+    """An email typed in a refused form, to fill it in again: not one too long to be an
+    email (it is nobody's, and would make the page as long)."""
     return email if len(email) <= people.MAX_EMAIL else ""
 
 
