@@ -30,6 +30,32 @@ from templatekit.model.template import Template
 ALIGN = {"start": "FlexStart", "center": "Center", "end": "FlexEnd", "stretch": "Stretch"}
 JUSTIFY = {"start": "FlexStart", "center": "Center", "end": "FlexEnd", "space-between": "SpaceBetween"}
 
+#: Sizes go to Yoga in 1/64 px, the unit browsers lay out in (Chromium's LayoutUnit).
+#: On that grid Yoga's float sums are exact: a sum of shrink factors that cancelled to a
+#: hair over nothing was divided by (Yoga's issues 1665 and 1783), so that a text beside
+#: a frame in a row too narrow for both came out 550 million px wide.
+LAYOUT_UNIT = 1 / 64
+
+
+def _on_grid(value: float) -> float:
+    """``value`` in whole layout units, the nearest (a size given or worked out)."""
+    return round(value / LAYOUT_UNIT) * LAYOUT_UNIT
+
+
+def _up_to_grid(value: float) -> float:
+    """``value`` in whole layout units, rounded up (content's size: its lines still fit)."""
+    return math.ceil(value / LAYOUT_UNIT - 1e-6) * LAYOUT_UNIT
+
+
+def _measured_on_grid(measure: Any) -> Any:
+    """A Yoga measure function whose sizes are rounded up to whole layout units."""
+
+    def on_grid(width: float, width_mode: Any, height: float, height_mode: Any) -> tuple[float, float]:
+        measured_width, measured_height = measure(width, width_mode, height, height_mode)
+        return _up_to_grid(measured_width), _up_to_grid(measured_height)
+
+    return on_grid
+
 
 def arrange(template: Template, ctx: LayoutContext) -> Template:
     """``template`` with its frames arranged (the same object when it has none)."""
@@ -115,7 +141,7 @@ def _share_hugging_rows(root: Any, tree: _Tree) -> None:
     if not tree.hugging_rows:
         return
     for node in tree.hugging_rows:
-        node.width = node.layout_width
+        node.width = _on_grid(node.layout_width)
     for node in tree.measured:  # Yoga would reuse what they measured for the width it had
         node.mark_dirty()
     root.calculate_layout()
@@ -168,27 +194,27 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
     direction = frame.layout if frame is not None else "none"
     if direction == "none" and frame is not None:
         node.position_type = yoga.PositionType.Absolute
-        node.set_position(yoga.Edge.Left, layer.x)
-        node.set_position(yoga.Edge.Top, layer.y)
+        node.set_position(yoga.Edge.Left, _on_grid(layer.x))
+        node.set_position(yoga.Edge.Top, _on_grid(layer.y))
         if isinstance(layer, FrameLayer) and layer.layout != "none":
             layer = _freely_sized(layer, ctx)
     for side, mode, size in (("width", layer.width_sizing, layer.width), ("height", layer.height_sizing, layer.height)):
         if mode == "fixed":
-            setattr(node, side, size)
+            setattr(node, side, _on_grid(size))
             if _along(direction, side):
                 node.flex_shrink = 0  # a number is the size, as a designer's fixed size is (CSS: flex: none)
         elif mode == "hug" and _along(direction, side):
             _no_smaller_than_content(node, layer, side, ctx, tree)
         elif mode == "hug" and direction == "column" and side == "width" and isinstance(layer, FrameLayer):
             if frame is not None and frame.align != "stretch":  # stretched: the column's width, as in CSS
-                tree.narrow_across.append((node, _min_width(layer, ctx)))
+                tree.narrow_across.append((node, _up_to_grid(_min_width(layer, ctx))))
         elif mode == "fill" and _along(direction, side):
             node.flex_grow = 1
             node.flex_basis = 0
             wraps = frame is not None and frame.wrap
             if side == "width" and (wraps or isinstance(layer, (TextLayer, FrameLayer, ImageLayer))):
                 ratio = _stretched_ratio(layer, frame, ctx, tree.set_heights)
-                tree.minimums.append((node, _min_width(layer, ctx), wraps, ratio))
+                tree.minimums.append((node, _up_to_grid(_min_width(layer, ctx)), wraps, ratio))
             elif side == "height" and isinstance(layer, (TextLayer, FrameLayer, ImageLayer)):
                 # an image whose width follows its height has its own height as its minimum
                 stretched = frame is not None and frame.align == "stretch"
@@ -216,13 +242,13 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
         # in a row of its own width, a text that hugs starts at its one line (CSS's
         # flex-basis: auto, max-content) and shrinks from there in proportion to it
         basis = direction == "row" and frame is not None and frame.width_sizing != "hug" and layer.width_sizing == "hug"
-        node.set_measure_func(_text_measure(layer, ctx, yoga, free=direction == "none" or basis))
+        node.set_measure_func(_measured_on_grid(_text_measure(layer, ctx, yoga, free=direction == "none" or basis)))
         tree.measured.append(node)
     elif isinstance(layer, ImageLayer) and _sized_by_content(layer):
         # stretched on a wrapping row's line, its height is the line's, known only after
         # its width: that stays its own (CSS's stretch of a multi-line flex container)
         line_height = frame is not None and frame.layout == "row" and frame.wrap and layer.height_sizing != "fixed"
-        node.set_measure_func(_image_measure(layer, ctx, yoga, width_from_height=not line_height))
+        node.set_measure_func(_measured_on_grid(_image_measure(layer, ctx, yoga, width_from_height=not line_height)))
         tree.measured.append(node)
         stretch = frame is not None and frame.align == "stretch"
         across = layer.width_sizing == "fill" or (layer.width_sizing == "hug" and stretch)
@@ -233,7 +259,7 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
             width, height = pixel_size(layer, ctx) or UNKNOWN_IMAGE_SIZE
             tree.stretched_images.append((node, width / height))
     elif isinstance(layer, TableLayer) and "hug" in (layer.width_sizing, layer.height_sizing):
-        node.set_measure_func(_table_measure(layer, ctx, yoga, free=direction == "none"))
+        node.set_measure_func(_measured_on_grid(_table_measure(layer, ctx, yoga, free=direction == "none")))
         tree.measured.append(node)
     return node
 
@@ -271,7 +297,7 @@ def _no_smaller_than_content(node: Any, layer: Layer, side: str, ctx: LayoutCont
     a text's lines, an image and a table not at all. Yoga has no such minimum: without
     it a hug layer was squeezed under its content (a word broken, a tag overlapped)."""
     if side == "width" and isinstance(layer, (TextLayer, FrameLayer)):
-        tree.minimums.append((node, _min_width(layer, ctx), False, None))
+        tree.minimums.append((node, _up_to_grid(_min_width(layer, ctx)), False, None))
     else:
         node.flex_shrink = 0
 
@@ -377,8 +403,8 @@ def _frame_style(node: Any, frame: FrameLayer, yoga: Any) -> None:
     node.flex_direction = yoga.FlexDirection.Row if frame.layout == "row" else yoga.FlexDirection.Column
     pad = frame.padding
     for edge, value in zip(("Top", "Right", "Bottom", "Left"), (pad.top, pad.right, pad.bottom, pad.left), strict=True):
-        node.set_padding(getattr(yoga.Edge, edge), value)
-    node.set_gap(yoga.Gutter.All, frame.gap)
+        node.set_padding(getattr(yoga.Edge, edge), _on_grid(value))
+    node.set_gap(yoga.Gutter.All, _on_grid(frame.gap))
     node.align_items = getattr(yoga.Align, ALIGN[frame.align])
     node.justify_content = getattr(yoga.Justify, JUSTIFY[frame.justify])
     node.align_content = yoga.Align.FlexStart  # wrapped lines sit together, as the gap says
@@ -457,7 +483,7 @@ def _hold_minimums(minimums: list[tuple[Any, float, bool, float | None]], held: 
     frames from shrinking at all once two of them reach theirs."""
     changed = False
     for node, fixed_minimum, grows, ratio in minimums:
-        minimum = fixed_minimum if ratio is None else node.layout_height * ratio
+        minimum = fixed_minimum if ratio is None else _up_to_grid(node.layout_height * ratio)
         # a filling layer at its minimum exactly may be there by its padding, which Yoga
         # keeps it from going under while it spaces the row as if it had (a row that
         # justifies to its end started such a layer its padding too far right)
@@ -572,7 +598,7 @@ def _hold_min_heights(
     since) is held at that height instead."""
     held = False
     for node, layer, own in layers:
-        minimum = _min_height(node, layer, ctx, own)
+        minimum = _up_to_grid(_min_height(node, layer, ctx, own))
         lower = node in held_heights and held_heights[node] > minimum + 1e-6
         if node.layout_height < minimum - 1e-6 or lower:
             node.flex_grow, node.flex_shrink, node.flex_basis, node.min_height = 0, 0, minimum, minimum
@@ -618,7 +644,7 @@ def _follow_stretch(images: list[tuple[Any, float]]) -> bool:
     hugs too; Yoga measured the image before it knew the width, at its own height."""
     changed = False
     for node, ratio in images:
-        height = node.layout_width / ratio
+        height = _on_grid(node.layout_width / ratio)
         if abs(node.layout_height - height) > 1e-6:
             node.height = height  # it does not shrink (a hug image's height, along a column)
             changed = True
@@ -642,7 +668,7 @@ def _hug_absolute(frames: list[tuple[Any, FrameLayer]]) -> bool:
             ("height", frame.height_sizing, bottom + frame.padding.bottom, node.layout_height),
         ):
             if sizing == "hug" and abs(size - now) > 1e-6:
-                setattr(node, side, size)
+                setattr(node, side, _on_grid(size))
                 changed = True
     return changed
 

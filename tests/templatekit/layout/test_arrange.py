@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 
 import templatekit as tk
+from templatekit.layout.arrange import LAYOUT_UNIT, _check_bounded
 from templatekit.layout.table import table_rows_layout
-from templatekit.layout.text import measure
+from templatekit.layout.text import measure, min_content_width
 from templatekit.model.layers import walk_layers
 from templatekit.options import RenderOptions
 from templatekit.pipeline import resolve
 from templatekit.service import converter
 from tests.conftest import decode, template
-from tests.templatekit.layout.test_arrange_chromium import PICTURE
 
 TITLE_SIZE, LINE_HEIGHT = 40, 1.2
 
@@ -113,7 +113,7 @@ def test_a_badge_hugs_its_text_and_padding():
     arranged, ctx, _ = resolve(spec, None, RenderOptions())
     inner = arranged.layers[0].layers[0]
     advance, lines = measure(inner, ctx, None)
-    assert boxes(spec)["badge"] == pytest.approx((40, 30, advance, lines))
+    assert boxes(spec)["badge"] == pytest.approx((40, 30, advance, lines), abs=LAYOUT_UNIT)  # in layout units
     assert advance > 20 and lines == pytest.approx(18 * 1.2 + 12)
     pixels = np.asarray(decode(tk.render_image(spec).data).convert("RGB")).astype(int)
     blue = np.nonzero(np.abs(pixels[int(30 + lines / 2)] - (37, 99, 235)).sum(axis=1) < 30)[0]
@@ -307,8 +307,9 @@ def test_a_none_frame_hugs_what_it_holds_at_its_own_size_frames_that_hug_include
     found = boxes(spec)
     arranged, ctx, _ = resolve(spec, None, RenderOptions())
     inner_words = measure(arranged.layers[0].layers[1].layers[0], ctx, None)
-    assert found["words"][2:] == pytest.approx(inner_words)  # its longest line: not wrapped by a frame still sized
-    assert found["inner"][2:] == pytest.approx((inner_words[0] + 4, inner_words[1] + 4))
+    # its longest line: not wrapped by a frame still sized
+    assert found["words"][2:] == pytest.approx(inner_words, abs=LAYOUT_UNIT)
+    assert found["inner"][2:] == pytest.approx((inner_words[0] + 4, inner_words[1] + 4), abs=LAYOUT_UNIT)
     right = max(5 + found["line"][2], 10 + found["inner"][2])
     assert found["outer"][2:] == pytest.approx((right + 8, 50 + found["inner"][3] + 6))
 
@@ -364,17 +365,35 @@ def test_frames_are_laid_out_from_many_threads_at_once_without_waiting_for_ever(
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
-def test_a_layout_that_yoga_leaves_unbounded_is_refused_naming_the_layer():
-    """A squeezed row of layers that fill across it, in a row that hugs: Yoga answers
-    sizes near 2**32, which painting met with an OverflowError."""
-    shape = {"type": "shape", "name": "s", "width": 120, "height": 60, "fill": "#999"}
-    inner = [
-        {"type": "frame", "name": "g", "layout": "column", "width": "hug", "height": "fill", "layers": [shape]},
-        {"type": "image", "name": "i", "src": PICTURE, "fit": "fill", "width": "hug", "height": "fill"},
-        {"type": "text", "name": "t", "text": "internationalization", "size": 16, "width": "hug", "height": "hug"},
-    ]
-    middle = {"type": "frame", "name": "f3", "layout": "row", "width": 50, "height": "fill", "layers": inner}
-    outer = {"type": "frame", "name": "f1", "x": 10, "y": 10, "layout": "row", "width": "hug", "height": 300}
-    outer["layers"] = [middle]
-    with pytest.raises(tk.TemplateError, match="auto layout gave it no bounded box"):
-        tk.render_image({"name": "x", "width": 900, "height": 600, "layers": [outer]})
+def squeezed(*layers: dict[str, Any], width: float = 20) -> dict[str, Any]:
+    """A row far narrower than its layers that hug."""
+    row = {"type": "frame", "name": "row", "x": 10, "y": 10, "layout": "row", "width": width, "height": "hug"}
+    return {**row, "layers": list(layers)}
+
+
+@pytest.mark.parametrize("word", ["zeta", "iota", "mu", "gamma delta", "internationalization"])
+def test_layers_squeezed_in_a_narrow_row_keep_their_minimums(word):
+    """Yoga divided by a sum of shrink factors that cancelled to a hair over nothing, for
+    some measured widths ("zeta" at 12 px: 24.426 px), and made such a text 550 million
+    px wide, refused as unbounded. Sizes now go to Yoga in layout units (1/64 px), where
+    that sum is exactly nothing."""
+    inside = {**fixed("inside", 40, 30)}
+    frame_layer = {"type": "frame", "name": "frame", "layout": "column", "width": "hug", "height": 20, "padding": 8}
+    word_layer = {"type": "text", "name": "word", "text": word, "size": 12, "width": "hug", "height": "hug"}
+    spec = template(squeezed(fixed("wide", 90, 40), word_layer, {**frame_layer, "layers": [inside]}))
+    found = boxes(spec)
+    arranged, ctx, _ = resolve(spec, None, RenderOptions())
+    widest = min_content_width(arranged.layers[0].layers[1], ctx)
+    assert found["word"][0] == pytest.approx(100) and widest <= found["word"][2] < widest + 1
+    assert found["frame"][0] == pytest.approx(100 + found["word"][2]) and found["frame"][2] == 56  # padding + 40
+
+
+def test_a_box_left_unbounded_is_refused_naming_the_layer():
+    """A size Yoga might still leave unbounded is refused by name before painting meets
+    it (it met an OverflowError)."""
+    spec = template(squeezed(fixed("inside")))
+    arranged, ctx, _ = resolve(spec, None, RenderOptions())
+    frame_layer = arranged.layers[0]
+    broken = attrs.evolve(frame_layer, layers=(attrs.evolve(frame_layer.layers[0], width=2.0**32),))
+    with pytest.raises(tk.TemplateError, match="layer 'inside': auto layout gave it no bounded box"):
+        _check_bounded(broken, ctx)

@@ -477,6 +477,24 @@ LAYOUTS = {
                     {**text("words", "mu lambda iota alpha", size=24), "height": "fill"},
                     picture("photo", "hug", 40), picture("last", "hug", "fill")]}]}]},
     ],
+    # layers that hug, squeezed in a row far too narrow for them, at their minimums:
+    # Yoga's sum of their shrink factors cancelled to a hair over nothing, and it made the
+    # text 550 million px wide (refused as unbounded) for some of its measured widths
+    "squeezed-text-beside-a-frame": [
+        {"type": "frame", "name": "row", "x": 10, "y": 10, "width": 20, "height": "hug", "layout": "row",
+         "layers": [
+            box("wide", 90, 40), text("word", "zeta", "hug", size=12),
+            {"type": "frame", "name": "frame", "width": "hug", "height": 20, "layout": "column", "padding": 8,
+             "layers": [box("inside", 40, 30)]}]},
+    ],
+    "squeezed-fills-in-a-row-that-hugs": [
+        {"type": "frame", "name": "outer", "x": 10, "y": 100, "width": "hug", "height": 300, "layout": "row",
+         "layers": [
+            {"type": "frame", "name": "middle", "width": 50, "height": "fill", "layout": "row", "layers": [
+                {"type": "frame", "name": "column", "width": "hug", "height": "fill", "layout": "column",
+                 "layers": [box("block", 120, 60)]},
+                picture("photo", "hug", "fill"), text("word", "internationalization", "hug", size=16)]}]},
+    ],
 }  # fmt: skip
 
 
