@@ -122,12 +122,14 @@ def _in_flight(connection: Connection, moment: float) -> tuple[Counter[str], Cou
 
 
 def _due_statement() -> Select[Any]:
-    """The first due deliveries of each workspace (of each target first its first two),
+    """The first due deliveries of each workspace (of each target its first two),
     due at ``:moment``, to endpoints that are not paused and to targets not in ``:full``,
     with the workspace and its plan. Made once: the statement is the same every time."""
     target = func.coalesce(webhook_deliveries.c.endpoint_id, webhook_deliveries.c.url)
+    # a URL several workspaces name is one target, but each workspace's first two to it
+    # are candidates: one's backlog to a shared URL must not hide another's deliveries
     by_target = func.row_number().over(
-        partition_by=target, order_by=(webhook_deliveries.c.next_at, webhook_deliveries.c.id)
+        partition_by=(projects.c.workspace_id, target), order_by=(webhook_deliveries.c.next_at, webhook_deliveries.c.id)
     )
     due = (
         select(webhook_deliveries, projects.c.workspace_id, workspaces.c.plan, by_target.label("in_target"))
