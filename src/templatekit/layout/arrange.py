@@ -89,12 +89,14 @@ def _arranged_alone(layer: FrameLayer, ctx: LayoutContext) -> AnyLayer:
         root.calculate_layout()
         _share_hugging_rows(root, tree)
         resized = _hold_all_minimums(root, tree)
-        if _widen_to_content(tree.narrow_across):  # in the room the columns have now
+        widened = _widen_to_content(tree.narrow_across)  # in the room the columns have now
+        if widened:
             resized = True
             root.calculate_layout()
         if resized and tree.hugging_rows:  # their widths came from frames sized since
             for node in tree.hugging_rows:
-                node.width = "auto"
+                if node not in widened:  # a widened one keeps the width of its content
+                    node.width = "auto"
             root.calculate_layout()
             _share_hugging_rows(root, tree)
             if _release_minimums(tree.held, set(tree.hugging_rows)):  # held in the width they had
@@ -232,7 +234,10 @@ def _node(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext, config: An
         # a row that fills a column that hugs is as wide as that column, known only after too
         in_hugging_column = frame is not None and frame.layout == "column" and frame.width_sizing == "hug"
         sized_after = layer.width_sizing == "hug" or (layer.width_sizing == "fill" and in_hugging_column)
-        if layer.layout == "row" and not layer.wrap and sized_after and fills:
+        # a row that wraps and hugs is as wide as its layers on one line (CSS's max-content
+        # of a flex container), which its fills then share
+        hugs_one_line = layer.wrap and layer.width_sizing == "hug"
+        if layer.layout == "row" and (not layer.wrap or hugs_one_line) and sized_after and fills:
             tree.hugging_rows.append(node)
         if layer.layout == "row" and layer.wrap and not sized_after:
             tree.wrapping_rows.add(node)
@@ -459,19 +464,19 @@ def _stretched_ratio(layer: Layer, frame: FrameLayer | None, ctx: LayoutContext,
     return width / height
 
 
-def _widen_to_content(frames: list[tuple[Any, float]]) -> bool:
+def _widen_to_content(frames: list[tuple[Any, float]]) -> set[Any]:
     """Make each frame that hugs across a column, and was given less than its content
     allows (a row's layers' minimums side by side), that wide, its layers then laid out
-    in it, as CSS's fit-content does; whether one was. Its box held its layers, which
+    in it, as CSS's fit-content does; those that were. Its box held its layers, which
     overflowed it. (Yoga's min-width would size it from its layers' widest lines.)"""
-    widened = False
+    widened = set()
     for node, minimum in frames:
         # at its minimum in a narrower column, Yoga gave its layers the column's room
         # (a text there wrapped in more lines than the frame's width makes)
         squeezed = node.layout_width < minimum + 1e-6 and _line_width(node.parent) < minimum - 1e-6
         if squeezed:
             node.width = minimum
-            widened = True
+            widened.add(node)
     return widened
 
 
@@ -480,21 +485,38 @@ def _hold_minimums(minimums: list[tuple[Any, float, bool, float | None]], held: 
     word, a frame's layers' minimums) at that minimum, as CSS freezes a flex item that
     its min-width: auto stops; whether one was. Yoga's own min-width adds the minimum to
     a filling layer's share of the row rather than hold it, and stops a row of hugging
-    frames from shrinking at all once two of them reach theirs."""
-    changed = False
+    frames from shrinking at all once two of them reach theirs. A layer inside one held
+    in the same pass waits for the next: it was squeezed by that one, which may now be
+    wide enough for it (held there, a text kept the lines of its squeezed width)."""
+    newly: dict[Any, tuple[int, int, float, float]] = {}
     for node, fixed_minimum, grows, ratio in minimums:
         minimum = fixed_minimum if ratio is None else _up_to_grid(node.layout_height * ratio)
         # a filling layer at its minimum exactly may be there by its padding, which Yoga
         # keeps it from going under while it spaces the row as if it had (a row that
         # justifies to its end started such a layer its padding too far right)
         at_minimum = node.flex_grow > 0 and minimum > 0 and node.layout_width < minimum + 1e-6
-        if node.layout_width < minimum - 1e-6 or at_minimum:
-            # the basis alone is not enough: a row that hugs sizes itself from what its
-            # layers measure, and a layer with nothing to measure has no width there
-            held.setdefault(node, (node.flex_grow, node.flex_shrink, node.flex_basis, node.min_width))
-            node.flex_grow, node.flex_shrink, node.flex_basis, node.min_width = int(grows), 0, minimum, minimum
-            changed = True
-    return changed
+        holding = (int(grows), 0, minimum, minimum)
+        already = node in held and (node.flex_grow, node.flex_shrink, node.flex_basis.value) == holding[:3]
+        if (node.layout_width < minimum - 1e-6 or at_minimum) and not already:
+            newly[node] = holding
+    for node, holding in newly.items():
+        if _inside_any(node, newly):
+            continue
+        # the basis alone is not enough: a row that hugs sizes itself from what its
+        # layers measure, and a layer with nothing to measure has no width there
+        held.setdefault(node, (node.flex_grow, node.flex_shrink, node.flex_basis, node.min_width))
+        node.flex_grow, node.flex_shrink, node.flex_basis, node.min_width = holding
+    return bool(newly)
+
+
+def _inside_any(node: Any, nodes: dict[Any, Any]) -> bool:
+    """Whether one of ``node``'s frames is in ``nodes``."""
+    parent = node.parent
+    while parent is not None:
+        if parent in nodes:
+            return True
+        parent = parent.parent
+    return False
 
 
 def _release_minimums(held: dict[Any, tuple[Any, ...]], rows: set[Any]) -> bool:

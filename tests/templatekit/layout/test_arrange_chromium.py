@@ -495,6 +495,37 @@ LAYOUTS = {
                  "layers": [box("block", 120, 60)]},
                 picture("photo", "hug", "fill"), text("word", "internationalization", "hug", size=16)]}]},
     ],
+    # a text squeezed with the row that holds it, that row then held at its minimum and
+    # grown to its own line: the text takes the row's new room (it was held at its widest
+    # word, in a line more than CSS's)
+    "text-squeezed-with-its-row-takes-the-row's-new-room": [
+        {"type": "frame", "name": "outer", "x": 10, "y": 10, "width": 130, "height": 130, "layout": "row",
+         "wrap": True, "align": "end", "layers": [
+            {"type": "frame", "name": "row", "width": "fill", "height": 130, "layout": "row", "wrap": True,
+             "gap": 10, "padding": 4, "align": "stretch", "justify": "end", "layers": [
+                {**text("words", "gamma alpha mu eta theta", "hug", size=24), "height": "fill"},
+                text("small", "eta kappa lambda beta", "hug", size=12)]},
+            box("after", 60, 90)]},
+    ],
+    # layers squeezed inside a row that is held at its minimum, which is theirs side by
+    # side: each is then held at its own
+    "layers-held-inside-a-row-held-at-its-minimum": [
+        {"type": "frame", "name": "narrow", "x": 200, "y": 300, "width": 20, "height": "hug", "layout": "row",
+         "wrap": True, "layers": [
+            {"type": "frame", "name": "row", "width": "fill", "height": "fill", "layout": "row", "padding": 4,
+             "align": "center", "justify": "space-between", "layers": [
+                {"type": "frame", "name": "padded", "width": "fill", "height": 20, "layout": "row", "padding": 8,
+                 "layers": [text("short", "lambda theta", "hug", size=16)]},
+                {**text("long", "epsilon mu kappa beta", "hug", size=24), "height": 60},
+                box("block", 150, 200)]}]},
+    ],
+    # a row that wraps and hugs is as wide as its layers on one line, which its fills share
+    # (its height was that of the fills' one-line widths, the text's lines overflowing it)
+    "wrapping-row-that-hugs-shares-its-one-line": [
+        {"type": "frame", "name": "row", "x": 200, "y": 10, "width": "hug", "height": "hug", "layout": "row",
+         "wrap": True, "padding": 4, "align": "stretch", "layers": [
+            text("words", "kappa mu alpha theta", "fill", size=16), box("fill", "fill", "fill")]},
+    ],
 }  # fmt: skip
 
 
