@@ -138,6 +138,10 @@ class _Painter:
         self.font = font
         self.glyphs = glyphs
         self.stack = [""]
+        # open clips and transformations, innermost last: a clip is [its path, whether
+        # written]; a clip is written only once something other than a colour is painted
+        # in it (see ``color``); a transformation is None
+        self.clips: list[list[Any] | None] = []
         funcs = hb.PaintFuncs()
         for name in (
             "push_transform",
@@ -157,28 +161,49 @@ class _Painter:
         self.funcs = funcs
 
     def out(self, text: str) -> None:
+        self._write_clips(len(self.clips))
         self.stack[-1] += text + "\n"
+
+    def _write_clips(self, count: int) -> None:
+        """Write the first ``count`` open clips not written yet."""
+        for clip in self.clips[:count]:
+            if clip is not None and not clip[1]:
+                clip[1] = True
+                self.stack[-1] += f"q {clip[0]} W n\n"
 
     def push_transform(self, xx: float, yx: float, xy: float, yy: float, dx: float, dy: float, _: Any) -> None:
         self.out(f"q {' '.join(number(v) for v in (xx, yx, xy, yy, dx, dy))} cm")
+        self.clips.append(None)
 
     def pop_transform(self, _: Any) -> None:
+        self.clips.pop()
         self.out("Q")
 
     def push_clip_glyph(self, glyph: int, _: Any) -> None:
         pen = OutlinePen()
         self.font.font.draw_glyph_with_pen(glyph, pen)
-        self.out(f"q {' '.join(pen.parts) or '0 0 m'} W n")
+        self.clips.append([" ".join(pen.parts) or "0 0 m", False])
 
     def push_clip_rectangle(self, x0: float, y0: float, x1: float, y1: float, _: Any) -> None:
-        self.out(f"q {number(x0)} {number(y0)} {number(x1 - x0)} {number(y1 - y0)} re W n")
+        self.clips.append([f"{number(x0)} {number(y0)} {number(x1 - x0)} {number(y1 - y0)} re", False])
 
     def pop_clip(self, _: Any) -> None:
-        self.out("Q")
+        clip = self.clips.pop()
+        if clip is not None and clip[1]:
+            self.out("Q")
 
     def color(self, color: hb.Color, is_foreground: bool, _: Any) -> None:
+        """A colour in a clip not written yet fills the clip's path, not everything the
+        clip lets through: Ghostscript neither smooths a clip's edge nor keeps a thin gap
+        between two clipped fills (a clip gets every pixel it touches), and drew an
+        emoji's fine lines filled in."""
         alpha = self._alpha(color.alpha / 255)
-        self.out(f"q {alpha}{_rgb(color)} rg {_EVERYWHERE} f Q")
+        clip = self.clips[-1] if self.clips else None
+        if clip is None or clip[1]:
+            self.out(f"q {alpha}{_rgb(color)} rg {_EVERYWHERE} f Q")
+            return
+        self._write_clips(len(self.clips) - 1)
+        self.stack[-1] += f"q {alpha}{_rgb(color)} rg {clip[0]} f Q\n"
 
     def linear_gradient(
         self, line: hb.ColorLine, x0: float, y0: float, x1: float, y1: float, x2: float, y2: float, _: Any
@@ -209,6 +234,7 @@ class _Painter:
         self.color(stops[len(stops) // 2].color, False, None)
 
     def push_group(self, _: Any) -> None:
+        self._write_clips(len(self.clips))  # the group is drawn where it is pushed
         self.stack.append("")
 
     def pop_group(self, mode: hb.PaintCompositeMode, _: Any) -> None:

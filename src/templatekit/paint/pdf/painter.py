@@ -64,7 +64,7 @@ from templatekit.scene import (
     Rect,
     Scene,
 )
-from templatekit.scene.geometry import KAPPA, Box, grown, union
+from templatekit.scene.geometry import IDENTITY, KAPPA, Box, Transform, grown, union
 from templatekit.scene.memory import Need
 
 POINTS_PER_PX = 0.75
@@ -137,10 +137,19 @@ class _Resources:
 class _Canvas:
     """A content stream being written, with the opacity of the groups around it."""
 
-    def __init__(self, resources: _Resources) -> None:
+    def __init__(
+        self, resources: _Resources, matrix: Transform = IDENTITY, grouped: bool = False, unread: bool = False
+    ) -> None:
         self.resources = resources
+        # a soft mask's drawing: its text is outlines, as no reader should read it
+        self.unread = unread
+        # drawn into a form XObject: its lines end with a space (see _close_line)
+        self.grouped = grouped
+        self.last_text: GlyphRun | None = None
         self.parts: list[str] = []
         self.opacity = 1.0
+        # from this canvas's space to the page's (points, y up): forms are drawn from it
+        self.matrix = matrix
 
     def op(self, text: str) -> None:
         self.parts.append(text)
@@ -156,8 +165,8 @@ def paint_pdf(pages: Sequence[Scene], info: DocumentInfo = DocumentInfo()) -> by
     resources = _Resources(document)
     kids = []
     for scene in pages:
-        canvas = _Canvas(resources)
         height = scene.height * POINTS_PER_PX
+        canvas = _Canvas(resources, Transform(POINTS_PER_PX, 0.0, 0.0, -POINTS_PER_PX, 0.0, height))
         canvas.op(f"{number(POINTS_PER_PX)} 0 0 {number(-POINTS_PER_PX)} 0 {number(height)} cm")
         if scene.background is not None and scene.background.a:
             canvas.op("q")
@@ -476,7 +485,7 @@ def _stroke_outlines(canvas: _Canvas, run: GlyphRun, outline: Outline) -> None:
     masked = run.color.a < 255 and bool(glyphs)
     # masked, the strokes are one picture: Ghostscript misplaces a soft mask for paths
     # drawn under a transformation set after it (each glyph's)
-    strokes = _Canvas(canvas.resources) if masked else canvas
+    strokes = _Canvas(canvas.resources, canvas.matrix, unread=canvas.unread) if masked else canvas
     canvas.op("q")
     _alpha(strokes, outline.color.a / 255 * canvas.opacity, stroking=True)
     strokes.op(f"{_rgb(outline.color)} RG 1 j 1 J")
@@ -509,6 +518,14 @@ def _write_text(canvas: _Canvas, run: GlyphRun, visible: bool) -> None:
     positions differ, and text rise for marks set off the baseline. A cluster whose
     glyphs the ToUnicode map cannot give back in reading order (a reordered Indic vowel
     sign, a glyph standing for other text elsewhere) is marked with its ActualText."""
+    if canvas.unread:
+        if visible:
+            _fill_outlines(canvas, run)
+        return
+    if canvas.grouped:
+        if canvas.last_text is not None and not _same_line(canvas.last_text, run):
+            _close_line(canvas, canvas.last_text)
+        canvas.last_text = run
     fonts = canvas.resources.fonts
     spacing = run.letter_spacing
     name, _ = fonts.resource(run.font, spacing * 1000 / run.size)
@@ -566,6 +583,44 @@ def _write_text(canvas: _Canvas, run: GlyphRun, visible: bool) -> None:
     if marked is not None:
         canvas.op("EMC")
     canvas.op("ET Q")
+
+
+def _fill_outlines(canvas: _Canvas, run: GlyphRun) -> None:
+    """The run's glyphs as filled paths: in a soft mask, where poppler and MuPDF would
+    read text (they extract the mask's drawing with the page's) that is not on the page."""
+    font = hb_font(run.font)
+    units = run.size / font.upem
+    canvas.op("q")
+    _alpha(canvas, run.color.a / 255 * canvas.opacity)
+    canvas.op(f"{_rgb(run.color)} rg")
+    for glyph, (x, y) in zip(run.glyphs, run.positions, strict=True):
+        pen = OutlinePen()
+        font.font.draw_glyph_with_pen(glyph, pen)
+        if pen.parts:
+            place = f"{number(units)} 0 0 {number(-units)} {number(run.x + x)} {number(run.y + y)} cm"
+            canvas.op(f"q {place} {' '.join(pen.parts)} f Q")
+    canvas.op("Q")
+
+
+def _same_line(first: GlyphRun, then: GlyphRun) -> bool:
+    """Whether two runs are parts of one line: on one baseline, touching."""
+    touching = min(abs(first.x + first.width - then.x), abs(then.x + then.width - first.x)) < 0.5
+    return abs(first.y - then.y) < 0.01 and touching
+
+
+def _close_line(canvas: _Canvas, run: GlyphRun) -> None:
+    """An invisible space after the line that ``run`` ends, in a form XObject: pdfminer.six
+    does not lay out a form's text (an LTFigure) but writes its characters one after
+    another, so without it the last word of a line ran into the first of the next."""
+    if not run.text or run.text[-1].isspace():
+        return
+    fonts = canvas.resources.fonts
+    glyph = hb_font(run.font).font.get_nominal_glyph(ord(" "))
+    if not glyph or not fonts.map_text(run.font, [glyph], [" "])[0]:
+        return
+    name, _ = fonts.resource(run.font, run.letter_spacing * 1000 / run.size)
+    at = f"{number(run.x + run.width)} {number(run.y)}"
+    canvas.op(f"q BT 3 Tr /{name} {number(run.size)} Tf 1 0 0 -1 {at} Tm <{glyph:04X}> Tj ET Q")
 
 
 def _paint_color_glyphs(canvas: _Canvas, run: GlyphRun) -> None:
@@ -710,14 +765,17 @@ def _paint_group(canvas: _Canvas, group: Group) -> None:
         return
     canvas.op("q")
     placed = group.transform
+    page_matrix = canvas.matrix
     if not placed.is_identity:
-        canvas.op(" ".join(number(v) for v in (placed.a, placed.b, placed.c, placed.d, placed.e, placed.f)) + " cm")
+        written = [number(v) for v in (placed.a, placed.b, placed.c, placed.d, placed.e, placed.f)]
+        canvas.op(" ".join(written) + " cm")
+        canvas.matrix = Transform(*(float(v) for v in written)).then(page_matrix)  # as written
     effects = group.effects
     blend = effects.blend if effects is not None else "normal"
     if effects is not None and effects.shadows and not effects.blur and (opacity < 1 or blend != "normal"):
         # CSS fades and blends a layer with its shadows as one picture: where the layer
         # covers its shadow, the shadow does not show through it
-        inner = _Canvas(canvas.resources)
+        inner = _Canvas(canvas.resources, canvas.matrix, grouped=True, unread=canvas.unread)
         _paint_layer(inner, group, 1.0, "normal")
         box = group.content_bounds()
         bounds = _bounds(group.items) if box is None else grown(box, effects.reach + 4.0)
@@ -725,6 +783,7 @@ def _paint_group(canvas: _Canvas, group: Group) -> None:
     else:
         _paint_layer(canvas, group, opacity, blend)
     canvas.opacity = outer
+    canvas.matrix = page_matrix
     canvas.op("Q")
 
 
@@ -808,7 +867,7 @@ def _soft_mask(canvas: _Canvas, mask: Mask, bounds: tuple[float, float, float, f
     through the mask, which leaves 1 minus the mask, exactly, for alpha and luminance
     alike. (A transfer function, /TR, would say the same in fewer bytes, but MuPDF 1.21
     ignores it and shows the mask uninverted.)"""
-    inner = _Canvas(canvas.resources)
+    inner = _Canvas(canvas.resources, canvas.matrix, unread=True)
     _paint_items(inner, mask.items)
     drawn = _bounds(mask.items)
     box = (min(bounds[0], drawn[0]), min(bounds[1], drawn[1]), max(bounds[2], drawn[2]), max(bounds[3], drawn[3]))
@@ -849,15 +908,27 @@ def _paint_transparency_group(canvas: _Canvas, items: Sequence[Item], opacity: f
     """Items drawn into a form XObject marked as a transparency group, shown at
     ``opacity`` and with a CSS blend mode (PDF has them all, by other names): PDF
     composites the items with each other first, then fades and blends the result."""
-    inner = _Canvas(canvas.resources)
+    inner = _Canvas(canvas.resources, canvas.matrix, grouped=True, unread=canvas.unread)
     _paint_items(inner, items)
     _show_form(canvas, inner, _bounds(items), opacity, blend)
 
 
 def _show_form(canvas: _Canvas, inner: _Canvas, bounds: Box, opacity: float, blend: str) -> None:
     """What ``inner`` drew, as a form XObject marked as a transparency group, shown at
-    ``opacity`` and blended."""
+    ``opacity`` and blended.
+
+    The form is drawn in the page's own space (the transformation undone before it, and
+    set again inside it): PDFium places the characters of ActualText in the space of the
+    form, whatever transformation it is drawn with, and its text then lost them."""
     resources = canvas.resources
+    matrix = canvas.matrix
+    if inner.last_text is not None:
+        _close_line(inner, inner.last_text)
+        inner.last_text = None
+    data = inner.data()
+    if not matrix.is_identity:
+        data = f"{_matrix(matrix)} cm\n".encode("latin-1") + data
+        bounds = matrix.box(bounds)
     form = resources.document.add_stream(
         {
             "Type": Name("XObject"),
@@ -868,12 +939,24 @@ def _show_form(canvas: _Canvas, inner: _Canvas, bounds: Box, opacity: float, ble
             "Group": {"S": Name("Transparency"), "I": True},
             "Resources": resources.ref,
         },
-        inner.data(),
+        data,
     )
     state = {"Type": Name("ExtGState"), "ca": round(opacity, 4), "CA": round(opacity, 4)}
     if blend != "normal":
         state["BM"] = Name("".join(word.capitalize() for word in blend.split("-")))
-    canvas.op(f"/{resources.state(state)} gs /{resources.xobject(form)} Do")
+    show = f"/{resources.xobject(form)} Do"
+    if not matrix.is_identity:
+        show = f"q {_matrix(matrix.inverse())} cm {show} Q"
+    canvas.op(f"/{resources.state(state)} gs {show}")
+
+
+def _matrix(matrix: Transform) -> str:
+    """A ``cm`` operand to a billionth: undone and set again, the page's scale must
+    come back exact, and a ten-thousandth (``number``) would move a glyph far out."""
+    texts = (
+        f"{value:.9f}".rstrip("0").rstrip(".") for value in (matrix.a, matrix.b, matrix.c, matrix.d, matrix.e, matrix.f)
+    )
+    return " ".join("0" if text in ("-0", "") else text for text in texts)
 
 
 def _bounds(items: Sequence[Item]) -> Box:
