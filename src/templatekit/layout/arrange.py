@@ -654,9 +654,12 @@ def _min_height(node: Any, layer: Layer, ctx: LayoutContext, own: bool) -> float
             return laid_out
         return max(laid_out, _min_height(child_node, child, ctx, own=False))
 
-    top = min(child_node.layout_top for child_node, _ in shown)
-    bottom = max(child_node.layout_top + extent(child_node, child) for child_node, child in shown)
-    return bottom - top + layer.padding.top + layer.padding.bottom
+    if layer.layout == "row" and not layer.wrap:  # one line, as high as its highest layer
+        inside = max(extent(child_node, child) for child_node, child in shown)
+    else:
+        top = min(child_node.layout_top for child_node, _ in shown)
+        inside = max(child_node.layout_top + extent(child_node, child) for child_node, child in shown) - top
+    return inside + layer.padding.top + layer.padding.bottom
 
 
 def _follow_stretch(images: list[tuple[Any, float]]) -> bool:

@@ -519,6 +519,18 @@ LAYOUTS = {
                 {**text("long", "epsilon mu kappa beta", "hug", size=24), "height": 60},
                 box("block", 150, 200)]}]},
     ],
+    # a row that fills a column's height, its layers aligned to its end, is as high as its
+    # highest layer (counted from where the squeezed row had put each, a layer stretched
+    # across it added its lines under the others)
+    "row-aligned-to-its-end-as-high-as-its-highest-layer": [
+        {"type": "frame", "name": "column", "x": 10, "y": 300, "width": "hug", "height": 200, "layout": "column",
+         "gap": 5, "padding": 4, "justify": "space-between", "layers": [
+            {**text("tall", "delta epsilon mu delta", size=16), "height": 200},
+            {"type": "frame", "name": "row", "width": "fill", "height": "fill", "layout": "row", "gap": 5,
+             "padding": 4, "align": "end", "justify": "center", "layers": [
+                text("words", "kappa delta epsilon", size=16), {**text("word", "beta", size=12), "height": "fill"},
+                box("block", 200, 60)]}]},
+    ],
     # a row that wraps and hugs is as wide as its layers on one line, which its fills share
     # (its height was that of the fills' one-line widths, the text's lines overflowing it)
     "wrapping-row-that-hugs-shares-its-one-line": [
