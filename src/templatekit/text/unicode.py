@@ -61,14 +61,57 @@ def _line_iterator(language: str) -> icu.BreakIterator:
     return iterator
 
 
+#: Printable ASCII characters after which browsers let a line break before an opening
+#: bracket (Chromium's ``kAsciiLineBreakTable``, kept from Firefox 3.6 and IE).
+_BEFORE_BRACKET_AFTER = frozenset('!"#%&)*+,.:;=>\\]|}~')
+#: What may start a line after "-" (digits: see ``_ascii_break``) and after "?".
+_AFTER_HYPHEN = frozenset('"#%&\'(*+-<=>@[\\^_`{|~') | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_AFTER_QUESTION = frozenset("#$%&(*+-0123456789<=>@[\\^_`{|~") | frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+)
+
+
+def _printable_ascii(char: str) -> bool:
+    return "!" <= char <= "~"
+
+
+def _ascii_break(before: str, last: str, char: str) -> bool:
+    """Whether a line may break between two printable ASCII characters, as browsers
+    decide it by their own table rather than UAX #14: never after "/", "!", "|" or "}"
+    before a letter ("A/B", URLs stay whole), before "(", "[", "{" and "<" after most
+    punctuation, and after "-" (before a digit only in "ABCD-1234", not in "-5") and "?"."""
+    if last == "-" and char.isdigit():
+        return before.isascii() and before.isalnum()
+    if last == "-":
+        return char in _AFTER_HYPHEN
+    if last == "?":
+        return char in _AFTER_QUESTION
+    return char in "(<[{" and last in _BEFORE_BRACKET_AFTER
+
+
 def line_breaks(text: str, language: str = "") -> list[int]:
     """Positions where a line may end (after the character before it), in order; the
-    text's length is the last."""
+    text's length is the last. Between two printable ASCII characters browsers do not
+    ask UAX #14 but a table of their own (``_ascii_break``), and so do we: text breaks
+    where Chromium breaks it."""
     iterator = _line_iterator(language)
     iterator.setText(text)
     stops = list(iterator)
     mapping = _utf16_index(text)
-    return stops if mapping is None else [mapping[stop] for stop in stops]
+    if mapping is not None:
+        stops = [mapping[stop] for stop in stops]
+    found = set(stops)
+    for index in range(1, len(text)):
+        last, char = text[index - 1], text[index]
+        if last == " " and _printable_ascii(char):  # browsers break at any space: "or /usr", "a (b"
+            found.add(index)
+        elif _printable_ascii(last) and _printable_ascii(char):
+            allowed = _ascii_break(text[index - 2] if index > 1 else "", last, char)
+            if allowed:
+                found.add(index)
+            else:
+                found.discard(index)
+    return sorted(found)
 
 
 def graphemes(text: str) -> list[str]:
