@@ -39,7 +39,9 @@ from templatekit.text.shaping import NO_LIGATURES, shape
 
 ELLIPSIS = "\u2026"
 SOFT_HYPHEN = "\u00ad"
-_EPSILON = 0.01
+#: How much wider than its room a line may be and still fit: browsers measure in 1/64 px
+#: and cut a width's remainder ("lo" at 24 px, 20.011 px, fits a 20 px box in Chromium).
+_EPSILON = 1 / 64
 #: Laid-out texts, by font book, text and options; kept from their second use.
 _LAYOUTS: BoundedCache[tuple[object, ...], TextBlock] = BoundedCache(4096, name="text.layouts", second_use=True)
 

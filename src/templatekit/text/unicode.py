@@ -65,7 +65,7 @@ def _line_iterator(language: str) -> icu.BreakIterator:
 #: bracket (Chromium's ``kAsciiLineBreakTable``, kept from Firefox 3.6 and IE).
 _BEFORE_BRACKET_AFTER = frozenset('!"#%&)*+,.:;=>\\]|}~')
 #: What may start a line after "-" (digits: see ``_ascii_break``) and after "?".
-_AFTER_HYPHEN = frozenset('"#%&\'(*+-<=>@[\\^_`{|~') | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_AFTER_HYPHEN = frozenset("\"#%&'(*+-<=>@[\\^_`{|~") | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 _AFTER_QUESTION = frozenset("#$%&(*+-0123456789<=>@[\\^_`{|~") | frozenset(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 )
