@@ -205,6 +205,7 @@ class _Paragraph:
     ) -> None:
         text = "".join(part for part, _ in spans)
         self.text = text
+        self.book = book
         self.offset = offset
         self.style = spans[0][1]  # the paragraph's own: its ellipsis, its direction's default
         self.language = language
@@ -240,6 +241,11 @@ class _Paragraph:
                 if end_of_grapheme is not None and end_of_grapheme not in spaced:
                     spaced.add(end_of_grapheme)
                     advances[index] += spacing
+        space = _layer_space(run.file, run.style, self.book)
+        if space is not None:
+            for index, cluster in enumerate(shaped.clusters):
+                if text[cluster] == " ":
+                    advances[index] = space + run.style.letter_spacing
         return LineRun(
             text=text[start:end],
             style=run.style,
@@ -330,6 +336,20 @@ def _fonts(
     return fonts, ends
 
 
+def _layer_space(file: FontFile, style: TextStyle, book: FontBook) -> float | None:
+    """The advance of a space (with the letter spacing) in a run of another font than the
+    layer's, when the layer's font has a space: CSS takes the space from the first font
+    of the list that has it, so that a space between Arabic words is Inter's, and its
+    width decides where lines break; None in a run of the layer's own font. (The space
+    stays in the run's font, whose run it does not split: it draws nothing.)"""
+    own = _primary(style, book)
+    primary = hb_font(own)
+    if file == own or not primary.covers(" "):
+        return None
+    glyph = primary.font.get_nominal_glyph(ord(" "))
+    return primary.font.get_glyph_h_advance(glyph) * style.size / primary.upem
+
+
 def _hyphen(file: FontFile) -> str:
     """The hyphen a soft hyphen shows as at the end of a line: U+2010 if the font has
     it, as browsers draw it, else the hyphen-minus."""
@@ -340,13 +360,18 @@ def _font(cluster: str, style: TextStyle, book: FontBook, missing: list[str]) ->
     """The face of ``style`` for the cluster, or the first fallback that has it."""
     if _emoji(cluster, book.emoji):
         return book.emoji
-    primary = book.match(style.family, style.weight, style.italic).file
+    primary = _primary(style, book)
     if hb_font(primary).covers(cluster):
         return primary
     chain = book.fallbacks(style.weight, style.italic)
     own = book.for_script(unicode.script_of(cluster[0]), style.weight, style.italic)
     candidates = chain if own is None else (own, *chain)
     return next((f for f in candidates if hb_font(f).covers(cluster)), None) or _last_resort(cluster, primary, missing)
+
+
+def _primary(style: TextStyle, book: FontBook) -> FontFile:
+    """The layer's own font: its family's face nearest its weight and style."""
+    return book.match(style.family, style.weight, style.italic).file
 
 
 def _emoji(cluster: str, emoji: FontFile) -> bool:
