@@ -326,9 +326,8 @@ def _min_width(layer: Layer, ctx: LayoutContext, frame: FrameLayer | None = None
         if layer.height_sizing == "fixed":
             return layer.height * width / height
         if frame is not None and frame.height_sizing == "fixed" and _stretched_across_row(layer, frame):
-            # as wide as the row's height makes it; one that fills, no wider than its own
-            across = (frame.height - frame.padding.top - frame.padding.bottom) * width / height
-            return min(across, width) if layer.width_sizing == "fill" else across
+            # as wide as the row's height makes it
+            return (frame.height - frame.padding.top - frame.padding.bottom) * width / height
         return width
     if isinstance(layer, TableLayer) and layer.width_sizing == "hug":
         from templatekit.layout.table import table_rows_layout

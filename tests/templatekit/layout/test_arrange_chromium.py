@@ -531,6 +531,16 @@ LAYOUTS = {
                 text("words", "kappa delta epsilon", size=16), {**text("word", "beta", size=12), "height": "fill"},
                 box("block", 200, 60)]}]},
     ],
+    # a picture that fills a row of set height, stretched across it, is no narrower than
+    # that height makes it, in the row's minimum too (it counted its own, narrower width)
+    "picture-filling-a-row-of-set-height-in-a-row-that-hugs": [
+        {"type": "frame", "name": "outer", "x": 10, "y": 10, "width": "hug", "height": "hug", "layout": "row",
+         "padding": 4, "layers": [
+            box("empty", "fill", 200),
+            {"type": "frame", "name": "row", "width": "fill", "height": 130, "layout": "row", "padding": 4,
+             "layers": [box("before", 90, 40), picture("photo", "fill", "fill"), box("after", 150, 40)]},
+            box("last", 60, 30)]},
+    ],
     # a row that wraps and hugs is as wide as its layers on one line, which its fills share
     # (its height was that of the fills' one-line widths, the text's lines overflowing it)
     "wrapping-row-that-hugs-shares-its-one-line": [
