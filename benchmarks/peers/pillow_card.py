@@ -3,7 +3,10 @@
 Fonts, the logo (rasterised once from SVG) and the QR code of the fixed URL are prepared
 once by ``load_assets``; ``render_card`` draws everything else for each title (and a new
 subtitle and QR code when asked, for cards where everything is new) and saves with
-Pillow's default PNG settings. Run as a script, it renders one card cold:
+Pillow's default PNG settings. A new QR code is drawn from segno's matrix with one
+NEAREST resize (no PNG written and read back), a word's width is measured once per font,
+and a title too long for three lines at 64 px shrinks to fit, as the template's
+``autoFit: "shrink"`` does. Run as a script, it renders one card cold:
 ``python benchmarks/peers/pillow_card.py out.png ["a title"]``.
 """
 
@@ -14,6 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import resvg_py
 import segno
 from PIL import Image, ImageChops, ImageDraw, ImageFont
@@ -41,9 +45,10 @@ class Assets:
     regular28: ImageFont.FreeTypeFont
     base: Image.Image
     qr: Image.Image
+    shrunk: dict[float, ImageFont.FreeTypeFont]  # the title's font at sizes shrink-to-fit chose
 
 
-def font(style: str, size: int) -> ImageFont.FreeTypeFont:
+def font(style: str, size: float) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(FONTS / f"Inter-{style}.otf"), size)
 
 
@@ -69,7 +74,8 @@ def load_assets() -> Assets:
         bold64=font("Bold", 64),
         regular28=font("Regular", 28),
         base=base.convert("RGB"),
-        qr=Image.open(io.BytesIO(qr_png())).convert("RGB"),
+        qr=qr_image(QR_URL, 228),
+        shrunk={},
     )
 
 
@@ -81,6 +87,19 @@ def qr_png(url: str = QR_URL, box: int = 228) -> bytes:
     out = io.BytesIO()
     code.save(out, kind="png", scale=scale, border=2, dark="#0f172a", light="#ffffff")
     return out.getvalue()
+
+
+def qr_image(url: str, box: int) -> Image.Image:
+    """The same code as ``qr_png`` draws, as an image: segno's matrix (with its quiet zone)
+    as a two-colour palette image, enlarged with one NEAREST resize."""
+    code = segno.make(url, error="m", micro=False, boost_error=False)
+    matrix = np.asarray(code.matrix, dtype=np.uint8)
+    side = matrix.shape[0] + 4
+    scale = box // side
+    modules = Image.new("P", (side, side), 0)
+    modules.paste(Image.frombytes("P", matrix.shape[::-1], matrix.tobytes()), (2, 2))
+    modules.putpalette((255, 255, 255, 0x0F, 0x17, 0x2A))
+    return modules.resize((side * scale, side * scale), Image.NEAREST).convert("RGB")
 
 
 def gradient(size: tuple[int, int], start: str, end: str) -> Image.Image:
@@ -95,18 +114,47 @@ def gradient(size: tuple[int, int], start: str, end: str) -> Image.Image:
     return Image.composite(Image.new("RGB", size, end), Image.new("RGB", size, start), mask)
 
 
+_WIDTHS: dict[ImageFont.FreeTypeFont, dict[str, float]] = {}
+
+
 def wrap(text: str, font: ImageFont.FreeTypeFont, max_width: float) -> list[str]:
-    """Greedy word wrap."""
+    """Greedy word wrap; each word is measured once per font (kept across cards), a line
+    is its words and the spaces between them."""
+    widths = _WIDTHS.setdefault(font, {})
+    space = widths.get(" ") or widths.setdefault(" ", font.getlength(" "))
     lines: list[str] = []
-    line = ""
+    line: list[str] = []
+    used = 0.0
     for word in text.split():
-        candidate = f"{line} {word}" if line else word
-        if line and font.getlength(candidate) > max_width:
-            lines.append(line)
-            line = word
+        width = widths.get(word)
+        if width is None:
+            width = widths[word] = font.getlength(word)
+        if line and used + space + width > max_width:
+            lines.append(" ".join(line))
+            line, used = [word], width
         else:
-            line = candidate
-    return [*lines, line]
+            used = used + space + width if line else width
+            line.append(word)
+    return [*lines, " ".join(line)]
+
+
+def shrink_to_fit(text: str, font: ImageFont.FreeTypeFont, max_width: float, max_lines: int, min_size: float):
+    """The largest size in [min_size, the font's size], to a quarter px, at which the text
+    wraps in ``max_lines`` (as templatekit's ``autoFit: "shrink"``), and its lines. Widths
+    scale with the size, so each try is a wrap at the font's size in a wider box."""
+    lines = wrap(text, font, max_width)
+    if len(lines) <= max_lines:
+        return font.size, lines
+    low, high = min_size, font.size
+    best = wrap(text, font, max_width * font.size / low)
+    while high - low > 0.25:
+        middle = (low + high) / 2
+        tried = wrap(text, font, max_width * font.size / middle)
+        if len(tried) <= max_lines:
+            low, best = middle, tried
+        else:
+            high = middle
+    return low, best[:max_lines]
 
 
 def draw_lines(
@@ -128,15 +176,18 @@ def draw_lines(
 
 def render_card(assets: Assets, title: str, subtitle: str = SUBTITLE, qr_url: str | None = None) -> bytes:
     """One card as PNG bytes; with ``qr_url``, its QR code is made for this card."""
-    qr = assets.qr if qr_url is None else Image.open(io.BytesIO(qr_png(qr_url))).convert("RGB")
+    qr = assets.qr if qr_url is None else qr_image(qr_url, 228)
     card = assets.base.copy()
     draw = ImageDraw.Draw(card)
     # the title and the subtitle under it, 20 px apart, centred together in 168..524
-    title_lines = wrap(title, assets.bold64, 760)[:3]
+    size, title_lines = shrink_to_fit(title, assets.bold64, 760, 3, 32)
+    bold = assets.bold64
+    if size != bold.size:
+        bold = assets.shrunk.get(size) or assets.shrunk.setdefault(size, font("Bold", size))
     subtitle_lines = wrap(subtitle, assets.regular28, 760)[:2]
-    title_height = len(title_lines) * 64 * 1.15
+    title_height = len(title_lines) * size * 1.15
     top = 168 + (356 - (title_height + 20 + len(subtitle_lines) * 28 * 1.35)) / 2
-    draw_lines(draw, title_lines, assets.bold64, 64, top, 64 * 1.15, "#ffffff")
+    draw_lines(draw, title_lines, bold, 64, top, size * 1.15, "#ffffff")
     draw_lines(draw, subtitle_lines, assets.regular28, 64, top + title_height + 20, 28 * 1.35, "#94a3b8")
     offset = (228 - qr.width) // 2
     card.paste(qr, (908 + offset, 300 + offset))
@@ -179,7 +230,7 @@ def render_flat_card(assets: FlatAssets, title: str, subtitle: str, qr_url: str)
     draw = ImageDraw.Draw(card)
     draw_lines(draw, wrap(title, assets.bold64, 900)[:3], assets.bold64, 64, 184, 64 * 1.2, "#0f172a")
     draw_lines(draw, wrap(subtitle, assets.regular32, 900)[:2], assets.regular32, 64, 440, 32 * 1.3, "#475569")
-    qr = Image.open(io.BytesIO(qr_png(qr_url, 160))).convert("RGB")
+    qr = qr_image(qr_url, 160)
     offset = (160 - qr.width) // 2
     card.paste(qr, (1000 + offset, 430 + offset))
     return png(card)

@@ -1,9 +1,12 @@
 """The example invoice written by hand with ReportLab and segno, as a developer would without templatekit.
 
-Fonts are registered, the logo rasterised and the QR code made once by ``load_assets``
-(the payment link does not change); ``render_invoice`` draws the page for one client
-with plain ``reportlab.pdfgen.canvas`` calls: ``drawString``/``drawRightString`` (no
-shaping), rectangles and lines for the rules, ``drawImage`` for the logo. Coordinates
+Fonts are registered (with ``asciiReadable=0``: each font subset holds the glyphs the
+page uses, not all of ASCII as ReportLab's default does), the payment terms wrapped and
+the QR code made once by ``load_assets`` (the payment link does not change);
+``render_invoice`` draws the page for one client with plain ``reportlab.pdfgen.canvas``
+calls: ``drawString``/``drawRightString`` (no shaping), rectangles and lines for the
+rules, and the logo as vectors like its SVG (a rounded square filled with a linear
+gradient, two rounded bars and a circle at 85% opacity). Coordinates
 are the design's px, y down, as in ``examples/templates/invoice.json``; the canvas is
 scaled to points. Run as a script, it renders one invoice cold:
 ``python benchmarks/peers/reportlab_invoice.py out.pdf ["client name"]``.
@@ -17,11 +20,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import resvg_py
 import segno
-from PIL import Image
 from reportlab.lib.colors import HexColor
-from reportlab.lib.utils import ImageReader, simpleSplit
+from reportlab.lib.utils import simpleSplit
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
@@ -29,7 +30,6 @@ from reportlab.pdfgen.canvas import Canvas
 ROOT = Path(__file__).resolve().parents[2]
 CONVERTED = Path(__file__).resolve().parent / ".fonts"
 FONTS = ROOT / "src" / "templatekit" / "fonts"
-LOGO = ROOT / "examples" / "templates" / "assets" / "logo.svg"
 
 WIDTH, HEIGHT = 794, 1123  # px; 0.75 pt each
 POINTS_PER_PX = 0.75
@@ -40,6 +40,7 @@ DEFAULT_CLIENT = "Acme Robotics Ltd"
 SLATE_900, SLATE_800, SLATE_700 = HexColor("#0f172a"), HexColor("#1e293b"), HexColor("#334155")
 SLATE_600, SLATE_500, SLATE_200 = HexColor("#475569"), HexColor("#64748b"), HexColor("#e2e8f0")
 INDIGO_500, INDIGO_600, PINK_500 = HexColor("#6366f1"), HexColor("#4f46e5"), HexColor("#ec4899")
+INDIGO_400 = HexColor("#818cf8")
 
 META = [("Invoice no.", "INV-2026-0142"), ("Issued", "22 Nov 2026"), ("Due", "22 Dec 2026")]
 # header, x (the left edge of a left-aligned column, the right edge of the others), alignment
@@ -59,8 +60,8 @@ TERMS = (
 
 @dataclass
 class Assets:
-    logo: ImageReader
     qr_runs: list[tuple[int, int, int]]  # row, first column, length of each run of dark modules
+    terms: list[str]  # the payment terms in lines
 
 
 def truetype(name: str) -> Path:
@@ -105,19 +106,35 @@ def truetype(name: str) -> Path:
 def load_assets() -> Assets:
     """Everything that does not change between invoices."""
     for name in ("Regular", "Medium", "Bold", "ExtraBold"):
-        pdfmetrics.registerFont(TTFont(f"Inter-{name}", str(truetype(f"Inter-{name}"))))
+        pdfmetrics.registerFont(TTFont(f"Inter-{name}", str(truetype(f"Inter-{name}")), asciiReadable=0))
     code = segno.make(QR_URL, error="m", micro=False, boost_error=False)
     runs = [
         (y, run.start(), run.end() - run.start())
         for y, row in enumerate(code.matrix_iter(scale=1, border=0))
         for run in re.finditer("1+", "".join(map(str, row)))
     ]
-    return Assets(ImageReader(Image.open(io.BytesIO(logo_png())).convert("RGBA")), runs)
+    return Assets(runs, simpleSplit(TERMS, "Inter-Regular", 12, 460))
 
 
-def logo_png() -> bytes:
-    """The logo rasterised for its 44 px box at 2x: the canvas draws images, not SVG."""
-    return bytes(resvg_py.svg_to_bytes(svg_path=str(LOGO), width=88, height=88, skip_system_fonts=True))
+def logo(canvas: Canvas, x: float, y: float, side: float) -> None:
+    """``logo.svg`` (a 64-unit viewBox) with its top left corner at (x, y), ``side`` px wide."""
+    canvas.saveState()
+    canvas.translate(x, up(y))
+    canvas.scale(side / 64, -side / 64)  # the SVG's units, y down
+    square = canvas.beginPath()
+    square.roundRect(2, 2, 60, 60, 16)
+    canvas.clipPath(square, stroke=0, fill=0)
+    canvas.linearGradient(2, 2, 62, 62, (INDIGO_400, PINK_500))
+    canvas.restoreState()
+    canvas.saveState()
+    canvas.translate(x, up(y))
+    canvas.scale(side / 64, -side / 64)
+    canvas.setFillColor(HexColor("#ffffff"))
+    canvas.roundRect(14, 16, 36, 8, 4, stroke=0, fill=1)
+    canvas.roundRect(28, 16, 8, 34, 4, stroke=0, fill=1)
+    canvas.setFillAlpha(0.85)
+    canvas.circle(46, 46, 5, stroke=0, fill=1)
+    canvas.restoreState()
 
 
 def up(y: float) -> float:
@@ -156,7 +173,7 @@ def render_invoice(assets: Assets, client: str = DEFAULT_CLIENT) -> bytes:
     canvas.linearGradient(0, up(4), WIDTH, up(4), (INDIGO_500, PINK_500))
     canvas.restoreState()
 
-    canvas.drawImage(assets.logo, 56, up(100), 44, 44, mask="auto")
+    logo(canvas, 56, 56, 44)
     text(canvas, 112, 86, "Northwind Studio", "Inter-Bold", 22, SLATE_900)
     text(canvas, 56, 125.4, "12 Harbour Street, Bristol BS1 4QA", "Inter-Regular", 12, SLATE_500)
     text(canvas, 56, 143.4, "hello@northwind.studio · VAT GB 123 4567 89", "Inter-Regular", 12, SLATE_500)
@@ -194,7 +211,7 @@ def render_invoice(assets: Assets, client: str = DEFAULT_CLIENT) -> bytes:
     canvas.setFont("Inter-Bold", 11)
     canvas.setFillColor(INDIGO_500)
     canvas.drawString(56, up(970.6), "PAYMENT", charSpace=1.5)
-    for line, value in enumerate(simpleSplit(TERMS, "Inter-Regular", 12, 460)):
+    for line, value in enumerate(assets.terms):
         text(canvas, 56, 997.4 + 18 * line, value, "Inter-Regular", 12, SLATE_600)
 
     qr = canvas.beginPath()
