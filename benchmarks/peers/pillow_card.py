@@ -17,7 +17,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import resvg_py
 import segno
 from PIL import Image, ImageChops, ImageDraw, ImageFont
@@ -93,11 +92,11 @@ def qr_image(url: str, box: int) -> Image.Image:
     """The same code as ``qr_png`` draws, as an image: segno's matrix (with its quiet zone)
     as a two-colour palette image, enlarged with one NEAREST resize."""
     code = segno.make(url, error="m", micro=False, boost_error=False)
-    matrix = np.asarray(code.matrix, dtype=np.uint8)
-    side = matrix.shape[0] + 4
+    rows = code.matrix  # a bytearray of 0 and 1 per row: the image's bytes as they are
+    side = len(rows) + 4
     scale = box // side
     modules = Image.new("P", (side, side), 0)
-    modules.paste(Image.frombytes("P", matrix.shape[::-1], matrix.tobytes()), (2, 2))
+    modules.paste(Image.frombytes("P", (len(rows[0]), len(rows)), b"".join(rows)), (2, 2))
     modules.putpalette((255, 255, 255, 0x0F, 0x17, 0x2A))
     return modules.resize((side * scale, side * scale), Image.NEAREST).convert("RGB")
 
