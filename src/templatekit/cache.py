@@ -59,6 +59,7 @@ SHARES: dict[str, float] = {
     "paint.needs": 0.002,
     "barcode.patterns": 0.005,
     "pdf.bar_paths": 0.005,
+    "pdf.text": 0.005,  # the operators that show a run's glyphs
     "raster.corners": 0.002,  # rounded corners of chart bars, by radius and place in the pixel
     "assets.sizes": 0.002,
 }

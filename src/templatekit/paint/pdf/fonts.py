@@ -64,10 +64,6 @@ class EmbeddedFonts:
             found = font.descendants[extra] = (f"F{self._count}", self.document.reserve())
         return found
 
-    def advance(self, file: FontFile, glyph: int) -> float:
-        """A glyph's width in thousandths of an em, as the /W array states it."""
-        return _width(file, glyph)
-
     def map_text(self, file: FontFile, glyphs: Iterable[int], texts: Iterable[str]) -> list[bool]:
         """Record what each glyph stands for; for each glyph, whether the ToUnicode map
         says it (not when it stands for other text elsewhere in the document). Text of
@@ -180,7 +176,7 @@ def _all_to_box(glyphs: list[int]) -> bytes:
 
 
 @lru_cache(maxsize=65536)
-def _width(file: FontFile, glyph: int) -> float:
+def glyph_width(file: FontFile, glyph: int) -> float:
     """A glyph's advance in thousandths of an em; a mark that advances nothing is given
     a tenth of an em. Text is placed by its positions, not by these widths, but extractors
     that measure glyphs by them (pdfminer.six) take two stacked marks of no width for the
@@ -194,7 +190,7 @@ def _width(file: FontFile, glyph: int) -> float:
 def _width_text(file: FontFile, glyph: int, extra: float) -> str:
     """A glyph's width with ``extra`` as the /W array writes it: every document that
     embeds the font writes the same widths again."""
-    return number(_width(file, glyph) + extra)
+    return number(glyph_width(file, glyph) + extra)
 
 
 def _subset_tag(program: bytes, postscript_name: str, glyphs: list[int]) -> str:

@@ -43,7 +43,7 @@ from templatekit.paint.gradient import gradient_image, gradient_line
 from templatekit.paint.needs import effects_needs
 from templatekit.paint.paths import dashed
 from templatekit.paint.pdf.color_glyphs import ColorGlyphs, OutlinePen, painted
-from templatekit.paint.pdf.fonts import EmbeddedFonts
+from templatekit.paint.pdf.fonts import EmbeddedFonts, glyph_width
 from templatekit.paint.pdf.glyph_text import actual_texts, any_unspoken, glyph_texts, unspoken
 from templatekit.paint.pdf.objects import Document, Name, Raw, Ref, number, serialise, text_string
 from templatekit.paint.raster import effects_alone, is_plain_group
@@ -51,6 +51,7 @@ from templatekit.scene import (
     Bars,
     Clip,
     Ellipse,
+    FontFile,
     GlyphRun,
     Group,
     Image,
@@ -544,45 +545,69 @@ def _write_text(canvas: _Canvas, run: GlyphRun, visible: bool) -> None:
     else:
         canvas.op("3 Tr")  # invisible: found by search and copied, drawn by the image under it
     canvas.op(f"/{name} {number(run.size)} Tf")
-    scale = run.size / 1000
+    shown = _shown_glyphs(run.font, run.size, spacing, run.glyphs, run.positions, tuple(actual), frozenset(mapped))
+    first_x, operators = shown
+    for operator in operators:
+        canvas.op(operator if operator else f"1 0 0 -1 {number(run.x + first_x)} {number(run.y)} Tm")
+    canvas.op("ET Q")
+
+
+@memoized("pdf.text", 2048, lambda shown: 100 + sum(len(operator) for operator in shown[1]), second_use=True)
+def _shown_glyphs(
+    font: FontFile,
+    size: float,
+    spacing: float,
+    glyphs: tuple[int, ...],
+    positions: tuple[tuple[float, float], ...],
+    actual: tuple[str | None, ...],
+    mapped: frozenset[int],
+) -> tuple[float, tuple[str, ...]]:
+    """The operators that show a run's glyphs (those in ``mapped``) after its font is
+    set: TJ arrays, adjustments where the layout's positions differ from the widths,
+    text rise, ActualText spans; an empty string where the text matrix goes, and the x
+    of its first glyph. Kept per run: a document's runs repeat from render to render
+    (an invoice's table), where only their place on the page may change."""
+    scale = size / 1000
     pen_x: float | None = None
+    first_x = 0.0
     rise = 0.0
+    operators: list[str] = []
     shown: list[str] = []
     marked: str | None = None
 
     def flush() -> None:
         if shown:
-            canvas.op(f"[{''.join(shown)}] TJ")
+            operators.append(f"[{''.join(shown)}] TJ")
             shown.clear()
 
-    for index, (glyph, (x, y)) in enumerate(zip(run.glyphs, run.positions, strict=True)):
+    for index, (glyph, (x, y)) in enumerate(zip(glyphs, positions, strict=True)):
         if index not in mapped:
             continue
         if actual[index] != marked:
             flush()
             if marked is not None:
-                canvas.op("EMC")
+                operators.append("EMC")
             marked = actual[index]
             if marked is not None:
-                canvas.op(f"/Span <</ActualText {text_string(marked)}>> BDC")
+                operators.append(f"/Span <</ActualText {text_string(marked)}>> BDC")
         if abs(-y - rise) > 1e-3:  # a mark set above or below the baseline: text rise, same line
             flush()
             rise = -y
-            canvas.op(f"{number(rise)} Ts")
+            operators.append(f"{number(rise)} Ts")
         if pen_x is None:
-            canvas.op(f"1 0 0 -1 {number(run.x + x)} {number(run.y)} Tm")
-            pen_x = x
+            operators.append("")  # the text matrix: the run's place on the page
+            pen_x = first_x = x
         else:
             adjust = (pen_x - x) / scale
             if abs(adjust) >= 0.05:
                 shown.append(f" {number(round(adjust, 2))} ")
                 pen_x = x
         shown.append(f"<{glyph:04X}>")
-        pen_x += (fonts.advance(run.font, glyph) + spacing * 1000 / run.size) * scale
+        pen_x += (glyph_width(font, glyph) + spacing * 1000 / size) * scale
     flush()
     if marked is not None:
-        canvas.op("EMC")
-    canvas.op("ET Q")
+        operators.append("EMC")
+    return first_x, tuple(operators)
 
 
 def _fill_outlines(canvas: _Canvas, run: GlyphRun) -> None:
