@@ -137,7 +137,9 @@ def wrap(text: str, font: ImageFont.FreeTypeFont, max_width: float) -> list[str]
     return [*lines, " ".join(line)]
 
 
-def shrink_to_fit(text: str, font: ImageFont.FreeTypeFont, max_width: float, max_lines: int, min_size: float):
+def shrink_to_fit(
+    text: str, font: ImageFont.FreeTypeFont, max_width: float, max_lines: int, min_size: float
+) -> tuple[float, list[str]]:
     """The largest size in [min_size, the font's size], to a quarter px, at which the text
     wraps in ``max_lines`` (as templatekit's ``autoFit: "shrink"``), and its lines. Widths
     scale with the size, so each try is a wrap at the font's size in a wider box."""

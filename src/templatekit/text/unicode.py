@@ -8,6 +8,7 @@ ICU counts in UTF-16 code units; everything here answers in Python string indice
 
 from __future__ import annotations
 
+import string
 import threading
 from functools import lru_cache
 
@@ -65,10 +66,8 @@ def _line_iterator(language: str) -> icu.BreakIterator:
 #: bracket (Chromium's ``kAsciiLineBreakTable``, kept from Firefox 3.6 and IE).
 _BEFORE_BRACKET_AFTER = frozenset('!"#%&)*+,.:;=>\\]|}~')
 #: What may start a line after "-" (digits: see ``_ascii_break``) and after "?".
-_AFTER_HYPHEN = frozenset("\"#%&'(*+-<=>@[\\^_`{|~") | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-_AFTER_QUESTION = frozenset("#$%&(*+-0123456789<=>@[\\^_`{|~") | frozenset(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-)
+_AFTER_HYPHEN = frozenset("\"#%&'(*+-<=>@[\\^_`{|~" + string.ascii_letters)
+_AFTER_QUESTION = frozenset("#$%&(*+-<=>@[\\^_`{|~" + string.digits + string.ascii_letters)
 
 
 def _printable_ascii(char: str) -> bool:

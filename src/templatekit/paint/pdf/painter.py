@@ -545,8 +545,9 @@ def _write_text(canvas: _Canvas, run: GlyphRun, visible: bool) -> None:
     else:
         canvas.op("3 Tr")  # invisible: found by search and copied, drawn by the image under it
     canvas.op(f"/{name} {number(run.size)} Tf")
-    shown = _shown_glyphs(run.font, run.size, spacing, run.glyphs, run.positions, tuple(actual), frozenset(mapped))
-    first_x, operators = shown
+    first_x, operators = _shown_glyphs(
+        run.font, run.size, spacing, run.glyphs, run.positions, tuple(actual), frozenset(mapped)
+    )
     for operator in operators:
         canvas.op(operator if operator else f"1 0 0 -1 {number(run.x + first_x)} {number(run.y)} Tm")
     canvas.op("ET Q")
