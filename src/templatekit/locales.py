@@ -8,22 +8,23 @@ import math
 import threading
 import weakref
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import icu
 
 from templatekit.cache import BoundedCache
+from templatekit.lazy_module import LazyModule
 from templatekit.model.layers import TableLayer, TextLayer, ValueFormat, replaced_layers, walk_layers
 from templatekit.model.template import Template
 from templatekit.model.values import cell_text
 
+if TYPE_CHECKING:
+    import icu
+else:  # imported on first use: templates without formatted values never need it
+    icu = LazyModule("icu", globals())
+
 #: ICU's formats are shared (made once each) and are not for two threads at once.
 _FORMATTING = threading.Lock()
-
-#: ICU's date styles by the format's names.
-DATE_STYLES = {"short": icu.DateFormat.kShort, "medium": icu.DateFormat.kMedium, "long": icu.DateFormat.kLong}
-DATE_STYLES["full"] = icu.DateFormat.kFull
 
 
 def format_values(template: Template) -> tuple[Template, list[str]]:
@@ -177,15 +178,20 @@ def _number_format(style: str, locale: str, currency: str | None, decimals: int 
     return number_format
 
 
+def _date_style(length: str) -> int:
+    """ICU's date style of a length ("short", "medium", "long" or "full")."""
+    return int(getattr(icu.DateFormat, f"k{length.capitalize()}"))
+
+
 @lru_cache(maxsize=256)
 def _date_format(style: str, length: str, locale: str, zone: str | None) -> Any:
     """ICU's format; a time with no zone is at most "medium" (a longer one names its
     zone, and it has none to name)."""
     where = icu.Locale.forLanguageTag(locale)
     if style == "date":
-        date_format = icu.DateFormat.createDateInstance(DATE_STYLES[length], where)
+        date_format = icu.DateFormat.createDateInstance(_date_style(length), where)
     else:
         time_length = length if zone is not None or length in ("short", "medium") else "medium"
-        date_format = icu.DateFormat.createDateTimeInstance(DATE_STYLES[length], DATE_STYLES[time_length], where)
+        date_format = icu.DateFormat.createDateTimeInstance(_date_style(length), _date_style(time_length), where)
     date_format.setTimeZone(icu.TimeZone.createTimeZone(zone or "UTC"))
     return date_format

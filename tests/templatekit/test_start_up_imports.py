@@ -1,5 +1,5 @@
 """A new process that renders a plain card imports only what such a card needs: the
-modules that serve markup, tables, videos and fallback fonts come in when a template
+modules that serve markup, tables, videos, fallback fonts and text beyond ASCII (ICU) come in when a template
 asks for them (each costs every cold start some milliseconds)."""
 
 from __future__ import annotations
@@ -13,11 +13,18 @@ PLAIN_CARD = {
     "width": 200,
     "height": 100,
     "layers": [
-        {"type": "text", "name": "title", "x": 0, "y": 0, "width": 200, "height": 50, "text": "Hello"},
+        {"type": "text", "name": "title", "x": 0, "y": 0, "width": 200, "height": 50, "text": "Hi (b) - 2!"},
         {"type": "shape", "name": "box", "x": 0, "y": 50, "width": 50, "height": 50, "fill": "#f00"},
     ],
 }
-ON_DEMAND = ("html.parser", "subprocess", "tempfile", "templatekit.layout.table", "templatekit.model.markup_parser")
+ON_DEMAND = (
+    "html.parser",
+    "icu",
+    "subprocess",
+    "tempfile",
+    "templatekit.layout.table",
+    "templatekit.model.markup_parser",
+)
 
 SCRIPT = """
 import json, sys

@@ -344,10 +344,16 @@ class TextSpan:
     highlight: Color | None = None  # a background behind the span's text
 
 
+#: The template's locale unless it names one.
+DEFAULT_LOCALE = "en-US"
+
+
 def _locale(value: str | None) -> str | None:
+    if value is None or value == DEFAULT_LOCALE:  # known good: the import of ICU is spared
+        return None
     from templatekit.model.locale_tags import locale_problem  # ICU, imported when a locale is given
 
-    return None if value is None else locale_problem(value)
+    return locale_problem(value)
 
 
 #: A BCP 47 language tag that ICU reads (``de-DE``, ``ja-JP``, ``pt-BR``).

@@ -22,6 +22,7 @@ from templatekit.model.checks import (
 )
 from templatekit.model.layers import (
     COLOURS,
+    DEFAULT_LOCALE,
     FILTERS,
     LOCALE,
     MAX_FRAME_DEPTH,
@@ -136,7 +137,7 @@ class Template:
     height: int = field(check=between(1, MAX_SIDE))
     id: str | None = field(None, check=max_length(MAX_NAME))
     background: Color | Gradient | BackgroundImage | None = None
-    locale: str = field("en-US", check=LOCALE)  # how formatted values are written, unless their format says
+    locale: str = field(DEFAULT_LOCALE, check=LOCALE)  # how formatted values are written, unless their format says
     fonts: tuple[FontSource, ...] = field((), check=at_most_items(MAX_FONTS))
     video: VideoSettings | None = None
     audio: AudioTrack | None = None

@@ -8,11 +8,20 @@ ICU counts in UTF-16 code units; everything here answers in Python string indice
 
 from __future__ import annotations
 
+import re
 import string
 import threading
+import unicodedata
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import icu
+from templatekit.lazy_module import LazyModule
+
+if TYPE_CHECKING:
+    import icu
+else:  # imported on first use: text in ASCII alone never needs it
+    icu = LazyModule("icu", globals())
+
 
 _local = threading.local()
 
@@ -34,10 +43,22 @@ def _utf16_index(text: str) -> list[int] | None:
     return index
 
 
+#: Bidi classes that set a level above 0 in a left-to-right paragraph: right-to-left
+#: letters, Arabic digits, and the explicit embeddings, overrides and isolates.
+_RAISING = frozenset({"R", "AL", "AN", "LRE", "LRO", "RLE", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
+
+
+def _left_to_right_only(text: str) -> bool:
+    """Whether every character of ``text`` is at level 0 in a left-to-right paragraph;
+    a character Python's Unicode tables do not know (newer than them) is ICU's to judge."""
+    classes = {unicodedata.bidirectional(char) for char in set(text)}
+    return not classes & _RAISING and "" not in classes
+
+
 def bidi_levels(text: str, rtl: bool | None = None) -> tuple[int, list[int]]:
     """The paragraph's level (0 left-to-right, 1 right-to-left: ``rtl``, or the first
     strong character's direction when None) and the embedding level of each character."""
-    if text.isascii() and not rtl:
+    if not rtl and (text.isascii() or _left_to_right_only(text)):
         return 0, [0] * len(text)
     bidi = icu.Bidi()
     units = icu.UnicodeString(text)
@@ -70,6 +91,10 @@ _AFTER_HYPHEN = frozenset("\"#%&'(*+-<=>@[\\^_`{|~" + string.ascii_letters)
 _AFTER_QUESTION = frozenset("#$%&(*+-<=>@[\\^_`{|~" + string.digits + string.ascii_letters)
 
 
+#: Printable ASCII characters and spaces, and nothing else.
+_SPACED_PRINTABLE_ASCII = re.compile("[ -~]+")
+
+
 def _printable_ascii(char: str) -> bool:
     return "!" <= char <= "~"
 
@@ -93,13 +118,18 @@ def line_breaks(text: str, language: str = "") -> list[int]:
     text's length is the last. Between two printable ASCII characters browsers do not
     ask UAX #14 but a table of their own (``_ascii_break``), and so do we: text breaks
     where Chromium breaks it."""
-    iterator = _line_iterator(language)
-    iterator.setText(text)
-    stops = list(iterator)
-    mapping = _utf16_index(text)
-    if mapping is not None:
-        stops = [mapping[stop] for stop in stops]
-    found = set(stops)
+    if _SPACED_PRINTABLE_ASCII.fullmatch(text):
+        # the loop below decides every place but those before a space, where UAX #14
+        # never breaks: ICU has nothing to add (and is not loaded for such text)
+        found = {len(text)}
+    else:
+        iterator = _line_iterator(language)
+        iterator.setText(text)
+        stops = list(iterator)
+        mapping = _utf16_index(text)
+        if mapping is not None:
+            stops = [mapping[stop] for stop in stops]
+        found = set(stops)
     for index in range(1, len(text)):
         last, char = text[index - 1], text[index]
         if last == " " and _printable_ascii(char):  # browsers break at any space: "or /usr", "a (b"
@@ -115,7 +145,7 @@ def line_breaks(text: str, language: str = "") -> list[int]:
 
 def graphemes(text: str) -> list[str]:
     """The grapheme clusters of ``text`` (what a reader takes as one character, UAX #29)."""
-    if text.isascii() and "\r\n" not in text:
+    if len(text) == 1 or text.isascii() and "\r\n" not in text:
         return list(text)  # in ASCII only CR LF is a cluster of two
     iterator = getattr(_local, "characters", None)
     if iterator is None:
