@@ -25,6 +25,9 @@ P = ParamSpec("P")
 #: How many keys a cache that keeps only values asked for twice remembers having seen,
 #: per entry it may keep (as hashes: a long text is not kept to say it was seen).
 SEEN_PER_ENTRY = 2
+#: Values put once that such a cache still holds, the latest: a render asks again for
+#: what it made moments before (a text measured by its frame, then laid out in it).
+RECENT_FIRST_USES = 16
 CACHE_MB_ENV = "TEMPLATEKIT_CACHE_MB"
 DEFAULT_CACHE_MB = 256.0
 MEGABYTE = 1_000_000
@@ -60,6 +63,7 @@ SHARES: dict[str, float] = {
     "barcode.patterns": 0.005,
     "pdf.bar_paths": 0.005,
     "pdf.text": 0.005,  # the operators that show a run's glyphs
+    "pdf.font_tables": 0.003,  # fonts' names, widths and ToUnicode maps, by glyphs and text
     "raster.corners": 0.002,  # rounded corners of chart bars, by radius and place in the pixel
     "assets.sizes": 0.002,
 }
@@ -124,7 +128,8 @@ class BoundedCache(Generic[K, V]):
         """``name``: the cache's entry in ``SHARES``, whose share of the budget bounds its
         weight (else ``max_weight`` does). ``second_use``: keep a value only when it is
         put a second time (its key was missed before), so that data which never repeats
-        (a new title's laid-out lines, a new QR code) does not push out what does."""
+        (a new title's laid-out lines, a new QR code) does not push out what does; the
+        last ``RECENT_FIRST_USES`` values put once are held too, the first to go."""
         if (max_weight is None) == (name == ""):
             raise TypeError("BoundedCache takes a name (its share of the budget) or a max_weight")
         self.name = name or "unnamed"
@@ -134,6 +139,7 @@ class BoundedCache(Generic[K, V]):
         self._weight = 0
         self._lock = threading.Lock()
         self._seen: OrderedDict[int, None] | None = OrderedDict() if second_use else None
+        self._recent: OrderedDict[K, tuple[V, int]] = OrderedDict()
         if name:
             _shared.add(self)
 
@@ -150,7 +156,8 @@ class BoundedCache(Generic[K, V]):
         with self._lock:
             entry = self._items.get(key)
             if entry is None:
-                return None
+                entry = self._recent.get(key)
+                return None if entry is None else entry[0]
             self._items.move_to_end(key)
             return entry[0]
 
@@ -161,7 +168,9 @@ class BoundedCache(Generic[K, V]):
             return
         with self._lock:
             if self._seen is not None and key not in self._items and not self._seen_before(key):
+                self._hold_recent(key, value, weight)
                 return
+            self._drop_recent(key)
             old = self._items.pop(key, None)
             if old is not None:
                 self._weight -= old[1]
@@ -171,9 +180,25 @@ class BoundedCache(Generic[K, V]):
 
     def _trim(self) -> None:
         """Drop the least recently used entries until under both bounds; under the lock."""
+        while self._recent and self._weight > self.max_weight:
+            self._drop_recent(next(iter(self._recent)))
         while self._items and (len(self._items) > self.max_entries or self._weight > self.max_weight):
             _, (_, dropped) = self._items.popitem(last=False)
             self._weight -= dropped
+
+    def _hold_recent(self, key: K, value: V, weight: int) -> None:
+        """Hold a value put for the first time among the latest such; under the lock."""
+        self._drop_recent(key)
+        self._recent[key] = (value, weight)
+        self._weight += weight
+        if len(self._recent) > RECENT_FIRST_USES:
+            self._drop_recent(next(iter(self._recent)))
+        self._trim()
+
+    def _drop_recent(self, key: K) -> None:
+        entry = self._recent.pop(key, None)
+        if entry is not None:
+            self._weight -= entry[1]
 
     def _seen_before(self, key: K) -> bool:
         """Whether ``key`` was put before (and remember it now); under the lock."""
@@ -197,6 +222,7 @@ class BoundedCache(Generic[K, V]):
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._recent.clear()
             self._weight = 0
             if self._seen is not None:
                 self._seen.clear()

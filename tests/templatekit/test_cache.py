@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import templatekit as tk
-from templatekit.cache import SEEN_PER_ENTRY, SHARES, BoundedCache, cache_limit, memoized
+from templatekit.cache import RECENT_FIRST_USES, SEEN_PER_ENTRY, SHARES, BoundedCache, cache_limit, memoized
 from tests.conftest import decode
 
 
@@ -26,16 +26,30 @@ def test_bounded_by_entries_and_weight_least_recent_out():
 
 
 def test_second_use_keeps_only_what_is_asked_for_again():
-    cache: BoundedCache[str, str] = BoundedCache(max_entries=4, max_weight=100, second_use=True)
+    cache: BoundedCache[str, str] = BoundedCache(max_entries=20, max_weight=100, second_use=True)
     cache.put("once", "1", 1)
-    assert cache.get("once") is None and len(cache) == 0
-    cache.put("once", "1", 1)
-    assert cache.get("once") == "1"
-    for number in range(SEEN_PER_ENTRY * 4 + 1):  # enough new keys to forget the first seen
+    assert cache.get("once") == "1" and len(cache) == 0  # held among the latest first uses only
+    for number in range(RECENT_FIRST_USES):
+        cache.put(f"other {number}", "x", 1)
+    assert cache.get("once") is None and cache.weight == RECENT_FIRST_USES  # pushed out by newer ones
+    cache.put("once", "1", 1)  # put again: kept
+    for number in range(RECENT_FIRST_USES):
+        cache.put(f"more {number}", "x", 1)
+    assert cache.get("once") == "1" and len(cache) == 1
+    for number in range(SEEN_PER_ENTRY * 20 + 1):  # enough new keys to forget those seen
         cache.put(f"new {number}", "x", 1)
     assert len(cache) == 1  # none of them was kept
-    cache.put("new 0", "x", 1)  # forgotten as seen: seen again, not kept yet
-    assert cache.get("new 0") is None
+    cache.put("other 0", "x", 1)  # forgotten as seen: seen again, not kept yet
+    assert len(cache) == 1
+
+
+def test_first_uses_held_count_in_the_weight_and_go_first():
+    cache: BoundedCache[str, str] = BoundedCache(max_entries=4, max_weight=10, second_use=True)
+    for key in "ab":
+        cache.put(key, key, 4)
+        cache.put(key, key, 4)  # kept
+    cache.put("new", "N", 4)  # held: over 10, so it goes, not what is kept
+    assert cache.weight == 8 and cache.get("new") is None and cache.get("a") == "a"
 
 
 def test_memoized_results():
@@ -46,8 +60,8 @@ def test_memoized_results():
         calls.append(value)
         return 2 * value + plus
 
-    assert [double(3), double(3), double(3), double(3, plus=1)] == [6, 6, 6, 7]
-    assert calls == [3, 3, 3]  # computed twice, then kept; another keyword is another key
+    assert [double(3), double(3), double(3, plus=1)] == [6, 6, 7]
+    assert calls == [3, 3]  # computed once, then held; another keyword is another key
 
 
 def test_the_shares_of_the_budget_add_up_to_at_most_all_of_it():

@@ -384,7 +384,7 @@ def test_unchanged_layers_are_laid_out_once_and_keep_their_warnings(monkeypatch,
         third = tk.prepare(loaded, {"title": "Three"})
     finally:
         compose._built_in_layout.cache_clear()
-    assert calls == ["One", "x", "Two", "x", "Three"]  # "note" kept at its second layout, reused at the third
+    assert calls == ["One", "x", "Two", "Three"]  # "note" held from its first layout, reused after
     assert third.warnings == first.warnings == ("layer 'note': font 'Missing Font' is not available; using Inter",)
     assert third.scene.items[1] is second.scene.items[1]
     assert third.scene.items[2] is not second.scene.items[2]  # images are read again: the file may change

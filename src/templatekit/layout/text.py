@@ -85,7 +85,7 @@ def _block(
             style,
             ctx.fonts,
             width,
-            UNLIMITED if height is None else height,
+            height,
             min_size=layer.min_size,
             max_lines=layer.max_lines,
             ellipsis=layer.ellipsis,

@@ -666,7 +666,7 @@ def fit(
     style: TextStyle,
     book: FontBook,
     width: float,
-    height: float,
+    height: float | None,
     *,
     min_size: float,
     max_lines: int | None = None,
@@ -674,7 +674,8 @@ def fit(
 ) -> TextBlock:
     """The largest size in [min_size, style.size] at which the text fits the box
     without cutting or breaking words (searched to a quarter pixel); the spans of rich
-    text shrink in proportion."""
+    text shrink in proportion. A ``height`` of None is any: the text is measured (and its
+    blocks kept, which a box of a height that holds them then takes again)."""
 
     def attempt(size: float) -> TextBlock:
         factor = size / style.size
@@ -684,7 +685,7 @@ def fit(
         )
 
     def fits(block: TextBlock) -> bool:
-        return not block.truncated and not block.broke_words and block.height <= height + _EPSILON
+        return not block.truncated and not block.broke_words and (height is None or block.height <= height + _EPSILON)
 
     best = attempt(style.size)
     if fits(best):

@@ -106,6 +106,29 @@ def test_a_title_that_shrinks_to_its_lines_hugs_the_lines_it_draws():
     assert 12 <= subtitle_top - title_ink[-1] <= 12 + TITLE_SIZE * 0.5
 
 
+@pytest.mark.parametrize("auto_fit", ["none", "shrink"])
+def test_a_new_title_measured_by_its_frame_is_not_typeset_again_in_its_box(monkeypatch, auto_fit):
+    """The frame measures the text (in any height) to size its box; drawing the text in
+    that box takes the lines measured, even for a title no render had before (which is
+    not kept for later renders)."""
+    from templatekit.text import typeset
+
+    title = f"A title no render has had before ({auto_fit}), on three lines or so"
+    spec = card(title)
+    spec["layers"][0]["layers"][0].update(autoFit=auto_fit, minSize=12, maxLines=3)
+    heights: list[float | None] = []  # the height each typesetting of the title was given
+    original = typeset._typeset
+
+    def noting(text: Any, style: Any, book: Any, width: float, lines: Any, height: float | None, *rest: Any) -> Any:
+        if text == title:
+            heights.append(height)
+        return original(text, style, book, width, lines, height, *rest)
+
+    monkeypatch.setattr(typeset, "_typeset", noting)
+    tk.render_image(spec)
+    assert heights and set(heights) == {None}
+
+
 def test_a_badge_hugs_its_text_and_padding():
     badge = {"type": "text", "name": "badge", "width": "hug", "height": "hug", "text": "SALE -20%", "size": 18}
     badge.update(padding=[6, 10], background="#2563eb", color="#ffffff")

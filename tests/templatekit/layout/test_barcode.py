@@ -10,6 +10,7 @@ pytest.importorskip("zxingcpp")
 import zxingcpp
 
 import templatekit as tk
+from templatekit.cache import RECENT_FIRST_USES
 from templatekit.layout import barcode
 from templatekit.layout.compose import layout_template
 from templatekit.layout.context import LayoutContext
@@ -203,11 +204,16 @@ def test_too_narrow_a_box_says_the_minimum_width():
 def test_patterns_are_kept_by_symbology_and_value_from_their_second_use():
     layer = code(barcode="kept 1")
     cache = barcode.barcode_pattern.cache
+    entries = len(cache)
     barcode.layout(layer, CTX)
-    assert cache.get((layer.symbology, "kept 1")) is None  # a value seen once may never come again
+    held = cache.get((layer.symbology, "kept 1"))
+    assert held is not None and len(cache) == entries  # a value seen once may never come again: only held
+    for number in range(RECENT_FIRST_USES):
+        barcode.layout(code(barcode=f"new {number}"), CTX)
+    assert cache.get((layer.symbology, "kept 1")) is None
     barcode.layout(code(barcode="kept 1", width=700), CTX)
     kept = cache.get((layer.symbology, "kept 1"))
-    assert kept is not None and kept.text
+    assert kept is not None and kept.text and len(cache) == entries + 1
     barcode.layout(code(barcode="kept 1", width=500), CTX)
     assert cache.get((layer.symbology, "kept 1")) is kept
 

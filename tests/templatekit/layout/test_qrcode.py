@@ -11,6 +11,7 @@ import segno
 import zxingcpp
 
 import templatekit as tk
+from templatekit.cache import RECENT_FIRST_USES
 from templatekit.layout import qrcode
 from templatekit.layout.compose import layout_template
 from templatekit.layout.context import LayoutContext
@@ -123,13 +124,16 @@ def test_a_code_too_small_in_the_template_is_the_templates_error_and_made_so_the
         tk.render_image(roomy, {"qr": "x" * 500})
 
 
-def test_a_geometry_is_kept_once_it_is_asked_for_again():
-    """A code seen once (new content on every render) is not kept; one seen twice is."""
+def test_a_geometry_is_kept_once_it_is_made_again():
+    """A code made once (new content on every render) is only held among the latest such,
+    for the render that asks for it again; one made twice is kept."""
     arguments = ("cache me", "M", 2, 123.0, 123.0)
     kept = len(qrcode.qr_geometry.cache)
     first = qrcode.qr_geometry(*arguments)
-    assert len(qrcode.qr_geometry.cache) == kept
-    second = qrcode.qr_geometry(*arguments)
+    assert len(qrcode.qr_geometry.cache) == kept and qrcode.qr_geometry(*arguments) is first
+    for number in range(RECENT_FIRST_USES):
+        qrcode.qr_geometry(f"new {number}", "M", 2, 123.0, 123.0)
+    second = qrcode.qr_geometry(*arguments)  # no longer held: made again, and kept
     assert len(qrcode.qr_geometry.cache) == kept + 1
     assert qrcode.qr_geometry(*arguments) is second and second == first
     layer = qr(qrcode="cache me", width=123, height=123)
