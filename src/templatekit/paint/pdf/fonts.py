@@ -19,11 +19,11 @@ import hashlib
 import io
 import struct
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 import uharfbuzz as hb
-from attrs import define, field
+from attrs import define, field, frozen
 
 from templatekit.cache import memoized
 from templatekit.font_file import HbFont, hb_font
@@ -90,12 +90,42 @@ class EmbeddedFonts:
         return names
 
 
+@frozen
+class _Tables:
+    """What a font's objects say that depends on its glyphs and their text alone."""
+
+    name: str  # the subset's tag and the font's PostScript name
+    to_unicode: bytes  # the ToUnicode map, compressed
+    widths: dict[float, Raw]  # the /W array of each variant, by its extra width
+
+
+@memoized(
+    "pdf.font_tables",
+    256,
+    lambda tables: 200 + len(tables.to_unicode) + sum(len(widths.text) for widths in tables.widths.values()),
+    second_use=True,
+)
+def _tables(
+    file: FontFile, glyphs: tuple[int, ...], text: tuple[tuple[int, str], ...], extras: tuple[float, ...], number: int
+) -> _Tables:
+    """A font's tables for ``glyphs`` (sorted) standing for ``text`` (by glyph, sorted):
+    kept, as a template's documents embed the same subsets standing for the same text."""
+    source = hb_font(file)
+    program = _box_font()[0] if source.color else _subset(file, glyphs)[0]
+    postscript_name = _postscript_name(source, number)
+    return _Tables(
+        f"{_subset_tag(program, postscript_name, glyphs)}+{postscript_name}",
+        compressed(_to_unicode(text)),
+        {extra: _widths(file, glyphs, extra) for extra in extras},
+    )
+
+
 def _write_font(document: Document, file: FontFile, font: _Font) -> None:
     source = hb_font(file)
-    glyphs = sorted(font.glyphs)
-    program, length, cff = _box_font() if source.color else _subset(file, tuple(glyphs))
-    postscript_name = _postscript_name(source, font.number)
-    name = f"{_subset_tag(program, postscript_name, glyphs)}+{postscript_name}"
+    glyphs = tuple(sorted(font.glyphs))
+    program, length, cff = _box_font() if source.color else _subset(file, glyphs)
+    tables = _tables(file, glyphs, tuple(sorted(font.text.items())), tuple(font.descendants), font.number)
+    name = tables.name
     kind: dict[str, object] = {"Subtype": Name("OpenType")} if cff else {"Length1": length}
     entries = {**kind, "Filter": Name("FlateDecode")}
     program_ref = document.add_stream(entries, program, compress=False)
@@ -103,7 +133,7 @@ def _write_font(document: Document, file: FontFile, font: _Font) -> None:
     if source.color:
         to_glyphs = document.add_stream({}, _all_to_box(glyphs))
     descriptor = document.add(_descriptor(source, name, program_ref, cff))
-    to_unicode = document.add_stream({}, _to_unicode(font.text))
+    to_unicode = document.add_stream({"Filter": Name("FlateDecode")}, tables.to_unicode, compress=False)
     for extra, (_, ref) in font.descendants.items():
         cid_font = {
             "Type": Name("Font"),
@@ -111,7 +141,7 @@ def _write_font(document: Document, file: FontFile, font: _Font) -> None:
             "BaseFont": Name(name),
             "CIDSystemInfo": {"Registry": "Adobe", "Ordering": "Identity", "Supplement": 0},
             "FontDescriptor": descriptor,
-            "W": _widths(file, glyphs, extra),
+            "W": tables.widths[extra],
         }
         if not cff:
             cid_font["CIDToGIDMap"] = to_glyphs
@@ -166,7 +196,7 @@ def _box_font() -> tuple[bytes, int, bool]:
     return compressed(data), len(data), False
 
 
-def _all_to_box(glyphs: list[int]) -> bytes:
+def _all_to_box(glyphs: Sequence[int]) -> bytes:
     """A CIDToGIDMap that sets every glyph in ``glyphs`` in the box font's one glyph."""
     table = bytearray(2 * (max(glyphs) + 1))
     for glyph in glyphs:
@@ -193,11 +223,11 @@ def _width_text(file: FontFile, glyph: int, extra: float) -> str:
     return number(glyph_width(file, glyph) + extra)
 
 
-def _subset_tag(program: bytes, postscript_name: str, glyphs: list[int]) -> str:
+def _subset_tag(program: bytes, postscript_name: str, glyphs: tuple[int, ...]) -> str:
     """Six capital letters from the embedded program, the font's name and the glyphs
     kept: distinct subsets get distinct tags, the same subset the same one wherever the
     font file lies (so a template gives the same PDF from any installation)."""
-    digest = hashlib.sha256(b"%s:%s:%r" % (program, postscript_name.encode(), glyphs)).digest()
+    digest = hashlib.sha256(b"%s:%s:%r" % (program, postscript_name.encode(), list(glyphs))).digest()
     return "".join(chr(ord("A") + byte % 26) for byte in digest[:6])
 
 
@@ -261,7 +291,7 @@ def _descriptor(font: HbFont, name: str, program: Ref, cff: bool) -> dict[str, o
     }
 
 
-def _widths(file: FontFile, glyphs: list[int], extra: float) -> Raw:
+def _widths(file: FontFile, glyphs: Sequence[int], extra: float) -> Raw:
     """The /W array of ``glyphs`` (sorted), ``extra`` added to each width: runs of
     consecutive glyph ids with their widths."""
     parts: list[str] = []
@@ -280,8 +310,9 @@ def _widths(file: FontFile, glyphs: list[int], extra: float) -> Raw:
     return Raw(f"[{' '.join(parts)}]")
 
 
-def _to_unicode(text: dict[int, str]) -> bytes:
-    entries = [f"<{glyph:04X}> <{value.encode('utf-16-be').hex().upper()}>" for glyph, value in sorted(text.items())]
+def _to_unicode(text: Sequence[tuple[int, str]]) -> bytes:
+    """The ToUnicode CMap of ``text``, (glyph, characters) sorted by glyph."""
+    entries = [f"<{glyph:04X}> <{value.encode('utf-16-be').hex().upper()}>" for glyph, value in text]
     blocks = []
     for start in range(0, len(entries), 100):
         chunk = entries[start : start + 100]

@@ -579,6 +579,8 @@ import templatekit as tk
 if sys.argv[1] == "after-another":
     text = {"type": "text", "name": "a", "x": 0, "y": 0, "width": 400, "height": 60, "size": 13}
     tk.render_pdf({"name": "t", "width": 400, "height": 60, "layers": [{**text, "text": "Opening hours 9:00"}]})
+    tk.render_pdf(sys.argv[2])  # twice before: what the third writes comes from the caches
+    tk.render_pdf(sys.argv[2])
 sys.stdout.buffer.write(tk.render_pdf(sys.argv[2]).data)
 """
 
