@@ -153,11 +153,13 @@ class _Worker:
 @functools.lru_cache(maxsize=256)
 def _assets_of(workspace_id: str) -> tk.AssetLoader:
     """The worker's loader (its limits and caches), reading ``asset:ID`` from the
-    workspace's own assets only; a job of no workspace reads none."""
+    workspace's own assets only, and keeping what it downloads and decodes for the
+    workspace alone; a job of no workspace reads none."""
     if not workspace_id:
         return _Worker.assets.with_asset_store(None)
     store = _Worker.store.below(assets.folder(workspace_id))
-    return _Worker.assets.with_asset_store(store, exists=functools.partial(assets.exists, _Worker.db, workspace_id))
+    exists = functools.partial(assets.exists, _Worker.db, workspace_id)
+    return _Worker.assets.with_asset_store(store, exists=exists, partition=workspace_id)
 
 
 def _start_worker(settings: Settings, warm: bool) -> None:

@@ -96,23 +96,27 @@ class AssetLoader:
         self.max_redirects = max_redirects
         self._asset_store: Store | str | None = os.environ.get(ASSETS_ENV) if asset_store is None else asset_store
         self._asset_exists: Callable[[str], bool] | None = None
-        self._downloads: BoundedCache[str, bytes] = BoundedCache(256, name="assets.downloads")
-        self._images: BoundedCache[tuple[str, SizeHint], LoadedImage] = BoundedCache(128, name="assets.images")
+        self._partition = ""
+        self._downloads: BoundedCache[tuple[str, str], bytes] = BoundedCache(256, name="assets.downloads")
+        self._images: BoundedCache[tuple[str, str, SizeHint], LoadedImage] = BoundedCache(128, name="assets.images")
         self._sizes: BoundedCache[tuple[Any, ...], tuple[tuple[int, int] | None]] = BoundedCache(
             4096, name="assets.sizes"
         )
 
     def with_asset_store(
-        self, store: Store | str | None, *, exists: Callable[[str], bool] | None = None
+        self, store: Store | str | None, *, exists: Callable[[str], bool] | None = None, partition: str = ""
     ) -> AssetLoader:
         """This loader, its limits and caches, reading ``asset:ID`` from ``store``: one
         loader per process, a store per render (a server's workspace, say). ``exists``
         says whether an asset is still there, asked at every use: an asset's bytes are
         kept once read, and a deleted one must not be drawn from memory (a server asks
-        its database, which every host shares)."""
+        its database, which every host shares). What the view downloads, decodes and
+        measures is kept apart for its ``partition`` (a server's workspace): one tenant
+        must not learn, by how fast its render comes back, what another fetched."""
         view = copy.copy(self)
         view._asset_store = store
         view._asset_exists = exists
+        view._partition = partition
         return view
 
     def with_timeout(self, seconds: float) -> AssetLoader:
@@ -145,7 +149,7 @@ class AssetLoader:
         data = self.fetch(src, base_dir)
         digest = hashlib.sha256(data).hexdigest()
         svg = is_svg(data)
-        cache_key = (digest, size_hint if svg else None)
+        cache_key = (self._partition, digest, size_hint if svg else None)
         loaded = self._images.get(cache_key)
         if loaded is not None:
             budget.hold_image(loaded.image.size, "the image decoded")  # every render that draws it holds it
@@ -166,7 +170,7 @@ class AssetLoader:
         with its modification time), so that asking again on every render costs no
         second read of the file."""
         key = self._size_key(src, base_dir)
-        kept = None if key is None else self._sizes.get(key)
+        kept = None if key is None else self._sizes.get((self._partition, *key))
         if kept is not None:
             return kept[0]
         try:
@@ -179,7 +183,7 @@ class AssetLoader:
         except Problem:
             return None
         if key is not None:
-            self._sizes.put(key, (size,), 200 + len(key[0]))  # a data URI is its own key
+            self._sizes.put((self._partition, *key), (size,), 200 + len(key[0]))  # a data URI is its own key
         return size
 
     def _size_key(self, src: str, base_dir: Path | None) -> tuple[Any, ...] | None:
@@ -203,7 +207,7 @@ class AssetLoader:
     def _fetch(self, src: str, base_dir: Path | None, limit: int) -> bytes:
         scheme = _scheme(src)
         if scheme in ("http", "https"):
-            cached = self._downloads.get(src)
+            cached = self._downloads.get((self._partition, src))
             if cached is None:
                 from templatekit.assets import network  # imported on first use: it is large
 
@@ -214,7 +218,7 @@ class AssetLoader:
                     max_bytes=limit,
                     max_redirects=self.max_redirects,
                 )
-                self._downloads.put(src, cached, len(cached))
+                self._downloads.put((self._partition, src), cached, len(cached))
             return cached
         if scheme == "data":
             return _checked_size(decode_data_uri(src), limit)
@@ -230,7 +234,7 @@ class AssetLoader:
         """An uploaded file by its id: read from the asset store once (the id names the
         content, which never changes), then from memory."""
         store = self._store(asset_id)
-        cache_key = f"{store.url}/{asset_id}"
+        cache_key = (self._partition, f"{store.url}/{asset_id}")
         cached = self._downloads.get(cache_key)
         if cached is None:
             try:
