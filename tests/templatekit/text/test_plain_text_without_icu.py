@@ -5,6 +5,10 @@ answers must be those ICU gives (for line breaks, corrected by the browsers' ASC
 from __future__ import annotations
 
 import icu
+import pytest
+
+pytest.importorskip("hypothesis")
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
