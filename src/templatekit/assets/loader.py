@@ -170,7 +170,7 @@ class AssetLoader:
         with its modification time), so that asking again on every render costs no
         second read of the file."""
         key = self._size_key(src, base_dir)
-        kept = None if key is None else self._sizes.get((self._partition, *key))
+        kept = None if key is None else self._sizes.get(key)
         if kept is not None:
             return kept[0]
         try:
@@ -183,7 +183,7 @@ class AssetLoader:
         except Problem:
             return None
         if key is not None:
-            self._sizes.put((self._partition, *key), (size,), 200 + len(key[0]))  # a data URI is its own key
+            self._sizes.put(key, (size,), 200 + len(key[1]))  # a data URI is its own key
         return size
 
     def _size_key(self, src: str, base_dir: Path | None) -> tuple[Any, ...] | None:
@@ -192,17 +192,17 @@ class AssetLoader:
             # an asset's size is kept for its store (a server's workspace): the same id
             # in another store is another asset, or none, and must not be told apart
             try:
-                return (f"{self._store(src.removeprefix('asset:')).url}/{src}",)
+                return (self._partition, f"{self._store(src.removeprefix('asset:')).url}/{src}")
             except Problem:
                 return None
         if scheme not in ("", "file"):
-            return (src,)
+            return (self._partition, src)
         try:
             path = self.local_files.locate(src, scheme, base_dir)
             stat = path.stat()
         except (OSError, Problem):
             return None
-        return (str(path), stat.st_mtime_ns, stat.st_size)
+        return (self._partition, str(path), stat.st_mtime_ns, stat.st_size)
 
     def _fetch(self, src: str, base_dir: Path | None, limit: int) -> bytes:
         scheme = _scheme(src)

@@ -106,13 +106,16 @@ class _Tables:
     second_use=True,
 )
 def _tables(
-    file: FontFile, glyphs: tuple[int, ...], text: tuple[tuple[int, str], ...], extras: tuple[float, ...], number: int
+    file: FontFile,
+    program: bytes,
+    postscript_name: str,
+    glyphs: tuple[int, ...],
+    text: tuple[tuple[int, str], ...],
+    extras: tuple[float, ...],
 ) -> _Tables:
-    """A font's tables for ``glyphs`` (sorted) standing for ``text`` (by glyph, sorted):
-    kept, as a template's documents embed the same subsets standing for the same text."""
-    source = hb_font(file)
-    program = _box_font()[0] if source.color else _subset(file, glyphs)[0]
-    postscript_name = _postscript_name(source, number)
+    """A font's tables for ``glyphs`` (sorted) of ``program``, standing for ``text`` (by
+    glyph, sorted): kept, as a template's documents embed the same subsets standing for
+    the same text (the program is the subset's kept bytes, whose hash Python keeps)."""
     return _Tables(
         f"{_subset_tag(program, postscript_name, glyphs)}+{postscript_name}",
         compressed(_to_unicode(text)),
@@ -124,7 +127,9 @@ def _write_font(document: Document, file: FontFile, font: _Font) -> None:
     source = hb_font(file)
     glyphs = tuple(sorted(font.glyphs))
     program, length, cff = _box_font() if source.color else _subset(file, glyphs)
-    tables = _tables(file, glyphs, tuple(sorted(font.text.items())), tuple(font.descendants), font.number)
+    postscript_name = _postscript_name(source, font.number)
+    text = tuple(sorted(font.text.items()))
+    tables = _tables(file, program, postscript_name, glyphs, text, tuple(font.descendants))
     name = tables.name
     kind: dict[str, object] = {"Subtype": Name("OpenType")} if cff else {"Length1": length}
     entries = {**kind, "Filter": Name("FlateDecode")}
