@@ -3,7 +3,8 @@
 place them, painted on an opaque frame of premultiplied pixels with OpenCV (the video
 extra). Each placed picture costs one resample, by ``templatekit.paint.placing``'s
 placement, as the raster painter places a turned group. An item it does not know is
-painted by the raster painter and composited.
+painted by the raster painter and composited. What lies under an opaque picture that
+covers the whole frame (a full-frame photo zooming slowly) is not painted at all.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ import sys
 
 import cv2
 import numpy as np
+from attrs import frozen
 from PIL import Image as PILImage
 
 from templatekit.paint.blending import blend_over_opaque
-from templatekit.paint.placing import placement
+from templatekit.paint.placing import Placement, placement
 from templatekit.paint.raster import paint_sprite
-from templatekit.paint.resample import sample
+from templatekit.paint.resample import inside, sample
 from templatekit.scene import Effects, Group, Image, Item, Scene
 from templatekit.scene.geometry import IDENTITY, Transform
 
@@ -46,86 +48,114 @@ def _premultiplied(image: PILImage.Image) -> tuple[np.ndarray, bool]:
     return np.asarray(image if opaque or image.mode == "RGBa" else image.convert("RGBa")), opaque
 
 
+@frozen
+class _Placed:
+    """A picture as a frame places it: by ``transform``, cut to the whole pixels of
+    ``within``, faded by ``opacity`` and composited in ``mode``."""
+
+    picture: Image
+    transform: Transform
+    opacity: float
+    mode: str
+    within: tuple[float, float, float, float] | None = None
+
+
 def paint_frame(scene: Scene) -> np.ndarray:
     """The Scene (with an opaque background, or none: transparent) as premultiplied RGBA
     pixels; safe in several threads."""
     assert scene.background is None or scene.background.a == 255
-    items = scene.items
-    if items and _covers(items[0], scene):  # a bottom plate: the frame starts as its copy
-        frame = _pixels(items[0].image)[0].copy()  # type: ignore[union-attr]
-        items = items[1:]
+    items: list[Item | _Placed] = [_placed(item) or item for item in scene.items]
+    frame = np.empty((scene.height, scene.width, 4), np.uint8)
+    covering = _last_covering(frame, items)
+    if covering is not None:  # a bottom plate, or a photo over all: what lies under it is never seen
+        items = items[covering:]
     elif scene.background is None:
-        frame = np.zeros((scene.height, scene.width, 4), np.uint8)
+        frame.fill(0)
     else:
-        frame = np.empty((scene.height, scene.width, 4), np.uint8)
         frame.view(np.uint32).fill(int.from_bytes(bytes(scene.background.rgba), sys.byteorder))  # 30x a broadcast
     for item in items:
-        _draw(frame, item)
+        if isinstance(item, _Placed):
+            _place(frame, item)
+        else:
+            _paint_other(frame, item)
     return frame
 
 
-def _covers(item: Item, scene: Scene) -> bool:
-    """An opaque picture of the frame's size, on the frame's pixels."""
-    if not isinstance(item, Image) or (item.x, item.y, item.width, item.height) != (0, 0, scene.width, scene.height):
-        return False
-    return item.image.size == (scene.width, scene.height) and _pixels(item.image)[1]
+def _last_covering(frame: np.ndarray, items: list[Item | _Placed]) -> int | None:
+    """The index of the last item that is an opaque picture whose samples cover every
+    pixel of the frame (a bottom plate, a full-frame ken-burns photo), if there is one."""
+    for index in range(len(items) - 1, -1, -1):
+        item = items[index]
+        if not isinstance(item, _Placed) or item.opacity < 1 or item.mode != "normal":
+            continue
+        pixels, opaque = _pixels(item.picture.image)
+        if not opaque or not _upright(item.transform):
+            continue
+        placed = _placement(frame, item, pixels)
+        if placed is not None and placed.box == (0, 0, frame.shape[1], frame.shape[0]) and inside(placed, pixels):
+            return index
+    return None
 
 
-def _draw(frame: np.ndarray, item: Item) -> None:
+def _placed(item: Item) -> _Placed | None:
+    """How the frame places ``item`` when it is a picture placed by groups that only
+    move, fade, blend or cut it to a box; None for an item the raster painter paints."""
     if isinstance(item, Image):
-        _place(frame, item, IDENTITY, 1.0, "normal")
-        return
+        return _Placed(item, IDENTITY, 1.0, "normal")
+    if not isinstance(item, Group) or item.opacity <= 0 or item.mask is not None or not _blend_only(item.effects):
+        return None
+    if len(item.items) != 1:
+        return None
+    mode = item.effects.blend if item.effects is not None else "normal"
+    inner = item.items[0]
+    if item.clip is None and isinstance(inner, Image):
+        return _Placed(inner, item.transform, item.opacity, mode)
+    if _zoomed_picture(inner) and _upright(item.transform) and _box_clip(item):
+        assert isinstance(inner, Group) and isinstance(inner.items[0], Image) and item.clip is not None
+        clip = item.clip
+        within = item.transform.box((clip.x, clip.y, clip.x + clip.width, clip.y + clip.height))
+        return _Placed(inner.items[0], inner.transform.then(item.transform), item.opacity, mode, within)
+    return None
+
+
+def _paint_other(frame: np.ndarray, item: Item) -> None:
     if isinstance(item, Group) and item.opacity <= 0:
         return
-    if isinstance(item, Group) and item.mask is None and _blend_only(item.effects) and len(item.items) == 1:
-        mode = item.effects.blend if item.effects is not None else "normal"
-        inner = item.items[0]
-        if item.clip is None and isinstance(inner, Image):
-            _place(frame, inner, item.transform, item.opacity, mode)
-            return
-        if _zoomed_picture(inner) and _upright(item.transform) and _box_clip(item):
-            assert isinstance(inner, Group) and isinstance(inner.items[0], Image) and item.clip is not None
-            clip = item.clip
-            within = item.transform.box((clip.x, clip.y, clip.x + clip.width, clip.y + clip.height))
-            _place(frame, inner.items[0], inner.transform.then(item.transform), item.opacity, mode, within)
-            return
     painted = paint_sprite([item])
     if painted is not None:
         image, left, top = painted
         _over(frame, _pixels(image)[0], left, top)
 
 
-def _place(
-    frame: np.ndarray,
-    picture: Image,
-    transform: Transform,
-    opacity: float,
-    mode: str,
-    within: tuple[float, float, float, float] | None = None,
-) -> None:
-    """``picture`` placed by ``transform`` (cut to the whole pixels of ``within``),
-    faded by ``opacity`` and composited in ``mode``."""
-    pixels, opaque = _pixels(picture.image)
+def _placement(frame: np.ndarray, placed: _Placed, pixels: np.ndarray) -> Placement | None:
+    picture = placed.picture
     height, width = pixels.shape[:2]
     to_scene = Transform(picture.width / width, 0.0, 0.0, picture.height / height, picture.x, picture.y)
     frame_box = (0.0, 0.0, float(frame.shape[1]), float(frame.shape[0]))
-    placed = placement(to_scene.then(transform), (width, height), frame_box, within)
-    if placed is None:
+    return placement(to_scene.then(placed.transform), (width, height), frame_box, placed.within)
+
+
+def _place(frame: np.ndarray, placed: _Placed) -> None:
+    """A placed picture drawn on the frame."""
+    pixels, opaque = _pixels(placed.picture.image)
+    where = _placement(frame, placed, pixels)
+    if where is None:
         return
-    x0, y0, x1, y1 = placed.box
+    x0, y0, x1, y1 = where.box
     region = frame[y0:y1, x0:x1]
-    if opaque and opacity >= 1 and mode == "normal" and _upright(transform):  # covers its box: no blending
-        if placed.shift is None:
-            sample(placed, pixels, into=region)
+    opacity, mode = placed.opacity, placed.mode
+    if opaque and opacity >= 1 and mode == "normal" and _upright(placed.transform):  # covers its box: no blending
+        if where.shift is None:
+            sample(where, pixels, into=region)
         else:
-            region[:] = sample(placed, pixels)
+            region[:] = sample(where, pixels)
         return
-    patch = sample(placed, pixels)
+    patch = sample(where, pixels)
     if opacity < 1:
         patch = cv2.convertScaleAbs(patch, alpha=opacity)
     if mode == "normal":
-        whole = placed.shift == (0, 0) and patch.shape == pixels.shape and opacity >= 1
-        _over(frame, patch, x0, y0, _inverse_alpha(picture.image, pixels) if whole else None)
+        whole = where.shift == (0, 0) and patch.shape == pixels.shape and opacity >= 1
+        _over(frame, patch, x0, y0, _inverse_alpha(placed.picture.image, pixels) if whole else None)
     else:
         region[..., :3] = blend_over_opaque(region[..., :3], patch, mode)
 
@@ -161,7 +191,8 @@ def _over(frame: np.ndarray, pixels: np.ndarray, x: int, y: int, inverse: np.nda
         inverse = cv2.cvtColor(255 - pixels[:, :, 3], cv2.COLOR_GRAY2RGBA)
     else:
         inverse = inverse[top:bottom, left:right]
-    cv2.add(cv2.multiply(region, inverse, scale=1 / 255), pixels, dst=region)
+    cv2.multiply(region, inverse, dst=region, scale=1 / 255)
+    cv2.add(region, pixels, dst=region)
 
 
 def _blend_only(effects: Effects | None) -> bool:

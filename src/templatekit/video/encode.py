@@ -39,6 +39,16 @@ def yuv420p(frame: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(frame, cv2.COLOR_RGBA2YUV_I420)
 
 
+def yuv420p_frame(planes: np.ndarray, height: int) -> av.VideoFrame:
+    """``yuv420p``'s planes as a frame to encode. The frame holds the array's memory
+    rather than a copy of it (the painting threads make a new array for every frame, and
+    encoders copy what they keep), unless the frame's height is not a multiple of 4:
+    PyAV then takes the array for 2 rows fewer, and copies it."""
+    if len(planes) // 6 * 4 == height:
+        return av.VideoFrame.from_numpy_buffer(planes, format="yuv420p")
+    return av.VideoFrame.from_ndarray(planes, format="yuv420p")
+
+
 def unpremultiplied(frame: np.ndarray) -> np.ndarray:
     """Premultiplied RGBA pixels (as frames are painted) with straight colour, as video
     and image formats with alpha store them."""
@@ -108,7 +118,7 @@ class AvWriter:
         return yuv420p(frame)
 
     def video_frame(self, converted: Any) -> av.VideoFrame:
-        return av.VideoFrame.from_ndarray(converted, format="yuv420p")
+        return yuv420p_frame(converted, self.height)
 
     def add(self, converted: Any) -> None:
         """The next frame, as ``convert`` gave it."""
@@ -191,4 +201,6 @@ class WebmWriter(AvWriter):
         return unpremultiplied(frame) if self.alpha else yuv420p(frame)
 
     def video_frame(self, converted: Any) -> av.VideoFrame:
-        return av.VideoFrame.from_ndarray(converted, format="rgba" if self.alpha else "yuv420p")
+        if self.alpha:
+            return av.VideoFrame.from_numpy_buffer(converted, format="rgba")
+        return yuv420p_frame(converted, self.height)

@@ -280,15 +280,14 @@ class FrameMaker:
         plate = Scene(*size, background, tuple(items))  # type: ignore[arg-type]
         budget.ask(canvas_needs(plate, 1.0))
         image = paint(plate)
-        if bottom and self.transparent and image.getchannel("A").getextrema()[0] == 255:
-            self.transparent = False  # nothing to see through: the frames are opaque
-        if bottom and self.transparent:
-            self._stack.append(picture(image, 0, 0, 1.0, "plate:bottom"))
-            return
         if bottom:
-            black = PILImage.new("RGBA", image.size, BLACK.rgba)
-            black.alpha_composite(image)
-            self._stack.append(picture(black, 0, 0, 1.0, "plate:bottom"))
+            if image.getchannel("A").getextrema()[0] == 255:
+                self.transparent = False  # nothing to see through: the frames are opaque
+            elif not self.transparent:  # seen through to black
+                black = PILImage.new("RGBA", image.size, BLACK.rgba)
+                black.alpha_composite(image)
+                image = black
+            self._stack.append(picture(image, 0, 0, 1.0, "plate:bottom"))
             return
         box = image.getchannel("A").getbbox()
         if box is not None:

@@ -94,3 +94,41 @@ def test_a_picture_moved_by_whole_pixels_is_copied_not_resampled():
     assert np.array_equal(resample.sample(placed, pixels), pixels[3:, :])
     half = placement(Transform(1, 0, 0, 1, 7.5, 0), (50, 20), (0.0, 0.0, 100.0, 100.0))
     assert half is not None and half.shift is None and half.box == (7, 0, 58, 20)
+
+
+def test_a_photo_covering_the_frame_hides_what_is_under_it():
+    """A zoomed opaque picture whose samples all fall inside it covers every pixel: the
+    frame is the same without what lies under it, and as the raster painter paints it."""
+    photo = picture(badge((300, 200), opaque=True).convert("RGB"), 0, 0, 1.25, "photo")  # 240x160 at 1.25x
+    zoomed = Group(
+        (Group((photo,), transform=Transform.zoom(1.13, (101.3, 77.7))),),
+        clip=Clip(0, 0, 240, 160),
+    )
+    under = picture(badge((240, 160)), 0, 0, 1.0, "under")
+    frame = paint_frame(Scene(240, 160, Color(255, 0, 255), (under, zoomed)))
+    assert np.array_equal(frame, paint_frame(Scene(240, 160, BLACK, (zoomed,))))
+    png = np.asarray(paint(Scene(240, 160, BLACK, (zoomed,))).convert("RGBA")).astype(np.int16)
+    difference = np.abs(frame.astype(np.int16) - png)[..., :3]
+    # the raster painter resamples the zoomed group twice: they differ at the badge's edges only
+    assert difference.mean() < 0.25 and np.percentile(difference, 95) <= 1, difference.mean()
+    assert not (frame[..., :3] == (255, 0, 255)).all(axis=2).any()  # no background shows through
+
+
+def test_a_placement_inside_its_source_writes_its_whole_box():
+    """Where ``inside`` holds, no sample reaches past the source: warping onto what was
+    there and onto a blank border give the same pixels; where a sample does, they differ."""
+    pixels = np.asarray(badge((160, 90), opaque=True).convert("RGB").convert("RGBA"))
+
+    def both(scale: float, dx: float, dy: float) -> tuple[bool, np.ndarray, np.ndarray]:
+        placed = placement(Transform.zoom(scale, (80, 45), dx, dy), (160, 90), (0.0, 0.0, 150.0, 80.0))
+        assert placed is not None
+        was = np.full((placed.size[1], placed.size[0], 4), 77, np.uint8)
+        kept = resample.warp(pixels, placed.matrix, placed.size, was.copy(), within_source=False)
+        blank = resample.warp(pixels, placed.matrix, placed.size, was.copy(), within_source=True)
+        return resample.inside(placed, pixels), kept, blank
+
+    for scale, dx, dy in [(1.13, 3.3, -2.7), (1.6, -0.4, 0.6), (1.02, 0.0, 0.0)]:
+        inside, kept, blank = both(scale, dx, dy)
+        assert inside and np.array_equal(kept, blank), (scale, dx, dy)
+    inside, kept, blank = both(1.0, 0.5, 0.25)  # half a pixel past the left edge, a quarter past the top
+    assert not inside and not np.array_equal(kept, blank)

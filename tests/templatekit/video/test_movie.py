@@ -127,6 +127,17 @@ def test_odd_sides_are_made_even_with_the_background(background):
     assert info["frames"][0].getpixel((401, 201))[0] > 200  # the added column and row are background
 
 
+@pytest.mark.parametrize("height", [200, 202])  # its half even, and odd
+def test_the_bottom_rows_of_a_frame_reach_the_mp4(height):
+    """A frame of any even height is encoded whole: its bottom rows keep their colour
+    (the frame handed to the encoder holds the painted planes, not 2 rows fewer)."""
+    layers = [layer("shape", "band", x=0, y=height - 4, width=300, height=4, fill="#00c000")]
+    frame = probe(tk.render_video(video(*layers, width=300, height=height, duration=0.1)).data)["frames"][0]
+    assert frame.size == (300, height)
+    red, green, blue = frame.getpixel((150, height - 1))
+    assert green > 150 and red < 60 and blue < 60, (red, green, blue)
+
+
 @pytest.mark.parametrize("format", ["gif", "webp"])
 def test_animated_images_keep_odd_sides(format):
     result = tk.render_video(video(width=41, height=21, background="#ff0000"), format=format)
