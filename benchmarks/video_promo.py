@@ -22,7 +22,9 @@ targets.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -116,16 +118,21 @@ def inspected(name: str, label: str, times: list[float], mp4: Path) -> Figures:
     return Figures(name, label, times, kept.stat().st_size, frames, f"{width}x{height}", codec)
 
 
-def timed(render: Callable[[str], object], inputs: Sequence[str]) -> list[float]:
+#: The CPU time (all threads of this process) of each timed render, by contender.
+CPU_MS: dict[str, list[float]] = {}
+
+
+def timed(name: str, render: Callable[[str], object], inputs: Sequence[str]) -> list[float]:
     """``common.timed`` with 1 warm-up instead of 3: ``render`` the first input untimed,
-    then time it once per other input."""
+    then time it once per other input; its CPU time goes into ``CPU_MS[name]``."""
     for item in inputs[:WARMUP]:
         render(item)
     times: list[float] = []
     for item in inputs[WARMUP:]:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         render(item)
         times.append((time.perf_counter() - start) * 1000)
+        CPU_MS.setdefault(name, []).append((time.process_time() - start_cpu) * 1000)
     return times
 
 
@@ -138,7 +145,7 @@ def bench_templatekit(iterations: int) -> Figures:
     with tempfile.TemporaryDirectory(prefix="promo-") as scratch:
         path = Path(scratch) / "promo.mp4"
         titles = next_titles("templatekit", WARMUP + iterations)
-        times = timed(lambda title: tk.render_video(template, {"title": title}, path=path), titles)
+        times = timed("templatekit", lambda title: tk.render_video(template, {"title": title}, path=path), titles)
         return inspected("templatekit", "templatekit (in-process)", times, path)
 
 
@@ -172,7 +179,7 @@ def bench_floor(iterations: int) -> Figures:
                 writer.add(planes)
             writer.close()
 
-        times = timed(encode, ["frames"] * (WARMUP + iterations))
+        times = timed("floor", encode, ["frames"] * (WARMUP + iterations))
         return inspected("floor", "encoding floor (Mp4Writer)", times, path)
 
 
@@ -283,6 +290,12 @@ def report(results: dict[str, Figures], skipped: dict[str, str]) -> list[dict[st
     def versus_floor(figures: Figures) -> str:
         return f"{figures.median / floor.median:.2f}x" if floor is not None and figures.times_ms else ""
 
+    def cpu(figures: Figures) -> str:
+        return f"{statistics.median(CPU_MS[figures.name]):.0f}" if figures.name in CPU_MS else ""
+
+    def cores(figures: Figures) -> str:
+        return f"{statistics.median(CPU_MS[figures.name]) / figures.median:.2f}" if figures.name in CPU_MS else ""
+
     columns: list[Column[Figures]] = [
         *common.timing_columns(),
         ("runs", 5, lambda figures: str(len(figures.times_ms))),
@@ -291,8 +304,18 @@ def report(results: dict[str, Figures], skipped: dict[str, str]) -> list[dict[st
         ("frames", 7, lambda figures: str(figures.frames)),
         ("size", 9, lambda figures: figures.size),
         ("time vs floor", 14, versus_floor),
+        ("CPU ms", 8, cpu),
+        ("cores busy", 11, cores),
     ]
     common.print_table(results, skipped, 28, columns)
+    if floor is not None and "templatekit" in results and {"templatekit", "floor"} <= CPU_MS.keys():
+        # CPU time spread over every core is the least time a render can take
+        processors = os.cpu_count() or 1
+        least = statistics.median(CPU_MS["templatekit"]) / processors
+        print(
+            f"\ntemplatekit's CPU time over {processors} cores: at least {least:.0f} ms a render,"
+            f" {least / floor.median:.2f}x the floor's median"
+        )
     outcomes = common.ratio_outcomes(results, TIME_TARGETS, lambda figures: figures.median)
     label, lowest = REAL_TIME
     if "templatekit" in results:
