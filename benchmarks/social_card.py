@@ -49,7 +49,9 @@ SUBTITLE_WORDS = [
     "the same card, in every language and script.",
 ]
 LOGO = ROOT / "examples" / "templates" / "assets" / "logo.svg"
-COLD_RUNS = 5
+#: Whole processes timed of each command: a start takes a quarter of a second, and the
+#: median of 5 moved by a tenth from run to run.
+COLD_RUNS = 15
 
 # All fit the title box at 64 px in at most 3 lines, so no contender needs shrink-to-fit.
 TITLES = [
