@@ -22,6 +22,7 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, Iterabl
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from templatekit.jsontext import format_path
+from templatekit.model.checks import Check
 from templatekit.model.layers import (
     LAYER_KINDS,
     AnyLayer,
@@ -484,18 +485,41 @@ def error_lines(exc: BaseException, prefix: Path_ = ()) -> list[str]:
 
 def model_problems(obj: Any, path: Path_ = ()) -> Iterator[str]:
     """Every failed field check and cross-field check of a structured object tree."""
-    if attrs.has(type(obj)):
-        for attribute in attrs.fields(type(obj)):
-            value = getattr(obj, attribute.name)
-            sub = (*path, json_name(attribute.name))
-            check = attribute.metadata.get("check")
+    fields = _checked_fields(type(obj))
+    if fields is not None:
+        for name, json_field, check in fields:
+            value = getattr(obj, name)
             message = check(value) if check else None
             if message:
-                yield f"{format_path(sub)}: {message}"
-            yield from model_problems(value, sub)
+                yield f"{format_path((*path, json_field))}: {message}"
+            if _holds_parts(value):
+                yield from model_problems(value, (*path, json_field))
         if hasattr(obj, "problems"):
             for field_name, message in obj.problems():
                 yield f"{format_path((*path, field_name))}: {message}"
     elif isinstance(obj, tuple):
         for index, item in enumerate(obj):
-            yield from model_problems(item, (*path, index))
+            if _holds_parts(item):
+                yield from model_problems(item, (*path, index))
+
+
+CheckedFields = tuple[tuple[str, str, Check | None], ...]
+_CHECKED_FIELDS: dict[type, CheckedFields | None] = {}
+
+
+def _checked_fields(cls: type) -> CheckedFields | None:
+    """Each field of an attrs class as (attribute, JSON name, its check): worked out once
+    a class, not for every object checked; None for a class that is not attrs'."""
+    if cls not in _CHECKED_FIELDS:
+        _CHECKED_FIELDS[cls] = (
+            tuple((field.name, json_name(field.name), field.metadata.get("check")) for field in attrs.fields(cls))
+            if attrs.has(cls)
+            else None
+        )
+    return _CHECKED_FIELDS[cls]
+
+
+def _holds_parts(value: Any) -> bool:
+    """Whether ``value`` may hold checked objects: a tuple or an attrs object (not a
+    number, text or colour string, which most fields are)."""
+    return isinstance(value, tuple) or _checked_fields(type(value)) is not None

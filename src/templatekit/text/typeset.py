@@ -51,7 +51,7 @@ Transform = Literal["none", "uppercase", "lowercase"]
 JUSTIFIABLE = frozenset(" \u00a0\u1361\u3000")  # word separators that justification widens
 
 
-@frozen
+@frozen(cache_hash=True)  # a key of the typesetting caches, hashed at every lookup
 class TextStyle:
     family: str = "Inter"
     weight: int = 400
