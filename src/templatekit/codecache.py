@@ -28,6 +28,7 @@ import contextlib
 import hashlib
 import importlib.util
 import marshal
+import mmap
 import os
 import re
 import sys
@@ -156,16 +157,22 @@ def _unmarshalled(data: bytes | None) -> CodeType | None:
 
 
 def _read(path: Path) -> dict[bytes, bytes]:
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return {}
+    """The kept scripts, read through a memory map rather than into a buffer of the
+    file's size: freeing a buffer of one to three megabytes as the process starts makes
+    glibc's allocator put every later block of about that size (a card's canvas) in
+    fresh pages, a page fault each 4 KiB: card renders took 12% longer after it."""
     magic = importlib.util.MAGIC_NUMBER
-    if not data.startswith(magic):
-        return {}
     try:
-        entries = marshal.loads(data[len(magic) :])
-    except (EOFError, ValueError, TypeError):
+        with (
+            path.open("rb") as file,
+            mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mapped,
+            memoryview(mapped) as data,
+            data[len(magic) :] as body,
+        ):
+            if data[: len(magic)] != magic:
+                return {}
+            entries = marshal.loads(body)
+    except (OSError, EOFError, ValueError, TypeError):  # ValueError: also an empty file
         return {}
     if not isinstance(entries, dict):
         return {}

@@ -67,7 +67,7 @@ def test_a_second_process_compiles_nothing_and_hashes_with_its_own_salt(tmp_path
 def test_a_damaged_file_is_ignored_and_written_again(tmp_path: Path) -> None:
     kept = Path(str(run_process(tmp_path, hash_seed=1)["path"]))
     whole = kept.read_bytes()
-    for damage in (whole[: len(whole) // 2], b"not marshal data", whole[:4] + b"\x00" * 64):
+    for damage in (b"", whole[:2], whole[: len(whole) // 2], b"not marshal data", whole[:4] + b"\x00" * 64):
         kept.write_bytes(damage)
         again = run_process(tmp_path, hash_seed=3)
         assert isinstance(again["compiled"], int) and again["compiled"] > 100
