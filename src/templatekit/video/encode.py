@@ -203,4 +203,4 @@ class WebmWriter(AvWriter):
     def video_frame(self, converted: Any) -> av.VideoFrame:
         if self.alpha:
             return av.VideoFrame.from_numpy_buffer(converted, format="rgba")
-        return yuv420p_frame(converted, self.height)
+        return super().video_frame(converted)
