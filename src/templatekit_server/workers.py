@@ -242,10 +242,29 @@ class Worker:
 
     def alive(self) -> bool:
         """Whether its process still runs: one killed while it waited is dead before its
-        socket's closing is read, and a job sent to it would fail for nothing."""
+        socket's closing is read, and a job sent to it would fail for nothing. The
+        kernel closes a dead process's end of the socket at once, while the process
+        object learns of the death only once the fork server has reaped it, so the
+        socket is asked first."""
+        if self._socket_closed():
+            return False
         with contextlib.suppress(ValueError, AssertionError):  # never started, or not ours
             return self.process.is_alive()
         return False
+
+    def _socket_closed(self) -> bool:
+        """Whether the worker's end of the socket is closed: a read that would not wait
+        finds its end (a worker that waits for a job has nothing unread to send)."""
+        end = self.transport.get_extra_info("socket") if self.transport is not None else None
+        if end is None:
+            return False
+        try:
+            with socket.fromfd(end.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                return probe.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except BlockingIOError:  # nothing to read: it is open
+            return False
+        except OSError:
+            return True
 
     def kill(self) -> None:
         self.gone = True

@@ -9,6 +9,7 @@ import importlib
 import multiprocessing
 import os
 import pickle
+import select
 import signal
 import socket
 import time
@@ -117,6 +118,31 @@ def test_a_killed_idle_worker_is_replaced() -> None:
         assert await pool.run(pid_of, None, 30) != first
 
     with_pool(test, size=1)
+
+
+def test_a_task_skips_an_idle_worker_that_died_before_the_fork_server_reaped_it() -> None:
+    """A killed worker's socket closes as the kernel ends it, before the fork server
+    reaps it and tells the pool; with the fork server stopped, that moment lasts, and a
+    task placed in it must still go to the worker that lives."""
+
+    async def test(pool: WorkerPool) -> None:
+        pids = set(await asyncio.gather(*(pool.run(sleep_then_pid, 0.3, 30) for _ in range(2))))
+        assert len(pids) == 2 and len(pool.idle) == 2
+        dying = pool.idle[-1]  # the one the next task is offered first
+        fork_server = multiprocessing.forkserver._forkserver._forkserver_pid  # type: ignore[attr-defined]
+        os.kill(fork_server, signal.SIGSTOP)
+        try:
+            os.kill(dying.process.pid, signal.SIGKILL)
+            owner_end = dying.transport.get_extra_info("socket")  # type: ignore[union-attr]
+            # its end closed; the event loop, blocked here, has not read that yet
+            assert select.select([owner_end.fileno()], [], [], 10)[0]
+            assert dying.process.is_alive()  # as far as its process object knows
+            answer = await asyncio.wait_for(pool.run(pid_of, None, 30), 10)
+            assert answer == (pids - {dying.process.pid}).pop()
+        finally:
+            os.kill(fork_server, signal.SIGCONT)
+
+    with_pool(test, size=2)
 
 
 def test_a_task_the_worker_cannot_unpickle_fails_alone() -> None:
