@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 # First: the classes defined below compile their generated methods through the cache.
@@ -29,18 +30,23 @@ from templatekit.kinds import add_layer_kind
 from templatekit.loading import load_template
 from templatekit.model.modification import Modification
 from templatekit.model.template import Template
-from templatekit.notebook import preview, register_jupyter
 from templatekit.outputs.result import RenderResult
 from templatekit.render import Prepared, prepare, render_image, render_pdf, render_video
 from templatekit.scene import Scene
 
 if TYPE_CHECKING:
     from templatekit.batch import BatchItem, render_many
+    from templatekit.notebook import preview
     from templatekit.storage import Store
 
 #: Names whose modules load on first use: a script that renders one image does not
-#: pay for process pools and storage (start-up time).
-_LATER = {"BatchItem": "templatekit.batch", "render_many": "templatekit.batch", "Store": "templatekit.storage"}
+#: pay for process pools, storage and notebook previews (start-up time).
+_LATER = {
+    "BatchItem": "templatekit.batch",
+    "render_many": "templatekit.batch",
+    "Store": "templatekit.storage",
+    "preview": "templatekit.notebook",
+}
 
 __all__ = [
     "Applied",
@@ -91,4 +97,5 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LATER})
 
 
-register_jupyter()
+if "IPython" in sys.modules:  # imported in a notebook, perhaps: templates show themselves there
+    importlib.import_module("templatekit.notebook").register_jupyter()
