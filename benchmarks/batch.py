@@ -8,8 +8,9 @@ slow spell of a shared machine falls on all of them:
 
 - one process: ``render_image`` in a loop, after warm-up renders; and the same writing
   each PNG to a file;
-- one independent process per core doing the same, their rates summed: the most these
-  cores give (they share caches and memory bandwidth), for reference; and the same with
+- one independent process per core doing the same, started together and timed from
+  their common start to the last one's end: the most these cores give (they share
+  caches and memory bandwidth), for reference; and the same with
   each process writing its PNGs to files, as ``templatekit batch`` does: the ceiling the
   command is held to;
 - ``render_many``: its default pool of one worker per core, timed from the call to the
@@ -40,6 +41,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from multiprocessing.synchronize import Barrier
 from pathlib import Path
 
 import common
@@ -95,14 +97,30 @@ def one_process(template: tk.Template, rows: list[dict[str, str]], folder: Path 
 
 
 def independent(template: tk.Template, rows: list[dict[str, str]], folder: Path | None = None) -> float:
-    """What the cores give with nothing shared: one process per core, each warmed up and
-    then rendering its share in a loop (writing its files to ``folder``, if given); the
-    seconds that make their summed rate."""
+    """What the cores give with nothing shared: one process per core, each warmed up,
+    then all starting at once and rendering an equal share in a loop (writing its files
+    to ``folder``, if given); the seconds from their common start to the last one's end,
+    as for ``len(rows)`` rows. (Their rates summed would overstate it: the process that
+    finishes first leaves the other a core of its own.)"""
     share = len(rows) // CORES
-    shares = [(template, rows[n * share : (n + 1) * share], folder) for n in range(CORES)]
-    with multiprocessing.get_context("fork").Pool(CORES) as processes:
-        rates = processes.starmap(_loop_rate, shares)
-    return len(rows) / sum(rates)
+    context = multiprocessing.get_context("fork")
+    start_together = context.Barrier(CORES)
+    spans: multiprocessing.SimpleQueue[tuple[float, float]] = context.SimpleQueue()
+    processes = [
+        context.Process(
+            target=_timed_share, args=(template, rows[n * share : (n + 1) * share], folder, start_together, spans)
+        )
+        for n in range(CORES)
+    ]
+    for process in processes:
+        process.start()
+    times = [spans.get() for _ in processes]
+    for process in processes:
+        process.join()
+    if any(process.exitcode for process in processes):
+        raise SystemExit(f"an independent process failed: exit codes {[p.exitcode for p in processes]}")
+    seconds = max(end for _, end in times) - min(start for start, _ in times)
+    return seconds * len(rows) / (share * CORES)
 
 
 def one_process_writing(template: tk.Template, rows: list[dict[str, str]]) -> float:
@@ -115,9 +133,20 @@ def independent_writing(template: tk.Template, rows: list[dict[str, str]]) -> fl
         return independent(template, rows, Path(scratch))
 
 
-def _loop_rate(template: tk.Template, rows: list[dict[str, str]], folder: Path | None) -> float:
+def _timed_share(
+    template: tk.Template,
+    rows: list[dict[str, str]],
+    folder: Path | None,
+    start_together: Barrier,
+    spans: multiprocessing.SimpleQueue[tuple[float, float]],
+) -> None:
+    """One independent process: warm up, wait for the others, render ``rows``; its
+    start and end on the clock all processes share."""
     one_process(template, new_rows(3))
-    return len(rows) / one_process(template, rows, folder)
+    start_together.wait()
+    started = time.clock_gettime(time.CLOCK_MONOTONIC)
+    one_process(template, rows, folder)
+    spans.put((started, time.clock_gettime(time.CLOCK_MONOTONIC)))
 
 
 def pool(template: tk.Template, rows: list[dict[str, str]]) -> float:
