@@ -10,6 +10,8 @@ hook reads them; any other type is an error, so that a new field cannot go unpub
 
 from __future__ import annotations
 
+import functools
+import sys
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -77,8 +79,10 @@ class ModelSchema:
         prefix: str = "#/components/schemas/",
         name_of: Callable[[type], str] | None = None,
         special: Mapping[Any, Json] | None = None,
+        defaults: bool = True,
     ) -> None:
         self.prefix = prefix
+        self.defaults = defaults  # each field's default, as JSON (what only readers need)
         self.name_of = name_of or (lambda cls: cls.__name__)
         self.definitions: dict[str, Json] = {}
         #: the schemas of types read by hooks of their own: the model's, and a user's
@@ -171,6 +175,8 @@ class ModelSchema:
                 "x-control": "size",
             }
         default = attribute.default
+        if not self.defaults:
+            return schema
         if isinstance(default, (str, int, float, bool)):
             schema["default"] = default
         elif attrs.has(type(default)) or isinstance(default, (Color, Length, Insets)):
@@ -179,11 +185,25 @@ class ModelSchema:
 
 
 def field_types(cls: type) -> dict[str, Any]:
-    """Each field's type, its annotation resolved once for the class: attrs keeps them on
-    the class's fields, where cattrs reads them too (resolving them is a good part of
-    building the schema)."""
-    attrs.resolve_types(cls)
-    return {attribute.name: attribute.type for attribute in attrs.fields(cls)}
+    """Each field's type, its annotation resolved once and kept on the class's field, as
+    ``attrs.resolve_types`` keeps it (cattrs reads it there too). Each annotation's text
+    is evaluated once for the class that declares it: ``typing.get_type_hints`` compiles
+    the annotations of every base again for each class, and a layer kind's fields are
+    mostly those of ``Layer``; that was half of a process's first schema of a kind."""
+    fields = attrs.fields(cls)
+    for attribute in fields:
+        if isinstance(attribute.type, str):
+            owner = next(base for base in cls.__mro__ if attribute.name in vars(base).get("__annotations__", {}))
+            # attrs's fields are frozen; attrs.resolve_types sets them the same way
+            object.__setattr__(attribute, "type", _annotation(owner, attribute.type))
+    return {attribute.name: attribute.type for attribute in fields}
+
+
+@functools.cache
+def _annotation(owner: type, text: str) -> Any:
+    """What an annotation's text names, in the module and body of the class ``owner``
+    where it was written (as ``typing.get_type_hints`` reads it)."""
+    return eval(text, vars(sys.modules[owner.__module__]), dict(vars(owner)))
 
 
 def with_limits(schema: Json, limits: Json) -> Json:

@@ -223,7 +223,7 @@ class _LazyLayers(ModelSchema):
     union of layers names each kind, told apart by ``type``, without making it."""
 
     def __init__(self) -> None:
-        super().__init__(prefix="")
+        super().__init__(prefix="", defaults=False)  # sizes are measured, not defaults
         self.definitions = _LayerKinds(self)
 
     def any_layer(self) -> Json:
