@@ -64,7 +64,7 @@ SUITE: list[tuple[str, str, list[str], list[str]]] = [
         ["--iterations", "12", "--rounds", "2", "--skip", "plotly", "--skip", "matplotlib"],
     ),
     ("dashboard", "dashboard, 1600x900 PNG", [], ["--iterations", "8"]),
-    ("batch", "batches on every core", [], ["--rows", "1000", "--rounds", "2"]),
+    ("batch", "batches on every core", [], ["--rows", "300", "--rounds", "2"]),
     ("http_server", "server over HTTP", CLIENT, ["--seconds", "4", "--concurrency", "4,8", "--rounds", "1", *CLIENT]),
     ("memory", "memory, nothing repeats", [], ["--cards", "1000", "--dashboards", "200"]),
 ]
