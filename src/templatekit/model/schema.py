@@ -10,10 +10,10 @@ hook reads them; any other type is an error, so that a new field cannot go unpub
 
 from __future__ import annotations
 
-import functools
 import sys
 import types
 import typing
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, Union
 
@@ -186,24 +186,45 @@ class ModelSchema:
 
 def field_types(cls: type) -> dict[str, Any]:
     """Each field's type, its annotation resolved once and kept on the class's field, as
-    ``attrs.resolve_types`` keeps it (cattrs reads it there too). Each annotation's text
-    is evaluated once for the class that declares it: ``typing.get_type_hints`` compiles
-    the annotations of every base again for each class, and a layer kind's fields are
-    mostly those of ``Layer``; that was half of a process's first schema of a kind."""
+    ``attrs.resolve_types`` keeps it (cattrs reads it there too). The annotations of
+    each class are read once, for the class that declares them: ``typing.get_type_hints``
+    reads those of every base again for each class, and a layer kind's fields are mostly
+    those of ``Layer``; that was half of a process's first schema of a kind."""
     fields = attrs.fields(cls)
     for attribute in fields:
         if isinstance(attribute.type, str):
-            owner = next(base for base in cls.__mro__ if attribute.name in vars(base).get("__annotations__", {}))
+            owner = _declared_by(cls, attribute.name)
+            if owner is None:  # a type given as text to attr.ib: as attrs reads it
+                attrs.resolve_types(cls)
+                break
             # attrs's fields are frozen; attrs.resolve_types sets them the same way
-            object.__setattr__(attribute, "type", _annotation(owner, attribute.type))
+            object.__setattr__(attribute, "type", _declared_types(owner)[attribute.name])
     return {attribute.name: attribute.type for attribute in fields}
 
 
-@functools.cache
-def _annotation(owner: type, text: str) -> Any:
-    """What an annotation's text names, in the module and body of the class ``owner``
-    where it was written (as ``typing.get_type_hints`` reads it)."""
-    return eval(text, vars(sys.modules[owner.__module__]), dict(vars(owner)))
+def _declared_by(cls: type, name: str) -> type | None:
+    """The class of ``cls``'s MRO whose own annotations declare ``name``."""
+    return next((base for base in cls.__mro__ if name in vars(base).get("__annotations__", {})), None)
+
+
+#: The types of each class's own annotations (weakly: a kind made at run time may go).
+_DECLARED: weakref.WeakKeyDictionary[type, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+def _declared_types(owner: type) -> dict[str, Any]:
+    """The types of the annotations ``owner`` itself declares, read by
+    ``typing.get_type_hints`` as it reads a class's (names from the class's module
+    first, then from its body; quoted names inside resolved too), on a class that holds
+    only them."""
+    found = _DECLARED.get(owner)
+    if found is None:
+        module = sys.modules.get(owner.__module__)
+        only_its_own = type(owner.__name__, (), {"__annotations__": dict(vars(owner).get("__annotations__", {}))})
+        found = typing.get_type_hints(
+            only_its_own, globalns=dict(vars(owner)), localns=vars(module) if module is not None else {}
+        )
+        _DECLARED[owner] = found
+    return found
 
 
 def with_limits(schema: Json, limits: Json) -> Json:
