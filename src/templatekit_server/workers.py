@@ -21,6 +21,7 @@ import contextlib
 import logging
 import multiprocessing
 import pickle
+import select
 import signal
 import socket
 import struct
@@ -253,18 +254,16 @@ class Worker:
         return False
 
     def _socket_closed(self) -> bool:
-        """Whether the worker's end of the socket is closed: a read that would not wait
-        finds its end (a worker that waits for a job has nothing unread to send)."""
+        """Whether the worker's end of the socket has closed (the owner's end hangs up),
+        asked without waiting and without reading anything."""
         end = self.transport.get_extra_info("socket") if self.transport is not None else None
         if end is None:
             return False
-        try:
-            with socket.fromfd(end.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-                return probe.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
-        except BlockingIOError:  # nothing to read: it is open
-            return False
-        except OSError:
+        if end.fileno() < 0:  # the owner closed its end: the worker is leaving
             return True
+        hang_up = select.poll()
+        hang_up.register(end.fileno(), select.POLLHUP)
+        return any(events & (select.POLLHUP | select.POLLERR | select.POLLNVAL) for _, events in hang_up.poll(0))
 
     def kill(self) -> None:
         self.gone = True
@@ -367,6 +366,7 @@ class WorkerPool:
             if not worker.gone and worker.alive():
                 worker.start(job)
                 return
+            worker.close()  # its socket's closing reaches ``lost``, which replaces it
         self.start()
         self.waiting.append(job)
         job.timer = asyncio.get_running_loop().call_later(job.timeout, self._waited_too_long, job)

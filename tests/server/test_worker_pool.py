@@ -126,8 +126,11 @@ def test_a_task_skips_an_idle_worker_that_died_before_the_fork_server_reaped_it(
     task placed in it must still go to the worker that lives."""
 
     async def test(pool: WorkerPool) -> None:
-        pids = set(await asyncio.gather(*(pool.run(sleep_then_pid, 0.3, 30) for _ in range(2))))
-        assert len(pids) == 2 and len(pool.idle) == 2
+        deadline = time.monotonic() + 30
+        while len(pool.idle) < 2:  # both started and waiting for tasks
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+        pids = {worker.process.pid for worker in pool.idle}
         dying = pool.idle[-1]  # the one the next task is offered first
         fork_server = multiprocessing.forkserver._forkserver._forkserver_pid  # type: ignore[attr-defined]
         os.kill(fork_server, signal.SIGSTOP)
