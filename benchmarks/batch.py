@@ -56,6 +56,9 @@ TARGET = 0.9
 #: The pool against what the cores give with nothing shared: it should lose next to nothing.
 CEILING_SHARE = 0.95
 NUMBERS = itertools.count(1_000_000)
+#: Seconds an independent process waits for the others to be warm (one that died is
+#: not coming).
+WAIT_FOR_OTHERS = 300
 
 
 @dataclass
@@ -104,7 +107,7 @@ def independent(template: tk.Template, rows: list[dict[str, str]], folder: Path 
     finishes first leaves the other a core of its own.)"""
     share = len(rows) // CORES
     context = multiprocessing.get_context("fork")
-    start_together = context.Barrier(CORES)
+    start_together = context.Barrier(CORES, timeout=WAIT_FOR_OTHERS)
     spans: multiprocessing.SimpleQueue[tuple[float, float]] = context.SimpleQueue()
     processes = [
         context.Process(
@@ -114,11 +117,11 @@ def independent(template: tk.Template, rows: list[dict[str, str]], folder: Path 
     ]
     for process in processes:
         process.start()
-    times = [spans.get() for _ in processes]
-    for process in processes:
+    for process in processes:  # their spans are a few bytes each: the queue never fills
         process.join()
     if any(process.exitcode for process in processes):
         raise SystemExit(f"an independent process failed: exit codes {[p.exitcode for p in processes]}")
+    times = [spans.get() for _ in processes]
     seconds = max(end for _, end in times) - min(start for start, _ in times)
     return seconds * len(rows) / (share * CORES)
 
@@ -142,8 +145,12 @@ def _timed_share(
 ) -> None:
     """One independent process: warm up, wait for the others, render ``rows``; its
     start and end on the clock all processes share."""
-    one_process(template, new_rows(3))
-    start_together.wait()
+    try:
+        one_process(template, new_rows(3))
+        start_together.wait()
+    except BaseException:
+        start_together.abort()  # the others stop waiting for this one, and fail too
+        raise
     started = time.clock_gettime(time.CLOCK_MONOTONIC)
     one_process(template, rows, folder)
     spans.put((started, time.clock_gettime(time.CLOCK_MONOTONIC)))
@@ -196,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="turns each contender takes (default 3)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also save the figures as JSON")
     args = parser.parse_args(argv)
+    if args.rows < CORES:
+        parser.error(f"--rows: at least one row per core ({CORES})")
     info = common.machine({"pillow": PIL.__version__})
     print("machine: " + ", ".join(f"{key} {value}" for key, value in info.items()))
     print(f"{args.rows} all-new social cards per turn, {args.rounds} turns each, {CORES} cores")
