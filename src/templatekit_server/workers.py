@@ -259,10 +259,11 @@ class Worker:
         end = self.transport.get_extra_info("socket") if self.transport is not None else None
         if end is None:
             return False
-        if end.fileno() < 0:  # the owner closed its end: the worker is leaving
+        fileno = end.fileno()
+        if fileno < 0:  # the owner closed its end: the worker is leaving
             return True
         hang_up = select.poll()
-        hang_up.register(end.fileno(), select.POLLHUP)
+        hang_up.register(fileno, select.POLLHUP)
         return any(events & (select.POLLHUP | select.POLLERR | select.POLLNVAL) for _, events in hang_up.poll(0))
 
     def kill(self) -> None:

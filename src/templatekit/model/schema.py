@@ -174,9 +174,9 @@ class ModelSchema:
                 "description": 'px; "hug" or "fill" in frames',
                 "x-control": "size",
             }
-        default = attribute.default
         if not self.defaults:
             return schema
+        default = attribute.default
         if isinstance(default, (str, int, float, bool)):
             schema["default"] = default
         elif attrs.has(type(default)) or isinstance(default, (Color, Length, Insets)):
