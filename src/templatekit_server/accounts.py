@@ -293,7 +293,7 @@ def caller_for_key(db: Database, key: str) -> Caller | None:
     """The caller a key belongs to; None for an unknown or revoked key. Looked up in the
     database on every request, so that a key revoked anywhere stops at once."""
     at = now()
-    with db.read() as connection:
+    with db.statements() as connection:
         row = db.first(connection, _CALLER_OF_KEY, {"sha256": sha256_hex(key), "now": at})
     if row is None:
         return None
@@ -306,7 +306,7 @@ def caller_for_key(db: Database, key: str) -> Caller | None:
 def key_in_force(db: Database, key_id: str) -> bool:
     """Whether the key is neither revoked nor expired: asked again by what goes on after
     its request was let in (an event stream), so that the key's end ends it too."""
-    with db.read() as connection:
+    with db.statements() as connection:
         return db.first(connection, _KEY_IN_FORCE, {"id": key_id, "now": now()}) is not None
 
 

@@ -28,7 +28,7 @@ import templatekit as tk
 from templatekit import Template, TemplateError, load_template
 from templatekit.service import converter
 from templatekit_server import audit, storage
-from templatekit_server.db import Database, iso_time, now, template_versions, templates
+from templatekit_server.db import Database, Transaction, iso_time, now, template_versions, templates
 from templatekit_server.errors import ApiError
 from templatekit_server.plans import Plan
 
@@ -237,7 +237,7 @@ def info(db: Database, workspace_id: str, template_id: str) -> TemplateInfo:
         return info_in(db, connection, workspace_id, template_id)
 
 
-def info_in(db: Database, connection: Connection, workspace_id: str, template_id: str) -> TemplateInfo:
+def info_in(db: Database, connection: Transaction, workspace_id: str, template_id: str) -> TemplateInfo:
     """``info`` within a transaction of the caller's."""
     row = db.first(connection, _INFO_OF_TEMPLATE, {"workspace_id": workspace_id, "template_id": template_id})
     if row is None:

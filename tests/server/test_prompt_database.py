@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 
 from templatekit_server import usage
-from templatekit_server.db import Database, promptly
+from templatekit_server.db import Database, promptly, renders_in_flight
 from templatekit_server.db import usage as usage_table
 from templatekit_server.plans import DEFAULT_PLANS
 
@@ -37,12 +38,24 @@ def counted(db: Database) -> int:
         return sum(connection.execute(select(usage_table.c.count)).scalars())
 
 
-def reserving(db: Database, threads: list[int]) -> Callable[[], usage.Reservation]:
-    """A reservation of one generation that notes the thread it ran in."""
+#: The two kinds of write transaction a reservation runs in: SQLAlchemy's (``write``), and
+#: the driver's own (``statements``), which a render's reservation uses.
+TRANSACTIONS = ["write", "statements"]
+
+
+@pytest.fixture(params=TRANSACTIONS)
+def transaction(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def reserving(db: Database, threads: list[int], transaction: str = "write") -> Callable[[], usage.Reservation]:
+    """A reservation of one generation, in a ``transaction`` of that kind, that notes the
+    thread it ran in."""
 
     def work() -> usage.Reservation:
         threads.append(threading.get_ident())
-        return usage.reserve(db, "ws_1", PLAN, 1, "createImage")
+        with db.write() if transaction == "write" else db.statements(write=True) as connection:
+            return usage.reserve_in(db, connection, "ws_1", PLAN, 1, "createImage")
 
     return work
 
@@ -67,14 +80,16 @@ async def with_ticks(work: Any) -> tuple[Any, int, float]:
         await ticker
 
 
-def test_a_short_transaction_runs_on_the_event_loop_while_the_writer_is_free(db: Database) -> None:
+def test_a_short_transaction_runs_on_the_event_loop_while_the_writer_is_free(db: Database, transaction: str) -> None:
     threads: list[int] = []
-    asyncio.run(promptly(db, reserving(db, threads)))
+    asyncio.run(promptly(db, reserving(db, threads, transaction)))
     assert threads == [threading.get_ident()]
     assert counted(db) == 2  # the day and the month
 
 
-def test_a_writer_held_by_another_process_sends_the_work_to_a_thread(db: Database, tmp_path: Path) -> None:
+def test_a_writer_held_by_another_process_sends_the_work_to_a_thread(
+    db: Database, tmp_path: Path, transaction: str
+) -> None:
     holder = subprocess.Popen(
         [sys.executable, "-c", _HOLD, str(tmp_path / "prompt.db"), str(HELD_SECONDS)],
         stdout=subprocess.PIPE,
@@ -82,7 +97,7 @@ def test_a_writer_held_by_another_process_sends_the_work_to_a_thread(db: Databas
     )
     assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
     threads: list[int] = []
-    _, ticks, seconds = asyncio.run(with_ticks(promptly(db, reserving(db, threads))))
+    _, ticks, seconds = asyncio.run(with_ticks(promptly(db, reserving(db, threads, transaction))))
     assert holder.wait(10) == 0
     assert seconds > HELD_SECONDS / 2  # it waited for the other process, in a thread
     assert threads[0] == threading.get_ident() and len(set(threads)) == 2
@@ -90,7 +105,7 @@ def test_a_writer_held_by_another_process_sends_the_work_to_a_thread(db: Databas
     assert counted(db) == 2  # once
 
 
-def test_a_writer_held_by_another_thread_sends_the_work_to_a_thread(db: Database) -> None:
+def test_a_writer_held_by_another_thread_sends_the_work_to_a_thread(db: Database, transaction: str) -> None:
     held = threading.Event()
 
     def hold() -> None:
@@ -102,7 +117,7 @@ def test_a_writer_held_by_another_thread_sends_the_work_to_a_thread(db: Database
     holder.start()
     held.wait(5)
     threads: list[int] = []
-    _, ticks, seconds = asyncio.run(with_ticks(promptly(db, reserving(db, threads))))
+    _, ticks, seconds = asyncio.run(with_ticks(promptly(db, reserving(db, threads, transaction))))
     holder.join()
     assert seconds > HELD_SECONDS / 2
     assert threads[0] == threading.get_ident() and threads[1] not in (threads[0], holder.ident)
@@ -162,3 +177,27 @@ def test_the_log_that_prompt_commits_leave_is_copied_by_a_checkpoint(db, tmp_pat
         assert not memory.needs_checkpoints
     finally:
         memory.close()
+
+
+def test_a_driver_transaction_that_fails_part_way_writes_nothing(db: Database) -> None:
+    """``statements`` commits only when its block ends well: an error of the block's own,
+    or a statement the database refuses (raised as SQLAlchemy raises it), rolls back what
+    the block wrote before it."""
+    with pytest.raises(RuntimeError), db.statements(write=True) as connection:
+        usage.reserve_in(db, connection, "ws_1", PLAN, 1, "createImage")
+        raise RuntimeError("the render's template is gone")
+    assert counted(db) == 0
+    with pytest.raises(IntegrityError), db.statements(write=True) as connection:
+        reservation = usage.in_flight_in(db, connection, usage.reserve_in(db, connection, "ws_1", PLAN, 1, "x"))
+        row = {"id": reservation.in_flight, "workspace_id": "ws_1", "day": "d", "month": "m", "operation": "x"}
+        db.run(
+            connection,
+            usage._RECORD_IN_FLIGHT,
+            {**row, "generations": 1, "project_id": "", "rendered": 0, "touched_at": 0},
+        )
+    assert counted(db) == 0
+    with db.read() as connection:
+        assert connection.execute(select(renders_in_flight)).all() == []
+    with db.statements(write=True) as connection:  # the connection went back to the pool fit for use
+        usage.reserve_in(db, connection, "ws_1", PLAN, 1, "createImage")
+    assert counted(db) == 2

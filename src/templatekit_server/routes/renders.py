@@ -143,13 +143,13 @@ def _reserved(server: ServerState, still: Still) -> tuple[catalog.TemplateInfo, 
     if still.thumbnail:
         return catalog.info(server.db, caller.workspace_id, still.template_id), None
     server.releases.settle(server.db)
-    with server.db.write() as connection:
+    with server.db.statements(write=True) as connection:
         info = catalog.info_in(server.db, connection, caller.workspace_id, still.template_id)
         plan = server.plan(caller)
         reservation = usage.reserve_in(
             server.db, connection, caller.workspace_id, plan, 1, still.operation, project_id=caller.project_id
         )
-        return info, usage.in_flight_in(connection, reservation)
+        return info, usage.in_flight_in(server.db, connection, reservation)
 
 
 async def _release(server: ServerState, reservation: usage.Reservation | None) -> None:
