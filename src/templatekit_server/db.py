@@ -51,6 +51,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.pool import PoolProxiedConnection
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 from starlette.concurrency import run_in_threadpool
@@ -487,10 +488,10 @@ def iso_time(timestamp: float) -> str:
 @frozen
 class Statements:
     """A transaction of ``Database.statements``, on the driver's connection: ``first``,
-    ``rows`` and ``run`` take it as they take a SQLAlchemy ``Connection`` (the same two
-    attributes), and nothing else does."""
+    ``rows`` and ``run`` take it as they take a SQLAlchemy ``Connection`` (the same
+    ``connection``, ``engine`` and ``invalidate``), and nothing else does."""
 
-    connection: Any  # the driver's connection, as ``Connection.connection``
+    connection: PoolProxiedConnection  # the driver's connection, as ``Connection.connection``
     engine: Engine  # where it comes from, as ``Connection.engine``
 
     def invalidate(self, exception: BaseException | None = None) -> None:
@@ -585,16 +586,17 @@ class Database:
             try:
                 driver = engine.raw_connection()
             except self.engine.dialect.loaded_dbapi.Error as exc:  # the database away
-                raise self._failure(exc, engine, "connect", None, lost=False) from exc
+                raise self._failure(exc, engine, None, None, lost=False) from exc
             transaction = Statements(driver, engine)
             try:
                 if self.sqlite:
-                    self._execute(transaction, "BEGIN IMMEDIATE" if write else "BEGIN", (), _no_rows)
+                    self._execute(transaction, _begin_sql(write), (), _no_rows)
                 yield transaction
                 self._settle(transaction, driver.commit)
             except BaseException:
-                with contextlib.suppress(Exception):  # the pool drops a connection that cannot roll back
-                    driver.rollback()
+                if driver.is_valid:  # else lost, and dropped from the pool already
+                    with contextlib.suppress(Exception):  # the pool drops one that cannot roll back
+                        driver.rollback()
                 raise
             finally:
                 driver.close()
@@ -672,7 +674,8 @@ class Database:
 
     def _settle(self, connection: Transaction, step: Callable[[], T], sql: str = "COMMIT", arguments: Any = None) -> T:
         """``step()`` on ``connection``, its driver's error raised as ``_failure`` says (a
-        lost connection is dropped from the pool first, as SQLAlchemy drops it)."""
+        lost connection is dropped from the pool first; the pool's ping on checkout finds
+        any other that the database lost with it)."""
         dbapi = self.engine.dialect.loaded_dbapi
         try:
             return step()
@@ -682,7 +685,7 @@ class Database:
                 connection.invalidate(exc)
             raise self._failure(exc, connection.engine, sql, arguments, lost) from exc
 
-    def _failure(self, exc: Exception, engine: Engine, sql: str, arguments: Any, lost: bool) -> Exception:
+    def _failure(self, exc: Exception, engine: Engine, sql: str | None, arguments: Any, lost: bool) -> Exception:
         """A driver's error as SQLAlchemy raises it, for the server's handlers; DatabaseBusy
         on ``promptly``'s engine when SQLite is busy."""
         if engine is self._prompt_engine and _is_busy(exc):
@@ -854,5 +857,9 @@ def _sqlite_locking(engine: Engine, busy_ms: int, checkpoints: bool = True) -> N
 
     @event.listens_for(engine, "begin")
     def _begin(connection: Connection) -> None:
-        write = connection.get_execution_options().get("templatekit_write", False)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+        connection.exec_driver_sql(_begin_sql(connection.get_execution_options().get("templatekit_write", False)))
+
+
+def _begin_sql(write: bool) -> str:
+    """How a SQLite transaction begins: a write takes the write lock at once."""
+    return "BEGIN IMMEDIATE" if write else "BEGIN"

@@ -193,7 +193,7 @@ def test_a_driver_transaction_that_fails_part_way_writes_nothing(db: Database) -
         db.run(
             connection,
             usage._RECORD_IN_FLIGHT,
-            {**row, "generations": 1, "project_id": "", "rendered": 0, "touched_at": 0},
+            {**row, "generations": 1, "project_id": "", "rendered": False, "touched_at": 0.0},
         )
     assert counted(db) == 0
     with db.read() as connection:
