@@ -4,7 +4,8 @@ attrs writes the ``__init__``, ``__eq__`` and ``__repr__`` of every class as Pyt
 and compiles it when the class is defined; cattrs does the same for the function that
 reads each class from JSON. For the template model that is some 150 scripts, and
 compiling them took 50 ms of the 300 ms a new process spends importing templatekit and
-rendering one card from the command line. Python keeps compiled modules in
+rendering one card from the command line; attrs' and cattrs' own classes, made as they
+import, took 7 ms more. Python keeps compiled modules in
 ``__pycache__``; this keeps these compiled scripts beside them, in one file per Python
 version, with the same rules: it is written only where Python may write bytecode (not
 under ``-B`` or ``PYTHONDONTWRITEBYTECODE``), it follows ``PYTHONPYCACHEPREFIX``, and a
@@ -25,26 +26,34 @@ import __future__
 import atexit
 import builtins
 import contextlib
+import functools
 import hashlib
+import importlib
 import importlib.util
 import marshal
 import mmap
+import operator
 import os
 import re
 import sys
 import threading
 from pathlib import Path
-from types import CodeType, ModuleType
-
-import attr._make
-import cattrs.gen
+from types import CodeType
 
 #: Compiled scripts kept at most; past this, a process writes only those it used.
 MAX_ENTRIES = 2000
-#: The generated scripts kept: those of this package's classes (and its server's), named
-#: by module in their file names; other libraries' attrs classes compile as before.
-_OURS = re.compile(r" templatekit(_server)?\.")
-_FUTURE_FEATURES = [getattr(__future__, name) for name in __future__.all_feature_names]
+#: The generated scripts kept: those of this package's classes (and its server's), and of
+#: attrs' and cattrs' own, named by module in their file names; other libraries' attrs
+#: classes compile as before.
+_KEPT = re.compile(r" (templatekit(_server)?|attr|cattrs)\.")
+#: The flags of the ``__future__`` features, which ``compile`` takes from the code that
+#: calls it unless told not to (all but ``nested_scopes``, whose flag marks the code of
+#: any nested function and is not taken).
+_FUTURE_FLAGS = (
+    functools.reduce(operator.or_, (getattr(__future__, name).compiler_flag for name in __future__.all_feature_names))
+    & ~__future__.nested_scopes.compiler_flag
+)
+_builtin_compile = builtins.compile
 #: A number of ten digits or more alone on the line that opens the tuple ``__hash__``
 #: hashes: the per-process hash attrs writes there. (Found by its line's start, a regular
 #: expression that begins with text scans a script twenty times faster than one that
@@ -66,28 +75,36 @@ class CodeCache:
         self.compiled = 0  # scripts this process compiled itself (the cache missed)
         self._lock = threading.Lock()
 
-    def compiler(self, module: ModuleType) -> object:
-        """A ``compile`` for ``module``'s generated scripts: the same flags as the
-        builtin called from that module (its ``__future__`` imports), kept by digest."""
-        present = {id(value) for value in vars(module).values()}
-        flags = 0
-        for feature in _FUTURE_FEATURES:
-            if id(feature) in present:
-                flags |= feature.compiler_flag
-
-        def cached_compile(source: str, filename: str, mode: str, *args: object, **kwargs: object) -> CodeType:
-            if args or kwargs or not isinstance(source, str) or not _OURS.search(filename):
-                return builtins.compile(source, filename, mode, *args, **kwargs)  # type: ignore[call-overload]
+    def compile(
+        self,
+        source: object,
+        filename: object,
+        mode: str,
+        flags: int = 0,
+        dont_inherit: bool = False,
+        *args: object,
+        **kwargs: object,
+    ) -> CodeType:
+        """The builtin ``compile``, with the generated scripts kept by digest. Its
+        caller's ``__future__`` features are taken as the builtin takes them, so that
+        the flags of a kept script are those the builtin would have compiled it with."""
+        if not dont_inherit:
+            flags |= sys._getframe(1).f_code.co_flags & _FUTURE_FLAGS
+        if (
+            isinstance(source, str)
+            and isinstance(filename, str)
+            and _KEPT.search(filename)
+            and not (args or kwargs or flags & ~_FUTURE_FLAGS)
+        ):
             return self.code(source, filename, mode, flags)
-
-        return cached_compile
+        return _builtin_compile(source, filename, mode, flags, True, *args, **kwargs)  # type: ignore[call-overload]
 
     def code(self, source: str, filename: str, mode: str, flags: int) -> CodeType:
         generic, numbers = _without_salted_numbers(source)
         digest = hashlib.blake2b(f"{flags}\0{mode}\0{filename}\0{generic}".encode(), digest_size=16).digest()
         code = self.used.get(digest) or _unmarshalled(self.kept.get(digest))
         if code is None:
-            code = builtins.compile(generic, filename, mode, flags, dont_inherit=True)
+            code = _builtin_compile(generic, filename, mode, flags, dont_inherit=True)
             with self._lock:
                 self.compiled += 1
         self.used[digest] = code
@@ -186,15 +203,21 @@ def cache_path() -> Path:
     return module_cache.with_name(f"generated-code.{sys.implementation.cache_tag}.marshal")
 
 
-def install(modules: list[ModuleType]) -> CodeCache:
-    """Give each of ``modules`` a ``compile`` that uses the cache, and save the cache
-    when the process ends."""
+def install(names: list[str]) -> CodeCache:
+    """Import the modules ``names`` with the cache as the builtin ``compile`` (their
+    libraries define classes as they import), give each of them a ``compile`` that
+    uses the cache from then on, and save the cache when the process ends."""
     cache = CodeCache(cache_path())
+    builtins.compile = cache.compile  # type: ignore[assignment]
+    try:
+        modules = [importlib.import_module(name) for name in names]
+    finally:
+        builtins.compile = _builtin_compile
     for module in modules:
-        module.compile = cache.compiler(module)  # type: ignore[attr-defined]
+        module.compile = cache.compile  # type: ignore[attr-defined]
     atexit.register(cache.save)
     return cache
 
 
 #: Installed on import, before the package defines its first class.
-CODE_CACHE = install([attr._make, cattrs.gen])
+CODE_CACHE = install(["attr._make", "cattrs.gen"])
