@@ -7,32 +7,55 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-# First: the classes defined below compile their generated methods through the cache.
-import templatekit.codecache  # noqa: F401  # isort: split
-from templatekit.apply import Applied, apply, normalize
-from templatekit.assets import AssetLoader, MemoryAssetLoader
-from templatekit.cache import CacheUsage, cache_usage, set_cache_limit
-from templatekit.describe import describe
-from templatekit.errors import (
-    AssetError,
-    LimitError,
-    ModificationError,
-    RenderError,
-    StorageError,
-    TemplateError,
-    TemplatekitError,
-)
-from templatekit.kinds import add_layer_kind
-from templatekit.loading import load_template
-from templatekit.model.modification import Modification
-from templatekit.model.template import Template
-from templatekit.outputs.result import RenderResult
-from templatekit.render import Prepared, prepare, render_image, render_pdf, render_video
-from templatekit.scene import Scene
+
+@contextlib.contextmanager
+def _objects_made_old() -> Iterator[None]:
+    """The package's import, with what it makes put straight into the collector's oldest
+    generation: importing makes some 60,000 objects (classes, their methods and fields),
+    none of them garbage, and the collector would walk them some 70 times as they are
+    made, 9 ms of a new process's 220 ms ``templatekit render``. ``freeze`` then
+    ``unfreeze`` moves every object to the oldest generation without walking any."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.unfreeze()
+        if collecting:
+            gc.enable()
+
+
+with _objects_made_old():
+    # First: the classes defined below compile their generated methods through the cache.
+    import templatekit.codecache  # noqa: F401  # isort: split
+    from templatekit.apply import Applied, apply, normalize
+    from templatekit.assets import AssetLoader, MemoryAssetLoader
+    from templatekit.cache import CacheUsage, cache_usage, set_cache_limit
+    from templatekit.describe import describe
+    from templatekit.errors import (
+        AssetError,
+        LimitError,
+        ModificationError,
+        RenderError,
+        StorageError,
+        TemplateError,
+        TemplatekitError,
+    )
+    from templatekit.kinds import add_layer_kind
+    from templatekit.loading import load_template
+    from templatekit.model.modification import Modification
+    from templatekit.model.template import Template
+    from templatekit.outputs.result import RenderResult
+    from templatekit.render import Prepared, prepare, render_image, render_pdf, render_video
+    from templatekit.scene import Scene
 
 if TYPE_CHECKING:
     from templatekit.batch import BatchItem, render_many

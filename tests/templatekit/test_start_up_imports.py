@@ -47,3 +47,27 @@ def test_a_plain_card_leaves_the_modules_of_other_designs_unimported():
     )
     loaded = json.loads(done.stdout)
     assert loaded == {"plain": [], "markup": True}
+
+
+COLLECTOR = """
+import gc, json, sys
+before = gc.isenabled()
+young = [[] for _ in range(5)]
+cycle = []
+cycle.append(cycle)
+gc.disable() if sys.argv[1] == "off" else None
+import templatekit
+del cycle
+print(json.dumps({"enabled": gc.isenabled(), "young": gc.get_count()[0], "collected": gc.collect() > 0}))
+"""
+
+
+def test_importing_leaves_the_collector_as_it_was_with_what_it_made_in_the_oldest_generation():
+    for state, enabled in (("on", True), ("off", False)):
+        done = subprocess.run([sys.executable, "-c", COLLECTOR, state], capture_output=True, text=True, check=True)
+        after = json.loads(done.stdout)
+        assert after["enabled"] is enabled
+        # the import's objects (some 60,000) are not young any more: the collector's
+        # frequent collections will not walk them
+        assert after["young"] < 100
+        assert after["collected"]  # and garbage made before the import is still found
