@@ -256,3 +256,28 @@ def test_version_names_the_installed_package_and_python():
     done = run("--version")
     expected = f"templatekit {importlib.metadata.version('templatekit')} (Python {platform.python_version()})"
     assert (done.returncode, done.stdout.strip(), done.stderr) == (0, expected, "")
+
+
+EXIT = """
+import atexit, sys, threading, time
+from pathlib import Path
+from templatekit.cli import _exit_without_teardown
+out = Path(sys.argv[1])
+atexit.register(lambda: (out / "exit-handler").write_text("ran"))
+if sys.argv[2] == "thread":
+    threading.Thread(target=lambda: (time.sleep(0.3), (out / "thread").write_text("done"))).start()
+sys.stdout.write("written, not flushed")
+_exit_without_teardown(3)
+sys.exit(4)  # reached only when the process is left to Python's usual exit
+"""
+
+
+@pytest.mark.parametrize("thread", ["none", "thread"])
+def test_a_command_ends_its_process_with_its_streams_handlers_and_threads_done(tmp_path, thread):
+    ended = subprocess.run([sys.executable, "-c", EXIT, str(tmp_path), thread], capture_output=True, text=True)
+    assert ended.stdout == "written, not flushed"
+    assert (tmp_path / "exit-handler").read_text() == "ran"
+    if thread == "thread":  # a thread still running: Python's exit, which waits for it
+        assert ended.returncode == 4 and (tmp_path / "thread").read_text() == "done"
+    else:
+        assert ended.returncode == 3
