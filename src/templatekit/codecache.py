@@ -89,7 +89,8 @@ class CodeCache:
         caller's ``__future__`` features are taken as the builtin takes them, so that
         the flags of a kept script are those the builtin would have compiled it with."""
         if not dont_inherit:
-            flags |= sys._getframe(1).f_code.co_flags & _FUTURE_FLAGS
+            with contextlib.suppress(ValueError):  # no calling Python code: nothing to take
+                flags |= sys._getframe(1).f_code.co_flags & _FUTURE_FLAGS
         if (
             isinstance(source, str)
             and isinstance(filename, str)
@@ -151,15 +152,22 @@ def _without_salted_numbers(source: str) -> tuple[str, dict[int, int]]:
 def _with_constants(code: CodeType, numbers: dict[int, int]) -> CodeType:
     """``code`` with the placeholders among its constants (and its functions')
     replaced by their numbers."""
-    constants = tuple(
-        _with_constants(value, numbers)
-        if isinstance(value, CodeType)
-        else numbers.get(value, value)
-        if type(value) is int
-        else value
-        for value in code.co_consts
-    )
-    return code.replace(co_consts=constants)
+    return code.replace(co_consts=tuple(_with_numbers(value, numbers) for value in code.co_consts))
+
+
+def _with_numbers(constant: object, numbers: dict[int, int]) -> object:
+    """A constant with its placeholders replaced: a number alone, or inside the tuple
+    (or frozenset) the compiler folds constants into: the ``hash((number,))`` of a class
+    without fields is one constant tuple."""
+    if type(constant) is int:
+        return numbers.get(constant, constant)
+    if isinstance(constant, CodeType):
+        return _with_constants(constant, numbers)
+    if isinstance(constant, tuple):
+        return tuple(_with_numbers(value, numbers) for value in constant)
+    if isinstance(constant, frozenset):
+        return frozenset(_with_numbers(value, numbers) for value in constant)
+    return constant
 
 
 def _unmarshalled(data: bytes | None) -> CodeType | None:

@@ -92,17 +92,31 @@ def salted(self):
 """
 
 
+#: The ``__hash__`` attrs writes for a class without fields: the compiler folds the
+#: tuple of the number alone into one constant.
+ALONE = """
+def salted(self):
+    return hash((
+        {number},
+    ))
+"""
+
+
 @pytest.mark.parametrize("numbers", [(1234567890123, -9876543210987), (-5550000000000000001, 4440000000000000004)])
-def test_each_process_number_is_put_back_into_the_kept_code(tmp_path: Path, numbers: tuple[int, int]) -> None:
+@pytest.mark.parametrize("script", [SCRIPT, ALONE], ids=["with fields", "without fields"])
+def test_each_process_number_is_put_back_into_the_kept_code(
+    tmp_path: Path, numbers: tuple[int, int], script: str
+) -> None:
     cache = CodeCache(tmp_path / "kept.marshal")
     functions = []
     for number in numbers:
         namespace: dict[str, object] = {}
-        exec(cache.code(SCRIPT.format(number=number), "<generated>", "exec", 0), namespace)
+        exec(cache.code(script.format(number=number), "<generated>", "exec", 0), namespace)
         functions.append(namespace["salted"])
     assert cache.compiled == 1  # the second script differed only by its number
     for number, function in zip(numbers, functions, strict=True):
-        assert function(7) == hash((number, 7))  # type: ignore[operator]
+        expected = hash((number, 7)) if script is SCRIPT else hash((number,))
+        assert function(7) == expected  # type: ignore[operator]
 
 
 def test_a_script_holding_a_placeholders_digits_is_kept_by_its_own_source(tmp_path: Path) -> None:
