@@ -77,15 +77,23 @@ def _exit_without_teardown(status: int) -> None:
     """End the process at once when nothing is left to wait for: the exit handlers run
     (the code cache is saved, a browser closed) and the standard streams are flushed,
     but the interpreter's teardown, which frees every module and object one at a time,
-    is skipped: 15 ms of a 240 ms ``templatekit render``. Returns, for the usual exit,
-    while a thread other than a daemon runs (Python's exit waits for it)."""
+    is skipped: 15 ms of a 240 ms ``templatekit render``. Returns, for Python's own
+    exit, while a thread other than a daemon runs (the exit waits for it), while a
+    profiler or tracer watches (it writes its report at exit), and when a standard
+    stream cannot be flushed (a full disk, a closed pipe: the exit reports it, with
+    status 120)."""
     main_thread = threading.main_thread()
     if any(not thread.daemon for thread in threading.enumerate() if thread is not main_thread):
         return
-    atexit._run_exitfuncs()
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        return
+    atexit._run_exitfuncs()  # run once: Python's exit finds none left to run
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to flush to
-            stream.flush()
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            return
     os._exit(status)
 
 

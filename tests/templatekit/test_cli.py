@@ -281,3 +281,22 @@ def test_a_command_ends_its_process_with_its_streams_handlers_and_threads_done(t
         assert ended.returncode == 4 and (tmp_path / "thread").read_text() == "done"
     else:
         assert ended.returncode == 3
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_output_that_cannot_be_written_is_reported_not_lost(tmp_path):
+    buffered = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+    with open("/dev/full", "w") as full:
+        command = [sys.executable, "-c", EXIT, str(tmp_path), "none"]
+        ended = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, env=buffered)
+    assert ended.returncode == 120  # as Python reports a standard stream it could not flush
+    assert b"No space left on device" in ended.stderr
+    assert (tmp_path / "exit-handler").read_text() == "ran"  # once: run again, it would fail
+
+
+def test_a_profiler_still_writes_its_report(tmp_path):
+    report = tmp_path / "profile.out"
+    command = [sys.executable, "-m", "cProfile", "-o", str(report), "-m", "templatekit.cli", "validate"]
+    ended = subprocess.run([*command, str(EXAMPLES / "social-card.json")], capture_output=True, text=True)
+    assert ended.returncode == 0 and "ok (1200x630" in ended.stdout
+    assert report.stat().st_size > 0
