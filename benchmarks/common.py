@@ -177,7 +177,7 @@ def attempt(name: str, announce: str, bench: Callable[[], T], skipped: dict[str,
 
 
 def run_contenders(
-    benches: Sequence[tuple[str, Callable[[int], F]]],
+    benches: Sequence[tuple[str, Callable[[int], F | Sequence[F]]]],
     iterations: int,
     skip: Collection[str],
     results: dict[str, F],
@@ -187,7 +187,9 @@ def run_contenders(
     """Run each bench not in ``skip`` into ``results`` (or ``skipped``), in ``rounds``
     turns of about ``iterations / rounds`` renders each: contenders take turns, so a
     slow spell of a shared machine falls on all of them, not on the one that ran then.
-    A contender's figures are those of its last turn, with the times of all turns. Each
+    A contender's figures are those of its last turn, with the times of all turns. A
+    bench that times several contenders in turns of its own (templatekit and a peer
+    in the same process) gives the figures of each, kept under their own names. Each
     turn starts ``SETTLE`` seconds after the one before: renders right after Chromium
     closed took a third longer for about a second."""
     for turn in range(rounds):
@@ -196,13 +198,15 @@ def run_contenders(
             if name in skip or name in skipped:
                 continue
             time.sleep(SETTLE)
-            figures = attempt(name, f"{name} ({turn + 1}/{rounds}) ...", partial(bench, count), skipped)
-            if figures is None:
+            made = attempt(name, f"{name} ({turn + 1}/{rounds}) ...", partial(bench, count), skipped)
+            if made is None:
                 results.pop(name, None)
                 continue
-            if name in results:
-                figures.times_ms = results[name].times_ms + figures.times_ms
-            results[name] = figures
+            named = [(figures.name, figures) for figures in made] if isinstance(made, Sequence) else [(name, made)]
+            for key, figures in named:
+                if key in results:
+                    figures.times_ms = results[key].times_ms + figures.times_ms
+                results[key] = figures
 
 
 def load_peer(filename: str) -> ModuleType:
