@@ -27,6 +27,7 @@ The last PNG of each contender is written to ``benchmarks/out/`` to be looked at
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import itertools
 import random
@@ -94,6 +95,12 @@ def timed(name: str, label: str, render: Callable[[list[float]], bytes], data: l
     return Figures(name, label, times, len(png))
 
 
+@functools.cache
+def loaded_templates() -> tuple[tk.Template, tk.Template]:
+    """The chart's template and the social card's."""
+    return template(), tk.load_template(CARD)
+
+
 #: The card's titles, in turn from one call of ``chart_and_card`` to the next.
 CARD_TITLES = itertools.cycle(TITLES)
 
@@ -101,8 +108,9 @@ CARD_TITLES = itertools.cycle(TITLES)
 def chart_and_card(data: list[list[float]], iterations: int) -> list[Figures]:
     """The chart by templatekit and the social card (a new title each render), render by
     render in turns, so that the machine's changes of speed fall on both alike; one turn
-    of the rotation with the other contenders."""
-    chart, card = template(), tk.load_template(CARD)
+    of the rotation with the other contenders. The templates are loaded once, as an
+    application keeps them."""
+    chart, card = loaded_templates()
     renders: dict[str, Callable[[list[float]], bytes]] = {
         "templatekit": lambda values: tk.render_image(chart, {"chart": rows(values)}).data,
         "card": lambda _: tk.render_image(card, {"title": next(CARD_TITLES)}).data,
