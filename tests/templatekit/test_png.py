@@ -95,9 +95,9 @@ def test_png_writer_refuses_other_modes():
 def test_a_photo_is_told_from_a_design_and_one_row_is_neither():
     """A band of photo a few sampling steps tall is seen as smooth, a rendered design is
     not, and a single row has no row above it to tell."""
-    assert not png._smooth(b"\x00" * 30, 30, 1)
-    assert png._smooth(photo((200, 64)).tobytes(), 600, 64)
-    assert not png._smooth(design().tobytes(), 1200, 300)
+    assert not png._smooth(memoryview(b"\x00" * 30), 30, 1)
+    assert png._smooth(memoryview(photo((200, 64)).tobytes()), 600, 64)
+    assert not png._smooth(memoryview(design().tobytes()), 1200, 300)
 
 
 def test_threads_and_images_larger_than_the_kept_buffer_round_trip(monkeypatch):

@@ -9,9 +9,10 @@ gradient shifted, again; photos deflate best with the "Up" filter (each byte les
 byte above it). So the writer measures, in C through Pillow, how the image changes from
 one row to the next: where smooth changes (photos) outweigh sharp ones (text, edges),
 every row is Up-filtered, else none is. Pillow's raw encoder packs the rows, each
-ahead of its filter byte, in one pass; then libdeflate deflates them at level 7
-(``level``): on the social card a tenth smaller than zlib-ng's level 6, in a third more
-time, and half the time of Pillow's ``save``.
+ahead of its filter byte, a few dozen kilobytes at a time into a buffer kept from the
+image before; then libdeflate deflates them at level 7 (``level``): on the social card
+a tenth smaller than zlib-ng's level 6, in a third more time, and half the time of
+Pillow's ``save``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ _NONE, _UP = 0, 2
 SMOOTH = 16
 #: One row in this many is compared with the row above it: enough to tell a photo.
 SAMPLED = 8
+#: Bytes the raw encoder packs at a time: a piece that stays in the processor's cache.
+PACKED = 64 << 10
 #: Buffers of rows kept for the next images: this many, of at most ``REUSED`` bytes each.
 SPARES = 2
 REUSED = 32 << 20
@@ -55,50 +58,62 @@ def write_png(image: Image.Image, level: int = 7, *, drop_alpha: bool = False) -
     width, height = image.size
     header = struct.pack(">IIBBBBB", width, height, 8, _COLOUR_TYPE[mode], 0, 0, 0)
     stride = width * len(mode) + 1
-    padded = _padded_rows(image, mode, stride)
-    if _smooth(padded, stride, height):
-        padded, kind = _up_filtered(padded, stride, height), _UP
-    else:
-        kind = _NONE
-    with _png_rows(padded, kind) as rows:
-        idat = bytes(deflate.zlib_compress(rows, level))
+    size = stride * height
+    with _kept_buffer(size + 1) as buffer:
+        _pack_rows(image, mode, stride, buffer)
+        padded = memoryview(buffer)[1 : size + 1]
+        if _smooth(padded, stride, height):
+            buffer[1 : size + 1] = _up_filtered(padded, stride, height)
+            buffer[0] = _UP
+        else:
+            buffer[0] = _NONE
+        # the rows as PNG stores them: the last pad byte is no row's filter
+        idat = bytes(deflate.zlib_compress(memoryview(buffer)[:size], level))
     return _SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", idat) + _chunk(b"IEND", b"")
 
 
-def _padded_rows(image: Image.Image, mode: str, stride: int) -> bytes:
-    """Each row packed as ``mode`` and followed by a zero byte, in one pass: Pillow's raw
-    encoder pads rows to ``stride`` with zeros. Put one byte before them and each zero
-    is the filter byte (0, none) of the row after it: PNG's rows, with no other copy."""
+def _pack_rows(image: Image.Image, mode: str, stride: int, buffer: bytearray) -> None:
+    """Each row packed as ``mode`` and followed by a zero byte, written into ``buffer``
+    from its second byte on: Pillow's raw encoder pads rows to ``stride`` with zeros, so
+    each zero is the filter byte (0, none) of the row after it, and the byte before the
+    first row is its own. The encoder hands over ``PACKED`` bytes at a time, each piece
+    copied while it is still in the processor's cache: one buffer the size of the image
+    would be new memory at every image, a page fault for every 4 KiB of it."""
     image.load()  # an image opened from a file is read only now
     encoder = Image._getencoder(image.mode, "raw", (mode, stride))
+    at, piece = 1, max(stride, PACKED // stride * stride)  # whole rows: the encoder writes no part of one
     try:
         encoder.setimage(image.im, (0, 0, *image.size))
-        _, status, data = encoder.encode(stride * image.height)  # the whole image in one call
+        while True:
+            _, status, data = encoder.encode(piece)
+            buffer[at : at + len(data)] = data
+            at += len(data)
+            if status:
+                break
     finally:
         encoder.cleanup()
     if status < 0:
         raise RuntimeError(f"Pillow's raw encoder failed ({status})")
-    return data
 
 
-def _smooth(padded: bytes, stride: int, height: int) -> bool:
+def _smooth(padded: memoryview, stride: int, height: int) -> bool:
     """Whether more bytes change smoothly from the row above (by 2 to ``SMOOTH``) than
     sharply (by more), on every ``SAMPLED``-th row: views of the bytes, no copy."""
     count = (height - SAMPLED) // SAMPLED
     if count < 1:
         return False
-    view, step = memoryview(padded), stride * SAMPLED
+    step = stride * SAMPLED
     # Pillow reads any buffer; its stubs name bytes only
-    rows = Image.frombuffer("L", (stride, count), cast(bytes, view[step:]), "raw", "L", step, 1)
-    above = Image.frombuffer("L", (stride, count), cast(bytes, view[step - stride :]), "raw", "L", step, 1)
+    rows = Image.frombuffer("L", (stride, count), cast(bytes, padded[step:]), "raw", "L", step, 1)
+    above = Image.frombuffer("L", (stride, count), cast(bytes, padded[step - stride :]), "raw", "L", step, 1)
     counts = ImageChops.difference(rows, above).histogram()
     return sum(counts[2 : SMOOTH + 1]) > sum(counts[SMOOTH + 1 :])
 
 
-def _up_filtered(padded: bytes, stride: int, height: int) -> bytes:
+def _up_filtered(padded: memoryview, stride: int, height: int) -> bytes:
     """The padded rows Up-filtered (each byte less the byte above it, modulo 256), the
     pad bytes, which the subtraction leaves zero, made the Up filter's byte (2)."""
-    rows = Image.frombuffer("L", (stride, height), padded, "raw", "L", 0, 1)
+    rows = Image.frombuffer("L", (stride, height), cast(bytes, padded), "raw", "L", 0, 1)
     above = Image.new("L", rows.size, 0)
     if height > 1:
         above.paste(rows.crop((0, 0, stride, height - 1)), (0, 1))
@@ -108,20 +123,15 @@ def _up_filtered(padded: bytes, stride: int, height: int) -> bytes:
 
 
 @contextmanager
-def _png_rows(padded: bytes, kind: int) -> Iterator[memoryview]:
-    """The padded rows moved one byte on, after the first row's filter byte ``kind``: the
-    rows as PNG stores them (the last pad byte left out). They are copied into a spare
-    buffer kept from an image before when one is large enough: fresh memory of that size
-    costs a page fault per 4 KiB, more than the copy itself."""
-    size = len(padded)
-    rows = _spare(size)
+def _kept_buffer(size: int) -> Iterator[bytearray]:
+    """A buffer of at least ``size`` bytes for the rows of one image: one kept from an
+    image before when one is large enough (fresh memory of that size costs a page fault
+    per 4 KiB, more than writing it), given back after."""
+    buffer = _spare(size)
     try:
-        rows[0] = kind
-        rows[1:size] = memoryview(padded)[:-1]
-        with memoryview(rows)[:size] as view:
-            yield view
+        yield buffer
     finally:
-        _keep(rows)
+        _keep(buffer)
 
 
 def _spare(size: int) -> bytearray:
