@@ -42,6 +42,11 @@ def _blended(gradient: Gradient, mask: PILImage.Image) -> PILImage.Image:
     """``from`` where the mask is 0, ``to`` where it is 255."""
     size = mask.size
     start = PILImage.new("RGBA", size, gradient.from_.rgba)
+    if gradient.from_.a == gradient.to.a == 255:
+        # ``to`` filled through the mask: the pixels of a composite with a whole image of
+        # it, without making that image (a first render's new memory is its page faults)
+        start.paste(gradient.to.rgba, (0, 0, *size), mask)
+        return start
     end = PILImage.new("RGBA", size, gradient.to.rgba)
     if gradient.from_.rgba[3] == gradient.to.rgba[3]:
         return PILImage.composite(end, start, mask)  # the same alpha: premultiplying changes nothing

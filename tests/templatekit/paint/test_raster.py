@@ -72,6 +72,21 @@ def test_gradient_runs_along_its_angle(angle, first, last):
     assert 100 < middle[0] < 155 and 100 < middle[2] < 155
 
 
+@pytest.mark.parametrize("angle", [0, 37, 135, 270])
+def test_an_opaque_gradient_is_the_composite_of_its_two_colours_through_its_ramp(angle):
+    """The end colour filled through the gradient's ramp gives, pixel for pixel, what
+    Pillow's composite of two whole images of the colours gives."""
+    from templatekit.paint.gradient import gradient_image
+
+    start, end = Color(15, 23, 42), Color(99, 102, 241)
+    size = (301, 157)
+    drawn = gradient_image(Gradient(start, end, angle), size)
+    ramp = gradient_image(Gradient(Color(0, 0, 0), Color(255, 255, 255), angle), size).getchannel("R")
+    whole = PILImage.composite(PILImage.new("RGBA", size, end.rgba), PILImage.new("RGBA", size, start.rgba), ramp)
+    assert drawn.tobytes() == whole.tobytes()
+    assert len(ramp.getcolors()) > 150  # a ramp through the levels, not a flat mask
+
+
 def test_opacity_blends_and_rotation_turns_about_the_origin():
     half = draw(Group((Rect(0, 0, 100, 100, BLACK),), opacity=0.5))
     assert half.getpixel((50, 50))[0] == pytest.approx(128, abs=2)
