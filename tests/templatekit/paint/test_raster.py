@@ -72,19 +72,21 @@ def test_gradient_runs_along_its_angle(angle, first, last):
     assert 100 < middle[0] < 155 and 100 < middle[2] < 155
 
 
-@pytest.mark.parametrize("angle", [0, 37, 135, 270])
-def test_an_opaque_gradient_is_the_composite_of_its_two_colours_through_its_ramp(angle):
-    """The end colour filled through the gradient's ramp gives, pixel for pixel, what
-    Pillow's composite of two whole images of the colours gives."""
-    from templatekit.paint.gradient import gradient_image
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_two_opaque_colours_blend_through_a_mask_as_pillows_composite_of_two_images(seed):
+    """The end colour filled through the mask gives, pixel for pixel, what Pillow's
+    composite of two whole images of the colours gives, for every level of the mask."""
+    import random
 
-    start, end = Color(15, 23, 42), Color(99, 102, 241)
-    size = (301, 157)
-    drawn = gradient_image(Gradient(start, end, angle), size)
-    ramp = gradient_image(Gradient(Color(0, 0, 0), Color(255, 255, 255), angle), size).getchannel("R")
-    whole = PILImage.composite(PILImage.new("RGBA", size, end.rgba), PILImage.new("RGBA", size, start.rgba), ramp)
-    assert drawn.tobytes() == whole.tobytes()
-    assert len(ramp.getcolors()) > 150  # a ramp through the levels, not a flat mask
+    from templatekit.paint.gradient import _blended
+
+    rng = random.Random(seed)
+    start, end = (Color(*(rng.randrange(256) for _ in range(3))) for _ in range(2))
+    size = (256, 157)
+    mask = PILImage.frombytes("L", size, rng.randbytes(size[0] * size[1]))
+    whole = PILImage.composite(PILImage.new("RGBA", size, end.rgba), PILImage.new("RGBA", size, start.rgba), mask)
+    assert _blended(Gradient(start, end, 90), mask).tobytes() == whole.tobytes()
+    assert len(mask.getcolors()) == 256  # every level of the mask is met
 
 
 def test_opacity_blends_and_rotation_turns_about_the_origin():
